@@ -1,0 +1,35 @@
+# Two commands do all set-up on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+TSTAMP := $(VENV)/.installed-test
+
+.PHONY: demo test bench traffic clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e .
+	touch $@
+
+$(TSTAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e '.[test,hf]'
+	touch $(STAMP) $@
+
+demo: $(STAMP)
+	$(VENV)/bin/advisor analyze templates/traffic/*.jsonl
+
+test: $(TSTAMP)
+	$(PY) -m pytest
+
+bench: $(TSTAMP)
+	$(PY) bench/run.py
+
+traffic: $(STAMP)
+	$(PY) templates/generate_traffic.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

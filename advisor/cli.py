@@ -1,0 +1,49 @@
+"""The command line: a thin layer that parses options and calls library functions.
+
+Each command lives in ``advisor/commands/<name>.py`` and registers itself on ``app``;
+this module only owns the app, the shared consoles and the error boundary.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from advisor.errors import AdvisorError
+from advisor.console import err_console
+
+app = typer.Typer(
+    name="advisor",
+    help="Prompt-template linter and KV-cache (prefix caching) advisor for LLM serving.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _register_commands() -> None:
+    # Imported for their side effect: each module decorates its commands onto ``app``.
+    import advisor.commands  # noqa: F401
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``advisor`` console script."""
+    _register_commands()
+    try:
+        app(args=argv, prog_name="advisor", standalone_mode=True)
+    except AdvisorError as exc:
+        err_console.print(f"advisor: error: {exc}", markup=False, highlight=False)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        err_console.print("advisor: interrupted", markup=False, highlight=False)
+        return 130
+    except SystemExit as exc:
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else 2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

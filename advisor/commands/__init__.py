@@ -1,0 +1,3 @@
+"""Command modules; importing each registers its commands on ``advisor.cli.app``."""
+
+from advisor.commands import analyze  # noqa: F401

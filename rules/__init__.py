@@ -1,0 +1,1 @@
+"""advisor's lint rules (installed as ``advisor.rules``)."""
