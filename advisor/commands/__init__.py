@@ -1,3 +1,4 @@
 """Command modules; importing each registers its commands on ``advisor.cli.app``."""
 
 from advisor.commands import analyze  # noqa: F401
+from advisor.commands import cost  # noqa: F401
