@@ -1,0 +1,179 @@
+"""Chat rendering: turn a ``messages`` request into the exact text the engine tokenizes.
+
+The built-in layout is Llama 3's (``<|begin_of_text|>``, a header per message, ``<|eot_id|>``
+after each, then the assistant header as the generation prompt). A HuggingFace chat
+template (``.jinja`` or ``tokenizer_config.json``) can replace it; it is rendered in the
+sandbox with the environment HF ``apply_chat_template`` uses.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, Sequence
+
+from jinja2 import TemplateSyntaxError
+from jinja2.exceptions import TemplateError
+
+from advisor.errors import AdvisorError
+from advisor.sandbox import LimitedSandbox, render_untrusted
+
+BOS = "<|begin_of_text|>"
+HEADER = "<|start_header_id|>{role}<|end_header_id|>\n\n"
+EOT = "<|eot_id|>"
+# Dates for `strftime_now` when a request has no absolute timestamp: fixed, so that the
+# same input always renders the same text.
+FALLBACK_NOW = dt.datetime(2026, 1, 1, 12, 0, 0, tzinfo=dt.timezone.utc)
+
+
+class ChatRenderer(Protocol):
+    name: str
+
+    def render(self, messages: Sequence[dict[str, Any]], tools: Sequence[Any] | None,
+               timestamp: float | None) -> str: ...
+
+
+def content_text(content: Any) -> str:
+    """The text of a message's content: a string, or the text parts of a part list."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+
+
+def _tool_call_text(message: dict[str, Any]) -> str:
+    calls = message.get("tool_calls") or []
+    rendered = []
+    for call in calls:
+        fn = call.get("function", call) if isinstance(call, dict) else {}
+        args = fn.get("arguments", {})
+        if isinstance(args, str):
+            try:
+                args = json.loads(args)
+            except ValueError:
+                pass
+        rendered.append(json.dumps({"name": fn.get("name"), "parameters": args}, ensure_ascii=False))
+    return "\n".join(rendered)
+
+
+@dataclass(frozen=True)
+class Llama3Layout:
+    """Llama 3's chat layout. Tools, when a request carries them, go in the system turn
+    as Llama 3.1's template puts them (``Environment: ipython`` and one JSON per tool)."""
+
+    name: str = "llama3"
+
+    def render(self, messages: Sequence[dict[str, Any]], tools: Sequence[Any] | None,
+               timestamp: float | None = None) -> str:
+        parts = [BOS]
+        msgs = list(messages)
+        if tools:
+            system = ""
+            if msgs and msgs[0].get("role") == "system":
+                system = content_text(msgs[0].get("content")).strip()
+                msgs = msgs[1:]
+            tool_text = "\n\n".join(json.dumps(t, indent=4, ensure_ascii=False) for t in tools)
+            body = "Environment: ipython\n\n" + (system + "\n\n" if system else "") + tool_text
+            parts.append(HEADER.format(role="system") + body + EOT)
+        for msg in msgs:
+            role = msg["role"]
+            # Llama 3 names the tool-result role `ipython`.
+            header_role = "ipython" if role in ("tool", "function") else role
+            text = content_text(msg.get("content")).strip()
+            if msg.get("tool_calls"):
+                text = (text + "\n" if text else "") + _tool_call_text(msg)
+            parts.append(HEADER.format(role=header_role) + text + EOT)
+        parts.append(HEADER.format(role="assistant"))
+        return "".join(parts)
+
+
+def _raise_exception(message: str) -> None:
+    raise TemplateError(message)
+
+
+@dataclass
+class HFChatTemplate:
+    """A HuggingFace Jinja chat template, rendered the way ``apply_chat_template`` does."""
+
+    source: str
+    text: str
+    bos_token: str = BOS
+    eos_token: str = "<|end_of_text|>"
+    name: str = "hf"
+
+    def __post_init__(self) -> None:
+        env = LimitedSandbox(trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols"])
+        env.filters["tojson"] = _tojson
+        env.globals["raise_exception"] = _raise_exception
+        try:
+            self._template = env.from_string(self.text)
+        except TemplateSyntaxError as exc:
+            raise AdvisorError(f"{self.source}:{exc.lineno}: chat template syntax error: {exc.message}")
+
+    def render(self, messages: Sequence[dict[str, Any]], tools: Sequence[Any] | None,
+               timestamp: float | None = None) -> str:
+        now = _clock(timestamp)
+        variables = {
+            "messages": [dict(m) for m in messages],
+            "tools": list(tools) if tools else None,
+            "bos_token": self.bos_token,
+            "eos_token": self.eos_token,
+            "add_generation_prompt": True,
+            "strftime_now": lambda fmt: now.strftime(fmt),
+        }
+        try:
+            return render_untrusted(self._template, variables)
+        except AdvisorError as exc:
+            raise AdvisorError(f"{self.source}: {exc}")
+
+
+def _tojson(value: Any, indent: int | None = None, ensure_ascii: bool = False, sort_keys: bool = False) -> str:
+    # HF's own tojson keeps key order and non-ASCII text (Jinja's default sorts and escapes).
+    return json.dumps(value, indent=indent, ensure_ascii=ensure_ascii, sort_keys=sort_keys)
+
+
+def _clock(timestamp: float | None) -> dt.datetime:
+    """The wall clock a template sees: the request's own time when it is an epoch time."""
+    if timestamp is not None:
+        seconds = timestamp / 1000.0 if timestamp > 1e11 else timestamp
+        if seconds > 1e9:  # after 2001: an absolute time, not an offset from trace start
+            return dt.datetime.fromtimestamp(seconds, tz=dt.timezone.utc)
+    return FALLBACK_NOW
+
+
+def _special_text(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and isinstance(value.get("content"), str):
+        return value["content"]
+    return None
+
+
+def load_chat_template(path: Path | str) -> HFChatTemplate:
+    """A ``.jinja`` chat template file or a ``tokenizer_config.json`` carrying one."""
+    path = Path(path)
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AdvisorError(f"{path}: cannot read chat template ({exc})")
+    if path.suffix != ".json":
+        return HFChatTemplate(source=str(path), text=raw)
+    try:
+        config = json.loads(raw)
+    except ValueError as exc:
+        raise AdvisorError(f"{path}: not valid JSON ({exc})")
+    template = config.get("chat_template") if isinstance(config, dict) else None
+    if isinstance(template, list):
+        named = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}
+        template = named.get("default") or next(iter(named.values()), None)
+    if not isinstance(template, str):
+        raise AdvisorError(f"{path}: has no 'chat_template' string")
+    return HFChatTemplate(
+        source=str(path),
+        text=template,
+        bos_token=_special_text(config.get("bos_token")) or "",
+        eos_token=_special_text(config.get("eos_token")) or "",
+    )

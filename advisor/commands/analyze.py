@@ -1,0 +1,51 @@
+"""`advisor analyze`: measure the achievable prefix-hit rate of real traffic."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from advisor.analyze import Analyzer, top_branches
+from advisor.cli import app
+from advisor.commands.common import SkipLog, check_format, emit, open_traffic, with_progress
+from advisor.console import out_console
+from advisor.report import analysis as render
+from advisor.tokenizers import load_tokenizer
+
+
+@app.command("analyze")
+def analyze_command(
+    traffic: List[Path] = typer.Argument(..., help="Traffic files (.jsonl or .jsonl.gz)."),
+    tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
+    chat_template: Optional[Path] = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
+    templates: Optional[Path] = typer.Option(None, help="Folder of prompt templates for 'template' records."),
+    page_size: int = typer.Option(1, min=1, help="Round cached tokens down to this page size."),
+    block_size: int = typer.Option(512, min=1, help="Tokens per hash_ids block."),
+    top: int = typer.Option(5, min=0, help="How many shared branches to list."),
+    format: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
+) -> None:
+    """Measure the prefix-cache hit rate that the traffic allows (unlimited cache)."""
+    check_format(format)
+    skips = SkipLog()
+    seqs = open_traffic(traffic, tokenizer, chat_template, templates, block_size, skips)
+    analyzer = Analyzer(page_size=page_size)
+    analysis = analyzer.add_all(with_progress(seqs, "analyze"))
+    skips.summary()
+    decode = load_tokenizer(tokenizer).decode
+    data = render.analysis_dict(
+        analysis, [str(p) for p in traffic], tokenizer, top_branches(analysis, decode, top),
+        skips.items, skips.count,
+    )
+    if format == "json":
+        emit(render.to_json(data), output)
+    elif format == "markdown":
+        emit(render.to_markdown(data), output)
+    elif output is not None:
+        emit(render.to_markdown(data), output)
+    else:
+        render.print_text(data, out_console)
+    if skips.count:
+        raise typer.Exit(1)

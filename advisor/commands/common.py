@@ -1,0 +1,116 @@
+"""Pieces every traffic command shares: input set-up, skipped-line log, progress, output."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from advisor.chat import ChatRenderer, Llama3Layout, load_chat_template
+from advisor.console import err_console, progress_enabled
+from advisor.errors import AdvisorError
+from advisor.pipeline import Renderer, Sequence, sequences
+from advisor.prompt_templates import TemplateSet
+from advisor.tokenizers import load_tokenizer
+from advisor.traffic import Skip, check_paths
+
+FORMATS = ("text", "json", "markdown")
+SHOWN_SKIPS = 20
+
+
+@dataclass
+class SkipLog:
+    """Counts skipped lines; prints the first few as ``file:line: reason`` on stderr."""
+
+    shown: int = SHOWN_SKIPS
+    count: int = 0
+    items: list[Skip] = field(default_factory=list)
+    quiet: bool = False
+
+    def __call__(self, skip: Skip) -> None:
+        self.count += 1
+        if len(self.items) < 1000:
+            self.items.append(skip)
+        if not self.quiet and self.count <= self.shown:
+            err_console.print(f"{skip}", markup=False, highlight=False)
+
+    def summary(self) -> None:
+        if not self.quiet and self.count > self.shown:
+            err_console.print(f"... and {self.count - self.shown} more skipped lines", markup=False)
+        if self.count:
+            err_console.print(f"advisor: skipped {self.count} bad line(s)", markup=False)
+
+
+def check_format(fmt: str, allowed: Iterable[str] = FORMATS) -> str:
+    allowed = tuple(allowed)
+    if fmt not in allowed:
+        raise AdvisorError(f"unknown --format '{fmt}': use one of {', '.join(allowed)}")
+    return fmt
+
+
+def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | None,
+                  traffic: list[Path]) -> Renderer:
+    chat: ChatRenderer = load_chat_template(chat_template) if chat_template else Llama3Layout()
+    if templates is not None:
+        if not templates.is_dir():
+            raise AdvisorError(f"{templates}: templates folder not found")
+        dirs = [templates]
+    else:
+        # `template` records name templates that usually sit next to the traffic folder.
+        dirs = []
+        for p in traffic:
+            for d in (p.parent, p.parent.parent):
+                if d not in dirs:
+                    dirs.append(d)
+    return Renderer(tokenizer=load_tokenizer(tokenizer), chat=chat, templates=TemplateSet(dirs))
+
+
+def open_traffic(paths: list[Path], tokenizer: str, chat_template: Path | None, templates: Path | None,
+                 block_size: int, skips: SkipLog) -> Iterator[Sequence]:
+    if block_size < 1:
+        raise AdvisorError("--block-size must be at least 1")
+    files = check_paths(paths)
+    renderer = make_renderer(tokenizer, chat_template, templates, files)
+    return sequences(files, renderer, skips, block_size=block_size)
+
+
+def with_progress(items: Iterator[Sequence], label: str) -> Iterator[Sequence]:
+    """Pass items through, showing requests/s and tokens/s on stderr when it is a terminal."""
+    if not progress_enabled():
+        yield from items
+        return
+    start = time.perf_counter()
+    tokens = 0
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=err_console, transient=True) as bar:
+        task = bar.add_task(label, total=None)
+        for n, item in enumerate(items, 1):
+            tokens += item.prompt_tokens
+            if n % 256 == 0:
+                rate = n / max(time.perf_counter() - start, 1e-9)
+                trate = tokens / max(time.perf_counter() - start, 1e-9)
+                bar.update(task, description=f"{label}: {n:,} requests, {rate:,.0f} req/s, {trate / 1e6:,.2f}M tok/s")
+            yield item
+
+
+def emit(text: str, output: Path | None) -> None:
+    """Machine output to stdout, or to a file written whole (temp file, then rename)."""
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{output.name}.", dir=output.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, output)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

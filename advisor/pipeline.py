@@ -1,0 +1,159 @@
+"""Load, render and tokenize: requests in, token sequences out, in arrival order.
+
+Rendering happens in this thread; tokenization of a batch runs on a thread pool
+(tiktoken releases the GIL) while the next batch is parsed and rendered, so the cores
+are busy with encoding and the indexing stage downstream sees requests in file order.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+from array import array
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+from advisor.chat import ChatRenderer, Llama3Layout
+from advisor.errors import AdvisorError
+from advisor.prompt_templates import TemplateSet
+from advisor.tokenizers import Tokenizer
+from advisor.traffic import Request, Skip, iter_requests
+
+TOKEN_NAMESPACE = "tokens"
+BATCH = 64
+
+
+@dataclass(frozen=True)
+class Sequence:
+    """One request ready for indexing.
+
+    ``ids`` are token ids, or block hash ids for a ``hash_ids`` record; ``unit`` is the
+    tokens one id stands for (1, or the block size) and ``prompt_tokens`` the real length,
+    so the partial last block counts only its own tokens.
+    """
+
+    request: Request
+    namespace: str
+    ids: array
+    prompt_tokens: int
+    unit: int = 1
+
+    def tokens_of(self, matched_ids: int) -> int:
+        """Tokens covered by the first ``matched_ids`` ids."""
+        return min(matched_ids * self.unit, self.prompt_tokens)
+
+
+@dataclass
+class Renderer:
+    """Turns a request into text (or ids) the way the serving engine would."""
+
+    tokenizer: Tokenizer
+    chat: ChatRenderer
+    templates: TemplateSet | None = None
+
+    def text_of(self, req: Request) -> str | None:
+        """The text to tokenize, or None for records that carry ids already."""
+        if req.kind == "messages":
+            return self.chat.render(req.messages or (), req.tools, req.timestamp)
+        if req.kind == "prompt":
+            return self._with_bos(req.prompt or "")
+        if req.kind == "template":
+            if self.templates is None:
+                raise AdvisorError("a 'template' record needs --templates DIR")
+            rendered = self.templates.get(req.template or "").render(dict(req.variables or {}))
+            if rendered.messages is not None:
+                return self.chat.render(rendered.messages, req.tools, req.timestamp)
+            return self._with_bos(rendered.prompt or "")
+        return None
+
+    def _with_bos(self, text: str) -> str:
+        # Raw prompts get BOS, as the engine's tokenizer adds it, unless already there.
+        bos = self.tokenizer.bos_token
+        if bos and not text.startswith(bos):
+            return bos + text
+        return text
+
+
+def default_renderer(tokenizer: Tokenizer, chat: ChatRenderer | None = None,
+                     template_dirs: list[Path] | None = None) -> Renderer:
+    return Renderer(
+        tokenizer=tokenizer,
+        chat=chat or Llama3Layout(),
+        templates=TemplateSet(template_dirs) if template_dirs else None,
+    )
+
+
+def _id_sequence(req: Request, vocab_size: int, block_size: int) -> Sequence:
+    if req.kind == "hash_ids":
+        ids = array("I", req.hash_ids or ())
+        return Sequence(req, f"hash:{req.source}", ids, int(req.input_length or 0), block_size)
+    ids = array("I", req.input_ids or ())
+    if max(ids) >= vocab_size:
+        raise AdvisorError(f"token id {max(ids)} is outside the tokenizer's vocabulary ({vocab_size})")
+    return Sequence(req, TOKEN_NAMESPACE, ids, len(ids), 1)
+
+
+def sequences(
+    paths: Iterable[Path],
+    renderer: Renderer,
+    on_skip: Callable[[Skip], None],
+    block_size: int = 512,
+    workers: int | None = None,
+) -> Iterator[Sequence]:
+    """Every request of ``paths`` as a ``Sequence``, in arrival (file) order.
+
+    A request that cannot be rendered or tokenized is skipped through ``on_skip``.
+    """
+    workers = workers or min(4, os.cpu_count() or 1)
+    tokenizer = renderer.tokenizer
+    requests = iter_requests(paths, on_skip, block_size)
+    pending: collections.deque[tuple[list[Sequence | Request], Future[list[list[int]]] | None]] = collections.deque()
+
+    def encode_chunk(texts: list[str]) -> list[list[int]]:
+        return [tokenizer.encode(t) for t in texts]
+
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="advisor-tok") as pool:
+        batch: list[Sequence | Request] = []
+        texts: list[str] = []
+
+        def flush() -> None:
+            nonlocal batch, texts
+            if not batch:
+                return
+            future = pool.submit(encode_chunk, texts) if texts else None
+            pending.append((batch, future))
+            batch, texts = [], []
+
+        def drain(keep: int) -> Iterator[Sequence]:
+            while len(pending) > keep:
+                items, future = pending.popleft()
+                encoded = iter(future.result()) if future is not None else iter(())
+                for item in items:
+                    if isinstance(item, Sequence):
+                        yield item
+                    else:
+                        ids = next(encoded)
+                        if not ids:
+                            on_skip(Skip(item.source, item.line, "renders to no tokens"))
+                            continue
+                        yield Sequence(item, TOKEN_NAMESPACE, array("I", ids), len(ids), 1)
+
+        for req in requests:
+            try:
+                text = renderer.text_of(req)
+                if text is None:
+                    batch.append(_id_sequence(req, tokenizer.vocab_size, block_size))
+                else:
+                    batch.append(req)
+                    texts.append(text)
+            except AdvisorError as exc:
+                on_skip(Skip(req.source, req.line, str(exc)))
+                continue
+            if len(batch) >= BATCH:
+                flush()
+                # Keep a few batches in flight: the pool stays busy, memory stays bounded.
+                yield from drain(keep=workers * 2)
+        flush()
+        yield from drain(keep=0)

@@ -1,0 +1,132 @@
+"""Prompt templates named by ``template`` records: found in a folder, rendered in the sandbox.
+
+A plain Jinja file (``.j2``, ``.jinja``, ``.jinja2``, ``.txt``) renders to one prompt text;
+a YAML prompt file (a ``messages`` list whose contents are Jinja) and a ``.prompty`` file
+(front matter, then a Jinja body split by ``system:``/``user:``/``assistant:`` lines)
+render to chat messages.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from jinja2 import TemplateSyntaxError
+
+from advisor.errors import AdvisorError
+from advisor.sandbox import LimitedSandbox, render_untrusted
+
+TEXT_SUFFIXES = (".j2", ".jinja", ".jinja2", ".txt")
+MESSAGE_SUFFIXES = (".yaml", ".yml", ".prompty")
+ROLE_LINE = re.compile(r"^[ \t]*(system|user|assistant|developer)[ \t]*:[ \t]*$", re.IGNORECASE | re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """What a template gave: either a prompt text or chat messages."""
+
+    prompt: str | None = None
+    messages: tuple[dict[str, str], ...] | None = None
+
+
+class PromptTemplate:
+    def __init__(self, path: Path, env: LimitedSandbox) -> None:
+        self.path = path
+        self.name = path.stem
+        text = _read(path)
+        try:
+            if path.suffix in TEXT_SUFFIXES:
+                self.kind = "text"
+                self._text = env.from_string(text)
+            elif path.suffix == ".prompty":
+                self.kind = "prompty"
+                body = _prompty_body(text, path)
+                self._text = env.from_string(body)
+            else:
+                self.kind = "messages"
+                self._messages = [(role, env.from_string(content)) for role, content in _yaml_messages(text, path)]
+        except TemplateSyntaxError as exc:
+            raise AdvisorError(f"{path}:{exc.lineno}: template syntax error: {exc.message}")
+
+    def render(self, variables: dict[str, Any]) -> Rendered:
+        try:
+            if self.kind == "text":
+                return Rendered(prompt=render_untrusted(self._text, variables))
+            if self.kind == "prompty":
+                return Rendered(messages=split_roles(render_untrusted(self._text, variables)))
+            return Rendered(messages=tuple(
+                {"role": role, "content": render_untrusted(t, variables)} for role, t in self._messages
+            ))
+        except AdvisorError as exc:
+            raise AdvisorError(f"{self.path}: {exc}")
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AdvisorError(f"{path}: cannot read template ({exc})")
+
+
+def _prompty_body(text: str, path: Path) -> str:
+    lines = text.split("\n")
+    if lines and lines[0].strip() == "---":
+        for i in range(1, len(lines)):
+            if lines[i].strip() == "---":
+                return "\n".join(lines[i + 1:])
+        raise AdvisorError(f"{path}:1: front matter is not closed by '---'")
+    return text
+
+
+def _yaml_messages(text: str, path: Path) -> list[tuple[str, str]]:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark else 1
+        raise AdvisorError(f"{path}:{line}: invalid YAML")
+    messages = data.get("messages") if isinstance(data, dict) else None
+    if not isinstance(messages, list) or not messages:
+        raise AdvisorError(f"{path}: a YAML prompt file needs a 'messages' list")
+    out = []
+    for i, m in enumerate(messages):
+        if not (isinstance(m, dict) and isinstance(m.get("role"), str) and isinstance(m.get("content"), str)):
+            raise AdvisorError(f"{path}: messages[{i}] needs string 'role' and 'content'")
+        out.append((m["role"], m["content"]))
+    return out
+
+
+def split_roles(rendered: str) -> tuple[dict[str, str], ...]:
+    """Split a rendered Prompty body at its role lines into chat messages."""
+    marks = list(ROLE_LINE.finditer(rendered))
+    if not marks:
+        return ({"role": "system", "content": rendered.strip()},)
+    out = []
+    for i, m in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(rendered)
+        out.append({"role": m.group(1).lower(), "content": rendered[m.end():end].strip()})
+    return tuple(out)
+
+
+class TemplateSet:
+    """Templates found by name (file stem) in one or more folders, compiled on first use."""
+
+    def __init__(self, folders: list[Path]) -> None:
+        self.folders = [f for f in folders if f.is_dir()]
+        self._env = LimitedSandbox()
+        self._cache: dict[str, PromptTemplate] = {}
+
+    def get(self, name: str) -> PromptTemplate:
+        if name in self._cache:
+            return self._cache[name]
+        for folder in self.folders:
+            for suffix in TEXT_SUFFIXES + MESSAGE_SUFFIXES:
+                candidate = folder / f"{name}{suffix}"
+                if candidate.is_file():
+                    self._cache[name] = PromptTemplate(candidate, self._env)
+                    return self._cache[name]
+        where = ", ".join(str(f) for f in self.folders) or "no template folder"
+        raise AdvisorError(f"template '{name}' not found in {where} (use --templates DIR)")

@@ -1,0 +1,300 @@
+"""A compressed trie (radix tree) over token ids, with SGLang's prefix-cache semantics.
+
+Every node holds one run of token ids packed as native unsigned 32-bit integers in a
+``bytes`` object: four bytes a token, compared with C-level ``startswith`` instead of a
+Python loop per token. Children are keyed by the bytes of their first page (the first
+token when ``page_size == 1``), as SGLang's ``RadixCache`` keys them.
+
+The tree only grows here. The simulator extends it with capacity: nodes already carry
+``last_access``, ``lock_ref`` and a parent link, and ``evictable_leaves``/``remove_leaf``
+give it SGLang's whole-leaf eviction (evict a leaf, re-offer a parent that became a leaf).
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass
+from typing import Iterator, Sequence
+
+ITEM = 4  # bytes per token id in a packed run
+assert array("I").itemsize == ITEM
+
+
+def pack(ids: Sequence[int] | array) -> bytes:
+    """Token ids as the packed bytes the tree stores."""
+    if isinstance(ids, array) and ids.typecode == "I":
+        return ids.tobytes()
+    return array("I", ids).tobytes()
+
+
+def unpack(data: bytes) -> list[int]:
+    out = array("I")
+    out.frombytes(data)
+    return out.tolist()
+
+
+def _common_bytes(a: bytes, b: bytes, b_start: int, limit: int) -> int:
+    """Length in bytes of the common prefix of ``a`` and ``b[b_start:]``, at most ``limit``.
+
+    Binary search over C-level comparisons: O(log n) memcmp calls rather than a
+    Python-level loop over every token.
+    """
+    lo, hi = 0, limit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if b.startswith(a[lo:mid], b_start + lo):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+class Node:
+    """One run of tokens. ``count`` is how many inserted sequences passed through it."""
+
+    __slots__ = ("key", "children", "parent", "count", "last_access", "lock_ref")
+
+    def __init__(self, key: bytes, parent: "Node | None", count: int = 0) -> None:
+        self.key = key
+        # None for a leaf: an empty dict per leaf would cost more than the leaf's tokens.
+        self.children: dict[bytes, Node] | None = None
+        self.parent = parent
+        self.count = count
+        self.last_access = 0.0
+        self.lock_ref = 0
+
+    @property
+    def num_tokens(self) -> int:
+        return len(self.key) // ITEM
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"Node(tokens={self.num_tokens}, count={self.count}, children={len(self.children or ())})"
+
+
+@dataclass(frozen=True)
+class Branch:
+    """A shared prefix: the path from the root to the end of ``node``."""
+
+    node: Node
+    prefix_tokens: int
+    requests: int
+
+
+class RadixTree:
+    """Prefix index over token-id sequences.
+
+    ``insert`` returns the length already present (the prefix-cache hit of that request
+    under unlimited capacity), rounded down to whole pages; only whole pages are stored,
+    as SGLang stores them (the partial last page never enters the tree).
+    """
+
+    def __init__(self, page_size: int = 1) -> None:
+        if page_size < 1:
+            raise ValueError("page_size must be at least 1")
+        self.page_size = page_size
+        self._page_bytes = page_size * ITEM
+        self.root = Node(b"", None)
+        self.root.children = {}
+        self.root.lock_ref = 1  # the root is never evicted
+        self.total_tokens = 0
+        self.num_nodes = 1
+        self.clock = 0.0
+
+    # --- lookups -------------------------------------------------------------------------
+
+    def _packed(self, ids: Sequence[int] | array | bytes) -> bytes:
+        data = ids if isinstance(ids, (bytes, bytearray)) else pack(ids)
+        usable = len(data) - len(data) % self._page_bytes
+        return bytes(data[:usable]) if usable != len(data) else bytes(data)
+
+    def match(self, ids: Sequence[int] | array | bytes, touch: bool = False) -> int:
+        """Matched length in tokens (whole pages), without changing the tree."""
+        node, matched = self.match_node(ids, touch=touch)
+        return matched
+
+    def match_node(self, ids: Sequence[int] | array | bytes, touch: bool = False) -> tuple[Node, int]:
+        """The deepest node fully matched and the matched length in tokens.
+
+        A partial match inside a node counts its page-aligned common part, as SGLang
+        counts it (SGLang splits the node there; a read-only match need not).
+        """
+        key = self._packed(ids)
+        pb = self._page_bytes
+        node = self.root
+        pos = 0
+        n = len(key)
+        now = self.clock
+        while pos < n:
+            children = node.children
+            child = children.get(key[pos : pos + pb]) if children else None
+            if child is None:
+                break
+            ck = child.key
+            if touch:
+                child.last_access = now
+            if key.startswith(ck, pos):
+                pos += len(ck)
+                node = child
+                continue
+            common = _common_bytes(ck, key, pos, min(len(ck), n - pos))
+            pos += common - common % pb
+            break
+        return node, pos // ITEM
+
+    # --- growth --------------------------------------------------------------------------
+
+    def insert(self, ids: Sequence[int] | array | bytes) -> int:
+        """Insert a sequence; return the tokens of it already present (whole pages)."""
+        return self.insert_node(ids)[1]
+
+    def insert_node(self, ids: Sequence[int] | array | bytes) -> tuple[Node, int]:
+        """Insert a sequence; return its last node and the tokens already present."""
+        key = self._packed(ids)
+        pb = self._page_bytes
+        node = self.root
+        pos = 0
+        n = len(key)
+        now = self.clock
+        while pos < n:
+            children = node.children
+            first = key[pos : pos + pb]
+            child = children.get(first) if children is not None else None
+            if child is None:
+                break
+            ck = child.key
+            if key.startswith(ck, pos):
+                child.count += 1
+                child.last_access = now
+                pos += len(ck)
+                node = child
+                continue
+            common = _common_bytes(ck, key, pos, min(len(ck), n - pos))
+            common -= common % pb
+            # A page-keyed child always shares at least its first page; split after it.
+            mid = self._split(child, common)
+            mid.count += 1
+            mid.last_access = now
+            pos += common
+            node = mid
+            break
+        matched = pos // ITEM
+        if pos < n:
+            leaf = Node(key[pos:], node, 1)
+            leaf.last_access = now
+            if node.children is None:
+                node.children = {}
+            node.children[key[pos : pos + pb]] = leaf
+            self.total_tokens += (n - pos) // ITEM
+            self.num_nodes += 1
+            node = leaf
+        return node, matched
+
+    def _split(self, child: Node, at: int) -> Node:
+        """Cut ``child`` after ``at`` bytes; the new upper node takes the shared part."""
+        parent = child.parent
+        assert parent is not None and parent.children is not None
+        ck = child.key
+        mid = Node(ck[:at], parent, child.count)
+        mid.last_access = child.last_access
+        mid.lock_ref = child.lock_ref
+        parent.children[ck[: self._page_bytes]] = mid
+        child.key = ck[at:]
+        child.parent = mid
+        mid.children = {child.key[: self._page_bytes]: child}
+        self.num_nodes += 1
+        return mid
+
+    # --- removal (used by the simulator's eviction) ---------------------------------------
+
+    def remove_leaf(self, leaf: Node) -> int:
+        """Drop a leaf; return its token count. The caller checks it is unlocked."""
+        parent = leaf.parent
+        if parent is None or leaf.children:
+            raise ValueError("only a non-root leaf can be removed")
+        assert parent.children is not None
+        del parent.children[leaf.key[: self._page_bytes]]
+        if not parent.children and parent is not self.root:
+            parent.children = None
+        self.total_tokens -= leaf.num_tokens
+        self.num_nodes -= 1
+        leaf.parent = None
+        return leaf.num_tokens
+
+    # --- inspection ----------------------------------------------------------------------
+
+    def nodes(self) -> Iterator[tuple[Node, int]]:
+        """Every node but the root with its depth in tokens at its end, in a stable order."""
+        stack: list[tuple[Node, int]] = [(self.root, 0)]
+        while stack:
+            node, depth = stack.pop()
+            if node is not self.root:
+                yield node, depth
+            if node.children:
+                for key in sorted(node.children, reverse=True):
+                    child = node.children[key]
+                    stack.append((child, depth + child.num_tokens))
+
+    def leaves(self) -> Iterator[Node]:
+        for node, _ in self.nodes():
+            if not node.children:
+                yield node
+
+    def path_ids(self, node: Node, limit: int | None = None) -> list[int]:
+        """Token ids from the root to the end of ``node`` (the first ``limit`` of them)."""
+        parts: list[bytes] = []
+        while node is not None and node is not self.root:
+            parts.append(node.key)
+            node = node.parent  # type: ignore[assignment]
+        data = b"".join(reversed(parts))
+        if limit is not None:
+            data = data[: limit * ITEM]
+        return unpack(data)
+
+    def shared_branches(self, top: int = 10, min_requests: int = 2) -> list[Branch]:
+        """The branches whose sharing saves the most tokens: (requests - 1) x prefix length.
+
+        A branch is reported at the end of a node, where traffic through it diverges; a
+        node whose whole subtree is one chain of the same requests is reported once, at its
+        deepest point, so nested duplicates do not crowd the list.
+        """
+        candidates: list[tuple[int, int, int, Node]] = []
+        for order, (node, depth) in enumerate(self.nodes()):
+            if node.count < min_requests:
+                continue
+            candidates.append(((node.count - 1) * depth, order, depth, node))
+        candidates.sort(key=lambda c: (-c[0], c[1]))
+        chosen: list[Branch] = []
+        for _, _, depth, node in candidates:
+            if len(chosen) >= top:
+                break
+            # Skip an ancestor whose sharing is the same requests as a chosen descendant's.
+            if any(_is_ancestor(node, b.node) and b.requests == node.count for b in chosen):
+                continue
+            chosen.append(Branch(node=node, prefix_tokens=depth, requests=node.count))
+        return chosen
+
+    def memory_bytes(self) -> int:
+        """Approximate resident bytes of the tree: node objects, runs and child dicts."""
+        import sys
+
+        total = 0
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            total += sys.getsizeof(node) + sys.getsizeof(node.key)
+            if node.children is not None:
+                total += sys.getsizeof(node.children)
+                for key, child in node.children.items():
+                    # Keys are slices of the child's run: their own small bytes objects.
+                    total += sys.getsizeof(key)
+                    stack.append(child)
+        return total
+
+
+def _is_ancestor(upper: Node, lower: Node) -> bool:
+    node: Node | None = lower.parent
+    while node is not None:
+        if node is upper:
+            return True
+        node = node.parent
+    return False

@@ -1,0 +1,1 @@
+"""Renderers of results: pure functions from result objects to text, JSON or markdown."""

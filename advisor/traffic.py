@@ -1,0 +1,272 @@
+"""Traffic loaders: JSON Lines (optionally gzip) to ``Request`` records, streamed.
+
+One request per line, in any of the record kinds of DESIGN.md. A bad line never stops
+the run: it is reported as ``file:line: reason`` through ``on_skip`` and counted, and the
+good records around it still load. An empty or missing file is an error of its own.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO, Callable, Iterable, Iterator
+
+from advisor.errors import AdvisorError
+
+try:  # orjson parses several times faster; the standard library is the fallback.
+    import orjson
+
+    _loads: Callable[[bytes], Any] = orjson.loads
+    _DecodeError: tuple[type[Exception], ...] = (orjson.JSONDecodeError, RecursionError)
+except ImportError:  # pragma: no cover - exercised where orjson is absent
+    _loads = json.loads
+    _DecodeError = (json.JSONDecodeError, RecursionError)
+
+KINDS = ("messages", "prompt", "input_ids", "hash_ids", "template")
+ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function", "ipython"})
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request as logged. Exactly one payload field is set, named by ``kind``."""
+
+    source: str
+    line: int
+    kind: str
+    messages: tuple[dict[str, Any], ...] | None = None
+    tools: tuple[Any, ...] | None = None
+    prompt: str | None = None
+    input_ids: tuple[int, ...] | None = None
+    hash_ids: tuple[int, ...] | None = None
+    input_length: int | None = None
+    template: str | None = None
+    variables: dict[str, Any] | None = field(default=None, hash=False, compare=False)
+    id: str | None = None
+    timestamp: float | None = None
+    tenant: str | None = None
+    output_length: int | None = None
+
+    @property
+    def where(self) -> str:
+        return f"{self.source}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Skip:
+    source: str
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.line}: {self.reason}"
+
+
+class BadRecord(ValueError):
+    """A line that cannot be a request; its message is the reason shown to the user."""
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _int_list(value: Any, name: str) -> tuple[int, ...]:
+    if not isinstance(value, list):
+        raise BadRecord(f"'{name}' must be a list of integers")
+    for item in value:
+        if not _is_int(item):
+            raise BadRecord(f"'{name}' must hold integers only, found {type(item).__name__}")
+        if item < 0:
+            raise BadRecord(f"'{name}' holds a negative id ({item})")
+    if not value:
+        raise BadRecord(f"'{name}' is empty")
+    return tuple(value)
+
+
+def _message(item: Any, index: int) -> dict[str, Any]:
+    if not isinstance(item, dict):
+        raise BadRecord(f"messages[{index}] is not an object")
+    role = item.get("role")
+    if not isinstance(role, str):
+        raise BadRecord(f"messages[{index}] has no string 'role'")
+    if role not in ROLES:
+        raise BadRecord(f"messages[{index}] has unknown role '{role}'")
+    content = item.get("content")
+    if content is None:
+        if not item.get("tool_calls"):
+            raise BadRecord(f"messages[{index}] has no content")
+    elif isinstance(content, list):
+        # OpenAI content parts: only text parts carry prompt text we can tokenize.
+        for part in content:
+            if not (isinstance(part, dict) and isinstance(part.get("text", part.get("type")), str)):
+                raise BadRecord(f"messages[{index}] has a content part that is not an object with text")
+    elif not isinstance(content, str):
+        raise BadRecord(f"messages[{index}] content must be a string or a list of parts")
+    return item
+
+
+def parse_record(obj: Any, source: str, line: int, block_size: int = 512) -> Request:
+    """Validate one decoded JSON value and build its ``Request``; raise ``BadRecord``."""
+    if not isinstance(obj, dict):
+        raise BadRecord(f"expected a JSON object, found {type(obj).__name__}")
+    meta: dict[str, Any] = {}
+    rid = obj.get("id")
+    if rid is not None:
+        if not isinstance(rid, (str, int)) or isinstance(rid, bool):
+            raise BadRecord("'id' must be a string or an integer")
+        meta["id"] = str(rid)
+    ts = obj.get("timestamp")
+    if ts is not None:
+        if not isinstance(ts, (int, float)) or isinstance(ts, bool) or ts != ts:
+            raise BadRecord("'timestamp' must be a number")
+        meta["timestamp"] = float(ts)
+    tenant = obj.get("tenant")
+    if tenant is not None:
+        if not isinstance(tenant, (str, int)) or isinstance(tenant, bool):
+            raise BadRecord("'tenant' must be a string")
+        meta["tenant"] = str(tenant)
+    out_len = obj.get("output_length")
+    if out_len is not None:
+        if not _is_int(out_len) or out_len < 0:
+            raise BadRecord("'output_length' must be a non-negative integer")
+        meta["output_length"] = out_len
+
+    if "messages" in obj:
+        msgs = obj["messages"]
+        if not isinstance(msgs, list):
+            raise BadRecord("'messages' must be a list")
+        if not msgs:
+            raise BadRecord("'messages' is empty")
+        tools = obj.get("tools")
+        if tools is not None and not isinstance(tools, list):
+            raise BadRecord("'tools' must be a list")
+        return Request(
+            source, line, "messages",
+            messages=tuple(_message(m, i) for i, m in enumerate(msgs)),
+            tools=tuple(tools) if tools else None, **meta,
+        )
+    if "prompt" in obj:
+        prompt = obj["prompt"]
+        if not isinstance(prompt, str):
+            raise BadRecord("'prompt' must be a string")
+        if not prompt:
+            raise BadRecord("'prompt' is empty")
+        return Request(source, line, "prompt", prompt=prompt, **meta)
+    for name in ("input_ids", "tokens"):
+        if name in obj:
+            return Request(source, line, "input_ids", input_ids=_int_list(obj[name], name), **meta)
+    if "hash_ids" in obj:
+        ids = _int_list(obj["hash_ids"], "hash_ids")
+        length = obj.get("input_length")
+        if length is None:
+            length = len(ids) * block_size
+        elif not _is_int(length) or length <= 0:
+            raise BadRecord("'input_length' must be a positive integer")
+        # Each id is one block; only the last may be partial.
+        if not (len(ids) - 1) * block_size < length <= len(ids) * block_size:
+            raise BadRecord(
+                f"input_length {length} does not fit {len(ids)} blocks of {block_size} tokens"
+            )
+        return Request(source, line, "hash_ids", hash_ids=ids, input_length=length, **meta)
+    if "template" in obj:
+        name = obj["template"]
+        if not isinstance(name, str) or not name:
+            raise BadRecord("'template' must be a template name")
+        variables = obj.get("variables", {})
+        if not isinstance(variables, dict):
+            raise BadRecord("'variables' must be an object")
+        return Request(source, line, "template", template=name, variables=variables, **meta)
+    raise BadRecord(
+        "unknown record shape: expected one of messages, prompt, input_ids, tokens, hash_ids, template"
+    )
+
+
+def _open(path: Path) -> BinaryIO:
+    try:
+        raw = path.open("rb")
+    except IsADirectoryError:
+        raise AdvisorError(f"{path}: is a folder, not a traffic file")
+    except OSError as exc:
+        raise AdvisorError(f"{path}: cannot read ({exc.strerror or exc})")
+    head = raw.read(2)
+    raw.seek(0)
+    if head == GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
+    if path.suffix == ".gz":
+        raw.close()
+        raise AdvisorError(f"{path}: named .gz but is not gzip data")
+    return raw
+
+
+def iter_file(
+    path: Path | str,
+    on_skip: Callable[[Skip], None],
+    block_size: int = 512,
+) -> Iterator[Request]:
+    """Stream the requests of one file; bad lines go to ``on_skip``."""
+    path = Path(path)
+    if not path.exists():
+        raise AdvisorError(f"{path}: no such file")
+    source = str(path)
+    seen_any = False
+    lineno = 0
+    with _open(path) as handle:
+        try:
+            for lineno, raw in enumerate(handle, start=1):
+                if not raw.strip():
+                    continue
+                seen_any = True
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    on_skip(Skip(source, lineno, f"invalid UTF-8 at byte {exc.start}"))
+                    continue
+                try:
+                    obj = _loads(text)
+                except _DecodeError as exc:
+                    on_skip(Skip(source, lineno, f"invalid JSON ({_short(exc)})"))
+                    continue
+                try:
+                    yield parse_record(obj, source, lineno, block_size)
+                except BadRecord as exc:
+                    on_skip(Skip(source, lineno, str(exc)))
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            on_skip(Skip(source, lineno + 1, f"gzip stream is corrupt or truncated ({_short(exc)})"))
+            seen_any = True
+    if not seen_any:
+        raise AdvisorError(f"{path}: file is empty (no requests)")
+
+
+def iter_requests(
+    paths: Iterable[Path | str],
+    on_skip: Callable[[Skip], None],
+    block_size: int = 512,
+) -> Iterator[Request]:
+    """Stream the requests of several files in order (file order, then line order)."""
+    for path in paths:
+        yield from iter_file(path, on_skip, block_size)
+
+
+def check_paths(paths: Iterable[Path | str]) -> list[Path]:
+    """Fail early, before any work, on a path that cannot be read."""
+    out = []
+    for p in paths:
+        path = Path(p)
+        if not path.exists():
+            raise AdvisorError(f"{path}: no such file")
+        if path.is_dir():
+            raise AdvisorError(f"{path}: is a folder, not a traffic file")
+        if path.stat().st_size == 0:
+            raise AdvisorError(f"{path}: file is empty (no requests)")
+        out.append(path)
+    if not out:
+        raise AdvisorError("no traffic files given")
+    return out
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text[:120]
