@@ -1,0 +1,196 @@
+"""``advisor cost``: the HBM and prefill cost of a shared prefix on a model and GPU.
+
+Parses options, calls ``advisor.cost`` and prints; all arithmetic lives in the library.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+from advisor.cli import app
+from advisor.console import out_console, write_stdout
+from advisor.cost import (
+    DEFAULT_MFU,
+    ENGINES,
+    GIB,
+    KV_DTYPE_BYTES,
+    CostEstimate,
+    estimate_cost,
+    kv_bytes_per_token,
+    load_catalog,
+    resolve_gpu,
+    resolve_model,
+)
+from advisor.errors import AdvisorError
+
+FORMATS = ("text", "json", "markdown")
+
+
+def _size(n: float) -> str:
+    """Bytes in binary units (engines size pools in 2^30), the exact count kept for small values."""
+    for unit, scale in (("GiB", GIB), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if abs(n) >= scale:
+            return f"{n / scale:,.2f} {unit}"
+    return f"{int(n):,} B"
+
+
+def _rows(e: CostEstimate) -> list[tuple[str, str, str]]:
+    """(quantity, value, how) rows shared by the text and markdown renderings."""
+    tp_note = f" across {e.tp} GPUs" if e.tp > 1 else ""
+    rows = [
+        ("model", f"{e.model} ({e.attention.upper()})", f"params: {e.params_source}"),
+        ("GPU", f"{e.gpu} × {e.tp}" if e.tp > 1 else e.gpu, e.gpu_memory_basis),
+        ("KV bytes per token", f"{e.kv_bytes_per_token:,} B ({_size(e.kv_bytes_per_token)}){tp_note}",
+         f"{e.kv_dtype}; per GPU {e.kv_bytes_per_token_per_gpu:,} B"),
+    ]
+    if e.sliding_window:
+        rows.append((
+            "growth per token, SWA-aware pool",
+            f"{e.kv_bytes_per_token_full_layers_only:,} B",
+            f"{e.sliding_layers} layers slide over {e.sliding_window:,} tokens",
+        ))
+    share = f"{e.prefix_pool_share:.2%} of the pool"
+    rows += [
+        ("weights per GPU", _size(e.weight_bytes_per_gpu), e.weight_dtype),
+        ("KV pool", f"{_size(e.kv_pool_bytes)}{tp_note}",
+         f"{e.engine}, memory fraction {e.mem_fraction} ({e.mem_fraction_source})"),
+        ("KV pool tokens", f"{e.kv_pool_tokens:,}", "estimate; the engine log line is the truth"),
+        ("prefix", f"{e.prefix_tokens:,} tokens = {e.prefix_bytes:,} B ({_size(e.prefix_bytes)})",
+         f"one radix branch; {share}"),
+    ]
+    if e.sliding_window and e.prefix_bytes_swa_aware != e.prefix_bytes:
+        rows.append(("prefix, SWA-aware pool", _size(e.prefix_bytes_swa_aware), "sliding layers capped"))
+    rows += [
+        (f"batch of {e.batch}, prefix shared", _size(e.batch_bytes_shared), "one copy (radix cache)"),
+        (f"batch of {e.batch}, unshared", _size(e.batch_bytes_unshared),
+         "one copy" if e.batch == 1 else f"{e.batch} copies"),
+    ]
+    if e.prefix_tokens or e.unique_tokens:
+        seq = f"{e.prefix_tokens:,} prefix + {e.unique_tokens:,} own tokens per sequence"
+        shared = (
+            f"{e.concurrency_shared:,}" if e.concurrency_shared is not None
+            else "unbounded by KV (give --unique-tokens)"
+        )
+        rows += [
+            ("concurrent sequences, unshared", f"{e.concurrency_unshared:,}", seq),
+            ("concurrent sequences, shared", shared, "KV limit only; max_running_requests may bind first"),
+        ]
+    rows += [
+        ("prefill FLOPs per hit", f"{e.prefill_flops_per_hit / 1e12:,.2f} TFLOP",
+         f"2·N·T + causal attention; N = {e.params_nonembedding_active / 1e9:.2f}B ({e.params_source})"),
+        ("prefill time saved per hit", f"{e.prefill_seconds_saved_per_hit * 1e3:,.1f} ms",
+         f"at {e.mfu:.0%} MFU of {e.tflops_bf16_dense:g} TFLOPS BF16 dense × {e.tp}"),
+    ]
+    return rows
+
+
+def _markdown(e: CostEstimate) -> str:
+    lines = ["| quantity | value | how |", "| --- | --- | --- |"]
+    for quantity, value, how in _rows(e):
+        cells = (c.replace("|", "\\|") for c in (quantity, value, how))
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", f"Model source: {e.model_source}", "", f"GPU source: {e.gpu_source}"]
+    return "\n".join(lines) + "\n"
+
+
+def _print_table(e: CostEstimate) -> None:
+    table = Table(title=f"KV and prefill cost: {e.model} on {e.gpu}", title_justify="left")
+    table.add_column("quantity")
+    table.add_column("value", justify="right")
+    table.add_column("how", overflow="fold")
+    for row in _rows(e):
+        table.add_row(*row)
+    out_console.print(table)
+    # Sources are long; printed once under the table rather than squeezed into a cell.
+    out_console.print(f"model source: {e.model_source}", markup=False)
+    out_console.print(f"GPU source: {e.gpu_source}", markup=False)
+
+
+def _print_catalog(fmt: str) -> None:
+    catalog = load_catalog()
+    if fmt == "json":
+        data = {
+            "models": [
+                {"id": m.id, "aliases": list(m.aliases), "attention": m.attention,
+                 "kv_bytes_per_token_bf16": kv_bytes_per_token(m), "source": m.source}
+                for m in catalog.models
+            ],
+            "gpus": [
+                {"id": g.id, "aliases": list(g.aliases), "memory_bytes": g.memory_bytes,
+                 "tflops_bf16_dense": g.tflops_bf16_dense, "source": g.source}
+                for g in catalog.gpus
+            ],
+        }
+        write_stdout(json.dumps(data, indent=2, sort_keys=True))
+        return
+    models = Table(title="models (--model)", title_justify="left")
+    for col in ("id", "short names", "attention", "KV B/token (bf16)"):
+        models.add_column(col)
+    for m in catalog.models:
+        models.add_row(m.id, ", ".join(m.aliases), m.attention.upper(), f"{kv_bytes_per_token(m):,}")
+    gpus = Table(title="GPUs (--gpu)", title_justify="left")
+    for col in ("id", "short names", "memory", "BF16 TFLOPS dense"):
+        gpus.add_column(col)
+    for g in catalog.gpus:
+        gpus.add_row(g.id, ", ".join(g.aliases), g.memory_basis, f"{g.tflops_bf16_dense:g}")
+    out_console.print(models)
+    out_console.print(gpus)
+    out_console.print("A HuggingFace config.json path is accepted as --model too.", markup=False)
+
+
+def _choice(value: str, allowed: tuple[str, ...], option: str) -> str:
+    value = value.lower()
+    if value not in allowed:
+        raise AdvisorError(f"{option} must be one of {', '.join(allowed)} (got {value!r})")
+    return value
+
+
+@app.command("cost")
+def cost_command(
+    model: Optional[str] = typer.Option(None, "--model", help="Catalog name or id, or a config.json path."),
+    gpu: Optional[str] = typer.Option(None, "--gpu", help="Catalog GPU (h100, h200, b200, a100, l40s, ...)."),
+    tp: int = typer.Option(1, "--tp", help="Tensor-parallel GPUs."),
+    kv_dtype: str = typer.Option("bf16", "--kv-dtype", help="KV cache dtype: bf16 or fp8."),
+    prefix_tokens: int = typer.Option(0, "--prefix-tokens", help="Tokens of the shared prefix."),
+    batch: int = typer.Option(1, "--batch", help="Sequences sharing the prefix at once."),
+    unique_tokens: int = typer.Option(0, "--unique-tokens", help="Own (non-prefix) tokens per sequence."),
+    engine: str = typer.Option("sglang", "--engine", help="sglang or vllm (sets the pool rule)."),
+    mem_fraction: Optional[float] = typer.Option(
+        None, "--mem-fraction",
+        help="SGLang --mem-fraction-static or vLLM --gpu-memory-utilization (default: the engine's).",
+    ),
+    mfu: float = typer.Option(DEFAULT_MFU, "--mfu", help="Model FLOPs utilisation for prefill time."),
+    weight_dtype: str = typer.Option("bf16", "--weight-dtype", help="Weight dtype: bf16 or fp8."),
+    fmt: str = typer.Option("text", "--format", help="text, json or markdown."),
+    list_catalog: bool = typer.Option(False, "--list", help="List the catalog's models and GPUs."),
+) -> None:
+    """HBM cost of a shared prefix (KV bytes, pool share, batch with/without sharing) and prefill saved per hit."""
+    fmt = _choice(fmt, FORMATS, "--format")
+    if list_catalog:
+        _print_catalog(fmt)
+        return
+    if not model or not gpu:
+        raise AdvisorError("advisor cost needs --model and --gpu (advisor cost --list shows the catalog)")
+    estimate = estimate_cost(
+        resolve_model(model),
+        resolve_gpu(gpu),
+        tp=tp,
+        kv_dtype=_choice(kv_dtype, tuple(KV_DTYPE_BYTES), "--kv-dtype"),
+        prefix_tokens=prefix_tokens,
+        batch=batch,
+        unique_tokens=unique_tokens,
+        engine=_choice(engine, ENGINES, "--engine"),
+        mem_fraction=mem_fraction,
+        mfu=mfu,
+        weight_dtype=weight_dtype,
+    )
+    if fmt == "json":
+        write_stdout(json.dumps(estimate.to_dict(), indent=2, sort_keys=True))
+    elif fmt == "markdown":
+        write_stdout(_markdown(estimate))
+    else:
+        _print_table(estimate)
