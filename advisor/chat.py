@@ -152,15 +152,19 @@ def _special_text(value: Any) -> str | None:
     return None
 
 
-def load_chat_template(path: Path | str) -> HFChatTemplate:
-    """A ``.jinja`` chat template file or a ``tokenizer_config.json`` carrying one."""
+def load_chat_template(path: Path | str, bos_token: str | None = None,
+                       eos_token: str | None = None) -> HFChatTemplate:
+    """A ``.jinja`` chat template file or a ``tokenizer_config.json`` carrying one.
+
+    A bare ``.jinja`` file does not say its special tokens: they come from the tokenizer.
+    """
     path = Path(path)
     try:
         raw = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise AdvisorError(f"{path}: cannot read chat template ({exc})")
     if path.suffix != ".json":
-        return HFChatTemplate(source=str(path), text=raw)
+        return HFChatTemplate(source=str(path), text=raw, bos_token=bos_token or "", eos_token=eos_token or "")
     try:
         config = json.loads(raw)
     except ValueError as exc:

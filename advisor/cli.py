@@ -11,7 +11,7 @@ import sys
 import typer
 
 from advisor.errors import AdvisorError
-from advisor.console import err_console
+from advisor.console import log
 
 app = typer.Typer(
     name="advisor",
@@ -34,10 +34,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         app(args=argv, prog_name="advisor", standalone_mode=True)
     except AdvisorError as exc:
-        err_console.print(f"advisor: error: {exc}", markup=False, highlight=False)
+        log(f"advisor: error: {exc}")
         return exc.exit_code
     except KeyboardInterrupt:
-        err_console.print("advisor: interrupted", markup=False, highlight=False)
+        log("advisor: interrupted")
         return 130
     except SystemExit as exc:
         code = exc.code

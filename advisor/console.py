@@ -7,9 +7,10 @@ import sys
 
 from rich.console import Console
 
-# Piped output stays plain and stable; NO_COLOR is honoured by rich itself.
-out_console = Console(file=sys.stdout, soft_wrap=True, highlight=False)
-err_console = Console(file=sys.stderr, highlight=False, stderr=True)
+# No file is bound: rich then looks up sys.stdout/sys.stderr at each write, so redirection
+# (and test capture) applies. Piped output stays plain; NO_COLOR is honoured by rich itself.
+out_console = Console(soft_wrap=True, highlight=False)
+err_console = Console(highlight=False, stderr=True)
 
 
 def write_stdout(text: str) -> None:
@@ -22,3 +23,9 @@ def write_stdout(text: str) -> None:
 
 def progress_enabled() -> bool:
     return sys.stderr.isatty() and not os.environ.get("ADVISOR_NO_PROGRESS")
+
+
+def log(text: str) -> None:
+    """One plain line on stderr: never wrapped, so `file:line: reason` stays greppable."""
+    sys.stderr.write(text.rstrip("\n") + "\n")
+    sys.stderr.flush()

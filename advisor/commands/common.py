@@ -13,7 +13,7 @@ from typing import Iterable, Iterator
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from advisor.chat import ChatRenderer, Llama3Layout, load_chat_template
-from advisor.console import err_console, progress_enabled
+from advisor.console import err_console, log, progress_enabled
 from advisor.errors import AdvisorError
 from advisor.pipeline import Renderer, Sequence, sequences
 from advisor.prompt_templates import TemplateSet
@@ -38,13 +38,13 @@ class SkipLog:
         if len(self.items) < 1000:
             self.items.append(skip)
         if not self.quiet and self.count <= self.shown:
-            err_console.print(f"{skip}", markup=False, highlight=False)
+            log(str(skip))
 
     def summary(self) -> None:
         if not self.quiet and self.count > self.shown:
-            err_console.print(f"... and {self.count - self.shown} more skipped lines", markup=False)
+            log(f"... and {self.count - self.shown} more skipped lines")
         if self.count:
-            err_console.print(f"advisor: skipped {self.count} bad line(s)", markup=False)
+            log(f"advisor: skipped {self.count} bad line(s)")
 
 
 def check_format(fmt: str, allowed: Iterable[str] = FORMATS) -> str:
@@ -56,7 +56,8 @@ def check_format(fmt: str, allowed: Iterable[str] = FORMATS) -> str:
 
 def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | None,
                   traffic: list[Path]) -> Renderer:
-    chat: ChatRenderer = load_chat_template(chat_template) if chat_template else Llama3Layout()
+    tok = load_tokenizer(tokenizer)
+    chat: ChatRenderer = load_chat_template(chat_template, tok.bos_token) if chat_template else Llama3Layout()
     if templates is not None:
         if not templates.is_dir():
             raise AdvisorError(f"{templates}: templates folder not found")
@@ -68,7 +69,7 @@ def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | 
             for d in (p.parent, p.parent.parent):
                 if d not in dirs:
                     dirs.append(d)
-    return Renderer(tokenizer=load_tokenizer(tokenizer), chat=chat, templates=TemplateSet(dirs))
+    return Renderer(tokenizer=tok, chat=chat, templates=TemplateSet(dirs))
 
 
 def open_traffic(paths: list[Path], tokenizer: str, chat_template: Path | None, templates: Path | None,

@@ -1,0 +1,43 @@
+"""Shared test helpers: run the CLI in-process, locate the shared traces."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = (ROOT / ".." / "shared").resolve()
+TRACES = SHARED / "traces" / "mooncake_fast25"
+DEMO_TRAFFIC = ROOT / "templates" / "traffic"
+
+os.environ.setdefault("ADVISOR_NO_PROGRESS", "1")
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def cli(capsys):
+    """Run ``advisor ARGS`` in-process; return exit code, stdout and stderr."""
+    from advisor.cli import main
+
+    def run(*args: str) -> CliResult:
+        code = main([str(a) for a in args])
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return run
+
+
+def trace(name: str) -> Path:
+    path = TRACES / name
+    if not path.exists():
+        pytest.skip(f"public trace {path} not present (shared/ must sit beside the repository)")
+    return path
