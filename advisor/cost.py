@@ -755,3 +755,26 @@ def estimate_cost(
         gpu_source=gpu.source,
         gpu_memory_basis=gpu.memory_basis,
     )
+
+
+def pool_capacity_tokens(
+    model: str | ModelSpec,
+    gpu: str | GpuSpec,
+    *,
+    tp: int = 1,
+    kv_dtype: str = "bf16",
+    engine: str = "sglang",
+    mem_fraction: float | None = None,
+    weight_dtype: str = "bf16",
+) -> int:
+    """KV pool size in tokens for ``simulate --model M --gpu G`` (names or resolved specs).
+
+    The same figure as ``estimate_cost(...).kv_pool_tokens``: every layer allocated per token,
+    i.e. no SWA-aware pool.
+    """
+    model_spec = resolve_model(model) if isinstance(model, str) else model
+    gpu_spec = resolve_gpu(gpu) if isinstance(gpu, str) else gpu
+    return estimate_cost(
+        model_spec, gpu_spec, tp=tp, kv_dtype=kv_dtype, engine=engine,
+        mem_fraction=mem_fraction, weight_dtype=weight_dtype,
+    ).kv_pool_tokens

@@ -434,3 +434,29 @@ def test_estimate_invariants(name, prefix, batch, unique, kv_dtype):
     if e.concurrency_shared is not None:
         assert e.concurrency_shared >= e.concurrency_unshared
     assert e.prefill_flops_per_hit >= 2 * e.params_nonembedding_active * prefix
+
+
+def test_pool_capacity_helper_matches_estimate():
+    llama, h100 = cost.resolve_model("llama-3.1-8b"), cost.resolve_gpu("h100")
+    assert cost.pool_capacity_tokens("llama-3.1-8b", "h100") == cost.estimate_cost(llama, h100).kv_pool_tokens
+    assert cost.pool_capacity_tokens(llama, h100, kv_dtype="fp8", engine="vllm") == (
+        cost.estimate_cost(llama, h100, kv_dtype="fp8", engine="vllm").kv_pool_tokens
+    )
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [(("--prefix-tokens", "-1"), "--prefix-tokens"), (("--batch", "0"), "--batch"),
+     (("--mem-fraction", "1.2"), "memory fraction"), (("--weight-dtype", "int3"), "weight dtype"),
+     (("--tp", "0"), "--tp must be at least 1")],
+)
+def test_bad_numbers_are_usage_errors(capsys, args, message):
+    code, out, err = run(capsys, "cost", "--model", "llama-3.1-8b", "--gpu", "h100", *args)
+    assert code == 2 and out == "" and message in err
+
+
+def test_fp8_weights_leave_a_bigger_pool():
+    llama, h100 = cost.resolve_model("llama-3.1-8b"), cost.resolve_gpu("h100")
+    bf16 = cost.estimate_cost(llama, h100)
+    fp8 = cost.estimate_cost(llama, h100, weight_dtype="fp8")
+    assert fp8.kv_pool_bytes - bf16.kv_pool_bytes == cost.weight_bytes(llama) // 2
