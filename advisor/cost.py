@@ -683,9 +683,9 @@ def estimate_cost(
     if mem_fraction is None:
         fraction = default_mem_fraction(engine, gpu, tp)
         fraction_source = (
-            "vLLM --gpu-memory-utilization default (docs; 0.92 in the 0.33.0 source)"
+            "vLLM default (docs; 0.92 in the 0.33.0 source)"
             if engine == "vllm"
-            else "SGLang late-2025 mem_fraction_static default rule (REFERENCE §4.3)"
+            else "SGLang late-2025 default rule"
         )
     else:
         fraction, fraction_source = mem_fraction, "given"

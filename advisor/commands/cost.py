@@ -57,9 +57,9 @@ def _rows(e: CostEstimate) -> list[tuple[str, str, str]]:
     rows += [
         ("weights per GPU", _size(e.weight_bytes_per_gpu), e.weight_dtype),
         ("KV pool", f"{_size(e.kv_pool_bytes)}{tp_note}",
-         f"{e.engine}, memory fraction {e.mem_fraction} ({e.mem_fraction_source})"),
+         f"{e.engine} at {e.mem_fraction} ({e.mem_fraction_source})"),
         ("KV pool tokens", f"{e.kv_pool_tokens:,}", "estimate; the engine log line is the truth"),
-        ("prefix", f"{e.prefix_tokens:,} tokens = {e.prefix_bytes:,} B ({_size(e.prefix_bytes)})",
+        (f"prefix of {e.prefix_tokens:,} tokens", f"{e.prefix_bytes:,} B ({_size(e.prefix_bytes)})",
          f"one radix branch; {share}"),
     ]
     if e.sliding_window and e.prefix_bytes_swa_aware != e.prefix_bytes:
