@@ -17,6 +17,7 @@ from typing import Callable, Iterable, Iterator
 
 from advisor.chat import ChatRenderer, Llama3Layout
 from advisor.errors import AdvisorError
+from advisor.memo import MemoEncoder
 from advisor.prompt_templates import TemplateSet
 from advisor.tokenizers import Tokenizer
 from advisor.traffic import Request, Skip, iter_requests
@@ -101,6 +102,7 @@ def sequences(
     on_skip: Callable[[Skip], None],
     block_size: int = 512,
     workers: int | None = None,
+    memo: MemoEncoder | None = None,
 ) -> Iterator[Sequence]:
     """Every request of ``paths`` as a ``Sequence``, in arrival (file) order.
 
@@ -109,10 +111,11 @@ def sequences(
     workers = workers or min(4, os.cpu_count() or 1)
     tokenizer = renderer.tokenizer
     requests = iter_requests(paths, on_skip, block_size)
-    pending: collections.deque[tuple[list[Sequence | Request], Future[list[list[int]]] | None]] = collections.deque()
+    encoder = memo or MemoEncoder(tokenizer)
+    pending: collections.deque[tuple[list[Sequence | Request], Future[list[array]] | None]] = collections.deque()
 
-    def encode_chunk(texts: list[str]) -> list[list[int]]:
-        return [tokenizer.encode(t) for t in texts]
+    def encode_chunk(texts: list[str]) -> list[array]:
+        return [encoder.encode(t) for t in texts]
 
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="advisor-tok") as pool:
         batch: list[Sequence | Request] = []
@@ -138,7 +141,7 @@ def sequences(
                         if not ids:
                             on_skip(Skip(item.source, item.line, "renders to no tokens"))
                             continue
-                        yield Sequence(item, TOKEN_NAMESPACE, array("I", ids), len(ids), 1)
+                        yield Sequence(item, TOKEN_NAMESPACE, ids, len(ids), 1)
 
         for req in requests:
             try:

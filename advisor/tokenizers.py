@@ -66,6 +66,9 @@ class Tokenizer:
     bos_token: str | None = None
     bos_id: int | None = None
     special_tokens: dict[str, int] = field(default_factory=dict, repr=False)
+    # The underlying tiktoken Encoding, when there is one: its special-token split is what
+    # makes memoized tokenization exact (advisor.memo).
+    tiktoken_encoding: tiktoken.Encoding | None = field(default=None, repr=False, compare=False)
 
     def encode(self, text: str) -> list[int]:
         """Ids of ``text`` with special-token text recognised; no BOS is added."""
@@ -101,6 +104,7 @@ def _from_tiktoken(name: str, encoding: tiktoken.Encoding, bos_token: str | None
         bos_token=bos_token,
         bos_id=bos_id,
         special_tokens=specials,
+        tiktoken_encoding=encoding,
     )
 
 

@@ -1,0 +1,110 @@
+"""Exact memoized tokenization for special-token-separated chat layouts.
+
+tiktoken encodes ``text`` with special tokens allowed by cutting it at every special
+token first and encoding each ordinary piece on its own (the BPE regex never sees across
+a special token). So ``encode(text)`` equals the concatenation, piece by piece, of the
+special ids and ``encode_ordinary(piece)``, and a piece seen before (a system prompt, a
+tool block, an earlier turn of the same conversation) can reuse its ids. Layouts without
+special-token separators degrade gracefully to one piece: plain whole-prompt encoding.
+
+Only tiktoken-based tokenizers qualify; a HuggingFace tokenizer may normalise across
+added tokens, so it is never memoized.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from array import array
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from advisor.tokenizers import Tokenizer
+
+MIN_PIECE_CHARS = 32  # shorter pieces encode faster than a cache round trip pays back
+DEFAULT_BUDGET_BYTES = 256 * 1024 * 1024
+
+
+@dataclass
+class MemoStats:
+    hits: int = 0
+    misses: int = 0
+    hit_chars: int = 0
+    miss_chars: int = 0
+    evictions: int = 0
+    entries: int = 0
+    bytes: int = 0
+
+    @property
+    def hit_rate(self) -> float:
+        total = self.hit_chars + self.miss_chars
+        return self.hit_chars / total if total else 0.0
+
+
+class MemoEncoder:
+    """Encodes prompts to packed uint32 ids, reusing ids of pieces seen before.
+
+    The cache is an LRU bounded by bytes (key text plus packed ids). Safe to call from
+    several threads: the encoding itself runs outside the lock, in tiktoken's native code.
+    """
+
+    def __init__(self, tokenizer: Tokenizer, budget_bytes: int = DEFAULT_BUDGET_BYTES) -> None:
+        self.tokenizer = tokenizer
+        self.budget = budget_bytes
+        self.stats = MemoStats()
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[str, bytes] = OrderedDict()
+        encoding = tokenizer.tiktoken_encoding
+        self.exact = encoding is not None
+        if encoding is not None:
+            specials = sorted(tokenizer.special_tokens, key=len, reverse=True)
+            self._split = re.compile("(" + "|".join(re.escape(s) for s in specials) + ")") if specials else None
+            self._special_bytes = {s: array("I", [i]).tobytes() for s, i in tokenizer.special_tokens.items()}
+            self._ordinary = encoding.encode_ordinary
+
+    def encode(self, text: str) -> array:
+        """Token ids of ``text`` (special tokens recognised), exactly as whole encoding."""
+        out = array("I")
+        if not self.exact:
+            out.extend(self.tokenizer.encode(text))
+            return out
+        pieces = self._split.split(text) if self._split is not None else [text]
+        parts: list[bytes] = []
+        # re.split with one capture group alternates ordinary text and special tokens.
+        for index, piece in enumerate(pieces):
+            if index % 2:
+                parts.append(self._special_bytes[piece])
+            elif piece:
+                parts.append(self._piece(piece))
+        out.frombytes(b"".join(parts))
+        return out
+
+    def _piece(self, piece: str) -> bytes:
+        if len(piece) < MIN_PIECE_CHARS:
+            return array("I", self._ordinary(piece)).tobytes()
+        with self._lock:
+            found = self._cache.get(piece)
+            if found is not None:
+                self._cache.move_to_end(piece)
+                self.stats.hits += 1
+                self.stats.hit_chars += len(piece)
+                return found
+        ids = array("I", self._ordinary(piece)).tobytes()
+        with self._lock:
+            self.stats.misses += 1
+            self.stats.miss_chars += len(piece)
+            if piece not in self._cache:
+                self._cache[piece] = ids
+                self.stats.entries += 1
+                self.stats.bytes += _cost(piece, ids)
+                while self.stats.bytes > self.budget and self._cache:
+                    old_key, old_ids = self._cache.popitem(last=False)
+                    self.stats.bytes -= _cost(old_key, old_ids)
+                    self.stats.entries -= 1
+                    self.stats.evictions += 1
+        return ids
+
+
+def _cost(key: str, ids: bytes) -> int:
+    # A str of ASCII text costs about one byte a character plus its header.
+    return len(key) + len(ids) + 120
