@@ -2,3 +2,4 @@
 
 from advisor.commands import analyze  # noqa: F401
 from advisor.commands import cost  # noqa: F401
+from advisor.commands import lint  # noqa: F401

@@ -1,0 +1,108 @@
+"""`advisor lint`, `advisor rules`, `advisor rule`: option parsing only; the work is in advisor.lint."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from advisor import __version__
+from advisor.cli import app
+from advisor.console import write_stdout
+from advisor.errors import AdvisorError
+from advisor.lint import config as lint_config
+from advisor.lint import engine, output
+from advisor.lint.rule import SEVERITIES
+from advisor.rules import REGISTRY, find
+
+
+def _split(values: list[str]) -> tuple[str, ...]:
+    return tuple(v.strip() for raw in values for v in raw.split(",") if v.strip())
+
+
+def _emit(text: str, destination: Optional[Path]) -> None:
+    if destination is None:
+        if text:
+            write_stdout(text)
+        return
+    try:
+        destination.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise AdvisorError(f"{destination}: cannot write output ({exc.strerror or exc})")
+
+
+@app.command("lint")
+def lint(
+    paths: List[str] = typer.Argument(..., metavar="PATH", help="Template files or folders to lint."),
+    fmt: Optional[str] = typer.Option(None, "--format", "--output-format", help="text, concise, json, sarif or github (default: github under GITHUB_ACTIONS=true, else text)."),
+    destination: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to FILE instead of stdout."),
+    config: Optional[str] = typer.Option(None, "--config", help="Read settings from FILE (.advisor.yaml or pyproject.toml)."),
+    isolated: bool = typer.Option(False, "--isolated", help="Ignore all configuration files."),
+    select: List[str] = typer.Option([], "--select", help="Rules to run: codes, prefixes (PC1) or names; comma-separated or repeated."),
+    ignore: List[str] = typer.Option([], "--ignore", help="Rules to skip: codes, prefixes or names."),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", help="Lowest severity that makes the exit status 1: error, warning or info (default: warning)."),
+    tokenizer: Optional[str] = typer.Option(None, "--tokenizer", help="Tokenizer for counting static tokens (default: llama3)."),
+) -> None:
+    """Lint prompt templates for patterns that break prefix caching."""
+    if fmt is None:
+        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    if fmt not in output.FORMATS:
+        raise typer.BadParameter(f"'{fmt}' is not one of {', '.join(output.FORMATS)}", param_hint="--format")
+    if fail_on is not None and fail_on not in SEVERITIES:
+        raise typer.BadParameter(f"'{fail_on}' is not one of {', '.join(SEVERITIES)}", param_hint="--fail-on")
+    cfg = lint_config.resolve(config, isolated, Path.cwd(), REGISTRY)
+    overrides: dict = {}
+    for name, values in (("--select", _split(select)), ("--ignore", _split(ignore))):
+        for sel in values:
+            if not lint_config.matching(sel, REGISTRY):
+                raise typer.BadParameter(f"unknown rule '{sel}' (see `advisor rules`)", param_hint=name)
+    if select:
+        overrides["select"] = _split(select)
+    if ignore:
+        overrides["ignore"] = cfg.ignore + _split(ignore)
+    if overrides:
+        cfg = lint_config.LintConfig(**{**cfg.__dict__, **overrides})
+    counter = engine.default_counter(tokenizer or cfg.tokenizer or "llama3")
+    result = engine.lint_files(list(paths), cfg, REGISTRY, counter)
+    active = [a.rule for a in lint_config.active_rules(cfg, REGISTRY)]
+    color = fmt == "text" and destination is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    _emit(output.render(fmt, result.findings, len(result.files), __version__, active, color=color), destination)
+    if engine.fails(result.findings, fail_on or cfg.fail_on or "warning"):
+        raise typer.Exit(code=1)
+
+
+@app.command("rules")
+def rules_command(
+    fmt: str = typer.Option("text", "--format", help="text or json."),
+) -> None:
+    """List the lint rules."""
+    ordered = sorted(REGISTRY.values(), key=lambda r: r.code)
+    if fmt == "json":
+        doc = [
+            {"code": r.code, "name": r.name, "severity": r.severity, "summary": r.summary,
+             "options": {k: {"type": o.type.__name__, "default": o.default, "help": o.help} for k, o in r.options.items()}}
+            for r in ordered
+        ]
+        write_stdout(json.dumps(doc, indent=2))
+        return
+    if fmt != "text":
+        raise typer.BadParameter(f"'{fmt}' is not one of text, json", param_hint="--format")
+    width = max(len(r.name) for r in ordered)
+    write_stdout("".join(f"{r.code}  {r.name.ljust(width)}  {r.severity.ljust(7)}  {r.summary}\n" for r in ordered))
+
+
+@app.command("rule")
+def rule_command(code_or_name: str = typer.Argument(..., metavar="CODE_OR_NAME")) -> None:
+    """Print one rule's documentation."""
+    rule = find(code_or_name)
+    if rule is None:
+        raise AdvisorError(f"unknown rule '{code_or_name}' (see `advisor rules`)")
+    parts = [f"# {rule.code} {rule.name}\n", f"Default severity: {rule.severity}\n", rule.docs.rstrip() + "\n"]
+    if rule.options:
+        parts.append("## Options")
+        parts.extend(f"- `{k}` ({o.type.__name__}, default {o.default!r}): {o.help}" for k, o in rule.options.items())
+    write_stdout("\n".join(parts))

@@ -1,0 +1,223 @@
+"""Lint configuration: found upward from the working folder, validated against the rules.
+
+Sources, first match wins: ``--config FILE``; else the nearest folder, walking up from the
+working folder, that has ``.advisor.yaml`` (or ``.advisor.yml``) or a ``pyproject.toml``
+with a ``[tool.advisor]`` table; else defaults. ``--isolated`` skips files altogether.
+Settings may also sit in a ``lint`` sub-table. Every key is checked: an unknown key, rule,
+option or value is an :class:`AdvisorError` that names it (exit 2), never a silent default.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from advisor.errors import AdvisorError
+from advisor.lint.rule import SEVERITIES, Rule
+
+# Sub-tables of [tool.advisor] that belong to other commands; lint leaves them alone.
+OTHER_COMMANDS = frozenset({"analyze", "simulate", "prescribe", "cost", "report", "traffic", "chat"})
+KEYS = {
+    "select": "list of rule codes, prefixes or names",
+    "ignore": "list of rule codes, prefixes or names",
+    "exclude": "list of glob patterns",
+    "fail_on": "one of error, warning, info",
+    "tokenizer": "a tokenizer name or path",
+    "static_variables": "list of variable names that are constant across requests",
+    "dynamic_variables": "list of variable names that vary per request even if listed as static by default",
+    "section_markers": "list of regular expressions marking section headings",
+    "trim_blocks": "boolean",
+    "lstrip_blocks": "boolean",
+    "rules": "table of rule code or name -> {severity, options}",
+}
+
+
+@dataclass(frozen=True)
+class LintConfig:
+    select: tuple[str, ...] = ("ALL",)
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    fail_on: str | None = None
+    tokenizer: str | None = None
+    static_variables: tuple[str, ...] = ()
+    dynamic_variables: tuple[str, ...] = ()
+    section_markers: tuple[str, ...] = ()
+    trim_blocks: bool = False
+    lstrip_blocks: bool = False
+    rules: dict[str, dict[str, Any]] = field(default_factory=dict)  # code -> {"severity": ..., option: ...}
+    origin: str | None = None  # the file it came from
+
+
+@dataclass(frozen=True)
+class ActiveRule:
+    rule: Rule
+    severity: str
+    options: dict[str, Any]
+
+
+def _norm(key: str) -> str:
+    return key.replace("-", "_")
+
+
+def discover(start: Path) -> Path | None:
+    for folder in (start, *start.parents):
+        for name in (".advisor.yaml", ".advisor.yml"):
+            if (folder / name).is_file():
+                return folder / name
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file():
+            try:
+                data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                continue  # an unrelated broken pyproject is not ours to judge unless named
+            if isinstance(data.get("tool"), dict) and "advisor" in data["tool"]:
+                return pyproject
+    return None
+
+
+def load_file(path: Path, registry: dict[str, Rule]) -> LintConfig:
+    shown = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise AdvisorError(f"{shown}: config file not found")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AdvisorError(f"{shown}: cannot read config ({exc})")
+    if path.suffix == ".toml":
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise AdvisorError(f"{shown}: invalid TOML: {exc}")
+        table = data.get("tool", {}).get("advisor", {}) if isinstance(data.get("tool"), dict) else {}
+        where = "[tool.advisor]"
+    else:
+        try:
+            table = yaml.safe_load(text) or {}
+        except yaml.YAMLError as exc:
+            raise AdvisorError(f"{shown}: invalid YAML: {str(exc).splitlines()[0]}")
+        where = "config"
+    if not isinstance(table, dict):
+        raise AdvisorError(f"{shown}: {where} must be a table of settings")
+    return parse(table, f"{shown} {where}", registry, origin=shown)
+
+
+def parse(table: dict[str, Any], where: str, registry: dict[str, Rule], origin: str | None = None) -> LintConfig:
+    flat: dict[str, Any] = {}
+    for key, value in table.items():
+        k = _norm(str(key))
+        if k == "lint":
+            if not isinstance(value, dict):
+                raise AdvisorError(f"{where}: 'lint' must be a table")
+            flat.update({_norm(str(kk)): vv for kk, vv in value.items()})
+        elif k in OTHER_COMMANDS:
+            continue
+        else:
+            flat[k] = value
+    values: dict[str, Any] = {}
+    for key, value in flat.items():
+        if key not in KEYS:
+            raise AdvisorError(f"{where}: unknown key '{key}' (allowed: {', '.join(sorted(KEYS))})")
+        if key in ("select", "ignore", "exclude", "static_variables", "dynamic_variables", "section_markers"):
+            if isinstance(value, str):
+                value = [value]
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise AdvisorError(f"{where}: '{key}' must be a {KEYS[key]}")
+            if key in ("select", "ignore"):
+                for sel in value:
+                    if not matching(sel, registry):
+                        raise AdvisorError(f"{where}: '{key}' names unknown rule '{sel}'")
+            if key == "section_markers":
+                for pattern in value:
+                    try:
+                        re.compile(pattern)
+                    except re.error as exc:
+                        raise AdvisorError(f"{where}: 'section_markers' has an invalid regular expression {pattern!r}: {exc}")
+            values[key] = tuple(value)
+        elif key == "fail_on":
+            if value not in SEVERITIES:
+                raise AdvisorError(f"{where}: 'fail_on' must be one of {', '.join(SEVERITIES)}, not {value!r}")
+            values[key] = value
+        elif key == "tokenizer":
+            if not isinstance(value, str):
+                raise AdvisorError(f"{where}: 'tokenizer' must be a string")
+            values[key] = value
+        elif key in ("trim_blocks", "lstrip_blocks"):
+            if not isinstance(value, bool):
+                raise AdvisorError(f"{where}: '{key}' must be true or false")
+            values[key] = value
+        elif key == "rules":
+            values[key] = _rules(value, where, registry)
+    return LintConfig(**values, origin=origin)
+
+
+def _rules(table: Any, where: str, registry: dict[str, Rule]) -> dict[str, dict[str, Any]]:
+    if not isinstance(table, dict):
+        raise AdvisorError(f"{where}: 'rules' must be a table of rule code -> settings")
+    out: dict[str, dict[str, Any]] = {}
+    for name, settings in table.items():
+        rule = _find(str(name), registry)
+        if rule is None:
+            raise AdvisorError(f"{where}: rules.{name}: unknown rule (see `advisor rules`)")
+        if not isinstance(settings, dict):
+            raise AdvisorError(f"{where}: rules.{name} must be a table")
+        checked: dict[str, Any] = {}
+        for key, value in settings.items():
+            k = _norm(str(key))
+            if k == "severity":
+                if value not in SEVERITIES:
+                    raise AdvisorError(f"{where}: rules.{name}.severity must be one of {', '.join(SEVERITIES)}, not {value!r}")
+            elif k not in rule.options:
+                allowed = ", ".join(["severity", *sorted(rule.options)])
+                raise AdvisorError(f"{where}: rules.{name}: unknown option '{key}' for {rule.code} (allowed: {allowed})")
+            elif not rule.options[k].check(value):
+                raise AdvisorError(f"{where}: rules.{name}.{key} must be of type {rule.options[k].type.__name__}, not {value!r}")
+            checked[k] = value
+        out.setdefault(rule.code, {}).update(checked)
+    return out
+
+
+def _find(name: str, registry: dict[str, Rule]) -> Rule | None:
+    for rule in registry.values():
+        if name.upper() == rule.code or name.lower() == rule.name:
+            return rule
+    return None
+
+
+def matching(selector: str, registry: dict[str, Rule]) -> list[str]:
+    """Codes a selector names: ALL, a code, a code prefix (PC1) or a rule name."""
+    sel = selector.strip()
+    if sel.upper() == "ALL":
+        return sorted(registry)
+    if sel.lower() in {r.name for r in registry.values()}:
+        return [r.code for r in registry.values() if r.name == sel.lower()]
+    return sorted(code for code in registry if code.startswith(sel.upper()) and sel)
+
+
+def resolve(config_path: str | None, isolated: bool, cwd: Path, registry: dict[str, Rule]) -> LintConfig:
+    if isolated:
+        return LintConfig()
+    if config_path:
+        return load_file(Path(config_path), registry)
+    found = discover(cwd.resolve())
+    return load_file(found, registry) if found else LintConfig()
+
+
+def active_rules(config: LintConfig, registry: dict[str, Rule]) -> list[ActiveRule]:
+    selected: set[str] = set()
+    for sel in config.select:
+        selected.update(matching(sel, registry))
+    for sel in config.ignore:
+        selected.difference_update(matching(sel, registry))
+    out = []
+    for code in sorted(selected):
+        rule = registry[code]
+        settings = config.rules.get(code, {})
+        options = rule.default_options()
+        options.update({k: v for k, v in settings.items() if k != "severity"})
+        out.append(ActiveRule(rule, settings.get("severity", rule.severity), options))
+    return out

@@ -1,0 +1,244 @@
+"""The lint engine: find files, build models, run the active rules, apply suppressions.
+
+Rules yield problems; the engine stamps code, name, configured severity and path on them,
+drops what inline comments suppress, reports suppressions that silenced nothing, and
+returns one sorted list. Output formats are not its business.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Callable, Iterable
+
+from advisor.errors import AdvisorError
+from advisor.lint import sources, suppress
+from advisor.lint.config import ActiveRule, LintConfig, active_rules
+from advisor.lint.model import DEFAULT_STATIC_VARIABLES, Settings, SyntaxIssue, TemplateModel, build_model
+from advisor.lint.rule import SEVERITIES, Context, Problem, Rule, token_counter
+
+# Folders a directory walk never enters: tooling state, not prompts.
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache", ".pytest_cache", "build", "dist"})
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    # Field order is the sort order: path, then position, then code.
+    path: str
+    line: int
+    column: int
+    code: str
+    message: str
+    rule: str = ""
+    severity: str = "error"
+    end_line: int | None = None
+    end_column: int | None = None
+    tokens_at_risk: int | None = None
+
+
+@dataclass(frozen=True)
+class LintResult:
+    findings: list[Finding]
+    files: list[str]
+
+
+def repo_root(cwd: Path) -> Path:
+    """The repository folder (nearest ancestor with .git), else the working folder."""
+    cwd = cwd.resolve()
+    for folder in (cwd, *cwd.parents):
+        if (folder / ".git").exists():
+            return folder
+    return cwd
+
+
+def display_path(path: Path, root: Path) -> str:
+    resolved = path.resolve()
+    try:
+        return resolved.relative_to(root).as_posix()
+    except ValueError:
+        return resolved.as_posix()
+
+
+def _excluded(shown: str, patterns: Iterable[str]) -> bool:
+    parts = PurePosixPath(shown).parts
+    for pattern in patterns:
+        pat = pattern.rstrip("/")
+        if fnmatch.fnmatch(shown, pat) or fnmatch.fnmatch(shown, pat + "/*"):
+            return True
+        if "/" not in pat and any(fnmatch.fnmatch(part, pat) for part in parts):
+            return True
+    return False
+
+
+def collect(paths: list[str], root: Path, exclude: Iterable[str]) -> list[tuple[Path, str]]:
+    """Files to lint, each once, with its repository-relative POSIX path, in path order."""
+    exclude = tuple(exclude)
+    found: dict[str, Path] = {}
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            raise AdvisorError(f"{raw}: no such file or directory")
+        if path.is_dir():
+            if not os.access(path, os.R_OK | os.X_OK):
+                raise AdvisorError(f"{raw}: cannot read directory")
+            for folder, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+                for name in sorted(files):
+                    if name.lower().endswith(sources.ALL_SUFFIXES):
+                        file = Path(folder) / name
+                        shown = display_path(file, root)
+                        if not _excluded(shown, exclude):
+                            found.setdefault(shown, file)
+        else:
+            shown = display_path(path, root)
+            # Excludes apply to named files too: pre-commit passes files one by one.
+            if not _excluded(shown, exclude):
+                found.setdefault(shown, path)
+    return sorted(((p, s) for s, p in found.items()), key=lambda ps: ps[1])
+
+
+def settings_for(config: LintConfig) -> Settings:
+    static = (DEFAULT_STATIC_VARIABLES | set(config.static_variables)) - set(config.dynamic_variables)
+    return Settings(
+        static_variables=frozenset(static),
+        section_markers=tuple(re.compile(p) for p in config.section_markers),
+        trim_blocks=config.trim_blocks,
+        lstrip_blocks=config.lstrip_blocks,
+    )
+
+
+def model_for(shown: str, path: Path, text: str, settings: Settings) -> TemplateModel | None:
+    loaded = sources.load(path, text)
+    if loaded is None:
+        return None
+    model = build_model(shown, text, loaded.kind, loaded.pieces, settings)
+    if loaded.error:
+        model.syntax_errors.append(SyntaxIssue(loaded.error[0], loaded.error[1]))
+    return model
+
+
+class Linter:
+    """Runs a fixed set of active rules over models; one instance per run."""
+
+    def __init__(self, config: LintConfig, registry: dict[str, Rule], count_tokens: Callable[[str], int]):
+        self.config = config
+        self.registry = registry
+        self.active = active_rules(config, registry)
+        self.settings = settings_for(config)
+        self.count = count_tokens
+        self.enabled = {a.rule.code for a in self.active}
+
+    def _resolve(self, name: str) -> str | None:
+        for rule in self.registry.values():
+            if name.upper() == rule.code or name.lower() == rule.name:
+                return rule.code
+        return None
+
+    def _stamp(self, active: ActiveRule, path: str, p: Problem) -> Finding:
+        return Finding(
+            path=p.path or path,
+            line=p.line,
+            column=p.column,
+            code=active.rule.code,
+            message=p.message,
+            rule=active.rule.name,
+            severity=active.severity,
+            end_line=p.end_line,
+            end_column=p.end_column,
+            tokens_at_risk=p.tokens_at_risk,
+        )
+
+    def run(self, models: list[TemplateModel]) -> list[Finding]:
+        per_path: dict[str, list[Finding]] = {m.path: [] for m in models}
+        parsed = [m for m in models if not m.syntax_errors]
+        for active in self.active:
+            ctx = Context(active.options, self.count)
+            if active.rule.scope == "template":
+                for model in models:
+                    # Only the syntax rule looks at a template that does not parse.
+                    if model.syntax_errors and active.rule.code != "PC001":
+                        continue
+                    for p in active.rule.check(model, ctx):
+                        per_path[model.path].append(self._stamp(active, model.path, p))
+            elif active.rule.scope == "set":
+                for p in active.rule.check(parsed, ctx):
+                    per_path.setdefault(p.path or "", []).append(self._stamp(active, p.path or "", p))
+        findings: list[Finding] = []
+        by_path = {m.path: m for m in models}
+        for path, items in per_path.items():
+            model = by_path.get(path)
+            findings.extend(self._suppress(model, items) if model is not None else items)
+        return sorted(findings)
+
+    def _suppress(self, model: TemplateModel, items: list[Finding]) -> list[Finding]:
+        if not model.comments:
+            return items
+        last_line = model.source.count("\n") + 1
+        sups = suppress.parse(model.comments, self._resolve, last_line)
+        if not sups:
+            return items
+        kept = []
+        for f in items:
+            hit = [s for s in sups if s.covers(f.code, f.line)]
+            for s in hit:
+                s.used.add(f.code)
+            if not hit:
+                kept.append(f)
+        unused_rule = next((a for a in self.active if a.rule.scope == "suppression"), None)
+        if unused_rule is None:
+            return kept
+        unused = []
+        for s in sups:
+            for code in s.codes:
+                known = code == suppress.ALL or code in self.registry
+                if known and code != suppress.ALL and code not in self.enabled:
+                    continue  # cannot tell whether a disabled rule would have fired
+                if code == suppress.ALL and s.used:
+                    continue
+                if code in s.used:
+                    continue
+                unused.append((s.line, s.written, code, known))
+        ctx = Context(unused_rule.options, self.count)
+        kept.extend(self._stamp(unused_rule, model.path, p) for p in unused_rule.rule.check(unused, ctx))
+        return kept
+
+
+def lint_files(paths: list[str], config: LintConfig, registry: dict[str, Rule], count_tokens: Callable[[str], int], cwd: Path | None = None) -> LintResult:
+    cwd = cwd or Path.cwd()
+    root = repo_root(cwd)
+    files = collect(paths, root, config.exclude)
+    linter = Linter(config, registry, count_tokens)
+    models = []
+    for path, shown in files:
+        text = sources.read_text(path, shown)
+        model = model_for(shown, path, text, linter.settings)
+        if model is not None:
+            models.append(model)
+    return LintResult(linter.run(models), [m.path for m in models])
+
+
+def lint_texts(files: dict[str, str], config: LintConfig, registry: dict[str, Rule], count_tokens: Callable[[str], int]) -> LintResult:
+    """Lint in-memory files (name -> text): what the rule-case tests use."""
+    linter = Linter(config, registry, count_tokens)
+    models = []
+    for name in sorted(files):
+        model = model_for(name, Path(name), files[name], linter.settings)
+        if model is not None:
+            models.append(model)
+    return LintResult(linter.run(models), [m.path for m in models])
+
+
+def fails(findings: list[Finding], fail_on: str) -> bool:
+    """Whether any finding is at or above the ``--fail-on`` severity."""
+    limit = SEVERITIES.index(fail_on)
+    return any(SEVERITIES.index(f.severity) <= limit for f in findings)
+
+
+def default_counter(spec: str) -> Callable[[str], int]:
+    from advisor.tokenizers import load_tokenizer
+
+    tokenizer = load_tokenizer(spec)
+    return token_counter(tokenizer.encode)

@@ -1,0 +1,101 @@
+"""PC101 dynamic-prefix: a per-request, clock or random value renders before static text."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from advisor.lint.model import DATE, RANDOM, REQUEST, TemplateModel
+from advisor.lint.rule import Context, Option, Problem, Rule, shared_tokens
+
+DOCS = """\
+## What it does
+Reports a value that differs between requests and renders *before* static text: a
+per-request variable (`{{ user_name }}`), a loop over per-request data, or a clock,
+date, random or UUID call (`strftime_now(...)`, `now()`, `uuid4()`). The message counts
+the static tokens after it, tokenized with the chosen tokenizer: those tokens can no longer
+be served from the prefix cache.
+
+## Why is this bad?
+Prefix caching (SGLang RadixAttention, vLLM automatic prefix caching, hosted prompt
+caching) reuses the KV cache only for an *identical* token prefix. Everything after the
+first token that differs is recomputed. A timestamp on line 1 of a 2,000-token system
+prompt makes all 2,000 tokens prefill work on every request. A value that changes only
+once a day (a date) is cheaper: requests of the same day still share the prefix, but the
+whole prefix is recomputed after each midnight and the cache holds one copy per day in
+flight; it is still reported, with that lower cost named in the message.
+
+## Example
+```jinja
+Current date and time: {{ now }}
+You are the support assistant for Corvina. Follow these rules ...
+Question: {{ question }}
+```
+
+## Use instead
+Put every per-request value after the static text, e.g. in the user turn:
+```jinja
+You are the support assistant for Corvina. Follow these rules ...
+Current date and time: {{ now }}
+Question: {{ question }}
+```
+"""
+
+OPTIONS = {
+    "min_tokens_at_risk": Option(
+        int,
+        32,
+        "Per-request values followed by fewer static tokens than this are not reported: "
+        "short trailing scaffolding such as `Question:` costs almost nothing to recompute. "
+        "Clock, date and random values are reported whenever any static text follows.",
+    ),
+}
+
+_COST = {
+    REQUEST: "differs between requests, so the {n} static tokens after it cannot be shared and are recomputed for every request",
+    DATE: "changes once a day: requests of one day share the prefix, but the {n} static tokens after it are recomputed after every midnight and cached once per day (a lower cost than a per-request value, still avoidable)",
+    RANDOM: "is different on every request, so the {n} static tokens after it can never be served from the prefix cache",
+}
+_CLOCK = "changes on every request, so the {n} static tokens after it can never be served from the prefix cache"
+
+
+def check(model: TemplateModel, ctx: Context) -> Iterator[Problem]:
+    floor = ctx.options["min_tokens_at_risk"]
+    for i, seg in enumerate(model.segments):
+        if seg.kind != "dynamic" or seg.construct == "if" or not seg.has_output:
+            continue
+        taint = seg.taint
+        # Inside a loop or branch that is itself per-request, the enclosing construct is the finding.
+        if not taint.volatile or taint.rank <= seg.guard.rank:
+            continue
+        n = shared_tokens(model, model.shared_text_after(i), ctx.count_tokens)
+        if n == 0 or (not taint.timed and n < floor):
+            continue
+        cost = _COST.get(taint.kind, _CLOCK).format(n=n)
+        where = f" (set at line {taint.line})" if taint.line and taint.line != seg.line else ""
+        what = "loop" if seg.construct == "for" else "value"
+        yield Problem(
+            seg.line,
+            seg.column,
+            f"{_snippet(seg.text)} renders {taint.reason}{where} before static text; this {what} {cost}. Move it after the static text.",
+            seg.end_line,
+            seg.end_column,
+            tokens_at_risk=n,
+        )
+
+
+def _snippet(text: str) -> str:
+    one_line = " ".join(text.split())
+    return f"`{one_line if len(one_line) <= 60 else one_line[:57] + '...'}`"
+
+
+RULE = Rule(
+    code="PC101",
+    name="dynamic-prefix",
+    severity="error",
+    summary="a per-request value or a clock/random call renders before static text",
+    docs=DOCS,
+    scope="template",
+    check=check,
+    options=OPTIONS,
+    module=__name__,
+)

@@ -1,0 +1,73 @@
+"""PC102 conditional-prefix: a branch on per-request data inside the static prefix."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from advisor.lint.model import TemplateModel
+from advisor.lint.rule import Context, Option, Problem, Rule, shared_tokens
+
+DOCS = """\
+## What it does
+Reports an `{% if %}` whose test reads per-request data (or the clock) and that renders
+text before static text, i.e. inside what would otherwise be the shared static prefix.
+
+## Why is this bad?
+Each outcome of the branch renders different text, so requests that take different
+branches stop sharing the prefix where the branch starts. With two branches the cache
+holds the rest of the prompt twice and each request only hits when an earlier request took
+the same branch; with several nested branches the prefix splinters further.
+
+## Example
+```jinja
+You are the Corvina support assistant.
+{% if user.tier == "enterprise" %}The customer has a dedicated account manager.{% endif %}
+Follow these rules when answering: ...
+```
+
+## Use instead
+Keep the shared instructions unconditional and put the per-request facts after them:
+```jinja
+You are the Corvina support assistant.
+Follow these rules when answering: ...
+Customer tier: {{ user.tier }}
+```
+"""
+
+OPTIONS = {
+    "min_tokens_at_risk": Option(int, 32, "Branches followed by fewer static tokens than this are not reported."),
+}
+
+
+def check(model: TemplateModel, ctx: Context) -> Iterator[Problem]:
+    floor = ctx.options["min_tokens_at_risk"]
+    for i, seg in enumerate(model.segments):
+        if seg.construct != "if" or not seg.has_output or not seg.taint.volatile:
+            continue
+        if seg.guard.volatile:
+            continue  # already inside per-request output
+        n = shared_tokens(model, model.shared_text_after(i), ctx.count_tokens)
+        if n < max(floor, 1):
+            continue
+        test = " ".join(seg.text.split())
+        yield Problem(
+            seg.line,
+            seg.column,
+            f"`{test}` branches on {seg.taint.reason} inside the static prefix; requests that take different branches cannot share the {n} static tokens after it. Move the branch after the static text.",
+            seg.end_line,
+            seg.end_column,
+            tokens_at_risk=n,
+        )
+
+
+RULE = Rule(
+    code="PC102",
+    name="conditional-prefix",
+    severity="warning",
+    summary="a branch on per-request data inside the static prefix",
+    docs=DOCS,
+    scope="template",
+    check=check,
+    options=OPTIONS,
+    module=__name__,
+)

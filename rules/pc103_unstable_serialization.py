@@ -1,0 +1,76 @@
+"""PC103 unstable-serialization: output whose order can differ between requests."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from advisor.lint.model import TemplateModel
+from advisor.lint.rule import Context, Option, Problem, Rule
+
+DOCS = """\
+## What it does
+Reports iteration or serialization whose *order* can differ between requests, placed before
+static text: `.items()`, `.keys()` or `.values()` of request data, `|unique`, and `|list`,
+`|join`, `|first` or `|last` of set-like inputs (names such as `tag_set`).
+
+## Why is this bad?
+Two requests with the same content can still render different text when a client builds
+its JSON object in another key order or a service returns a set in hash order. The token
+sequence then diverges at the first reordered key and everything after it misses the
+prefix cache, although nothing meaningful changed.
+
+## Example
+```jinja
+User profile:
+{% for key, value in profile.items() %}{{ key }}: {{ value }}
+{% endfor %}
+Answer using the policies below. ...
+```
+
+## Use instead
+Sort (`|dictsort`, `|sort`) or serialize with sorted keys (`|tojson`), and put request data
+after the static text:
+```jinja
+Answer using the policies below. ...
+User profile:
+{% for key, value in profile|dictsort %}{{ key }}: {{ value }}
+{% endfor %}
+```
+"""
+
+OPTIONS = {
+    "min_tokens_at_risk": Option(int, 1, "Constructs followed by fewer static tokens than this are not reported."),
+}
+
+
+def check(model: TemplateModel, ctx: Context) -> Iterator[Problem]:
+    floor = max(ctx.options["min_tokens_at_risk"], 1)
+    for site in model.unstable:
+        after = [
+            s for s in model.segments[site.segment_index:]
+            if s.is_shared_text and s.construct == "text" and (s.line, s.column) >= (site.end_line, site.end_column)
+        ]
+        n = sum(ctx.count_tokens(s.text) for s in after)
+        if n < floor:
+            continue
+        yield Problem(
+            site.line,
+            site.column,
+            f"{site.detail} renders in an order that can change between requests with the same data; the {n} static tokens after it stop matching the cache. Sort it (|dictsort, |sort, |tojson) and move it after the static text.",
+            site.end_line,
+            site.end_column,
+            tokens_at_risk=n,
+        )
+
+
+RULE = Rule(
+    code="PC103",
+    name="unstable-serialization",
+    severity="warning",
+    summary="serialization whose order can vary between requests",
+    docs=DOCS,
+    scope="template",
+    check=check,
+    options=OPTIONS,
+    module=__name__,
+)
