@@ -52,6 +52,9 @@ class Analysis:
     trees: dict[str, RadixTree] = field(default_factory=dict)
     # Tokens one tree element stands for, per namespace (block size for hash traces).
     units: dict[str, int] = field(default_factory=dict)
+    # Filled by a partitioned run: tree tokens and branches held by the partitions.
+    extra_tree_tokens: int = 0
+    extra_branches: list["RawBranch"] = field(default_factory=list)
 
     @property
     def hit_rate(self) -> float:
@@ -60,7 +63,8 @@ class Analysis:
     @property
     def tree_tokens(self) -> int:
         """Distinct tokens the cache would hold: what the trees store, in tokens."""
-        return sum(tree.total_tokens * self.units.get(name, 1) for name, tree in self.trees.items())
+        local = sum(tree.total_tokens * self.units.get(name, 1) for name, tree in self.trees.items())
+        return local + self.extra_tree_tokens
 
     def percentiles(self, qs: Iterable[float] = (0.1, 0.5, 0.9)) -> dict[str, float]:
         """Per-request hit ratios at the given quantiles (nearest rank, deterministic)."""
@@ -86,28 +90,46 @@ class Analyzer:
 
     def add(self, seq: Sequence) -> int:
         """Index one request; return its cached tokens."""
-        res = self.result
-        tree = res.trees.get(seq.namespace)
+        return self.add_ids(seq.namespace, seq.ids, seq.prompt_tokens, seq.unit, seq.request.tenant)
+
+    def tree_for(self, namespace: str, unit: int) -> RadixTree:
+        tree = self.result.trees.get(namespace)
         if tree is None:
-            # Block-hash ids are whole blocks already; pages apply to the token count below.
-            tree = RadixTree(res.page_size if seq.unit == 1 else 1)
-            res.trees[seq.namespace] = tree
-            res.units[seq.namespace] = seq.unit
-        matched = tree.insert(seq.ids)
-        cached = seq.tokens_of(matched)
-        if seq.unit != 1:
-            cached -= cached % res.page_size
+            # Block-hash ids are whole blocks already; pages apply to the token count.
+            tree = RadixTree(self.result.page_size if unit == 1 else 1)
+            self.result.trees[namespace] = tree
+            self.result.units[namespace] = unit
+        return tree
+
+    def to_tokens(self, matched_ids: int, prompt_tokens: int, unit: int) -> int:
+        """Cached tokens for ``matched_ids`` leading ids (the last block may be partial)."""
+        cached = min(matched_ids * unit, prompt_tokens)
+        if unit != 1:
+            cached -= cached % self.result.page_size
+        return cached
+
+    def add_ids(self, namespace: str, ids: array | bytes, prompt_tokens: int, unit: int,
+                tenant: str | None, known_matched: int | None = None) -> int:
+        """Index one id sequence and record it; ``known_matched`` overrides the tree's
+        answer (the partitioned run knows it from its head index)."""
+        matched = self.tree_for(namespace, unit).insert(ids)
+        if known_matched is not None:
+            matched = known_matched
+        cached = self.to_tokens(matched, prompt_tokens, unit)
+        self.record(prompt_tokens, cached, tenant)
+        return cached
+
+    def record(self, prompt_tokens: int, cached: int, tenant: str | None) -> None:
+        res = self.result
         res.requests += 1
-        res.prompt_tokens += seq.prompt_tokens
+        res.prompt_tokens += prompt_tokens
         res.cached_tokens += cached
-        res.ratios.append(cached / seq.prompt_tokens if seq.prompt_tokens else 0.0)
-        tenant = seq.request.tenant
+        res.ratios.append(cached / prompt_tokens if prompt_tokens else 0.0)
         if tenant is not None:
             stats = res.tenants.setdefault(tenant, TenantStats())
             stats.requests += 1
-            stats.prompt_tokens += seq.prompt_tokens
+            stats.prompt_tokens += prompt_tokens
             stats.cached_tokens += cached
-        return cached
 
     def add_all(self, seqs: Iterable[Sequence]) -> Analysis:
         for seq in seqs:
@@ -115,23 +137,47 @@ class Analyzer:
         return self.result
 
 
-def top_branches(analysis: Analysis, decode, top: int = 5) -> list[BranchInfo]:
-    """The shared branches that save the most tokens, across namespaces."""
-    found: list[BranchInfo] = []
+@dataclass(frozen=True)
+class RawBranch:
+    """A shared branch before decoding: picklable, so partitions can send it back."""
+
+    namespace: str
+    unit: int
+    prefix_ids: int
+    requests: int
+    head: tuple[int, ...]
+    tail: tuple[int, ...]
+
+    @property
+    def tokens_saved(self) -> int:
+        return (self.requests - 1) * self.prefix_ids * self.unit
+
+
+def raw_branches(analysis: Analysis, top: int, min_depth: int = 0) -> list[RawBranch]:
+    out = []
     for name in sorted(analysis.trees):
         tree = analysis.trees[name]
-        unit = 1 if name == TOKEN_NAMESPACE else analysis.units.get(name, 1)
-        for branch in tree.shared_branches(top=top):
-            if unit == 1:
-                ids = tree.path_ids(branch.node)
-                preview, ends_with = _previews(decode(ids[:256]), decode(ids[-64:]))
-            else:
-                ids = tree.path_ids(branch.node)
-                preview = f"hash blocks {ids[0]} .. {ids[-1]} ({len(ids)} blocks)"
-                ends_with = f"block {ids[-1]}"
-            found.append(BranchInfo(name, branch.prefix_tokens * unit, branch.requests, preview, ends_with))
-    found.sort(key=lambda b: (-b.tokens_saved, b.namespace, -b.prefix_tokens))
-    return found[:top]
+        unit = analysis.units.get(name, 1)
+        for branch in tree.shared_branches(top=top, min_depth=min_depth):
+            ids = tree.path_ids(branch.node)
+            out.append(RawBranch(name, unit, branch.prefix_tokens, branch.requests,
+                                 tuple(ids[:256]), tuple(ids[-64:])))
+    return out
+
+
+def top_branches(analysis: Analysis, decode, top: int = 5) -> list[BranchInfo]:
+    """The shared branches that save the most tokens, across namespaces and partitions."""
+    raws = raw_branches(analysis, top) + list(analysis.extra_branches)
+    raws.sort(key=lambda b: (-b.tokens_saved, b.namespace, -b.prefix_ids, b.head))
+    found: list[BranchInfo] = []
+    for b in raws[:top]:
+        if b.unit == 1:
+            preview, ends_with = _previews(decode(list(b.head)), decode(list(b.tail)))
+        else:
+            preview = f"hash blocks {b.head[0]} .. {b.tail[-1]} ({b.prefix_ids} blocks)"
+            ends_with = f"block {b.tail[-1]}"
+        found.append(BranchInfo(b.namespace, b.prefix_ids * b.unit, b.requests, preview, ends_with))
+    return found
 
 
 def _clean(text: str) -> str:

@@ -52,7 +52,7 @@ def _common_bytes(a: bytes, b: bytes, b_start: int, limit: int) -> int:
 class Node:
     """One run of tokens. ``count`` is how many inserted sequences passed through it."""
 
-    __slots__ = ("key", "children", "parent", "count", "last_access", "lock_ref")
+    __slots__ = ("key", "children", "parent", "count", "last_access", "lock_ref", "created")
 
     def __init__(self, key: bytes, parent: "Node | None", count: int = 0) -> None:
         self.key = key
@@ -62,6 +62,8 @@ class Node:
         self.count = count
         self.last_access = 0.0
         self.lock_ref = 0
+        # Creation stamp for FIFO eviction (SGLang counts a split-off prefix as new).
+        self.created = 0.0
 
     @property
     def num_tokens(self) -> int:
@@ -181,6 +183,7 @@ class RadixTree:
         if pos < n:
             leaf = Node(key[pos:], node, 1)
             leaf.last_access = now
+            leaf.created = now
             if node.children is None:
                 node.children = {}
             node.children[key[pos : pos + pb]] = leaf
@@ -197,6 +200,7 @@ class RadixTree:
         mid = Node(ck[:at], parent, child.count)
         mid.last_access = child.last_access
         mid.lock_ref = child.lock_ref
+        mid.created = self.clock
         parent.children[ck[: self._page_bytes]] = mid
         child.key = ck[at:]
         child.parent = mid
@@ -219,6 +223,71 @@ class RadixTree:
         self.num_nodes -= 1
         leaf.parent = None
         return leaf.num_tokens
+
+    # --- capacity support (used by the simulator; analyze never calls these) -------------
+
+    def match_prefix(self, ids: Sequence[int] | array | bytes,
+                     split: bool = True) -> tuple[Node, int, Node | None]:
+        """SGLang's ``match_prefix``: the matched length, stamping the path with ``clock``.
+
+        Unlike ``match_node`` this splits a partially matched node (``split=True``) so the
+        returned node ends exactly where the match ends and can be locked; SGLang splits
+        there too. Every node walked, including the split one, gets the new access time.
+        The third value is the leaf whose access time changed, if any, so a caller keeping
+        a heap of evictable leaves can re-offer it with its new priority.
+        """
+        key = self._packed(ids)
+        pb = self._page_bytes
+        node = self.root
+        pos = 0
+        n = len(key)
+        now = self.clock
+        touched: Node | None = None
+        while pos < n:
+            children = node.children
+            child = children.get(key[pos : pos + pb]) if children else None
+            if child is None:
+                break
+            ck = child.key
+            child.last_access = now
+            if key.startswith(ck, pos):
+                pos += len(ck)
+                node = child
+                continue
+            common = _common_bytes(ck, key, pos, min(len(ck), n - pos))
+            common -= common % pb
+            if not child.children:
+                touched = child
+            if common and split:
+                node = self._split(child, common)
+                node.last_access = now
+                pos += common
+            elif common:
+                pos += common
+            break
+        if touched is None and not node.children and node is not self.root:
+            touched = node
+        return node, pos // ITEM, touched
+
+    def lock(self, node: Node) -> None:
+        """Protect the path from ``node`` to the root from eviction (SGLang ``inc_lock_ref``)."""
+        while node is not None and node is not self.root:
+            node.lock_ref += 1
+            node = node.parent  # type: ignore[assignment]
+
+    def unlock(self, node: Node) -> None:
+        """Undo one ``lock`` of the same node."""
+        while node is not None and node is not self.root:
+            node.lock_ref -= 1
+            node = node.parent  # type: ignore[assignment]
+
+    def depth_of(self, node: Node) -> int:
+        """Tokens on the path from the root to the end of ``node``."""
+        depth = 0
+        while node is not None and node is not self.root:
+            depth += len(node.key)
+            node = node.parent  # type: ignore[assignment]
+        return depth // ITEM
 
     # --- inspection ----------------------------------------------------------------------
 
@@ -250,7 +319,7 @@ class RadixTree:
             data = data[: limit * ITEM]
         return unpack(data)
 
-    def shared_branches(self, top: int = 10, min_requests: int = 2) -> list[Branch]:
+    def shared_branches(self, top: int = 10, min_requests: int = 2, min_depth: int = 0) -> list[Branch]:
         """The branches whose sharing saves the most tokens: (requests - 1) x prefix length.
 
         A branch is reported at the end of a node, where traffic through it diverges; a
@@ -259,7 +328,7 @@ class RadixTree:
         """
         candidates: list[tuple[int, int, int, Node]] = []
         for order, (node, depth) in enumerate(self.nodes()):
-            if node.count < min_requests:
+            if node.count < min_requests or depth <= min_depth:
                 continue
             candidates.append(((node.count - 1) * depth, order, depth, node))
         candidates.sort(key=lambda c: (-c[0], c[1]))
@@ -272,6 +341,14 @@ class RadixTree:
                 continue
             chosen.append(Branch(node=node, prefix_tokens=depth, requests=node.count))
         return chosen
+
+    def tokens_below(self, depth_limit: int) -> int:
+        """Tokens stored deeper than ``depth_limit`` from the root."""
+        total = 0
+        for node, depth in self.nodes():
+            start = depth - node.num_tokens
+            total += max(0, depth - max(depth_limit, start))
+        return total
 
     def memory_bytes(self) -> int:
         """Approximate resident bytes of the tree: node objects, runs and child dicts."""

@@ -10,7 +10,9 @@ import typer
 from advisor.analyze import Analyzer, top_branches
 from advisor.cli import app
 from advisor.commands.common import SkipLog, check_format, emit, open_traffic, with_progress
-from advisor.console import out_console
+from advisor.console import log, out_console
+from advisor.memo import MemoEncoder
+from advisor.partition import run_partitioned
 from advisor.report import analysis as render
 from advisor.tokenizers import load_tokenizer
 
@@ -26,14 +28,28 @@ def analyze_command(
     top: int = typer.Option(5, min=0, help="How many shared branches to list."),
     format: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
+    workers: int = typer.Option(0, min=0, help="Index in N local worker processes (radix tree partitioned by head)."),
+    dask: Optional[str] = typer.Option(None, help="Index on a Dask cluster at this scheduler address."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Tokenizer-cache statistics on stderr."),
 ) -> None:
     """Measure the prefix-cache hit rate that the traffic allows (unlimited cache)."""
     check_format(format)
     skips = SkipLog()
-    seqs = open_traffic(traffic, tokenizer, chat_template, templates, block_size, skips)
-    analyzer = Analyzer(page_size=page_size)
-    analysis = analyzer.add_all(with_progress(seqs, "analyze"))
+    memo = MemoEncoder(load_tokenizer(tokenizer))
+
+    def stream():
+        seqs = open_traffic(traffic, tokenizer, chat_template, templates, block_size, skips, memo)
+        return with_progress(seqs, "analyze")
+
+    if workers or dask:
+        analysis = run_partitioned(stream, page_size, workers=workers, dask=dask, top=top)
+    else:
+        analysis = Analyzer(page_size=page_size).add_all(stream())
     skips.summary()
+    if verbose:
+        s = memo.stats
+        log(f"tokenizer cache: {s.hits:,} hits, {s.misses:,} misses, {s.hit_rate:.1%} of piece text reused, "
+            f"{s.entries:,} entries, {s.bytes / 2**20:.1f} MiB, {s.evictions:,} evictions")
     decode = load_tokenizer(tokenizer).decode
     data = render.analysis_dict(
         analysis, [str(p) for p in traffic], tokenizer, top_branches(analysis, decode, top),

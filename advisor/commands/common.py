@@ -15,6 +15,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from advisor.chat import ChatRenderer, Llama3Layout, load_chat_template
 from advisor.console import err_console, log, progress_enabled
 from advisor.errors import AdvisorError
+from advisor.memo import MemoEncoder
 from advisor.pipeline import Renderer, Sequence, sequences
 from advisor.prompt_templates import TemplateSet
 from advisor.tokenizers import load_tokenizer
@@ -73,12 +74,12 @@ def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | 
 
 
 def open_traffic(paths: list[Path], tokenizer: str, chat_template: Path | None, templates: Path | None,
-                 block_size: int, skips: SkipLog) -> Iterator[Sequence]:
+                 block_size: int, skips: SkipLog, memo: MemoEncoder | None = None) -> Iterator[Sequence]:
     if block_size < 1:
         raise AdvisorError("--block-size must be at least 1")
     files = check_paths(paths)
     renderer = make_renderer(tokenizer, chat_template, templates, files)
-    return sequences(files, renderer, skips, block_size=block_size)
+    return sequences(files, renderer, skips, block_size=block_size, memo=memo)
 
 
 def with_progress(items: Iterator[Sequence], label: str) -> Iterator[Sequence]:
