@@ -1,0 +1,218 @@
+"""Sentence grammar for the single-shot summarisation demo traffic.
+
+Documents are composed from domain-specific and general sentence patterns whose slots are filled
+from word pools, so that a seeded random.Random yields varied, readable reports. Place and
+person names are built from syllables, which gives thousands of distinct openings.
+"""
+
+PLACE_START = ["Ash", "Bel", "Cal", "Dun", "El", "Fal", "Glen", "Har", "Ivy", "Kel", "Lin", "Mar",
+               "Nor", "Or", "Pen", "Ros", "Sel", "Thorn", "Ul", "Ven", "Wil", "Yar", "Brom", "Cran"]
+PLACE_END = ["bury", "field", "ford", "haven", "mere", "moor", "ridge", "stead", "wick", "worth",
+             "dale", "port", "brook", "hollow", "cross", "minster"]
+GIVEN = ["Ada", "Bruno", "Celia", "Dmitri", "Edith", "Farid", "Greta", "Hugo", "Imani", "Jakub",
+         "Keiko", "Lorenzo", "Maren", "Nikhil", "Olga", "Pavel", "Rosa", "Silas", "Thea", "Umar",
+         "Vera", "Wendell", "Ximena", "Yannick", "Zora", "Anouk", "Bastian", "Cormac", "Delphine", "Emeka"]
+FAMILY = ["Abernathy", "Bakshi", "Castellanos", "Drummond", "Eklund", "Fairbairn", "Gallardo",
+          "Halloran", "Ishikawa", "Jaramillo", "Kowalczyk", "Lindqvist", "Mbeki", "Nakashima",
+          "Okonkwo", "Pellegrini", "Quinlan", "Rasmussen", "Szabo", "Thibodeaux", "Ueda",
+          "Valdivia", "Whitcombe", "Yilmaz", "Zielinski"]
+MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
+          "October", "November", "December"]
+
+DOMAINS = {
+    "water": {
+        "org": ["{place} Water Board", "the {place} municipal utility", "{place} Valley Water Cooperative"],
+        "thing": ["the reservoir", "the treatment plant", "the eastern trunk main", "the pumping station",
+                  "the district metering network", "the sludge digester", "the filter gallery"],
+        "metric": ["non-revenue water", "turbidity at the outlet", "average pump energy per cubic metre",
+                   "the number of reported bursts", "chlorine residual at the far end of the network"],
+        "event": ["a cold snap in {month}", "the spring thaw", "a prolonged dry spell", "a contractor strike",
+                  "an unexpected algal bloom"],
+        "opening": [
+            "The {place} Water Board met on a wet {month} morning to review {thing}, which had troubled engineers for most of the year.",
+            "Leaks across {place} fell sharply after crews replaced {thing}, according to figures released by the utility in {month}.",
+            "Residents of {place} noticed little change at the tap, yet behind the scenes {thing} underwent its largest overhaul in two decades.",
+        ],
+        "specific": [
+            "Engineers traced most of the losses to {thing}, where corroded joints had been patched rather than replaced.",
+            "Following {event}, {metric} rose by {pct} percent before returning to its usual range within {num} weeks.",
+            "{person}, who supervises operations, argued that {metric} was a better guide to progress than headline spending.",
+            "The board approved a budget of {money} for work on {thing}, spread over {num} phases.",
+            "Sampling crews visited {num} sites each week and logged {metric} in a shared register.",
+        ],
+    },
+    "farm": {
+        "org": ["the {place} Growers' Cooperative", "{place} Orchard Partnership", "the {place} dairy collective"],
+        "thing": ["the barley harvest", "the new cold store", "the apple crop", "the shared seed drill",
+                  "the drainage ditches", "the milking parlour", "the hedgerow replanting scheme"],
+        "metric": ["yield per hectare", "the price paid at the grain exchange", "the share of fruit graded first class",
+                   "diesel use per tonne harvested", "the somatic cell count in the milk"],
+        "event": ["hail in late {month}", "an early frost", "a fortnight of heavy rain", "a shortage of seasonal pickers",
+                  "a sudden rise in fertiliser prices"],
+        "opening": [
+            "Members of the {place} Growers' Cooperative gathered in the village hall in {month} to hear how {thing} had fared.",
+            "Few seasons in {place} have tested farmers like this one, when {event} arrived just as {thing} was due.",
+            "Walking the rows at {place} with {person}, it becomes clear why {thing} dominates every conversation.",
+        ],
+        "specific": [
+            "Despite {event}, {metric} held within {pct} percent of the five-year average.",
+            "{person} estimated that {thing} saved each member roughly {money} over the season.",
+            "The cooperative now shares {thing} among {num} farms on a rota agreed each spring.",
+            "Buyers from the regional market paid close attention to {metric}, which decides contract bonuses.",
+            "Older members recalled that {thing} had been proposed {num} times before finally winning a vote.",
+        ],
+    },
+    "museum": {
+        "org": ["the {place} Museum of Maritime History", "{place} City Gallery", "the {place} Textile Archive"],
+        "thing": ["the restored ship's figurehead", "a collection of hand-drawn charts", "the embroidered altar cloth",
+                  "the loan exhibition of lacquerware", "the newly catalogued photographic plates", "the conservation studio"],
+        "metric": ["visitor numbers", "the average length of a visit", "school bookings",
+                   "humidity in the lower galleries", "the share of the collection on public display"],
+        "event": ["a roof leak during the {month} storms", "the reopening of the east wing", "a touring loan from abroad",
+                  "the retirement of the chief conservator", "a surprise bequest"],
+        "opening": [
+            "Behind a locked door at the {place} Museum of Maritime History, conservators spent {month} cleaning {thing} one square centimetre at a time.",
+            "Curators at {place} City Gallery had waited years to show {thing}, and the opening in {month} drew queues around the block.",
+            "The story of {thing} begins not in {place} but in a damp attic, where it lay forgotten until {person} opened a trunk.",
+        ],
+        "specific": [
+            "After {event}, {metric} climbed by {pct} percent compared with the same months last year.",
+            "{person} explained that {thing} had to be stabilised before it could travel even a few metres.",
+            "The museum raised {money} from small donors to support work on {thing}.",
+            "Volunteers spent {num} evenings matching labels to objects, a slow task that revealed several misattributions.",
+            "Staff tracked {metric} closely, since the gallery's funding agreement depends on it.",
+        ],
+    },
+    "software": {
+        "org": ["the {place} engineering group", "{place} Analytics platform team", "{place} Labs"],
+        "thing": ["the job queue", "the search index", "the billing pipeline", "the session store",
+                  "the nightly export", "the feature flag service", "the certificate renewal job"],
+        "metric": ["p99 latency", "the error budget", "queue depth at peak", "the time to restore service",
+                   "the number of pages per on-call week"],
+        "event": ["a configuration change in {month}", "an expired certificate", "a traffic spike after a marketing email",
+                  "a failed database failover", "a dependency upgrade"],
+        "opening": [
+            "For forty-one minutes on a Tuesday in {month}, customers of {place} Analytics could not log in, and {thing} was at the centre of it.",
+            "This review covers the outage of {thing} at {place} Labs, written without blame and with the timeline reconstructed from logs.",
+            "Engineers at {place} had warned that {thing} was fragile long before {event} proved them right.",
+        ],
+        "specific": [
+            "The immediate trigger was {event}, which left {thing} retrying requests it could never complete.",
+            "{metric} stayed within target for {num} days before the incident and exceeded it by {pct} percent during it.",
+            "{person}, the incident commander, chose to roll back rather than patch forward, a decision the review endorses.",
+            "The team agreed on {num} follow-up actions, the most important being automated tests for {thing}.",
+            "Alerting fired within two minutes, but the runbook for {thing} pointed to a dashboard that no longer existed.",
+        ],
+    },
+    "marine": {
+        "org": ["the {place} Marine Station", "{place} Coastal Survey", "the {place} Seabird Trust"],
+        "thing": ["the kelp beds off the northern headland", "the puffin colony", "the seagrass meadow",
+                  "the oyster reef restoration plots", "the tidal pool transects", "the acoustic buoy array"],
+        "metric": ["sea-surface temperature", "the count of breeding pairs", "shoot density per square metre",
+                   "juvenile survival", "the number of dolphin detections per night"],
+        "event": ["a marine heatwave in {month}", "an unusually stormy winter", "a shift in sand-eel numbers",
+                  "a diesel spill from a fishing vessel", "the first full year of the no-take zone"],
+        "opening": [
+            "Divers from the {place} Marine Station surveyed {thing} in {month}, finding conditions unlike anything recorded before.",
+            "At first light off {place}, the survey boat cut its engine above {thing}, and the counting began.",
+            "Ten years of notebooks kept by {person} describe {thing} in more detail than any satellite could.",
+        ],
+        "specific": [
+            "Following {event}, {metric} dropped by {pct} percent across most transects.",
+            "{person} cautioned that {num} seasons of data are too few to separate trend from noise.",
+            "Volunteers logged {metric} at {num} fixed points, using the same method every year.",
+            "The station received {money} to continue monitoring {thing} for another three years.",
+            "Some recovery was visible in sheltered inlets, where {thing} had escaped the worst of the swell.",
+        ],
+    },
+    "rail": {
+        "org": ["{place} Light Rail", "the {place} Regional Transit Authority", "{place} Tramways"],
+        "thing": ["the signalling upgrade", "the new depot", "the timetable change", "the level crossing programme",
+                  "the low-floor tram fleet", "the contactless ticketing rollout", "the overhead line renewal"],
+        "metric": ["on-time performance", "average weekday boardings", "the number of cancelled services",
+                   "fare revenue per kilometre", "complaints per hundred thousand journeys"],
+        "event": ["a heatwave in {month}", "leaf fall in the autumn", "a power supply failure at the main substation",
+                  "a strike by maintenance staff", "the closure of the central viaduct"],
+        "opening": [
+            "Passengers in {place} waited two extra years for {thing}, and the first weeks of service in {month} were bumpy.",
+            "The {place} Regional Transit Authority published its annual figures in {month}, with {thing} dominating the commentary.",
+            "Standing on the platform at {place} Central, {person} counted the trams and timed every one of them.",
+        ],
+        "specific": [
+            "During {event}, {metric} fell by {pct} percent, the worst result since records began.",
+            "{person} told the council that {thing} would pay for itself within {num} years.",
+            "The authority spent {money} on {thing}, most of it on work carried out at night.",
+            "Engineers identified {num} locations where the track geometry limits speed more than the signals do.",
+            "Survey respondents ranked {metric} above comfort and cleanliness as their main concern.",
+        ],
+    },
+    "energy": {
+        "org": ["{place} Community Energy", "the {place} wind cooperative", "{place} Solar Partners"],
+        "thing": ["the rooftop solar scheme", "the battery storage site", "the second wind turbine",
+                  "the district heating loop", "the grid connection agreement", "the heat pump trial"],
+        "metric": ["annual generation", "the capacity factor", "the dividend paid to members",
+                   "household bill savings", "curtailment hours"],
+        "event": ["a grid outage in {month}", "a calm, overcast winter", "a change in export tariffs",
+                  "a planning appeal", "the failure of a gearbox bearing"],
+        "opening": [
+            "When the members of {place} Community Energy voted for {thing}, few expected it to be running by {month}.",
+            "On the hill above {place}, {thing} turns out power for around a thousand homes, and its accounts are now public.",
+            "Early results from {thing} in {place} suggest that modest local projects can move faster than national ones.",
+        ],
+        "specific": [
+            "Because of {event}, {metric} came in {pct} percent below the forecast in the share offer.",
+            "{person}, the treasurer, reported a surplus of {money} after maintenance and insurance.",
+            "The cooperative now has {num} members, most of whom live within ten kilometres of the site.",
+            "Negotiations over {thing} took longer than the construction itself.",
+            "The board plans to publish {metric} monthly, so members can compare it with their own bills.",
+        ],
+    },
+    "clinic": {
+        "org": ["{place} Community Health Centre", "the {place} physiotherapy clinic", "{place} Family Practice"],
+        "thing": ["the online booking system", "the walk-in service", "the diabetes education programme",
+                  "the new triage process", "the evening clinic", "the home visit rota"],
+        "metric": ["the average wait for a routine appointment", "missed appointments", "patient satisfaction scores",
+                   "the share of calls answered within two minutes", "referrals to the hospital"],
+        "event": ["the winter flu season", "the departure of two doctors in {month}", "a telephone system failure",
+                  "a local measles outbreak", "a move to new premises"],
+        "opening": [
+            "Staff at {place} Community Health Centre began {month} with a backlog of calls and a plan built around {thing}.",
+            "For patients in {place}, {thing} has changed how quickly they are seen, though not everyone is convinced.",
+            "{person} has worked at the front desk in {place} for eleven years and has strong views about {thing}.",
+        ],
+        "specific": [
+            "During {event}, {metric} worsened by {pct} percent before the new rota took effect.",
+            "{person} noted that {thing} worked best for younger patients and needed a telephone alternative.",
+            "The practice invested {money} in {thing}, including training for reception staff.",
+            "Over {num} weeks, the team recorded {metric} every day and discussed the figures on Fridays.",
+            "Patients who used {thing} were more likely to attend follow-up visits.",
+        ],
+    },
+}
+
+GENERAL = [
+    "Not everyone agreed. {person} pointed out that the figures for {month} were collected differently from earlier years.",
+    "The report devotes a full chapter to {thing}, arguing that it deserves more attention than it has received.",
+    "Costs rose by {pct} percent over the period, driven mostly by labour and materials.",
+    "In interviews, {num} of those involved described the work as overdue rather than ambitious.",
+    "A review panel chaired by {person} will revisit the decision in {month} next year.",
+    "The plan depends on funding of {money}, of which about half has been committed.",
+    "Several recommendations concern record keeping, which the authors describe as inconsistent.",
+    "Local newspapers covered the story closely, sometimes more closely than the organisers liked.",
+    "The authors stress that {metric} should be read alongside other indicators, not on its own.",
+    "By the end of the year, {num} of the planned tasks had been completed and the rest rescheduled.",
+    "Much of the practical work fell to a small group of volunteers led by {person}.",
+    "Comparisons with neighbouring areas are difficult, since each measures {metric} in its own way.",
+    "The most pressing open question is who will maintain {thing} once the current funding ends.",
+    "Outside observers praised the openness of the process, if not always its speed.",
+    "A smaller pilot in {place2} produced similar results, which strengthens the case for expansion.",
+    "Documentation from earlier decades proved patchy, and some assumptions had to be rebuilt from scratch.",
+    "{person} summed up the mood by saying that the hard part was not the engineering but the agreement.",
+    "The next progress report is due in {month}, when the first full set of figures will be available.",
+    "Insurance and compliance requirements added {num} weeks to the schedule.",
+    "Lessons from {event} shaped the contingency plans now in place.",
+    "Critics argued that the money spent on {thing} could have gone further elsewhere.",
+    "Training sessions were offered to everyone involved, and attendance was higher than expected.",
+    "Weather remained the largest source of uncertainty throughout the year.",
+    "The final section lists the people and organisations who contributed data, including {org2}.",
+]
