@@ -1,0 +1,196 @@
+"""vLLM's pool (v1 automatic prefix caching): full blocks, chained hashes, LRU free queue.
+
+REFERENCE.md §2.2-§2.5. Only full blocks are hashed, and block i's identity is the chain
+of all blocks before it, so a lookup walks the request's blocks until the first miss.
+A block in use has a reference count; at zero it joins the tail of one free queue and
+keeps its hash until an allocation takes it from the head (that is the eviction: exactly
+as many blocks as needed, no overshoot). A finishing request frees its blocks tail
+first, so among blocks freed together the deepest goes first.
+
+Differences kept small on purpose: a full block computed again while a copy is still
+cached reuses the copy (vLLM keeps a duplicate under the same hash; only occupancy
+differs), and a request's partial last block (token traffic) is held as a reserve while
+it runs, since an unhashed block is never a hit.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import OrderedDict
+
+from advisor.simulate.cache import Lease
+from advisor.simulate.model import HitRules, Job
+
+
+class BlockIndex:
+    """Chained block identities, interned to small ints: equal id = equal prefix.
+
+    An id stands for (parent id, the block's tokens), which is what vLLM's chained hash
+    identifies, without hash collisions. For ``hash_ids`` traffic a trace id already is
+    one block; it is interned with its parent the same way (the peer simulator's
+    trie of ids does the same). Shared by the pools of a sweep: computed once per job.
+    """
+
+    def __init__(self, block_tokens: int) -> None:
+        self.block_tokens = block_tokens
+        self._table: dict[tuple[int, bytes], int] = {}
+        self._roots: dict[str, int] = {}
+        self._memo: dict[Job, array] = {}
+
+    def blocks(self, job: Job) -> array:
+        got = self._memo.get(job)
+        if got is not None:
+            return got
+        root = self._roots.get(job.namespace)
+        if root is None:
+            root = self._roots[job.namespace] = -1 - len(self._roots)
+        step = 4 * self.block_tokens if job.unit == 1 else 4
+        key = job.key
+        table = self._table
+        out = array("q")
+        parent = root
+        for off in range(0, len(key) - step + 1, step):
+            k = (parent, key[off : off + step])
+            b = table.get(k)
+            if b is None:
+                b = table[k] = len(table)
+            out.append(b)
+            parent = b
+        self._memo[job] = out
+        return out
+
+    def weight(self, job: Job) -> int:
+        """Tokens of pool one block of this job occupies."""
+        return self.block_tokens if job.unit == 1 else job.unit
+
+
+class BlockPool:
+    """Block-level LRU with vLLM's free queue; capacity in tokens, used in blocks."""
+
+    def __init__(self, capacity: int | None, rules: HitRules, index: BlockIndex) -> None:
+        self.capacity = capacity
+        self.rules = rules
+        self.index = index
+        self._free: OrderedDict[int, int] = OrderedDict()  # block -> tokens; head = LRU
+        self._ref: dict[int, int] = {}  # blocks in use -> reference count
+        self._weight: dict[int, int] = {}  # blocks in use -> tokens
+        self.block_tokens_used = 0  # tokens in cached blocks (free queue and in use)
+        self.free_tokens = 0  # tokens in the free queue (cached, evictable)
+        self.reserved = 0
+        self.evicted_tokens = 0
+
+    def used_tokens(self) -> int:
+        return self.block_tokens_used + self.reserved
+
+    def _max_blocks(self, job: Job) -> int:
+        if job.unit == 1:
+            return self.rules.limit_tokens(job.prompt_tokens) // self.index.block_tokens
+        return self.rules.limit_elements(job)
+
+    def _hits(self, job: Job, blocks: array) -> int:
+        free, ref = self._free, self._ref
+        n = 0
+        for b in blocks[: self._max_blocks(job)]:
+            if b in free or b in ref:
+                n += 1
+            else:
+                break
+        return n
+
+    def _matched(self, job: Job, hits: int) -> int:
+        return hits * self.index.block_tokens if job.unit == 1 else hits
+
+    def peek(self, job: Job, touch: bool = False) -> int:
+        # vLLM's scheduler does not touch blocks when it looks; ``touch`` is ignored.
+        return self._matched(job, self._hits(job, self.index.blocks(job)))
+
+    def path(self, job: Job) -> tuple:
+        blocks = self.index.blocks(job)
+        return (job.namespace, *blocks[: self._hits(job, blocks)])
+
+    def acquire(self, job: Job, reserve: int = 0, force: bool = False) -> Lease | None:
+        blocks = self.index.blocks(job)
+        hits = self._hits(job, blocks)
+        w = self.index.weight(job)
+        free, ref = self._free, self._ref
+        # Slots the request takes: every block of the prompt not hit, including the
+        # partial last block of token traffic, plus the reserve (its output).
+        slots = -(-job.prompt_tokens // w) if job.unit == 1 else job.elements
+        rest = blocks[hits:].tolist()
+        new = [b for b in rest if b not in free and b not in ref]
+        transient = (slots - len(blocks)) * w + reserve
+        need = len(new) * w + transient
+        if self.capacity is not None and not force:
+            # vLLM checks the free blocks before it touches anything.
+            pinned = sum(free[b] for b in blocks[:hits].tolist() if b in free)
+            pinned += sum(free[b] for b in rest if b in free)
+            if need > self.capacity - self.used_tokens() + self.free_tokens - pinned:
+                return None
+        # Take the request's cached blocks out of the free queue (hits, and any copy
+        # cached beyond the hit limit).
+        held = blocks[:hits].tolist()
+        for b in held:
+            self._take(b, w)
+        for b in rest:
+            if b in free or b in ref:
+                self._take(b, w)
+        if self.capacity is not None:
+            short = self.used_tokens() + need - self.capacity
+            if short > 0:
+                self._evict(short)
+            room = self.capacity - self.used_tokens()
+            if need > room:  # forced: keep the leading new blocks that fit
+                fit = max(0, room - transient) // w if room > transient else room // w
+                new = new[:fit]
+                transient = max(0, min(transient, room - len(new) * w))
+        for b in new:
+            ref[b] = 1
+            self._weight[b] = w
+        self.block_tokens_used += len(new) * w
+        self.reserved += transient
+        # The blocks this request holds, in prompt order (freed tail first on release).
+        held.extend(b for b in rest if b in ref)
+        matched = self._matched(job, hits)
+        return Lease(job, matched, self.rules.hit(job, matched), transient, held)
+
+    def _take(self, b: int, w: int) -> None:
+        free, ref = self._free, self._ref
+        tokens = free.pop(b, None)
+        if tokens is not None:
+            self.free_tokens -= tokens
+            self._weight[b] = tokens
+            ref[b] = 1
+        else:
+            ref[b] += 1
+
+    def commit(self, lease: Lease) -> None:
+        """Nothing to do: vLLM registers block hashes when it allocates them."""
+
+    def release(self, lease: Lease) -> None:
+        free, ref, weight = self._free, self._ref, self._weight
+        held: list[int] = lease.handle  # type: ignore[assignment]
+        for b in reversed(held):
+            r = ref.get(b)
+            if r is None:
+                continue
+            if r == 1:
+                del ref[b]
+                tokens = weight.pop(b)
+                free[b] = tokens
+                self.free_tokens += tokens
+            else:
+                ref[b] = r - 1
+        self.reserved -= lease.reserved
+        lease.reserved = 0
+        lease.handle = []
+
+    def _evict(self, tokens: int) -> int:
+        free = self._free
+        freed = 0
+        while freed < tokens and free:
+            _b, w = free.popitem(last=False)
+            freed += w
+        self.free_tokens -= freed
+        self.block_tokens_used -= freed
+        self.evicted_tokens += freed
+        return freed

@@ -1,0 +1,196 @@
+"""SGLang's pool: a radix tree with capacity, evicting whole unlocked leaves.
+
+REFERENCE.md §1.3-§1.5. A match splits a partially matched node and stamps every node
+it walks; a request locks its matched node (and later its own leaf) up to the root;
+eviction is lazy (only the shortfall of an allocation is asked for) but frees whole
+leaves, so it overshoots; a parent that becomes an unlocked leaf is re-offered.
+
+The heap of evictable leaves is kept across calls (SGLang rebuilds it per call, which is
+O(leaves) each time): entries carry the priority they were pushed with and are checked
+on pop, so a stale entry (node gone, no longer a leaf, locked, or re-stamped since) is
+dropped and the node's fresh entry, pushed when it was re-stamped, decides instead.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Callable
+
+from advisor.radix import ITEM, Node, RadixTree
+from advisor.simulate.cache import Lease
+from advisor.simulate.model import HitRules, Job
+
+# Priority of a leaf, smallest evicted first (SGLang mem_cache/evict_policy.py).
+PRIORITIES: dict[str, Callable[[Node], object]] = {
+    "lru": lambda n: n.last_access,
+    "lfu": lambda n: (n.count, n.last_access),
+    "fifo": lambda n: n.created,
+}
+
+
+class BranchPool:
+    """Whole-leaf eviction over one radix tree per namespace, one shared capacity."""
+
+    def __init__(self, capacity: int | None, rules: HitRules, priority: str = "lru") -> None:
+        self.capacity = capacity
+        self.rules = rules
+        self.priority = priority
+        self._key = PRIORITIES[priority]
+        self.trees: dict[str, RadixTree] = {}
+        self._units: dict[int, int] = {}  # id(tree) -> tokens per tree element
+        self.tree_tokens = 0  # tokens stored in the trees
+        self.reserved = 0  # tokens allocated to running requests outside the trees
+        self.evicted_tokens = 0
+        self.clock = 0
+        self._heap: list[tuple] = []
+        self._seq = 0
+
+    # --- helpers -------------------------------------------------------------------------
+
+    def _tree(self, job: Job) -> RadixTree:
+        tree = self.trees.get(job.namespace)
+        if tree is None:
+            # Token traffic is paged (SGLang page_size); a hash id is one whole block.
+            tree = RadixTree(self.rules.page if job.unit == 1 else 1)
+            self.trees[job.namespace] = tree
+            self._units[id(tree)] = job.unit
+        self.clock += 1
+        tree.clock = self.clock
+        return tree
+
+    def _offer(self, node: Node | None, tree: RadixTree) -> None:
+        """Push a node if it is an evictable leaf now; a later re-stamp pushes it again."""
+        if node is None or node.children or node.lock_ref or node.parent is None:
+            return
+        self._seq += 1
+        heapq.heappush(self._heap, (self._key(node), self._seq, node, tree))
+
+    def used_tokens(self) -> int:
+        return self.tree_tokens + self.reserved
+
+    def _limit(self, job: Job) -> bytes:
+        return job.key[: self.rules.limit_elements(job) * ITEM]
+
+    # --- lookups -------------------------------------------------------------------------
+
+    def peek(self, job: Job, touch: bool = False) -> int:
+        """Matched ids; ``touch`` stamps the path as a scheduler's match does in SGLang."""
+        tree = self.trees.get(job.namespace)
+        if tree is None:
+            return 0
+        if not touch:
+            return tree.match_node(self._limit(job))[1]
+        self.clock += 1
+        tree.clock = self.clock
+        _node, matched, touched = tree.match_prefix(self._limit(job), split=False)
+        self._offer(touched, tree)
+        return matched
+
+    def path(self, job: Job) -> tuple:
+        """Identity of the matched path, root first (for dfs-weight grouping)."""
+        tree = self.trees.get(job.namespace)
+        if tree is None:
+            return (job.namespace,)
+        node, _ = tree.match_node(self._limit(job))
+        chain = []
+        while node is not None and node is not tree.root:
+            chain.append(id(node))
+            node = node.parent
+        chain.append(job.namespace)
+        chain.reverse()
+        return tuple(chain)
+
+    # --- life cycle ----------------------------------------------------------------------
+
+    def acquire(self, job: Job, reserve: int = 0, force: bool = False) -> Lease | None:
+        tree = self._tree(job)
+        node, matched, touched = tree.match_prefix(self._limit(job))
+        self._offer(touched, tree)
+        unit = self._units[id(tree)]
+        cached = self.rules.hit(job, matched)
+        # SGLang allocates KV for every token it computes: the uncached rest of the prompt.
+        if unit == 1:
+            need = job.prompt_tokens - matched
+        else:
+            need = (job.elements - matched) * unit
+        need += reserve
+        tree.lock(node)
+        if self.capacity is not None:
+            short = self.tree_tokens + self.reserved + need - self.capacity
+            if short > 0:
+                self.evict(short)
+                short = self.tree_tokens + self.reserved + need - self.capacity
+                if short > 0 and not force:
+                    tree.unlock(node)
+                    self._offer(node, tree)
+                    return None
+        lease = Lease(job, matched, cached, 0, node)
+        lease.extra["tree"] = tree
+        # Never hold more than the pool has: a forced request too long for the pool keeps
+        # only the prefix that fits (its insert is cut in ``commit``).
+        if self.capacity is not None:
+            need = max(0, min(need, self.capacity - self.tree_tokens - self.reserved))
+        lease.reserved = need
+        self.reserved += need
+        return lease
+
+    def commit(self, lease: Lease) -> None:
+        """Insert the prompt's whole pages; the request now holds its own leaf."""
+        tree: RadixTree = lease.extra["tree"]
+        job = lease.job
+        unit = self._units[id(tree)]
+        key = job.key
+        if self.capacity is not None:
+            # What fits: the locked prefix plus the tokens this request was allotted.
+            room_ids = lease.reserved // unit if unit > 1 else lease.reserved
+            key = key[: (lease.matched + room_ids) * ITEM]
+        self.clock += 1
+        tree.clock = self.clock
+        before = tree.total_tokens
+        leaf, _ = tree.insert_node(key)
+        added = (tree.total_tokens - before) * unit
+        self.tree_tokens += added
+        took = min(added, lease.reserved)
+        lease.reserved -= took
+        self.reserved -= took
+        old: Node = lease.handle  # type: ignore[assignment]
+        tree.lock(leaf)
+        tree.unlock(old)
+        self._offer(old, tree)
+        lease.handle = leaf
+
+    def release(self, lease: Lease) -> None:
+        tree: RadixTree = lease.extra["tree"]
+        node: Node = lease.handle  # type: ignore[assignment]
+        tree.unlock(node)
+        self._offer(node, tree)
+        self.reserved -= lease.reserved
+        lease.reserved = 0
+
+    # --- eviction ------------------------------------------------------------------------
+
+    def evict(self, tokens: int) -> int:
+        """Free at least ``tokens`` by whole leaves, least priority first; return freed."""
+        heap = self._heap
+        key = self._key
+        freed = 0
+        while freed < tokens and heap:
+            prio, _seq, node, tree = heapq.heappop(heap)
+            parent = node.parent
+            if parent is None or node.children or node.lock_ref or key(node) != prio:
+                continue  # stale entry
+            freed += tree.remove_leaf(node) * self._units[id(tree)]
+            if parent is not tree.root and not parent.children and not parent.lock_ref:
+                self._offer(parent, tree)
+        self.tree_tokens -= freed
+        self.evicted_tokens += freed
+        if len(heap) > 4 * sum(t.num_nodes for t in self.trees.values()) + 4096:
+            self._compact()
+        return freed
+
+    def _compact(self) -> None:
+        """Rebuild the heap from the live evictable leaves (drops stale entries)."""
+        self._heap = []
+        for tree in self.trees.values():
+            for leaf in tree.leaves():
+                self._offer(leaf, tree)

@@ -1,0 +1,172 @@
+"""Plain data the simulator passes around: jobs, hit rules, cost model, per-run totals."""
+
+from __future__ import annotations
+
+import math
+from array import array
+from dataclasses import dataclass, field
+
+from advisor.pipeline import Sequence
+from advisor.radix import pack
+
+ENGINES = ("none", "sglang", "vllm")
+EVICTIONS = ("branch-lru", "block-lru", "lfu", "fifo")
+POLICIES = ("fcfs", "lpm", "dfs-weight", "lof", "random")
+MODES = ("replay", "serve")
+ROUTERS = ("round-robin", "random", "cache-aware")
+
+# Default eviction per engine (REFERENCE.md §3.3): SGLang evicts whole radix leaves,
+# vLLM single blocks from its free queue.
+ENGINE_EVICTION = {"sglang": "branch-lru", "vllm": "block-lru", "none": "branch-lru"}
+# Default page (SGLang page_size on CUDA) / block (vLLM block_size) in tokens.
+ENGINE_PAGE = {"sglang": 1, "vllm": 16, "none": 1}
+
+
+@dataclass(eq=False)
+class Job:
+    """One request as the simulator sees it.
+
+    ``key`` is the packed id run (token ids, or hash ids for a ``hash_ids`` record, one
+    per ``unit`` tokens). ``arrival`` is in seconds; ``output_len`` drives decode steps.
+    """
+
+    index: int
+    namespace: str
+    key: bytes
+    prompt_tokens: int
+    unit: int
+    arrival: float = 0.0
+    output_len: int = 1
+    tenant: str | None = None
+
+    @property
+    def elements(self) -> int:
+        return len(self.key) // 4
+
+    def tokens_of(self, elements: int) -> int:
+        return min(elements * self.unit, self.prompt_tokens)
+
+    @classmethod
+    def from_sequence(cls, index: int, seq: Sequence, arrival: float = 0.0,
+                      output_len: int | None = None) -> "Job":
+        req = seq.request
+        out = req.output_length if req.output_length is not None else output_len
+        ids = seq.ids if isinstance(seq.ids, array) else array("I", seq.ids)
+        return cls(index, seq.namespace, pack(ids), seq.prompt_tokens, seq.unit, arrival,
+                   max(1, int(out if out is not None else 1)), req.tenant)
+
+
+@dataclass(frozen=True)
+class HitRules:
+    """How an engine turns a cached prefix into hit tokens (REFERENCE.md §1.3, §2.3).
+
+    ``capped``: at least the last prompt token is recomputed (``L - 1`` cap, both engines);
+    ``page``: hits are whole pages (SGLang ``page_size``) or whole blocks (vLLM
+    ``block_size``). ``engine == "none"`` is the analyze definition: LCP rounded to pages.
+    """
+
+    engine: str = "none"
+    page: int = 1
+
+    @property
+    def capped(self) -> bool:
+        return self.engine != "none"
+
+    def limit_tokens(self, prompt_tokens: int) -> int:
+        """The most tokens a request can hit."""
+        cap = prompt_tokens - 1 if self.capped else prompt_tokens
+        return max(0, cap - cap % self.page)
+
+    def limit_elements(self, job: Job) -> int:
+        """Leading ids worth looking up: enough to cover ``limit_tokens``."""
+        cap = self.limit_tokens(job.prompt_tokens)
+        if job.unit == 1:
+            return cap
+        return min(job.elements, -(-cap // job.unit))
+
+    def hit(self, job: Job, matched_elements: int) -> int:
+        tokens = min(job.tokens_of(matched_elements), self.limit_tokens(job.prompt_tokens))
+        return tokens - tokens % self.page
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """Seconds per prefill token and per decode step of a serving engine.
+
+    Defaults: Llama 3.1 8B (BF16) on one H100 SXM (REFERENCE.md §5-§7). Prefill is
+    compute bound: 2 x 6.98e9 non-embedding parameters = 13.96 GFLOP a token at 50 %
+    of 989.4 dense TFLOPS -> 28.2 us a token (the §6 prefix costs 58.6 ms for 2,000 tokens
+    at 50 % MFU, 29.3 us a token with the attention term). A decode step is bandwidth
+    bound: 16.06 GB of weights read at 75 % of 3.35 TB/s -> 6.4 ms.
+    """
+
+    prefill_token_s: float = 29.3e-6
+    decode_step_s: float = 6.4e-3
+
+    def prefill_seconds(self, tokens: int) -> float:
+        return tokens * self.prefill_token_s
+
+
+@dataclass
+class TenantTotals:
+    requests: int = 0
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+
+    @property
+    def hit_rate(self) -> float:
+        return self.cached_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {"requests": self.requests, "prompt_tokens": self.prompt_tokens,
+                "cached_tokens": self.cached_tokens, "hit_rate": round(self.hit_rate, 6)}
+
+
+@dataclass
+class Totals:
+    """What one run measured (requests after the warm-up only)."""
+
+    requests: int = 0
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    # Block-weighted figures for hash_ids traces (Theorem 3.1 is stated in blocks).
+    units: int = 0
+    cached_units: int = 0
+    per_tenant: dict[str, TenantTotals] = field(default_factory=dict)
+    ttft: list[float] = field(default_factory=list)
+    queue_delay: list[float] = field(default_factory=list)
+    output_tokens: int = 0
+    first_arrival: float = math.inf
+    last_finish: float = 0.0
+
+    def add(self, job: Job, cached: int, matched_elements: int) -> None:
+        self.requests += 1
+        self.prompt_tokens += job.prompt_tokens
+        self.cached_tokens += cached
+        if job.unit != 1:
+            self.units += job.elements
+            self.cached_units += min(matched_elements, job.elements)
+        if job.tenant is not None:
+            t = self.per_tenant.get(job.tenant)
+            if t is None:
+                t = self.per_tenant[job.tenant] = TenantTotals()
+            t.requests += 1
+            t.prompt_tokens += job.prompt_tokens
+            t.cached_tokens += cached
+
+    @property
+    def hit_rate(self) -> float:
+        return self.cached_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
+
+    @property
+    def block_hit_rate(self) -> float | None:
+        return self.cached_units / self.units if self.units else None
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (deterministic, no interpolation)."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    rank = max(1, math.ceil(q * len(ordered) - 1e-9))
+    return ordered[min(rank, len(ordered)) - 1]

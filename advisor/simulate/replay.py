@@ -1,0 +1,59 @@
+"""Replay mode: requests one at a time (match, lock, make room, insert, unlock).
+
+The reference mode for checks against analyze, the peer simulator and Theorem 3.1: no
+concurrency, so the only state is the pool. With several replicas a router picks the
+pool of each request; its "load" is the share of the recent requests it received,
+since a replay has no clock.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+
+from advisor.simulate.cache import Pool
+from advisor.simulate.model import Job, Totals
+from advisor.simulate.router import Router
+
+
+def warmup_count(n: int, warmup: float) -> int:
+    """Requests that only warm the cache: floor(n x fraction), as kvcache-simulator does."""
+    return max(0, min(n, math.floor(n * warmup)))
+
+
+def replay(jobs: list[Job], pools: list[Pool], warmup: float = 0.0,
+           router: Router | None = None) -> tuple[Totals, list[Totals], list[int]]:
+    """Run ``jobs`` in the given order; return totals overall and per replica, and the
+    tokens each pool evicted during the measured part."""
+    skip = warmup_count(len(jobs), warmup)
+    total = Totals()
+    per = [Totals() for _ in pools]
+    evicted_at = [0] * len(pools)
+    window: deque[int] = deque()
+    loads = [0] * len(pools)
+    span = 16 * len(pools)
+    single = pools[0] if len(pools) == 1 else None
+    for i, job in enumerate(jobs):
+        if i == skip:
+            evicted_at = [p.evicted_tokens for p in pools]
+        if single is not None:
+            r, pool = 0, single
+        else:
+            assert router is not None
+            r = router.pick(job, pools, loads)
+            pool = pools[r]
+            window.append(r)
+            loads[r] += 1
+            if len(window) > span:
+                loads[window.popleft()] -= 1
+        lease = pool.acquire(job, 0, True)
+        assert lease is not None
+        pool.commit(lease)
+        pool.release(lease)
+        if i >= skip:
+            total.add(job, lease.cached, lease.matched)
+            per[r].add(job, lease.cached, lease.matched)
+    if skip >= len(jobs):
+        evicted_at = [p.evicted_tokens for p in pools]
+    evicted = [p.evicted_tokens - e for p, e in zip(pools, evicted_at)]
+    return total, per, evicted
