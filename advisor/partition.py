@@ -139,7 +139,7 @@ class DaskActors:
         except ImportError:
             raise AdvisorError("--dask needs the 'distributed' package: pip install 'advisor[dask]'")
         try:
-            self.client = Client(address, timeout=10)
+            self.client = Client(address, timeout=5)
         except Exception as exc:  # connection errors come in many types
             raise AdvisorError(f"cannot reach the Dask scheduler at {address}: {exc}")
         n = partitions or max(1, sum(self.client.nthreads().values()))
