@@ -21,7 +21,7 @@ MONTHS = ["January", "February", "March", "April", "May", "June", "July", "Augus
 
 DOMAINS = {
     "water": {
-        "org": ["{place} Water Board", "the {place} municipal utility", "{place} Valley Water Cooperative"],
+        "org": ["the {place} Water Board", "the {place} municipal utility", "{place} Valley Water Cooperative"],
         "thing": ["the reservoir", "the treatment plant", "the eastern trunk main", "the pumping station",
                   "the district metering network", "the sludge digester", "the filter gallery"],
         "metric": ["non-revenue water", "turbidity at the outlet", "average pump energy per cubic metre",
@@ -29,7 +29,7 @@ DOMAINS = {
         "event": ["a cold snap in {month}", "the spring thaw", "a prolonged dry spell", "a contractor strike",
                   "an unexpected algal bloom"],
         "opening": [
-            "The {place} Water Board met on a wet {month} morning to review {thing}, which had troubled engineers for most of the year.",
+            "{org} met on a wet {month} morning to review {thing}, which had troubled engineers for most of the year.",
             "Leaks across {place} fell sharply after crews replaced {thing}, according to figures released by the utility in {month}.",
             "Residents of {place} noticed little change at the tap, yet behind the scenes {thing} underwent its largest overhaul in two decades.",
         ],
@@ -50,7 +50,7 @@ DOMAINS = {
         "event": ["hail in late {month}", "an early frost", "a fortnight of heavy rain", "a shortage of seasonal pickers",
                   "a sudden rise in fertiliser prices"],
         "opening": [
-            "Members of the {place} Growers' Cooperative gathered in the village hall in {month} to hear how {thing} had fared.",
+            "Members of {org} gathered in the village hall in {month} to hear how {thing} had fared.",
             "Few seasons in {place} have tested farmers like this one, when {event} arrived just as {thing} was due.",
             "Walking the rows at {place} with {person}, it becomes clear why {thing} dominates every conversation.",
         ],
@@ -71,8 +71,8 @@ DOMAINS = {
         "event": ["a roof leak during the {month} storms", "the reopening of the east wing", "a touring loan from abroad",
                   "the retirement of the chief conservator", "a surprise bequest"],
         "opening": [
-            "Behind a locked door at the {place} Museum of Maritime History, conservators spent {month} cleaning {thing} one square centimetre at a time.",
-            "Curators at {place} City Gallery had waited years to show {thing}, and the opening in {month} drew queues around the block.",
+            "Behind a locked door at {org}, conservators spent {month} cleaning {thing} one square centimetre at a time.",
+            "Curators at {org} had waited years to show {thing}, and the opening in {month} drew queues around the block.",
             "The story of {thing} begins not in {place} but in a damp attic, where it lay forgotten until {person} opened a trunk.",
         ],
         "specific": [
@@ -84,7 +84,7 @@ DOMAINS = {
         ],
     },
     "software": {
-        "org": ["the {place} engineering group", "{place} Analytics platform team", "{place} Labs"],
+        "org": ["{place} Analytics", "{place} Labs", "{place} Cloud"],
         "thing": ["the job queue", "the search index", "the billing pipeline", "the session store",
                   "the nightly export", "the feature flag service", "the certificate renewal job"],
         "metric": ["p99 latency", "the error budget", "queue depth at peak", "the time to restore service",
@@ -92,9 +92,9 @@ DOMAINS = {
         "event": ["a configuration change in {month}", "an expired certificate", "a traffic spike after a marketing email",
                   "a failed database failover", "a dependency upgrade"],
         "opening": [
-            "For forty-one minutes on a Tuesday in {month}, customers of {place} Analytics could not log in, and {thing} was at the centre of it.",
-            "This review covers the outage of {thing} at {place} Labs, written without blame and with the timeline reconstructed from logs.",
-            "Engineers at {place} had warned that {thing} was fragile long before {event} proved them right.",
+            "For forty-one minutes on a Tuesday in {month}, customers of {org} could not log in, and {thing} was at the centre of it.",
+            "This review covers the outage of {thing} at {org}, written without blame and with the timeline reconstructed from logs.",
+            "Engineers at {org} had warned that {thing} was fragile long before {event} proved them right.",
         ],
         "specific": [
             "The immediate trigger was {event}, which left {thing} retrying requests it could never complete.",
@@ -113,7 +113,7 @@ DOMAINS = {
         "event": ["a marine heatwave in {month}", "an unusually stormy winter", "a shift in sand-eel numbers",
                   "a diesel spill from a fishing vessel", "the first full year of the no-take zone"],
         "opening": [
-            "Divers from the {place} Marine Station surveyed {thing} in {month}, finding conditions unlike anything recorded before.",
+            "Divers from {org} surveyed {thing} in {month}, finding conditions unlike anything recorded before.",
             "At first light off {place}, the survey boat cut its engine above {thing}, and the counting began.",
             "Ten years of notebooks kept by {person} describe {thing} in more detail than any satellite could.",
         ],
@@ -135,7 +135,7 @@ DOMAINS = {
                   "a strike by maintenance staff", "the closure of the central viaduct"],
         "opening": [
             "Passengers in {place} waited two extra years for {thing}, and the first weeks of service in {month} were bumpy.",
-            "The {place} Regional Transit Authority published its annual figures in {month}, with {thing} dominating the commentary.",
+            "{org} published its annual figures in {month}, with {thing} dominating the commentary.",
             "Standing on the platform at {place} Central, {person} counted the trams and timed every one of them.",
         ],
         "specific": [
@@ -155,7 +155,7 @@ DOMAINS = {
         "event": ["a grid outage in {month}", "a calm, overcast winter", "a change in export tariffs",
                   "a planning appeal", "the failure of a gearbox bearing"],
         "opening": [
-            "When the members of {place} Community Energy voted for {thing}, few expected it to be running by {month}.",
+            "When the members of {org} voted for {thing}, few expected it to be running by {month}.",
             "On the hill above {place}, {thing} turns out power for around a thousand homes, and its accounts are now public.",
             "Early results from {thing} in {place} suggest that modest local projects can move faster than national ones.",
         ],
@@ -176,7 +176,7 @@ DOMAINS = {
         "event": ["the winter flu season", "the departure of two doctors in {month}", "a telephone system failure",
                   "a local measles outbreak", "a move to new premises"],
         "opening": [
-            "Staff at {place} Community Health Centre began {month} with a backlog of calls and a plan built around {thing}.",
+            "Staff at {org} began {month} with a backlog of calls and a plan built around {thing}.",
             "For patients in {place}, {thing} has changed how quickly they are seen, though not everyone is convinced.",
             "{person} has worked at the front desk in {place} for eleven years and has strong views about {thing}.",
         ],

@@ -452,6 +452,8 @@ def _document(rng: random.Random, target_chars: int, used_openings: set) -> str:
             key = match.group(1)
             if key == "place":
                 return place
+            if key == "org":
+                return org
             if key == "place2":
                 return rng.choice(DOCS.PLACE_START) + rng.choice(DOCS.PLACE_END)
             if key == "org2":
