@@ -9,7 +9,8 @@ from rich.console import Console
 
 # No file is bound: rich then looks up sys.stdout/sys.stderr at each write, so redirection
 # (and test capture) applies. Piped output stays plain; NO_COLOR is honoured by rich itself.
-out_console = Console(soft_wrap=True, highlight=False)
+# Piped text gets a fixed width, so reports do not depend on the terminal they ran in.
+out_console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
 err_console = Console(highlight=False, stderr=True)
 
 
