@@ -1,0 +1,167 @@
+"""`advisor simulate`: replay traffic through a KV pool of finite capacity."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from advisor.cli import app
+from advisor.commands.common import SkipLog, check_format, emit, open_traffic, with_progress
+from advisor.errors import AdvisorError
+from advisor.simulate.inputs import to_jobs
+from advisor.simulate.model import (
+    ENGINE_EVICTION, ENGINE_PAGE, ENGINES, EVICTIONS, MODES, POLICIES, ROUTERS, CostModel, Job,
+)
+from advisor.simulate.report import simulate_dict, to_json, to_markdown, to_text
+from advisor.simulate.runner import (
+    BlockIndexes, RunResult, RunSpec, parse_budget, run, starvation_findings, sweep_capacities, with_budget,
+)
+
+
+def _choices(text: str | None, allowed: tuple[str, ...], option: str) -> list[str]:
+    if not text:
+        return []
+    items = [p.strip() for p in text.split(",") if p.strip()]
+    for item in items:
+        if item not in allowed:
+            raise AdvisorError(f"unknown {option} '{item}': use {', '.join(allowed)}")
+    return list(dict.fromkeys(items))
+
+
+def _capacity(capacity_tokens: int | None, model: str | None, gpu: str | None, engine: str) -> int | None:
+    if capacity_tokens is not None:
+        return capacity_tokens
+    if model or gpu:
+        if not (model and gpu):
+            raise AdvisorError("--model and --gpu go together (or give --capacity-tokens)")
+        from advisor.cost import pool_capacity_tokens
+
+        return pool_capacity_tokens(model, gpu, engine="vllm" if engine == "vllm" else "sglang")
+    return None
+
+
+@app.command("simulate")
+def simulate_command(
+    traffic: Optional[List[Path]] = typer.Argument(None, help="Traffic files (.jsonl or .jsonl.gz)."),
+    workload: Optional[str] = typer.Option(None, help="Built-in seed workload instead of traffic: rag or scrambled."),
+    tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
+    chat_template: Optional[Path] = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
+    templates: Optional[Path] = typer.Option(None, help="Folder of prompt templates for 'template' records."),
+    capacity_tokens: Optional[int] = typer.Option(None, min=0, help="KV pool size in tokens (per replica). Default: unlimited."),
+    model: Optional[str] = typer.Option(None, help="Size the pool from a model (with --gpu) instead of --capacity-tokens."),
+    gpu: Optional[str] = typer.Option(None, help="GPU for --model."),
+    policy: str = typer.Option("fcfs", help="Scheduling policies, comma-separated: fcfs, lpm, dfs-weight, lof, random."),
+    eviction: Optional[str] = typer.Option(None, help="Eviction policies, comma-separated: branch-lru, block-lru, lfu, fifo. Default: the engine's."),
+    engine: str = typer.Option("none", help="Hit rules: none (analyze's LCP), sglang (L-1 cap, pages) or vllm (L-1 cap, full blocks)."),
+    mode: Optional[str] = typer.Option(None, help="replay (one at a time) or serve (discrete-event engine). Default: serve when timestamps or --rate exist."),
+    page_size: Optional[int] = typer.Option(None, min=1, help="SGLang page / vLLM block in tokens. Default: sglang 1, vllm 16; block-lru on token traffic 16."),
+    block_size: int = typer.Option(512, min=1, help="Tokens per hash_ids block."),
+    warmup: float = typer.Option(0.0, min=0.0, max=1.0, help="The first FRACTION of requests only warm the cache."),
+    sweep: bool = typer.Option(False, "--sweep", help="Hit rate against capacity, small pool to unlimited."),
+    replicas: int = typer.Option(1, min=1, help="Replicas, each with its own pool of --capacity-tokens."),
+    router: str = typer.Option("round-robin", help="round-robin, random or cache-aware."),
+    tenant_budget: Optional[str] = typer.Option(None, help="Per-tenant pool shares: A=0.5,B=0.3 or equal."),
+    rate: Optional[float] = typer.Option(None, help="Poisson arrivals at this many requests/s (serve mode)."),
+    output_len: Optional[int] = typer.Option(None, min=1, help="Output tokens for records without output_length (default 1)."),
+    max_running: int = typer.Option(256, min=1, help="Running requests per replica (serve)."),
+    max_prefill_tokens: int = typer.Option(16384, min=1, help="Prefill token budget per step (serve)."),
+    prefill_token_seconds: float = typer.Option(CostModel.prefill_token_s, help="Seconds per prefill token (default: Llama 3.1 8B, H100)."),
+    decode_step_seconds: float = typer.Option(CostModel.decode_step_s, help="Seconds per decode step (default: Llama 3.1 8B, H100)."),
+    timestamp_unit: str = typer.Option("auto", help="auto, s or ms."),
+    seed: int = typer.Option(0, help="Seed for random policies, routers and arrivals."),
+    requests: Optional[int] = typer.Option(None, min=1, help="Requests of a --workload."),
+    format: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
+) -> None:
+    """Hit rate under a finite KV pool: eviction, scheduling, replicas and tenants."""
+    check_format(format)
+    if engine not in ENGINES:
+        raise AdvisorError(f"unknown --engine '{engine}': use {', '.join(ENGINES)}")
+    if router not in ROUTERS:
+        raise AdvisorError(f"unknown --router '{router}': use {', '.join(ROUTERS)}")
+    policies = _choices(policy, POLICIES, "--policy") or ["fcfs"]
+    evictions = _choices(eviction, EVICTIONS, "--eviction") or [ENGINE_EVICTION[engine]]
+    skips = SkipLog()
+    inputs: dict = {"engine": engine, "block_size": block_size}
+    if workload is not None:
+        if traffic:
+            raise AdvisorError("give traffic files or --workload, not both")
+        from advisor.simulate.workloads import WORKLOAD_DEFAULTS, build_workload
+
+        jobs = build_workload(workload, requests=requests, seed=seed)
+        defaults = WORKLOAD_DEFAULTS
+        has_time = True
+        if capacity_tokens is None and not (model or gpu) and not sweep:
+            capacity_tokens = defaults["capacity_tokens"]
+        if policy == "fcfs":
+            policies = list(defaults["policies"])
+        inputs.update({"workload": workload, "files": []})
+    else:
+        if not traffic:
+            raise AdvisorError("give traffic files, or --workload rag|scrambled")
+        seqs = open_traffic(list(traffic), tokenizer, chat_template, templates, block_size, skips)
+        jobs, has_time = to_jobs(with_progress(seqs, "simulate"), output_len, rate, timestamp_unit, seed)
+        skips.summary()
+        inputs.update({"files": [str(p) for p in traffic], "tokenizer": tokenizer})
+    if not jobs:
+        raise AdvisorError("no requests to simulate")
+    run_mode = mode or ("serve" if (has_time or rate is not None) else "replay")
+    if run_mode not in MODES:
+        raise AdvisorError(f"unknown --mode '{run_mode}': use {', '.join(MODES)}")
+    page = page_size or _default_page(engine, evictions, jobs)
+    capacity = _capacity(capacity_tokens, model, gpu, engine)
+    tenants = sorted({j.tenant for j in jobs if j.tenant is not None})
+    budget = parse_budget(tenant_budget, tenants)
+    cost = CostModel(prefill_token_seconds, decode_step_seconds)
+    base = RunSpec(engine=engine, capacity=capacity, page=page, mode=run_mode, warmup=warmup,
+                   replicas=replicas, router=router, max_running=max_running,
+                   max_prefill_tokens=max_prefill_tokens, cost=cost, seed=seed)
+    inputs.update({"mode": run_mode, "page_size": page, "warmup": warmup, "requests": len(jobs)})
+    indexes = BlockIndexes()
+    results: list[RunResult] = []
+    findings: list[dict] = []
+    for ev in evictions:
+        for pol in policies:
+            spec = _spec(base, pol, ev)
+            shared = run(jobs, spec, indexes)
+            results.append(shared)
+            if len(tenants) >= 2 and capacity is not None:
+                twin = run(jobs, with_budget(spec, budget or parse_budget("equal", tenants) or ()), indexes)
+                results.append(twin)
+                findings += starvation_findings(shared, twin)
+    sweep_results: list[RunResult] | None = None
+    if sweep:
+        sweep_results = []
+        for cap in sweep_capacities(jobs, base.rules):
+            for ev in evictions:
+                for pol in policies:
+                    sweep_results.append(run(jobs, _spec(base, pol, ev, cap), indexes))
+    data = simulate_dict(results, inputs, sweep_results, findings, skips.count)
+    if format == "json":
+        emit(to_json(data), output)
+    elif format == "markdown" or output is not None:
+        emit(to_markdown(data), output)
+    else:
+        emit(to_text(data), None)
+    if skips.count:
+        raise typer.Exit(1)
+
+
+def _spec(base: RunSpec, policy: str, eviction: str, capacity: int | None | str = "same") -> RunSpec:
+    from dataclasses import replace
+
+    if capacity == "same":
+        return replace(base, policy=policy, eviction=eviction)
+    return replace(base, policy=policy, eviction=eviction, capacity=capacity)  # type: ignore[arg-type]
+
+
+def _default_page(engine: str, evictions: list[str], jobs: list[Job]) -> int:
+    """The engine's page; with no engine, 16-token blocks for block-LRU on token traffic
+    (one block per token would be a different, far slower model), else 1."""
+    if engine != "none":
+        return ENGINE_PAGE[engine]
+    if "block-lru" in evictions and any(j.unit == 1 for j in jobs):
+        return ENGINE_PAGE["vllm"]
+    return 1

@@ -1,0 +1,185 @@
+"""Simulation results as the JSON contract of DESIGN.md, text/markdown tables, and the
+per-policy explanation of where hits are won and lost."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from advisor import __version__
+from advisor.simulate.runner import RunResult, serve_metrics
+
+
+def run_dict(result: RunResult) -> dict[str, Any]:
+    s = result.spec
+    t = result.totals
+    out: dict[str, Any] = {
+        "policy": s.policy, "eviction": s.eviction, "engine": s.engine, "mode": s.mode,
+        "capacity_tokens": s.capacity, "page_size": s.page, "replicas": s.replicas,
+        "router": s.router if s.replicas > 1 else None, "warmup": s.warmup,
+        "requests": t.requests, "prompt_tokens": t.prompt_tokens, "cached_tokens": t.cached_tokens,
+        "hit_rate": round(t.hit_rate, 6), "prefill_tokens": result.prefill_tokens,
+        "evicted_tokens": result.evicted_tokens,
+        "per_tenant": {name: v.as_dict() for name, v in sorted(t.per_tenant.items())},
+        "tenant_budget": dict(s.tenant_budget) if s.tenant_budget else None,
+    }
+    bhr = t.block_hit_rate
+    out["block_hit_rate"] = round(bhr, 6) if bhr is not None else None
+    if s.replicas > 1:
+        out["per_replica"] = [
+            {"replica": i, "requests": r.requests, "prompt_tokens": r.prompt_tokens,
+             "cached_tokens": r.cached_tokens, "hit_rate": round(r.hit_rate, 6)}
+            for i, r in enumerate(result.per_replica)
+        ]
+    if s.mode == "serve":
+        out["serve"] = serve_metrics(result)
+    return out
+
+
+def explain(results: list[RunResult]) -> list[dict[str, Any]]:
+    """For each policy, what differs from FCFS with the same eviction and capacity:
+    prefill saved (tokens and seconds), queue delay and eviction."""
+    base: dict[tuple, RunResult] = {}
+    for r in results:
+        if r.spec.policy == "fcfs" and not r.spec.tenant_budget:
+            base[(r.spec.eviction, r.spec.capacity)] = r
+    notes = []
+    for r in results:
+        b = base.get((r.spec.eviction, r.spec.capacity))
+        if b is None or r is b or r.spec.tenant_budget:
+            continue
+        saved = b.prefill_tokens - r.prefill_tokens
+        seconds = saved * r.spec.cost.prefill_token_s
+        note: dict[str, Any] = {
+            "policy": r.spec.policy, "baseline": "fcfs", "eviction": r.spec.eviction,
+            "capacity_tokens": r.spec.capacity,
+            "hit_rate_delta": round(r.totals.hit_rate - b.totals.hit_rate, 6),
+            "prefill_tokens_saved": saved, "prefill_seconds_saved": round(seconds, 6),
+            "evicted_tokens_delta": r.evicted_tokens - b.evicted_tokens,
+        }
+        parts = [f"{r.spec.policy} vs fcfs ({r.spec.eviction}): hit rate "
+                 f"{r.totals.hit_rate:.1%} vs {b.totals.hit_rate:.1%}; "
+                 f"{saved:+,} prefill tokens saved ({seconds:+.2f} s of prefill)"]
+        if r.spec.mode == "serve":
+            qr, qb = serve_metrics(r)["queue_delay_mean_s"], serve_metrics(b)["queue_delay_mean_s"]
+            note["queue_delay_mean_delta_s"] = round(qr - qb, 6)
+            parts.append(f"mean queue delay {qr - qb:+.3f} s")
+        parts.append(f"{r.evicted_tokens - b.evicted_tokens:+,} tokens evicted"
+                     + (" (it keeps shared branches resident)" if r.evicted_tokens < b.evicted_tokens else ""))
+        note["text"] = "; ".join(parts)
+        notes.append(note)
+    return notes
+
+
+def simulate_dict(results: list[RunResult], inputs: dict[str, Any], sweep: list[RunResult] | None,
+                  findings: list[dict], skipped: int) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "tool": {"name": "advisor", "version": __version__},
+        "input": inputs,
+        "skipped": skipped,
+        "runs": [run_dict(r) for r in results],
+        "explanations": explain(results),
+        "findings": findings,
+    }
+    if sweep is not None:
+        data["sweep"] = [
+            {"policy": r.spec.policy, "eviction": r.spec.eviction, "capacity_tokens": r.spec.capacity,
+             "hit_rate": round(r.totals.hit_rate, 6), "cached_tokens": r.totals.cached_tokens,
+             "evicted_tokens": r.evicted_tokens}
+            for r in sweep
+        ]
+    return data
+
+
+def to_json(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2, sort_keys=False) + "\n"
+
+
+def _cap(value: int | None) -> str:
+    return "unlimited" if value is None else f"{value:,}"
+
+
+def _table(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    serve_mode = any("serve" in r for r in data["runs"])
+    head = ["policy", "eviction", "engine", "capacity", "hit rate", "prefill tokens", "evicted"]
+    if serve_mode:
+        head += ["TTFT p50 s", "TTFT p90 s", "queue mean s", "tok/s"]
+    rows = []
+    for r in data["runs"]:
+        label = r["policy"] + (" (budget)" if r.get("tenant_budget") else "")
+        row = [label, r["eviction"], r["engine"], _cap(r["capacity_tokens"]), f"{r['hit_rate']:.2%}",
+               f"{r['prefill_tokens']:,}", f"{r['evicted_tokens']:,}"]
+        if serve_mode:
+            s = r.get("serve", {})
+            row += [f"{s.get('ttft_p50_s', 0):.3f}", f"{s.get('ttft_p90_s', 0):.3f}",
+                    f"{s.get('queue_delay_mean_s', 0):.3f}", f"{s.get('throughput_tokens_s', 0):,.0f}"]
+        rows.append(row)
+    return head, rows
+
+
+def _plain(head: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths))]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
+    return lines
+
+
+def _md(head: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return lines
+
+
+def _extra_sections(data: dict[str, Any], fmt) -> list[tuple[str, list[str]]]:
+    out: list[tuple[str, list[str]]] = []
+    tenants = [(r, r["per_tenant"]) for r in data["runs"] if r["per_tenant"]]
+    if tenants:
+        head = ["policy", "eviction", "budget", "tenant", "requests", "hit rate"]
+        rows = []
+        for r, per in tenants:
+            for name, v in per.items():
+                rows.append([r["policy"], r["eviction"], "yes" if r.get("tenant_budget") else "shared",
+                             name, f"{v['requests']:,}", f"{v['hit_rate']:.2%}"])
+        out.append(("Tenants", fmt(head, rows)))
+    reps = [r for r in data["runs"] if r.get("per_replica")]
+    if reps:
+        head = ["policy", "router", "replica", "requests", "hit rate"]
+        rows = [[r["policy"], r["router"], str(p["replica"]), f"{p['requests']:,}", f"{p['hit_rate']:.2%}"]
+                for r in reps for p in r["per_replica"]]
+        out.append(("Replicas", fmt(head, rows)))
+    if data.get("sweep"):
+        caps = []
+        for p in data["sweep"]:
+            if p["capacity_tokens"] not in caps:
+                caps.append(p["capacity_tokens"])
+        series: dict[str, dict] = {}
+        for p in data["sweep"]:
+            series.setdefault(f"{p['policy']}/{p['eviction']}", {})[p["capacity_tokens"]] = p["hit_rate"]
+        head = ["capacity"] + list(series)
+        rows = [[_cap(c)] + [f"{series[k].get(c, 0):.2%}" for k in series] for c in caps]
+        out.append(("Capacity sweep (hit rate)", fmt(head, rows)))
+    return out
+
+
+def to_text(data: dict[str, Any]) -> str:
+    head, rows = _table(data)
+    lines = _plain(head, rows)
+    for title, body in _extra_sections(data, _plain):
+        lines += ["", title, *body]
+    if data["explanations"]:
+        lines += ["", "Why the policies differ"] + [f"- {n['text']}" for n in data["explanations"]]
+    for f in data["findings"]:
+        lines += ["", f"{f['code']} {f['rule']}: {f['message']}"]
+    return "\n".join(lines) + "\n"
+
+
+def to_markdown(data: dict[str, Any]) -> str:
+    head, rows = _table(data)
+    lines = ["# advisor simulate", "", *_md(head, rows)]
+    for title, body in _extra_sections(data, _md):
+        lines += ["", f"## {title}", "", *body]
+    if data["explanations"]:
+        lines += ["", "## Why the policies differ", ""] + [f"- {n['text']}" for n in data["explanations"]]
+    if data["findings"]:
+        lines += ["", "## Findings", ""] + [f"- **{f['code']} {f['rule']}**: {f['message']}" for f in data["findings"]]
+    return "\n".join(lines) + "\n"

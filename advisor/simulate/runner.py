@@ -1,0 +1,223 @@
+"""From options to runs: one run per (policy, eviction, capacity), sweeps, tenant twins."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+from advisor.errors import AdvisorError
+from advisor.simulate.block_lru import BlockIndex
+from advisor.simulate.branch_lru import BranchPool
+from advisor.simulate.cache import PartitionedPool, Pool, make_pool
+from advisor.simulate.model import CostModel, HitRules, Job, Totals, percentile
+from advisor.simulate.replay import replay
+from advisor.simulate.router import Router
+from advisor.simulate.schedulers import offline_order
+from advisor.simulate.serve import ServeConfig, serve
+
+SWEEP_POINTS = 8
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    policy: str = "fcfs"
+    eviction: str = "branch-lru"
+    engine: str = "none"
+    capacity: int | None = None  # tokens per replica; None = unlimited
+    page: int = 1
+    mode: str = "replay"
+    warmup: float = 0.0
+    replicas: int = 1
+    router: str = "round-robin"
+    tenant_budget: tuple[tuple[str, float], ...] | None = None
+    max_running: int = 256
+    max_prefill_tokens: int = 16384
+    cost: CostModel = field(default_factory=CostModel)
+    seed: int = 0
+
+    @property
+    def rules(self) -> HitRules:
+        return HitRules(self.engine, self.page)
+
+
+@dataclass
+class RunResult:
+    spec: RunSpec
+    totals: Totals
+    per_replica: list[Totals]
+    evicted_tokens: int
+    prefill_seconds: float = 0.0
+    makespan: float = 0.0
+
+    @property
+    def prefill_tokens(self) -> int:
+        return self.totals.prompt_tokens - self.totals.cached_tokens
+
+
+class BlockIndexes:
+    """One block-hash index per block size, shared by every run over the same jobs."""
+
+    def __init__(self) -> None:
+        self._by_size: dict[int, BlockIndex] = {}
+
+    def get(self, size: int) -> BlockIndex:
+        index = self._by_size.get(size)
+        if index is None:
+            index = self._by_size[size] = BlockIndex(size)
+        return index
+
+
+def _pool(spec: RunSpec, jobs: list[Job], indexes: BlockIndexes) -> Pool:
+    rules = spec.rules
+    index = indexes.get(rules.page)
+    if not spec.tenant_budget:
+        return make_pool(spec.eviction, spec.capacity, rules, index)
+    parts: dict[str, Pool] = {}
+    for tenant, share in spec.tenant_budget:
+        cap = None if spec.capacity is None else int(spec.capacity * share)
+        parts[tenant or "*"] = make_pool(spec.eviction, cap, rules, index)
+    if "*" not in parts:
+        parts["*"] = make_pool(spec.eviction, 0 if spec.capacity is not None else None, rules, index)
+    return PartitionedPool(parts, rules)
+
+
+def run(jobs: list[Job], spec: RunSpec, indexes: BlockIndexes | None = None) -> RunResult:
+    """One simulation of ``jobs`` (in arrival order) under ``spec``."""
+    indexes = indexes or BlockIndexes()
+    pools = [_pool(spec, jobs, indexes) for _ in range(spec.replicas)]
+    router = Router(spec.router, seed=spec.seed)
+    if spec.mode == "replay":
+        ordered = offline_order(spec.policy, jobs, spec.seed)
+        total, per, evicted = replay(ordered, pools, spec.warmup, router)
+        prefill = spec.cost.prefill_seconds(total.prompt_tokens - total.cached_tokens)
+        return RunResult(spec, total, per, sum(evicted), prefill)
+    config = ServeConfig(spec.policy, spec.max_running, spec.max_prefill_tokens, spec.cost, spec.seed)
+    engines = serve(jobs, pools, config, spec.warmup, router)
+    total = Totals()
+    for e in engines:
+        t = e.totals
+        total.requests += t.requests
+        total.prompt_tokens += t.prompt_tokens
+        total.cached_tokens += t.cached_tokens
+        total.units += t.units
+        total.cached_units += t.cached_units
+        total.ttft.extend(t.ttft)
+        total.queue_delay.extend(t.queue_delay)
+        total.output_tokens += t.output_tokens
+        total.first_arrival = min(total.first_arrival, t.first_arrival)
+        total.last_finish = max(total.last_finish, t.last_finish)
+        for name, tt in t.per_tenant.items():
+            agg = total.per_tenant.setdefault(name, type(tt)())
+            agg.requests += tt.requests
+            agg.prompt_tokens += tt.prompt_tokens
+            agg.cached_tokens += tt.cached_tokens
+    evicted = sum(e.pool.evicted_tokens - e.evicted_from for e in engines)
+    makespan = total.last_finish - total.first_arrival if total.requests else 0.0
+    return RunResult(spec, total, [e.totals for e in engines], evicted,
+                     sum(e.prefill_seconds for e in engines), max(makespan, 0.0))
+
+
+def unlimited_tokens(jobs: list[Job], rules: HitRules) -> int:
+    """Tokens the pool holds with no eviction: the working set, the sweep's top end."""
+    pool = BranchPool(None, rules)
+    for job in jobs:
+        lease = pool.acquire(job, 0, True)
+        assert lease is not None
+        pool.commit(lease)
+        pool.release(lease)
+    return pool.tree_tokens
+
+
+def sweep_capacities(jobs: list[Job], rules: HitRules, points: int = SWEEP_POINTS) -> list[int | None]:
+    """``points`` capacities: geometric from the longest request (smaller pools cannot
+    hold one request) to the working set, the last one unlimited."""
+    if not jobs:
+        return [None]
+    unit_of = lambda j: j.elements * j.unit if j.unit != 1 else j.prompt_tokens  # noqa: E731
+    lo = max(unit_of(j) for j in jobs)
+    hi = max(unlimited_tokens(jobs, rules), lo + 1)
+    finite = points - 1
+    caps: list[int | None] = []
+    for i in range(finite):
+        frac = i / max(1, finite - 1) if finite > 1 else 0.0
+        value = int(round(lo * math.exp(frac * math.log(hi / lo))))
+        if value not in caps:
+            caps.append(value)
+    caps.append(None)
+    return caps
+
+
+def parse_budget(text: str | None, tenants: list[str]) -> tuple[tuple[str, float], ...] | None:
+    """``A=0.5,B=0.3`` or ``equal``: shares of the pool; the rest goes to other tenants."""
+    if not text:
+        return None
+    if text.strip() == "equal":
+        if not tenants:
+            raise AdvisorError("--tenant-budget equal needs traffic with a 'tenant' field")
+        share = 1.0 / len(tenants)
+        return tuple((t, share) for t in sorted(tenants))
+    out: list[tuple[str, float]] = []
+    for part in text.split(","):
+        name, sep, value = part.partition("=")
+        try:
+            share = float(value)
+        except ValueError:
+            share = -1.0
+        if not sep or not name.strip() or not 0 <= share <= 1:
+            raise AdvisorError(f"bad --tenant-budget entry {part!r}: use NAME=FRACTION,... or equal")
+        out.append((name.strip(), share))
+    total = sum(s for _, s in out)
+    if total > 1 + 1e-9:
+        raise AdvisorError(f"--tenant-budget shares add up to {total:g}, more than 1")
+    listed = {n for n, _ in out}
+    if any(t not in listed for t in tenants):
+        out.append(("*", max(0.0, 1.0 - total)))
+    return tuple(out)
+
+
+# --- TR501 tenant starvation -----------------------------------------------------------
+
+STARVE_RATIO = 0.5  # shared-pool hit rate at most half of what its own share gives it
+STARVE_POINTS = 0.05  # and at least 5 points lower
+
+
+def starvation_findings(shared: RunResult, isolated: RunResult) -> list[dict]:
+    """TR501: a tenant whose hit rate collapses in the shared pool compared with a
+    private pool of its budget (the noisy neighbour evicts its prefixes)."""
+    found = []
+    for name in sorted(shared.totals.per_tenant):
+        s = shared.totals.per_tenant[name]
+        iso = isolated.totals.per_tenant.get(name)
+        if iso is None or not s.prompt_tokens:
+            continue
+        if s.hit_rate <= STARVE_RATIO * iso.hit_rate and iso.hit_rate - s.hit_rate >= STARVE_POINTS:
+            found.append({
+                "code": "TR501", "rule": "tenant-starvation", "tenant": name,
+                "policy": shared.spec.policy, "eviction": shared.spec.eviction,
+                "capacity_tokens": shared.spec.capacity,
+                "shared_hit_rate": round(s.hit_rate, 6), "isolated_hit_rate": round(iso.hit_rate, 6),
+                "message": (f"tenant {name} keeps {s.hit_rate:.1%} of its prompt tokens cached in the "
+                            f"shared pool against {iso.hit_rate:.1%} with its own budget: other tenants "
+                            "evict its prefixes; give it a budget or route it to its own replica"),
+            })
+    return found
+
+
+def serve_metrics(result: RunResult) -> dict[str, float]:
+    t = result.totals
+    span = result.makespan
+    return {
+        "makespan_s": round(span, 6),
+        "throughput_tokens_s": round((t.prompt_tokens + t.output_tokens) / span, 3) if span > 0 else 0.0,
+        "requests_per_s": round(t.requests / span, 6) if span > 0 else 0.0,
+        "ttft_p50_s": round(percentile(t.ttft, 0.5), 6),
+        "ttft_p90_s": round(percentile(t.ttft, 0.9), 6),
+        "ttft_p99_s": round(percentile(t.ttft, 0.99), 6),
+        "queue_delay_mean_s": round(sum(t.queue_delay) / len(t.queue_delay), 6) if t.queue_delay else 0.0,
+        "queue_delay_p90_s": round(percentile(t.queue_delay, 0.9), 6),
+        "prefill_seconds": round(result.prefill_seconds, 6),
+    }
+
+
+def with_budget(spec: RunSpec, budget: tuple[tuple[str, float], ...]) -> RunSpec:
+    return replace(spec, tenant_budget=budget)

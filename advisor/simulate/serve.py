@@ -1,0 +1,189 @@
+"""Serve mode: a discrete-event model of a serving engine (one per replica).
+
+Per scheduling round (as SGLang's scheduler, simplified):
+
+- arrivals join the waiting queue; the policy orders it (``schedulers``);
+- admission in that order while the running batch has room (``max_running``), the
+  prefill token budget (``max_prefill_tokens``, SGLang's default 16384; the first
+  request of a batch is always taken, as chunked prefill would run it) is not used up,
+  and the pool can make room for the request's uncached tokens plus its output
+  (a reserve, as SGLang's admission holds one); the first that does not fit stops
+  admission (no skipping ahead);
+- an admitted batch runs one prefill step: ``prefill_token_s`` per uncached token.
+  SGLang makes a prompt hittable after the step (requests of one batch cannot hit each
+  other); vLLM registers block hashes at allocation (same-batch hits exist);
+- otherwise the running requests take decode steps of ``decode_step_s``; a request
+  with ``output_len`` tokens gets its first token from the prefill and needs
+  ``output_len - 1`` decode steps, then releases its path (locked while it runs).
+
+Runs of decode steps with no event between them are taken in one jump, so the cost is
+per event, not per step. Output tokens are not inserted into the cache (hash traces
+carry no ids for them; token traffic has no output ids either).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import random
+from dataclasses import dataclass, field
+
+from advisor.simulate.cache import Lease, Pool
+from advisor.simulate.model import CostModel, Job, Totals
+from advisor.simulate.router import Router
+from advisor.simulate.schedulers import order_waiting
+
+
+@dataclass
+class ServeConfig:
+    policy: str = "fcfs"
+    max_running: int = 256
+    max_prefill_tokens: int = 16384
+    cost: CostModel = field(default_factory=CostModel)
+    seed: int = 0
+
+
+@dataclass
+class Engine:
+    pool: Pool
+    config: ServeConfig
+    measure_from: int = 0  # job index where the measured part starts (warm-up before)
+    time: float = 0.0
+    totals: Totals = field(default_factory=Totals)
+    waiting: list[Job] = field(default_factory=list)
+    prefill_tokens: int = 0
+    prefill_seconds: float = 0.0
+    decode_steps: int = 0
+    evicted_from: int = 0  # the pool's evicted tokens when the measured part began
+    _finish: list[tuple[int, int, Lease]] = field(default_factory=list)
+    _rng: random.Random = field(default_factory=random.Random)
+    _dirty: bool = True
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.config.seed)
+
+    @property
+    def load(self) -> int:
+        return len(self.waiting) + len(self._finish)
+
+    def submit(self, job: Job) -> None:
+        self.waiting.append(job)
+        self._dirty = True
+
+    def run_until(self, until: float) -> None:
+        """Advance the engine up to time ``until`` (arrivals after it are not known)."""
+        while True:
+            if self.waiting and self._dirty and self._prefill():
+                continue
+            self._dirty = False
+            if not self._finish:
+                # Idle, or stuck waiting for memory that only a finish could free.
+                if self.waiting and not self._finish:
+                    self._force_head()
+                    continue
+                if math.isfinite(until):
+                    self.time = max(self.time, until)
+                return
+            if self.time >= until:
+                return
+            # Decode until the next finish, or until the next arrival if sooner.
+            step = self.config.cost.decode_step_s
+            next_finish = self._finish[0][0] - self.decode_steps
+            steps = next_finish
+            if math.isfinite(until):
+                steps = min(steps, max(1, math.ceil((until - self.time) / step)))
+            steps = max(1, steps)
+            self.time += steps * step
+            self.decode_steps += steps
+            while self._finish and self._finish[0][0] <= self.decode_steps:
+                _, _, lease = heapq.heappop(self._finish)
+                self._done(lease)
+
+    def _done(self, lease: Lease) -> None:
+        self.pool.release(lease)
+        if lease.job.index >= self.measure_from:
+            self.totals.last_finish = max(self.totals.last_finish, self.time)
+        self._dirty = True
+
+    def _prefill(self) -> bool:
+        """Admit and run one prefill batch; False when nothing could be admitted."""
+        cfg = self.config
+        order_waiting(cfg.policy, self.waiting, self.pool, self._rng)
+        budget = cfg.max_prefill_tokens
+        batch: list[Lease] = []
+        for job in self.waiting:
+            if len(self._finish) + len(batch) >= cfg.max_running:
+                break
+            if batch:
+                guess = job.prompt_tokens - job.tokens_of(self.pool.peek(job))
+                if guess > budget:
+                    break
+            lease = self.pool.acquire(job, job.output_len, False)
+            if lease is None:
+                break
+            batch.append(lease)
+            budget -= job.prompt_tokens - lease.cached
+        if not batch:
+            return False
+        taken = {id(lease.job) for lease in batch}
+        self.waiting = [j for j in self.waiting if id(j) not in taken]
+        self._run_batch(batch)
+        return True
+
+    def _force_head(self) -> None:
+        """Nothing runs and the head cannot fit: run it with what fits (a request longer
+        than the pool), so the simulation never deadlocks."""
+        order_waiting(self.config.policy, self.waiting, self.pool, self._rng)
+        job = self.waiting.pop(0)
+        lease = self.pool.acquire(job, job.output_len, True)
+        assert lease is not None
+        self._run_batch([lease])
+
+    def _run_batch(self, batch: list[Lease]) -> None:
+        start = self.time
+        tokens = sum(lease.job.prompt_tokens - lease.cached for lease in batch)
+        seconds = self.config.cost.prefill_seconds(tokens)
+        self.time += seconds
+        for lease in batch:
+            job = lease.job
+            self.pool.commit(lease)
+            if job.index >= self.measure_from:
+                t = self.totals
+                t.add(job, lease.cached, lease.matched)
+                t.queue_delay.append(start - job.arrival)
+                t.ttft.append(self.time - job.arrival)
+                t.output_tokens += job.output_len
+                t.first_arrival = min(t.first_arrival, job.arrival)
+                self.prefill_tokens += job.prompt_tokens - lease.cached
+                self.prefill_seconds += self.config.cost.prefill_seconds(job.prompt_tokens - lease.cached)
+            remaining = job.output_len - 1
+            if remaining <= 0:
+                self._done(lease)
+            else:
+                heapq.heappush(self._finish, (self.decode_steps + remaining, job.index, lease))
+        self._dirty = True
+
+
+def serve(jobs: list[Job], pools: list[Pool], config: ServeConfig, warmup: float = 0.0,
+          router: Router | None = None) -> list[Engine]:
+    """Feed ``jobs`` (in arrival order) to one engine per pool; return the engines."""
+    from advisor.simulate.replay import warmup_count
+
+    skip = warmup_count(len(jobs), warmup)
+    engines = [Engine(p, config, skip) for p in pools]
+    router = router or Router("round-robin")
+    evicted_at: list[int] | None = None
+    for i, job in enumerate(jobs):
+        for e in engines:
+            e.run_until(job.arrival)
+        if i == skip:
+            evicted_at = [e.pool.evicted_tokens for e in engines]
+        r = router.pick(job, [e.pool for e in engines], [e.load for e in engines])
+        engines[r].submit(job)
+    for e in engines:
+        e.run_until(math.inf)
+    if evicted_at is None:
+        evicted_at = [e.pool.evicted_tokens for e in engines]
+    for e, at in zip(engines, evicted_at):
+        e.evicted_from = at
+    return engines
