@@ -151,19 +151,24 @@ class Linter:
             tokens_at_risk=p.tokens_at_risk,
         )
 
-    def run(self, models: list[TemplateModel]) -> list[Finding]:
-        per_path: dict[str, list[Finding]] = {m.path: [] for m in models}
+    def template_findings(self, model: TemplateModel) -> list[Finding]:
+        out = []
+        for active in self.active:
+            if active.rule.scope != "template":
+                continue
+            # Only the syntax rule looks at a template that does not parse.
+            if model.syntax_errors and active.rule.code != "PC001":
+                continue
+            ctx = Context(active.options, self.count)
+            out.extend(self._stamp(active, model.path, p) for p in active.rule.check(model, ctx))
+        return out
+
+    def finish(self, models: list[TemplateModel], per_path: dict[str, list[Finding]]) -> list[Finding]:
+        """Add the set rules' findings, apply suppressions, sort."""
         parsed = [m for m in models if not m.syntax_errors]
         for active in self.active:
-            ctx = Context(active.options, self.count)
-            if active.rule.scope == "template":
-                for model in models:
-                    # Only the syntax rule looks at a template that does not parse.
-                    if model.syntax_errors and active.rule.code != "PC001":
-                        continue
-                    for p in active.rule.check(model, ctx):
-                        per_path[model.path].append(self._stamp(active, model.path, p))
-            elif active.rule.scope == "set":
+            if active.rule.scope == "set":
+                ctx = Context(active.options, self.count)
                 for p in active.rule.check(parsed, ctx):
                     per_path.setdefault(p.path or "", []).append(self._stamp(active, p.path or "", p))
         findings: list[Finding] = []
@@ -173,10 +178,13 @@ class Linter:
             findings.extend(self._suppress(model, items) if model is not None else items)
         return sorted(findings)
 
+    def run(self, models: list[TemplateModel]) -> list[Finding]:
+        return self.finish(models, {m.path: self.template_findings(m) for m in models})
+
     def _suppress(self, model: TemplateModel, items: list[Finding]) -> list[Finding]:
         if not model.comments:
             return items
-        last_line = model.source.count("\n") + 1
+        last_line = model.source.count("\n") + 1 if model.source else 1 << 30
         sups = suppress.parse(model.comments, self._resolve, last_line)
         if not sups:
             return items
@@ -206,18 +214,62 @@ class Linter:
         return kept
 
 
-def lint_files(paths: list[str], config: LintConfig, registry: dict[str, Rule], count_tokens: Callable[[str], int], cwd: Path | None = None) -> LintResult:
+# Below this many files a process pool costs more than it saves.
+PARALLEL_MIN_FILES = 200
+_WORKER: "Linter | None" = None
+
+
+def _lint_one(linter: Linter, path: Path, shown: str) -> tuple[TemplateModel, list[Finding]] | None:
+    text = sources.read_text(path, shown)
+    model = model_for(shown, path, text, linter.settings)
+    if model is None:
+        return None
+    return model, linter.template_findings(model)
+
+
+def _lint_chunk(chunk: list[tuple[Path, str]]) -> list[tuple[TemplateModel, list[Finding]] | None]:
+    assert _WORKER is not None
+    out = []
+    for path, shown in chunk:
+        item = _lint_one(_WORKER, path, shown)
+        if item is not None:
+            # The set rules need segments and sections, not the text: keep the pickle small.
+            model, found = item
+            model.source = "\n" * model.source.count("\n")
+            item = (model, found)
+        out.append(item)
+    return out
+
+
+def _parallel(linter: Linter, files: list[tuple[Path, str]]) -> list[tuple[TemplateModel, list[Finding]] | None]:
+    """Per-template work on every core; forked workers inherit the loaded tokenizer."""
+    global _WORKER
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    workers = min(os.cpu_count() or 1, 8)
+    size = max(1, -(-len(files) // (workers * 4)))
+    chunks = [files[i: i + size] for i in range(0, len(files), size)]
+    _WORKER = linter
+    try:
+        ctx = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            return [item for part in pool.map(_lint_chunk, chunks) for item in part]
+    finally:
+        _WORKER = None
+
+
+def lint_files(paths: list[str], config: LintConfig, registry: dict[str, Rule], count_tokens: Callable[[str], int], cwd: Path | None = None, parallel: bool | None = None) -> LintResult:
     cwd = cwd or Path.cwd()
     root = repo_root(cwd)
     files = collect(paths, root, config.exclude)
     linter = Linter(config, registry, count_tokens)
-    models = []
-    for path, shown in files:
-        text = sources.read_text(path, shown)
-        model = model_for(shown, path, text, linter.settings)
-        if model is not None:
-            models.append(model)
-    return LintResult(linter.run(models), [m.path for m in models])
+    if parallel is None:
+        parallel = len(files) >= PARALLEL_MIN_FILES and (os.cpu_count() or 1) > 1 and hasattr(os, "fork")
+    items = _parallel(linter, files) if parallel else [_lint_one(linter, p, s) for p, s in files]
+    models = [item[0] for item in items if item is not None]
+    per_path = {item[0].path: item[1] for item in items if item is not None}
+    return LintResult(linter.finish(models, per_path), [m.path for m in models])
 
 
 def lint_texts(files: dict[str, str], config: LintConfig, registry: dict[str, Rule], count_tokens: Callable[[str], int]) -> LintResult:

@@ -746,6 +746,17 @@ def _add_piece(model: TemplateModel, env: Environment, piece: Piece, settings: S
     walker = _Walker(loc, settings)
     walker.body(ast.body)
     base = len(model.segments)
+    if base == 0 and not (piece.line_offset or piece.first_col or piece.col or piece.flat_line):
+        # A whole plain file: coordinates are already the file's.
+        model.segments.extend(walker.segments)
+        model.unstable.extend(walker.unstable)
+        model.unsafe.extend(walker.unsafe)
+        sections = list(walker.blocks)
+        for seg in walker.segments:
+            if seg.kind == "static" and seg.construct == "text":
+                sections.extend(_text_sections(seg, settings))
+        model.sections.extend(sorted(sections, key=lambda s: (s.line, s.column)))
+        return
     for seg in walker.segments:
         l, c = _shift(piece, seg.line, seg.column)
         el, ec = _shift(piece, seg.end_line, seg.end_column)
@@ -777,15 +788,17 @@ def _text_sections(seg: Segment, settings: Settings) -> list[Section]:
         # A label must own its whole line; the last piece of a run may continue in a tag.
         line_no = seg.line + i
         col = seg.column if i == 0 else 1
-        m = _HEADING.match(raw)
+        # Cheap first-character tests keep the regexes off ordinary prose lines.
+        head = raw.lstrip()[:1]
+        m = _HEADING.match(raw) if head == "#" else None
         if m:
             found.append(Section(normalise_section(m.group(2)), m.group(2), line_no, col, "heading"))
             continue
-        m = _XML_TAG.match(raw)
+        m = _XML_TAG.match(raw) if head == "<" else None
         if m:
             found.append(Section(normalise_section(m.group(1)), m.group(1), line_no, col, "tag"))
             continue
-        m = _LABEL.match(raw)
+        m = _LABEL.match(raw) if raw.rstrip().endswith(":") else None
         if m and (i > 0 or seg.column == 1):
             found.append(Section(normalise_section(m.group(1)), m.group(1), line_no, col, "label"))
             continue
