@@ -17,6 +17,14 @@ from advisor.pipeline import TOKEN_NAMESPACE, Sequence
 from advisor.radix import RadixTree
 
 
+HIST_BINS = 10_000
+
+
+def ratio_bin(cached: int, prompt_tokens: int) -> int:
+    """Histogram bin of a request's hit ratio (integer arithmetic: no rounding drift)."""
+    return cached * HIST_BINS // prompt_tokens if prompt_tokens else 0
+
+
 @dataclass
 class TenantStats:
     requests: int = 0
@@ -48,7 +56,9 @@ class Analysis:
     prompt_tokens: int = 0
     cached_tokens: int = 0
     tenants: dict[str, TenantStats] = field(default_factory=dict)
-    ratios: array = field(default_factory=lambda: array("d"))
+    # Per-request hit ratios as a histogram of HIST_BINS bins: memory stays fixed however
+    # many requests stream through (a list of ratios would grow with the input).
+    histogram: array = field(default_factory=lambda: array("q", bytes(8 * (HIST_BINS + 1))))
     trees: dict[str, RadixTree] = field(default_factory=dict)
     # Tokens one tree element stands for, per namespace (block size for hash traces).
     units: dict[str, int] = field(default_factory=dict)
@@ -67,16 +77,20 @@ class Analysis:
         return local + self.extra_tree_tokens
 
     def percentiles(self, qs: Iterable[float] = (0.1, 0.5, 0.9)) -> dict[str, float]:
-        """Per-request hit ratios at the given quantiles (nearest rank, deterministic)."""
-        values = sorted(self.ratios)
+        """Per-request hit ratios at the given quantiles: nearest rank, floored to 1/HIST_BINS."""
         out: dict[str, float] = {}
+        n = self.requests
         for q in qs:
             key = f"p{round(q * 100)}"
-            if not values:
-                out[key] = 0.0
-                continue
-            rank = max(1, math.ceil(q * len(values) - 1e-9))
-            out[key] = values[min(rank, len(values)) - 1]
+            rank = max(1, math.ceil(q * n - 1e-9)) if n else 0
+            seen = 0
+            value = 0.0
+            for index, count in enumerate(self.histogram):
+                seen += count
+                if count and seen >= rank:
+                    value = index / HIST_BINS
+                    break
+            out[key] = value
         return out
 
 
@@ -124,7 +138,7 @@ class Analyzer:
         res.requests += 1
         res.prompt_tokens += prompt_tokens
         res.cached_tokens += cached
-        res.ratios.append(cached / prompt_tokens if prompt_tokens else 0.0)
+        res.histogram[ratio_bin(cached, prompt_tokens)] += 1
         if tenant is not None:
             stats = res.tenants.setdefault(tenant, TenantStats())
             stats.requests += 1

@@ -15,6 +15,7 @@ differ. Memory per process is the head tree, or one partition's share of tree to
 from __future__ import annotations
 
 import multiprocessing
+from array import array
 import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Protocol
@@ -68,7 +69,7 @@ class PartitionIndexer:
             "requests": res.requests,
             "prompt_tokens": res.prompt_tokens,
             "cached_tokens": res.cached_tokens,
-            "ratios": res.ratios.tobytes(),
+            "histogram": res.histogram.tobytes(),
             "tenants": {k: (v.requests, v.prompt_tokens, v.cached_tokens) for k, v in res.tenants.items()},
             "tree_tokens_beyond_head": beyond,
             "branches": branches,
@@ -224,7 +225,9 @@ class PartitionedRun:
             out.requests += part["requests"]
             out.prompt_tokens += part["prompt_tokens"]
             out.cached_tokens += part["cached_tokens"]
-            out.ratios.frombytes(part["ratios"])
+            for index, count in enumerate(array("q", part["histogram"])):
+                if count:
+                    out.histogram[index] += count
             for name, (r, p, c) in part["tenants"].items():
                 stats = out.tenants.setdefault(name, TenantStats())
                 stats.requests += r

@@ -184,3 +184,20 @@ def test_chat_template_option_on_cli(tmp_path: Path, cli) -> None:
     bare.write_text("{% for m in messages %}{{ m['content'] }}{% endfor %}")
     c = json.loads(cli("analyze", path, "--format", "json", "--chat-template", bare).out)
     assert c["prompt_tokens"] == 1  # "Hi": no header, no BOS unless the template writes it
+
+
+def test_percentiles_match_nearest_rank_on_sorted_ratios() -> None:
+    import math
+    import random
+
+    from advisor.analyze import HIST_BINS
+
+    rng = random.Random(5)
+    analyzer = Analyzer(1)
+    pairs = [(rng.randint(0, 500), 500) for _ in range(997)] + [(0, 0)]
+    for cached, prompt in pairs:
+        analyzer.record(prompt, cached, None)
+    ratios = sorted((c * HIST_BINS // p) / HIST_BINS if p else 0.0 for c, p in pairs)
+    got = analyzer.result.percentiles((0.1, 0.5, 0.9, 1.0))
+    for q in (0.1, 0.5, 0.9, 1.0):
+        assert got[f"p{round(q * 100)}"] == ratios[math.ceil(q * len(ratios)) - 1]

@@ -1,0 +1,182 @@
+"""Pipeline targets (issue 7), measured side by side in one run.
+
+- Prefix-heavy chat traffic (a shared ~2.5k-token system prompt and tools, short varied
+  questions): `advisor analyze` against tiktoken alone encoding the same rendered
+  prompts on all cores. Target: analyze at least 3x faster.
+- Unique traffic (nothing shared): target at most 1.2x the tiktoken-alone time.
+- A 1M-request block-hash trace: analyze in under 60 s; peak RSS against tree tokens.
+- Peak memory against input size: the same requests repeated 1x, 2x, 4x (tree tokens
+  fixed, input growing) must keep peak RSS flat.
+
+Every `advisor analyze` run is a child process, so its peak RSS is its own (wait4).
+Writes bench/results.json and prints a table. Run: `make bench`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from advisor.chat import Llama3Layout  # noqa: E402
+from advisor.tokenizers import load_tokenizer  # noqa: E402
+
+ADVISOR = [sys.executable, "-m", "advisor.cli"]
+WORDS = (
+    "account billing cluster deploy error export failover gateway index invoice latency limit "
+    "migration network node outage partition quota region replica retention rollback schema "
+    "snapshot storage throughput timeout token upgrade usage warehouse webhook workspace"
+).split()
+
+
+def run_child(args: list[str]) -> tuple[float, int, str]:
+    """Wall seconds, peak RSS in bytes, stdout of one child process."""
+    start = time.perf_counter()
+    env = dict(os.environ, ADVISOR_NO_PROGRESS="1")
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
+    out = proc.stdout.read().decode() if proc.stdout else ""
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    elapsed = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(args)} exited {proc.returncode}")
+    return elapsed, usage.ru_maxrss * 1024, out
+
+
+def question(rng: random.Random) -> str:
+    n = rng.randint(25, 60)
+    return "Question: " + " ".join(rng.choice(WORDS) for _ in range(n)) + f" (ref {rng.randrange(10**9)})?"
+
+
+def system_prompt() -> tuple[str, list[dict]]:
+    import yaml
+
+    rag = yaml.safe_load((ROOT / "templates" / "rag_tools.yaml").read_text())
+    text = rag["messages"][0]["content"]
+    tools = [{"type": "function", "function": {"name": f"tool_{i}", "description": " ".join(WORDS[i:i + 12]),
+                                               "parameters": {"type": "object", "properties": {
+                                                   w: {"type": "string", "description": f"The {w} to use."}
+                                                   for w in WORDS[i:i + 5]}}}} for i in range(6)]
+    return text, tools
+
+
+def write_prefix_heavy(path: Path, n: int) -> list[dict]:
+    rng = random.Random(7)
+    system, tools = system_prompt()
+    records = []
+    with path.open("w") as fh:
+        for i in range(n):
+            rec = {"id": str(i), "messages": [{"role": "system", "content": system},
+                                               {"role": "user", "content": question(rng)}], "tools": tools}
+            fh.write(json.dumps(rec) + "\n")
+            records.append(rec)
+    return records
+
+
+def write_unique(path: Path, n: int) -> list[dict]:
+    rng = random.Random(11)
+    records = []
+    with path.open("w") as fh:
+        for i in range(n):
+            body = " ".join(f"{rng.choice(WORDS)}{rng.randrange(1000)}" for _ in range(rng.randint(300, 700)))
+            rec = {"id": str(i), "messages": [{"role": "user", "content": f"Summarize record {i}: {body}"}]}
+            fh.write(json.dumps(rec) + "\n")
+            records.append(rec)
+    return records
+
+
+def tiktoken_alone(records: list[dict]) -> tuple[float, int]:
+    tok = load_tokenizer("llama3")
+    layout = Llama3Layout()
+    texts = [layout.render(r["messages"], r.get("tools")) for r in records]
+    start = time.perf_counter()
+    ids = tok.tiktoken_encoding.encode_batch(texts, num_threads=os.cpu_count() or 1, allowed_special="all")
+    return time.perf_counter() - start, sum(map(len, ids))
+
+
+def write_hash_trace(path: Path, n: int, repeat: int = 1, seed: int = 3) -> None:
+    """Mooncake-shaped: sessions whose turns extend earlier turns, a few hot prefixes."""
+    rng = random.Random(seed)
+    next_id = 0
+    sessions: list[list[int]] = []
+    lines = []
+    hot = [[next_id + i] for i in range(8)]
+    next_id += 8
+    for i in range(n):
+        if sessions and rng.random() < 0.55:
+            base = rng.choice(sessions)
+            ids = base + list(range(next_id, next_id + rng.randint(1, 4)))
+        else:
+            ids = rng.choice(hot) + list(range(next_id, next_id + rng.randint(2, 20)))
+        next_id = max(next_id, ids[-1] + 1)
+        sessions.append(ids)
+        if len(sessions) > 2000:
+            sessions.pop(rng.randrange(len(sessions)))
+        length = (len(ids) - 1) * 512 + rng.randint(1, 512)
+        lines.append(json.dumps({"timestamp": i, "input_length": length, "output_length": 100, "hash_ids": ids}))
+    with path.open("w") as fh:
+        for _ in range(repeat):
+            fh.write("\n".join(lines) + "\n")
+
+
+def analyze(path: Path) -> tuple[float, int, dict]:
+    seconds, rss, out = run_child(ADVISOR + ["analyze", str(path), "--format", "json", "--top", "0"])
+    return seconds, rss, json.loads(out)
+
+
+def main() -> None:
+    results: dict = {"cores": os.cpu_count()}
+    with tempfile.TemporaryDirectory() as tmp:
+        tmpdir = Path(tmp)
+        for name, writer, n in (("prefix_heavy_chat", write_prefix_heavy, 20_000),
+                                ("unique_chat", write_unique, 4_000)):
+            path = tmpdir / f"{name}.jsonl"
+            records = writer(path, n)
+            t_tok, tokens = tiktoken_alone(records)
+            del records
+            t_adv, rss, data = analyze(path)
+            assert data["prompt_tokens"] == tokens, "advisor and tiktoken saw different prompts"
+            results[name] = {"requests": n, "prompt_tokens": tokens, "hit_rate": data["hit_rate"],
+                             "analyze_s": round(t_adv, 3), "tiktoken_alone_s": round(t_tok, 3),
+                             "speedup_vs_tiktoken": round(t_tok / t_adv, 2), "peak_rss_mb": round(rss / 2**20, 1)}
+        path = tmpdir / "hash_1m.jsonl"
+        write_hash_trace(path, 1_000_000)
+        seconds, rss, data = analyze(path)
+        results["hash_trace_1m"] = {"requests": data["requests"], "input_mb": round(path.stat().st_size / 2**20, 1),
+                                    "analyze_s": round(seconds, 2), "tree_tokens": data["tree_tokens"],
+                                    "tree_ids": data["tree_tokens"] // 512, "peak_rss_mb": round(rss / 2**20, 1)}
+        path.unlink()
+        growth = []
+        for repeat in (1, 2, 4):
+            path = tmpdir / f"hash_x{repeat}.jsonl"
+            write_hash_trace(path, 200_000, repeat=repeat)
+            seconds, rss, data = analyze(path)
+            growth.append({"repeat": repeat, "requests": data["requests"], "input_mb": round(path.stat().st_size / 2**20, 1),
+                           "tree_tokens": data["tree_tokens"], "peak_rss_mb": round(rss / 2**20, 1),
+                           "analyze_s": round(seconds, 2)})
+            path.unlink()
+        results["memory_vs_input_size"] = growth
+    for name in ("prefix_heavy_chat", "unique_chat"):
+        r = results[name]
+        print(f"{name:<18} {r['requests']:>7,} req {r['prompt_tokens']:>12,} tok  analyze {r['analyze_s']:6.2f} s  "
+              f"tiktoken alone {r['tiktoken_alone_s']:6.2f} s  speed-up {r['speedup_vs_tiktoken']:5.2f}x  "
+              f"RSS {r['peak_rss_mb']} MB")
+    h = results["hash_trace_1m"]
+    print(f"hash trace 1M       {h['requests']:,} req ({h['input_mb']} MB)  analyze {h['analyze_s']} s  "
+          f"tree ids {h['tree_ids']:,}  RSS {h['peak_rss_mb']} MB")
+    for g in results["memory_vs_input_size"]:
+        print(f"  input x{g['repeat']}: {g['requests']:,} req, {g['input_mb']} MB in, tree tokens {g['tree_tokens']:,}, "
+              f"RSS {g['peak_rss_mb']} MB, {g['analyze_s']} s")
+    (ROOT / "bench" / "results.json").write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main()
