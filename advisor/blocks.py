@@ -1,0 +1,159 @@
+"""Content blocks of a prompt: the units whose order TR201 compares between requests.
+
+A prompt is cut at message boundaries (chat special tokens), blank lines and markdown
+headings; a block that is a JSON array (tool definitions, schemas) is cut into its items.
+Each block gets a stable 64-bit hash of its stripped text, so that the same section in two
+requests has the same hash whatever surrounds it. Pure functions, no state.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+
+# Chat special tokens (`<|start_header_id|>user<|end_header_id|>`, `<|eot_id|>`) end a block.
+_SPECIAL = re.compile(r"<\|start_header_id\|>[a-z_]*<\|end_header_id\|>|<\|[a-z_0-9]+\|>")
+# Starts with a literal newline so the regex engine skips ahead to newlines only.
+_BREAK = re.compile(r"\n(?:[ \t]*\n|(?=#{1,6} ))")
+_FENCE = re.compile(r"^```[a-zA-Z]*\n(.*)\n```$", re.DOTALL)
+# Blocks shorter than this are separators or boilerplate; their order says nothing.
+MIN_BLOCK_CHARS = 24
+
+
+@dataclass(frozen=True)
+class Block:
+    """A block of ``text[start:end]``; ``item`` is set for one item of a JSON array block."""
+
+    start: int
+    end: int
+    hash: int
+    item: int = -1
+
+
+def block_hash(text: str) -> int:
+    # blake2b rather than hash(): Python's string hash changes between processes, and the
+    # order of equal-count blocks in reports must not.
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(),
+                          "little", signed=True)
+
+
+def split(text: str, min_chars: int = MIN_BLOCK_CHARS) -> list[Block]:
+    """The blocks of ``text`` in order, each at least ``min_chars`` long once stripped."""
+    out: list[Block] = []
+    for start, end in segments(text, min_chars):
+        for h, item in hashes_of(text[start:end]):
+            out.append(Block(start, end, h, item))
+    return out
+
+
+def segments(text: str, min_chars: int = MIN_BLOCK_CHARS) -> list[tuple[int, int]]:
+    """``(start, end)`` of each block of ``text``, stripped; a heading joins the block after
+    it, so that a section moves as one and is labelled by its title."""
+    raw: list[tuple[int, int]] = []
+    pos = 0
+    for m in _SPECIAL.finditer(text):
+        _cut(text, pos, m.start(), raw)
+        raw.append((-1, -1))  # message boundary: a heading never joins across it
+        pos = m.end()
+    _cut(text, pos, len(text), raw)
+    out: list[tuple[int, int]] = []
+    pending = -1
+    for start, end in raw:
+        if start < 0:
+            pending = -1
+            continue
+        if pending >= 0:
+            start = pending
+            pending = -1
+        if text.startswith("#", start) and "\n" not in text[start:end]:
+            pending = start
+            continue
+        if end - start >= min_chars:
+            out.append((start, end))
+    return out
+
+
+def _cut(text: str, lo: int, hi: int, out: list[tuple[int, int]]) -> None:
+    start = lo
+    for m in _BREAK.finditer(text, lo, hi):
+        _strip_into(text, start, m.start(), out)
+        start = m.end()
+    _strip_into(text, start, hi, out)
+
+
+def _strip_into(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if end > start:
+        out.append((start, end))
+
+
+def hashes_of(body: str) -> list[tuple[int, int]]:
+    """``(hash, item)`` of a block: one per item of a JSON array, else one with item -1."""
+    items = json_items(body)
+    if items is not None:
+        return [(block_hash(item_key(item)), k) for k, item in enumerate(items)]
+    if body[0] == "{" and body[-1] == "}":
+        # A tool definition rendered on its own (Llama 3.1 puts one JSON per tool): hash the
+        # object, not its indentation, so a rewrite of the `tools` list maps back to it.
+        try:
+            value = json.loads(body)
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            return [(block_hash(item_key(value)), -1)]
+    return [(block_hash(body), -1)]
+
+
+def json_items(body: str) -> list | None:
+    """The items of a block that is a JSON array of objects (maybe in a code fence)."""
+    fenced = _FENCE.match(body)
+    inner = fenced.group(1).strip() if fenced else body
+    if not (inner.startswith("[") and inner.endswith("]")):
+        return None
+    try:
+        value = json.loads(inner)
+    except ValueError:
+        return None
+    if isinstance(value, list) and len(value) >= 2 and all(isinstance(v, dict) for v in value):
+        return value
+    return None
+
+
+def item_key(item: object) -> str:
+    """Canonical text of one JSON item: the same tool gives the same hash however indented."""
+    return json.dumps(item, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def tool_name(item: object) -> str | None:
+    """The function name of a tool definition (OpenAI or bare form), if it is one."""
+    if not isinstance(item, dict):
+        return None
+    fn = item.get("function") if isinstance(item.get("function"), dict) else item
+    name = fn.get("name") if isinstance(fn, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def label(text: str, block: Block) -> str:
+    """A short human label: the heading, the tool name, or the first words."""
+    body = text[block.start:block.end]
+    if block.item >= 0:
+        items = json_items(body) or []
+        name = tool_name(items[block.item]) if block.item < len(items) else None
+        return f"tool {name}" if name else f"item {block.item + 1} of a JSON list"
+    try:
+        name = tool_name(json.loads(body))
+    except ValueError:
+        name = None
+    if name:
+        return f"tool {name}"
+    first = body.split("\n", 1)[0].strip().lstrip("#").strip()
+    return first[:60] + ("..." if len(first) > 60 else "")
+
+
+def is_tool(text: str, block: Block) -> bool:
+    return label(text, block).startswith("tool ")

@@ -1,0 +1,177 @@
+"""Why the hit rate is what it is: traffic findings (TR codes) and loss attribution.
+
+``Diagnoser`` watches the same stream of token sequences that ``analyze`` indexes and runs
+the traffic rules on it: TR101 dynamic content in shared prefixes (``diagnose_dynamic``),
+TR201 sections in varying order (``diagnose_order``), TR301 single-shot traffic. Its result
+also splits the uncached tokens into what a fix could save and what is unique anyway; those
+figures are estimates here, and ``advisor.prescribe`` replaces them with measured ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from advisor.diagnose_dynamic import DynamicDetector, DynamicFinding, DynamicObservation
+from advisor.diagnose_order import OrderDetector, OrderFinding
+from advisor.pipeline import Sequence
+from advisor.tokenizers import Tokenizer
+
+RULES = {"TR101": "dynamic-content", "TR201": "section-order", "TR301": "low-reuse"}
+# Single-shot: below this hit rate, with nothing a template change could recover.
+LOW_REUSE_HIT_RATE = 0.15
+LOW_REUSE_REQUEST = 0.1
+EOT = "<|eot_id|>"
+
+
+@dataclass
+class Finding:
+    """One traffic finding, in the analyze/prescribe JSON shape (DESIGN.md)."""
+
+    code: str
+    token_offset: int | None
+    kind: str
+    requests: int
+    tokens_lost: int
+    example: str
+    message: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def rule(self) -> str:
+        return RULES[self.code]
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "code": self.code, "rule": self.rule, "token_offset": self.token_offset, "kind": self.kind,
+            "requests": self.requests, "tokens_lost": self.tokens_lost, "example": self.example,
+            "message": self.message,
+        }
+        out.update(self.details)
+        return out
+
+
+@dataclass
+class Attribution:
+    """Where the uncached prompt tokens go. ``measured`` when prescribe rewrote the traffic."""
+
+    prompt_tokens: int
+    cached_tokens: int
+    dynamic: int
+    ordering: int
+    unique: int
+    eviction: int | None = None
+    measured: bool = False
+
+    @property
+    def uncached(self) -> int:
+        return self.prompt_tokens - self.cached_tokens
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"prompt_tokens": self.prompt_tokens, "cached_tokens": self.cached_tokens,
+                "uncached_tokens": self.uncached, "dynamic_content": self.dynamic,
+                "section_order": self.ordering, "eviction": self.eviction,
+                "inherently_unique": self.unique, "measured": self.measured}
+
+
+@dataclass
+class Diagnosis:
+    requests: int
+    prompt_tokens: int
+    cached_tokens: int
+    findings: list[Finding]
+    attribution: Attribution
+    dynamic: list[DynamicFinding]
+    orders: list[OrderFinding]
+    low_reuse_requests: int = 0
+
+    @property
+    def hit_rate(self) -> float:
+        return self.cached_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
+
+    def finding_dicts(self) -> list[dict[str, Any]]:
+        return [f.to_dict() for f in self.findings]
+
+
+class Diagnoser:
+    """Feed ``add(seq)`` in arrival order, then ``finish()``. Block-hash traces (no text)
+    count towards the totals but only text traffic can show TR101/TR201."""
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        self.dynamic = DynamicDetector(tokenizer.decode)
+        self.order = OrderDetector(tokenizer.decode, boundary_id=tokenizer.special_tokens.get(EOT))
+        self.requests = 0
+        self.text_requests = 0
+        self.prompt_tokens = 0
+        self.cached_tokens = 0
+        self.low_reuse = 0
+
+    def add(self, seq: Sequence) -> None:
+        self.requests += 1
+        self.prompt_tokens += seq.prompt_tokens
+        if seq.unit != 1:
+            return
+        index = self.text_requests
+        self.text_requests += 1
+        matched = self.dynamic.add(index, seq.ids)
+        self.order.add(index, seq.ids)
+        self.cached_tokens += matched
+        if matched < LOW_REUSE_REQUEST * seq.prompt_tokens:
+            self.low_reuse += 1
+
+    def finish(self, cached_tokens: int | None = None) -> Diagnosis:
+        """The findings. ``cached_tokens`` from the analysis (its page size) when known."""
+        cached = self.cached_tokens if cached_tokens is None else cached_tokens
+        orders = self.order.findings()
+        grouped = {h for f in orders for unit in f.units for h in unit}
+
+        def explained(obs: DynamicObservation) -> bool:
+            # A "varying span" inside a permuted section is the permutation, not a value.
+            return self.order.block_at(obs.request, obs.char) in grouped
+
+        dynamic = self.dynamic.findings(self.text_requests, explained=explained if grouped else None)
+        findings = [_dynamic_finding(f) for f in dynamic] + [_order_finding(f) for f in orders]
+        uncached = self.prompt_tokens - cached
+        lost_dynamic = min(uncached, sum(f.tokens_lost for f in dynamic))
+        lost_order = min(uncached - lost_dynamic, sum(f.tokens_lost for f in orders))
+        attribution = Attribution(self.prompt_tokens, cached, lost_dynamic, lost_order,
+                                  uncached - lost_dynamic - lost_order)
+        hit = cached / self.prompt_tokens if self.prompt_tokens else 0.0
+        if self.prompt_tokens and hit < LOW_REUSE_HIT_RATE and not findings:
+            findings.append(Finding(
+                code="TR301", token_offset=None, kind="single-shot", requests=self.low_reuse,
+                tokens_lost=0, example="",
+                message=(f"{self.low_reuse:,} of {self.requests:,} requests reuse less than "
+                         f"{LOW_REUSE_REQUEST:.0%} of their prompt from earlier requests; hit rate {hit:.1%}. "
+                         "The prompts are unique content: no template change raises the hit rate."),
+            ))
+        return Diagnosis(self.requests, self.prompt_tokens, cached, findings, attribution, dynamic, orders,
+                         self.low_reuse)
+
+
+def _dynamic_finding(f: DynamicFinding) -> Finding:
+    where = f.label.strip().replace("\n", " ")
+    message = (f"{f.kind} value at token {f.token_offset} (after '{where[-40:]}') varies between requests "
+               f"inside shared content: {f.requests:,} requests lose about {f.tokens_lost:,} cacheable "
+               "tokens after it. Move it after all static content (into the last user turn).")
+    return Finding(
+        code="TR101", token_offset=f.token_offset, kind=f.kind, requests=f.requests,
+        tokens_lost=f.tokens_lost, example=f.examples[0] if f.examples else "", message=message,
+        details={"examples": f.examples, "context_before": f.label, "context_after": f.right,
+                 "span_tokens": f.span_tokens},
+    )
+
+
+def _order_finding(f: OrderFinding) -> Finding:
+    total = sum(c for _, c in f.orders)
+    shown = [{"order": labels, "requests": c, "share": round(c / total, 6)} for labels, c in f.orders[:10]]
+    what = "tool definitions" if f.kind == "tool-order" else "sections"
+    top = " > ".join(f.orders[0][0])
+    message = (f"{len(f.labels)} {what} recur in {len(f.orders):,} different orders across {f.requests:,} "
+               f"requests; each new order is a new prefix. Send them in one order.")
+    return Finding(
+        code="TR201", token_offset=f.token_offset, kind=f.kind, requests=f.requests,
+        tokens_lost=f.tokens_lost, example=f"{top} ({f.orders[0][1]} requests)", message=message,
+        details={"blocks": f.labels, "orders": shown, "distinct_orders": len(f.orders),
+                 "canonical_order": f.labels, "requests_off_canonical": f.requests_off_canonical},
+    )

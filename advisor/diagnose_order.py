@@ -1,0 +1,308 @@
+"""TR201 from traffic alone: the same content blocks recurring in different orders.
+
+Each request's text is cut into blocks (``advisor.blocks``) and hashed. Blocks present in
+many requests are the shared content; where two of them come in one order in some requests
+and in the other order in others, the cache keeps one copy of every order instead of one
+copy of the content. Blocks that always follow each other are merged into one unit (a
+section of several paragraphs moves as one), inverted units are grouped, and each group is
+reported with its observed orders and their shares.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from advisor import blocks as blk
+
+ITEM = 4  # bytes per packed token id
+MEMO_BYTES = 256 << 20
+
+
+@dataclass
+class OrderFinding:
+    kind: str                      # "section-order" or "tool-order"
+    units: list[list[int]]         # block hashes of each unit, in canonical order
+    labels: list[str]              # label of each unit, canonical order
+    orders: list[tuple[list[str], int]]   # observed orders (labels) and request counts
+    requests: int                  # requests carrying at least two units of the group
+    requests_off_canonical: int
+    tokens_lost: int               # estimate; prescribe measures it
+    token_offset: int              # where the group starts in the first request with it
+    tool_names: list[str] = field(default_factory=list)
+
+
+class OrderDetector:
+    def __init__(self, decode: Callable[[Sequence[int]], str], min_share: float = 0.1,
+                 boundary_id: int | None = None) -> None:
+        self.decode = decode
+        # End-of-message token: requests are cut there before decoding (one memo entry each).
+        self._boundary = array("I", [boundary_id]).tobytes() if boundary_id is not None else None
+        self._boundary_chars = len(decode([boundary_id])) if boundary_id is not None else 0
+        self._memo_bytes = 0
+        self._bodies: dict[str, list[tuple[int, int]]] = {}
+        self.min_share = min_share
+        self.hashes: list[array] = []
+        self.starts: list[array] = []
+        self.ends: list[array] = []
+        self.ratio: list[float] = []
+        self.count: Counter[int] = Counter()
+        self.labels: dict[int, str] = {}
+        self.tools: dict[int, str] = {}
+        self._memo: dict[bytes, tuple[int, list[tuple[int, int, int]]]] = {}
+
+    def add(self, index: int, ids: Sequence[int]) -> None:
+        data = ids.tobytes() if isinstance(ids, array) and ids.typecode == "I" else array("I", ids).tobytes()
+        hs, st, en = array("q"), array("I"), array("I")
+        seen: set[int] = set()
+        pos = 0
+        for piece in self._pieces(data):
+            length, found = self._blocks_of(piece)
+            for start, end, h in found:
+                if h not in seen:
+                    seen.add(h)
+                    hs.append(h)
+                    st.append(pos + start)
+                    en.append(pos + end)
+            pos += length + self._boundary_chars
+        self.count.update(seen)
+        self.hashes.append(hs)
+        self.starts.append(st)
+        self.ends.append(en)
+        self.ratio.append(len(data) / ITEM / max(1, pos))
+
+    def _pieces(self, data: bytes) -> list[bytes]:
+        """The request cut at its end-of-message tokens (aligned to whole ids)."""
+        sep = self._boundary
+        if sep is None:
+            return [data]
+        out = []
+        start = 0
+        at = data.find(sep)
+        while at >= 0:
+            if at % ITEM == 0:
+                out.append(data[start:at])
+                start = at + ITEM
+            at = data.find(sep, at + 1)
+        out.append(data[start:])
+        return out
+
+    def _blocks_of(self, piece: bytes) -> tuple[int, list[tuple[int, int, int]]]:
+        # Messages recur verbatim (the system prompt, earlier turns): decode, cut and hash
+        # each distinct one once. That keeps diagnosis a small fraction of tokenizing.
+        entry = self._memo.get(piece)
+        if entry is not None:
+            return entry
+        ids = array("I")
+        ids.frombytes(piece)
+        text = self.decode(ids.tolist())
+        found = []
+        bodies = self._bodies
+        for start, end in blk.segments(text):
+            body = text[start:end]
+            hashed = bodies.get(body)
+            if hashed is None:
+                hashed = blk.hashes_of(body)
+                if len(bodies) < 500_000:
+                    bodies[body] = hashed
+                for h, item in hashed:
+                    if h not in self.labels:
+                        name = blk.label(body, blk.Block(0, len(body), h, item))
+                        self.labels[h] = name
+                        if name.startswith("tool "):
+                            self.tools[h] = name[5:]
+            for h, _ in hashed:
+                found.append((start, end, h))
+        entry = (len(text), found)
+        if self._memo_bytes < MEMO_BYTES:
+            self._memo[piece] = entry
+            self._memo_bytes += len(piece)
+        return entry
+
+    def findings(self) -> list[OrderFinding]:
+        n = len(self.hashes)
+        need = max(3, int(self.min_share * n))
+        common = {h for h, c in self.count.items() if c >= need}
+        if len(common) < 2:
+            return []
+        seqs = [tuple(h for h in hs if h in common) for hs in self.hashes]
+        distinct = Counter(s for s in seqs if len(s) >= 2)
+        units = _units(distinct)
+        unit_of = {h: i for i, u in enumerate(units) for h in u}
+        useqs = Counter()
+        for s, c in distinct.items():
+            useqs[_dedupe(unit_of[h] for h in s)] += c
+        mean_pos = _mean_positions(useqs, len(units))
+        ucount = Counter()
+        for s, c in useqs.items():
+            for u in s:
+                ucount[u] += c
+        rank = {u: r for r, u in enumerate(sorted(range(len(units)), key=lambda u: (mean_pos[u], units[u][0])))}
+        groups = _inverted_groups(useqs, rank, len(units))
+        out = []
+        for group in groups:
+            finding = self._finding(group, units, seqs, unit_of, ucount, mean_pos)
+            if finding is not None:
+                out.append(finding)
+        out.sort(key=lambda f: (-f.tokens_lost, f.token_offset))
+        return out
+
+    def _finding(self, group: set[int], units: list[tuple[int, ...]], seqs: list[tuple[int, ...]],
+                 unit_of: dict[int, int], ucount: Counter, mean_pos: list[float]) -> OrderFinding | None:
+        # Canonical order: the most widely shared first, then where they usually sit.
+        canon = sorted(group, key=lambda u: (-ucount[u], mean_pos[u], units[u][0]))
+        names = [self.tools.get(units[u][0]) for u in canon]
+        if all(names):
+            # Tool definitions: alphabetical, the order anyone can reproduce in code.
+            canon = sorted(group, key=lambda u: (self.tools[units[u][0]], units[u][0]))
+        crank = {u: i for i, u in enumerate(canon)}
+        orders: Counter[tuple[int, ...]] = Counter()
+        with_any = 0
+        present = 0
+        seen_orders: set[tuple[int, ...]] = set()
+        lost = 0
+        offset = -1
+        off_canon = 0
+        for r, s in enumerate(seqs):
+            order = _dedupe(unit_of[h] for h in s if unit_of.get(h) in group)
+            if order:
+                with_any += 1
+                present += len(order)
+            if len(order) < 2:
+                continue
+            orders[order] += 1
+            if offset < 0:
+                offset = int(self._char_of(r, units[order[0]][0], start=True) * self.ratio[r])
+            ideal = tuple(sorted(order, key=crank.__getitem__))
+            if order != ideal:
+                off_canon += 1
+            if order in seen_orders:
+                continue
+            if seen_orders:
+                # A new order: from the first unit out of canonical place to the end of the
+                # group, nothing can come from the cache (estimate; prescribe measures).
+                k = next((i for i, (a, b) in enumerate(zip(order, ideal)) if a != b), len(order))
+                if k < len(order):
+                    first = self._char_of(r, units[order[k]][0], start=True)
+                    last = max(self._char_of(r, units[u][-1], start=False) for u in order)
+                    lost += int(max(0, last - first) * self.ratio[r])
+            seen_orders.add(order)
+        total = sum(orders.values())
+        if len(orders) < 2 or total * 2 < with_any or present < 0.6 * with_any * len(group):
+            # One order only, or the units rarely come together: retrieved documents that
+            # differ per request, not one set of sections sent in varying order.
+            return None
+        labels = [self.labels[units[u][0]] for u in canon]
+        label_of = {u: self.labels[units[u][0]] for u in canon}
+        shown = sorted(orders.items(), key=lambda kv: (-kv[1], [crank[u] for u in kv[0]]))
+        tools = [self.tools.get(units[u][0], "") for u in canon]
+        kind = "tool-order" if all(tools) else "section-order"
+        return OrderFinding(
+            kind=kind, units=[list(units[u]) for u in canon], labels=labels,
+            orders=[([label_of[u] for u in o], c) for o, c in shown], requests=total,
+            requests_off_canonical=off_canon, tokens_lost=lost, token_offset=max(0, offset),
+            tool_names=[t for t in tools if t],
+        )
+
+    def block_at(self, request: int, char: int) -> int | None:
+        """Hash of the block of ``request`` that holds character ``char``, if any."""
+        starts, ends = self.starts[request], self.ends[request]
+        for i in range(len(starts)):
+            if starts[i] <= char < ends[i]:
+                return self.hashes[request][i]
+        return None
+
+    def _char_of(self, request: int, h: int, start: bool) -> int:
+        hs = self.hashes[request]
+        for i, x in enumerate(hs):
+            if x == h:
+                return (self.starts if start else self.ends)[request][i]
+        return 0
+
+
+def _dedupe(items) -> tuple[int, ...]:
+    seen: set[int] = set()
+    out = []
+    for x in items:
+        if x not in seen:
+            seen.add(x)
+            out.append(x)
+    return tuple(out)
+
+
+def _units(distinct: Counter) -> list[tuple[int, ...]]:
+    """Chains of blocks that always come together and in the same order: one unit each."""
+    succ: dict[int, set] = {}
+    pred: dict[int, set] = {}
+    order: dict[int, int] = {}
+    for s in distinct:
+        for i, h in enumerate(s):
+            order.setdefault(h, len(order))
+            succ.setdefault(h, set()).add(s[i + 1] if i + 1 < len(s) else None)
+            pred.setdefault(h, set()).add(s[i - 1] if i > 0 else None)
+    merged_into: set[int] = set()
+    units = []
+    for h in sorted(order, key=order.__getitem__):
+        if h in merged_into:
+            continue
+        # Only start a chain at a block that is not the sole successor of its sole predecessor.
+        p = pred[h]
+        if len(p) == 1 and None not in p:
+            (q,) = p
+            if succ[q] == {h}:
+                continue
+        chain = [h]
+        while True:
+            nxt = succ[chain[-1]]
+            if len(nxt) != 1 or None in nxt:
+                break
+            (x,) = nxt
+            if pred[x] != {chain[-1]} or x in chain:
+                break
+            chain.append(x)
+        merged_into.update(chain)
+        units.append(tuple(chain))
+    # Blocks left out by a cycle (cannot happen with deduplicated sequences) become units.
+    for h in sorted(order, key=order.__getitem__):
+        if h not in merged_into:
+            units.append((h,))
+    return units
+
+
+def _mean_positions(useqs: Counter, n_units: int) -> list[float]:
+    total = [0.0] * n_units
+    weight = [0] * n_units
+    for s, c in useqs.items():
+        for i, u in enumerate(s):
+            total[u] += c * i / max(1, len(s) - 1)
+            weight[u] += c
+    return [total[u] / weight[u] if weight[u] else 0.0 for u in range(n_units)]
+
+
+def _inverted_groups(useqs: Counter, rank: dict[int, int], n_units: int) -> list[set[int]]:
+    """Units that appear in both relative orders somewhere, joined into groups."""
+    parent = list(range(n_units))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    involved: set[int] = set()
+    # The most frequent distinct sequences only: enough to see every inversion that matters.
+    for s, _ in sorted(useqs.items(), key=lambda kv: (-kv[1], kv[0]))[:500]:
+        rs = [rank[u] for u in s]
+        if all(a < b for a, b in zip(rs, rs[1:])):
+            continue
+        for i in range(len(s)):
+            for j in range(i + 1, len(s)):
+                if rs[i] > rs[j]:
+                    involved.update((s[i], s[j]))
+                    parent[find(s[i])] = find(s[j])
+    groups: dict[int, set[int]] = {}
+    for u in sorted(involved):
+        groups.setdefault(find(u), set()).add(u)
+    return [g for g in groups.values() if len(g) >= 2]

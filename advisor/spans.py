@@ -1,0 +1,104 @@
+"""What kind of value varies between requests: a small, pure classifier of text spans.
+
+TR101 finds *where* requests diverge and re-join; this module says *what* the varying text
+is (a clock reading, an id, a person's name...) so the advice can name it. Two functions:
+
+- ``classify(value)``: the kind of one value, by full match against the patterns below.
+- ``expand(text, start, end)``: the whole value around a differing character range, because
+  two timestamps differ only in their last digits and the report must show all of it.
+"""
+
+from __future__ import annotations
+
+import re
+
+KINDS = ("datetime", "date", "time", "unix-timestamp", "uuid", "hex-id", "number", "email", "name-or-text")
+
+_MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+          r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?")
+_WEEKDAY = r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*\.?,?\s+"
+_DATE = (
+    rf"(?:{_WEEKDAY})?(?:"
+    r"\d{4}-\d{1,2}-\d{1,2}"                       # 2026-11-02
+    r"|\d{4}/\d{1,2}/\d{1,2}"                      # 2026/11/02
+    r"|\d{1,2}[/.\-]\d{1,2}[/.\-]\d{2,4}"          # 02/11/2026, 2.11.26
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH},?\s+\d{{4}}"   # 2 November 2026
+    rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"   # November 2, 2026
+    r")"
+)
+_TZ = r"(?:\s?(?:Z|UTC|GMT|[A-Z]{2,4}T)|\s?[+\-]\d{2}:?\d{2})?"
+_TIME = rf"\d{{1,2}}:\d{{2}}(?::\d{{2}}(?:[.,]\d{{1,6}})?)?(?:\s?[AaPp]\.?[Mm]\.?)?{_TZ}"
+_DATETIME = rf"{_DATE}(?:T|,?\s+(?:at\s+)?){_TIME}|{_TIME},?\s+(?:on\s+)?{_DATE}"
+
+# Order matters: the first kind that matches wins, most specific first.
+PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("uuid", re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")),
+    ("email", re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}")),
+    ("datetime", re.compile(_DATETIME)),
+    # Seconds or milliseconds since 1970, between 2001 and 2033: ten or thirteen digits.
+    ("unix-timestamp", re.compile(r"(?<!\d)(?:1\d{9}(?:\.\d+)?|1\d{12})(?!\d)")),
+    ("date", re.compile(_DATE)),
+    ("time", re.compile(_TIME)),
+    # Hex ids: 0x..., or 8+ hex characters holding both digits and letters (git shas, tokens).
+    ("hex-id", re.compile(r"0x[0-9a-fA-F]+|(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{8,}")),
+    ("number", re.compile(r"[+\-]?\d[\d,_]*(?:\.\d+)?%?")),
+)
+
+# Characters that separate a label from its value ("Name: ", "user_id="), or values in a line.
+_LABEL_END = ":=\n\"'(<[{|"
+_STRIP = " \t\r\n\"'`.,;:()[]{}<>"
+
+
+def classify(value: str) -> str:
+    """The kind of ``value``: the first pattern that matches all of it, else name-or-text."""
+    text = value.strip(_STRIP)
+    if not text:
+        return "name-or-text"
+    for kind, pattern in PATTERNS:
+        if pattern.fullmatch(text):
+            return kind
+    # An id with a short prefix ("INV-4821", "pay_7XKQ2") is still an identifier.
+    if re.fullmatch(r"[A-Za-z]{1,6}[-_]?\d{3,}", text):
+        return "number"
+    return "name-or-text"
+
+
+def expand(text: str, start: int, end: int) -> tuple[int, int]:
+    """The whole value in ``text`` around the differing range ``[start, end)``.
+
+    A pattern match covering the range wins (a timestamp whose seconds differ is the whole
+    timestamp); otherwise the range grows to whole words, back to the label before it.
+    """
+    start, end = _trim(text, start, end)
+    for _, pattern in PATTERNS:
+        lo = max(0, start - 64)
+        for m in pattern.finditer(text, lo, min(len(text), end + 64)):
+            if m.start() <= start and m.end() >= end and m.end() > m.start():
+                return m.start(), m.end()
+    # Free text: back to the label ("Name: ") or the line start, forward to the word end.
+    while start > 0 and text[start - 1] not in _LABEL_END:
+        start -= 1
+    while end < len(text) and (text[end].isalnum() or text[end] in "_-'"):
+        end += 1
+    return _trim(text, start, end)
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start] in _STRIP:
+        start += 1
+    while end > start and text[end - 1] in _STRIP:
+        end -= 1
+    return start, end
+
+
+def differing_range(left: str, a: str, b: str) -> tuple[int, int]:
+    """Character range of ``left + a`` where ``a`` differs from ``b``: common head and tail
+    of the two variants are not part of the difference."""
+    head = 0
+    limit = min(len(a), len(b))
+    while head < limit and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    return len(left) + head, len(left) + max(head, len(a) - tail)
