@@ -1,0 +1,232 @@
+"""What to change, and the hit rate after the change, measured rather than guessed.
+
+For each finding of the diagnosis there is one concrete fix (``advisor.rewrite``). Prescribe
+applies it to every logged request, renders and tokenizes the rewritten requests exactly as
+the originals were, and re-runs the analysis: the hit rate after a fix is the hit rate of
+that rewritten traffic. Then all fixes together. The measured gains also give the loss
+attribution (dynamic content, ordering, unique) its final figures.
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from advisor.analyze import Analyzer
+from advisor.diagnose import Attribution, Diagnosis, Finding
+from advisor.errors import AdvisorError
+from advisor.memo import MemoEncoder
+from advisor.pipeline import TOKEN_NAMESPACE, Renderer, Sequence
+from advisor.rewrite import editable, move_dynamic, reorder_blocks, sort_tools
+from advisor.traffic import Request
+
+Fix = Callable[[Request], "Request | None"]
+
+
+@dataclass
+class Action:
+    kind: str
+    description: str
+    code: str
+    hit_rate_after: float
+    tokens_gained: int
+    requests_changed: int
+    finding: int | None = None  # index into the diagnosis findings
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "description": self.description, "code": self.code,
+                "hit_rate_after": round(self.hit_rate_after, 6), "tokens_gained": self.tokens_gained,
+                "requests_changed": self.requests_changed, "finding": self.finding}
+
+
+@dataclass
+class Prescription:
+    requests: int
+    prompt_tokens: int
+    cached_before: int
+    cached_after: int
+    actions: list[Action]
+    section_order: list[str]
+    findings: list[Finding]
+    attribution: Attribution
+    not_rewritable: int = 0
+    diffs: list[Any] = field(default_factory=list)  # advisor.template_diff.TemplateDiff
+    page_size: int = 1
+
+    @property
+    def hit_rate_before(self) -> float:
+        return self.cached_before / self.prompt_tokens if self.prompt_tokens else 0.0
+
+    @property
+    def hit_rate_after(self) -> float:
+        return self.cached_after / self.prompt_tokens if self.prompt_tokens else 0.0
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One fix: what it is and how it rewrites a request."""
+
+    kind: str
+    description: str
+    code: str
+    finding: int
+    fix: Fix
+
+
+def plans_for(diagnosis: Diagnosis) -> list[Plan]:
+    out: list[Plan] = []
+    for k, f in enumerate(diagnosis.findings):
+        if f.code == "TR101":
+            before, after = f.details["context_before"], f.details["context_after"]
+            where = before.strip().splitlines()[-1] if before.strip() else "its line"
+            out.append(Plan(
+                "move-dynamic-content",
+                f"Move the {f.kind} value at token {f.token_offset} (the line starting '{where}', e.g. "
+                f"'{_short(f.example)}') out of the shared prefix, after all static content: to the end "
+                "of the last user turn.",
+                f.code, k, _move(before, after)))
+        elif f.code == "TR201" and f.kind == "tool-order":
+            out.append(Plan("sort-tool-definitions",
+                            "Sort the tool definitions by name before sending them, in every request.",
+                            f.code, k, sort_tools))
+        elif f.code == "TR201":
+            units = _units_of(diagnosis, f)
+            order = " > ".join(f.details["canonical_order"])
+            out.append(Plan("fix-section-order",
+                            f"Always send these sections in one order, most widely shared first: {order}.",
+                            f.code, k, _reorder(units)))
+    return out
+
+
+def _move(before: str, after: str) -> Fix:
+    return lambda req: move_dynamic(req, before, after)
+
+
+def _reorder(units: list[list[int]]) -> Fix:
+    return lambda req: reorder_blocks(req, units)
+
+
+def _units_of(diagnosis: Diagnosis, finding: Finding) -> list[list[int]]:
+    for order in diagnosis.orders:
+        if order.labels == finding.details["canonical_order"]:
+            return order.units
+    return []
+
+
+def _short(text: str, width: int = 40) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 3] + "..."
+
+
+class Measurer:
+    """Re-analyses the traffic with fixes applied; unchanged requests keep their ids."""
+
+    def __init__(self, seqs: list[Sequence], renderer: Renderer, page_size: int) -> None:
+        self.seqs = seqs
+        self.renderer = renderer
+        self.page_size = page_size
+        self.encoder = MemoEncoder(renderer.tokenizer)
+        self.editable: list[Request | None] = []
+        for s in seqs:
+            try:
+                self.editable.append(editable(s.request, renderer) if s.unit == 1 else None)
+            except AdvisorError:
+                self.editable.append(None)
+
+    @property
+    def not_rewritable(self) -> int:
+        return sum(1 for r in self.editable if r is None)
+
+    def baseline(self) -> int:
+        analyzer = Analyzer(self.page_size)
+        for s in self.seqs:
+            analyzer.add(s)
+        return analyzer.result.cached_tokens
+
+    def measure(self, fixes: Iterable[Fix]) -> tuple[int, int]:
+        """Cached tokens of the traffic with ``fixes`` applied in turn, and requests changed."""
+        fixes = list(fixes)
+        analyzer = Analyzer(self.page_size)
+        changed = 0
+        for seq, req in zip(self.seqs, self.editable):
+            new = None
+            if req is not None:
+                current = req
+                for fix in fixes:
+                    out = fix(current)
+                    if out is not None:
+                        current = out
+                        new = out
+            if new is None:
+                analyzer.add(seq)
+                continue
+            changed += 1
+            text = self.renderer.text_of(new)
+            ids = self.encoder.encode(text or "")
+            ids = ids if isinstance(ids, array) else array("I", ids)
+            analyzer.add(Sequence(new, TOKEN_NAMESPACE, ids, len(ids), 1))
+        return analyzer.result.cached_tokens, changed
+
+
+def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, page_size: int = 1) -> Prescription:
+    measurer = Measurer(seqs, renderer, page_size)
+    prompt = sum(s.prompt_tokens for s in seqs)
+    before = measurer.baseline()
+    plans = plans_for(diagnosis)
+    actions: list[Action] = []
+
+    def rate(cached: int) -> float:
+        return cached / prompt if prompt else 0.0
+
+    for plan in plans:
+        cached, changed = measurer.measure([plan.fix])
+        actions.append(Action(plan.kind, plan.description, plan.code, rate(cached), cached - before, changed,
+                              plan.finding))
+    for k, f in enumerate(diagnosis.findings):
+        if f.code == "TR301":
+            actions.append(Action("none", "No template change raises the hit rate of single-shot traffic: "
+                                  "every prompt is new content. Do not size a prefix cache for it.",
+                                  f.code, rate(before), 0, 0, k))
+    after = before
+    dynamic_gain = 0
+    if plans:
+        after, changed = measurer.measure(p.fix for p in plans)
+        dynamic = [p for p in plans if p.code == "TR101"]
+        if dynamic and len(dynamic) < len(plans):
+            dynamic_gain = measurer.measure(p.fix for p in dynamic)[0] - before
+        elif dynamic:
+            dynamic_gain = after - before
+        if len(plans) > 1:
+            actions.append(Action("all", "All the actions above together.", "", rate(after), after - before,
+                                  changed))
+    # Measured attribution: what the fixes recover, by cause; the rest is content seen once.
+    gain = max(0, after - before)
+    dynamic_part = max(0, min(gain, dynamic_gain))
+    attribution = Attribution(prompt, before, dynamic_part, gain - dynamic_part, prompt - before - gain,
+                              measured=True)
+    return Prescription(
+        requests=len(seqs), prompt_tokens=prompt, cached_before=before, cached_after=max(before, after),
+        actions=actions, section_order=section_order(diagnosis), findings=diagnosis.findings,
+        attribution=attribution, not_rewritable=measurer.not_rewritable, page_size=page_size,
+    )
+
+
+def section_order(diagnosis: Diagnosis) -> list[str]:
+    """The recommended layout of a prompt, from the traffic: shared blocks first (system,
+    tools and schemas in a fixed order, sections in a fixed order), the per-request
+    values and the question last."""
+    order = ["system prompt (static)"]
+    for f in diagnosis.findings:
+        if f.code == "TR201" and f.kind == "tool-order":
+            order.append("tool definitions, sorted by name: " + ", ".join(b.removeprefix("tool ") for b in f.details["blocks"]))
+    for f in diagnosis.findings:
+        if f.code == "TR201" and f.kind != "tool-order":
+            order.extend(f.details["canonical_order"])
+    order.append("retrieval context and conversation history")
+    for f in diagnosis.findings:
+        if f.code == "TR101":
+            before = f.details["context_before"].strip().splitlines()
+            order.append(f"per-request {f.kind} ({before[-1] if before else f.example})")
+    order.append("the user's question (last)")
+    return order
