@@ -10,7 +10,7 @@ option or value is an :class:`AdvisorError` that names it (exit 2), never a sile
 from __future__ import annotations
 
 import re
-import tomllib
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,14 @@ import yaml
 
 from advisor.errors import AdvisorError
 from advisor.lint.rule import SEVERITIES, Rule
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10 has no tomllib; tomli is the same parser
+    try:
+        import tomli as tomllib
+    except ImportError:
+        tomllib = None  # type: ignore[assignment]
 
 # Sub-tables of [tool.advisor] that belong to other commands; lint leaves them alone.
 OTHER_COMMANDS = frozenset({"analyze", "simulate", "prescribe", "cost", "report", "traffic", "chat"})
@@ -70,7 +78,7 @@ def discover(start: Path) -> Path | None:
             if (folder / name).is_file():
                 return folder / name
         pyproject = folder / "pyproject.toml"
-        if pyproject.is_file():
+        if pyproject.is_file() and tomllib is not None:
             try:
                 data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
@@ -89,6 +97,8 @@ def load_file(path: Path, registry: dict[str, Rule]) -> LintConfig:
     except (OSError, UnicodeDecodeError) as exc:
         raise AdvisorError(f"{shown}: cannot read config ({exc})")
     if path.suffix == ".toml":
+        if tomllib is None:
+            raise AdvisorError(f"{shown}: reading TOML on Python 3.10 needs the 'tomli' package; use .advisor.yaml or pip install tomli")
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from jinja2 import Environment, TemplateSyntaxError, nodes
+from jinja2.ext import Extension
 
 # --- taint: why a piece of output can differ between requests ------------------------------
 
@@ -390,7 +391,7 @@ class _Walker:
         scope = self.scopes[-1]
         # A name set in several branches keeps the strongest reason it may vary.
         old = scope.get(name)
-        scope[name] = taint if old is None or taint.rank >= old.rank else old
+        scope[name] = taint if old is None or taint.rank > old.rank else old
 
     def lookup(self, name: str, line: int) -> Taint:
         for scope in reversed(self.scopes):
@@ -690,12 +691,24 @@ class Piece:
     flat_line: int = 0  # when set, every position maps to this file line
 
 
+class _GenerationTag(Extension):
+    """transformers' ``{% generation %}...{% endgeneration %}`` marks assistant text for
+    training masks; it renders its body unchanged, so it parses as a plain scope here."""
+
+    tags = {"generation"}
+
+    def parse(self, parser):  # type: ignore[no-untyped-def]
+        lineno = next(parser.stream).lineno
+        body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+        return nodes.Scope(body, lineno=lineno)
+
+
 def make_environment(settings: Settings, chat: bool) -> Environment:
     # HF chat templates render with trim_blocks, lstrip_blocks and loopcontrols.
     return Environment(
         trim_blocks=chat or settings.trim_blocks,
         lstrip_blocks=chat or settings.lstrip_blocks,
-        extensions=["jinja2.ext.loopcontrols"],
+        extensions=["jinja2.ext.loopcontrols", _GenerationTag],
         autoescape=False,
     )
 
