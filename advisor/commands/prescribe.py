@@ -1,0 +1,69 @@
+"""`advisor prescribe`: what to change in the prompts, and the hit rate after each change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from advisor.cli import app
+from advisor.commands.common import SkipLog, check_format, emit, make_renderer, open_traffic, with_progress
+from advisor.console import out_console
+from advisor.diagnose import Diagnoser
+from advisor.errors import AdvisorError
+from advisor.memo import MemoEncoder
+from advisor.prescribe import prescribe
+from advisor.report import prescription as render
+from advisor.template_diff import template_diffs
+from advisor.tokenizers import load_tokenizer
+
+FORMATS = ("text", "json", "markdown", "diff")
+
+
+@app.command("prescribe")
+def prescribe_command(
+    traffic: List[Path] = typer.Argument(..., help="Traffic files (.jsonl or .jsonl.gz)."),
+    templates: Optional[Path] = typer.Option(None, help="Prompt templates: diffs that carry out each fix, "
+                                             "and the templates of 'template' records."),
+    tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
+    chat_template: Optional[Path] = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
+    page_size: int = typer.Option(1, min=1, help="Round cached tokens down to this page size."),
+    block_size: int = typer.Option(512, min=1, help="Tokens per hash_ids block."),
+    format: str = typer.Option("text", "--format", "-f", help="text, json, markdown or diff."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
+) -> None:
+    """Diagnose the traffic, prescribe a fix per finding, and measure the hit rate after it."""
+    check_format(format, FORMATS)
+    if templates is not None and not templates.is_dir():
+        raise AdvisorError(f"{templates}: templates folder not found")
+    skips = SkipLog()
+    tok = load_tokenizer(tokenizer)
+    seqs_iter = open_traffic(traffic, tokenizer, chat_template, templates, block_size, skips, MemoEncoder(tok))
+    diagnoser = Diagnoser(tok)
+    seqs = []
+    for seq in with_progress(seqs_iter, "prescribe"):
+        diagnoser.add(seq)
+        seqs.append(seq)
+    skips.summary()
+    if not seqs:
+        raise AdvisorError("no usable requests in the traffic")
+    # Rewritten requests render through the same settings as the logged ones.
+    renderer = make_renderer(tokenizer, chat_template, templates, list(traffic))
+    diagnosis = diagnoser.finish()
+    result = prescribe(seqs, renderer, diagnosis, page_size)
+    if templates is not None:
+        result.diffs = template_diffs(templates, diagnosis)
+    data = render.prescription_dict(result, [str(p) for p in traffic], tokenizer)
+    if format == "json":
+        emit(render.to_json(data), output)
+    elif format == "markdown":
+        emit(render.to_markdown(data), output)
+    elif format == "diff":
+        emit(render.to_diff(data), output)
+    elif output is not None:
+        emit(render.to_markdown(data), output)
+    else:
+        render.print_text(data, out_console)
+    if skips.count:
+        raise typer.Exit(1)

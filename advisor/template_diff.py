@@ -1,0 +1,151 @@
+"""The prescribed moves carried out on the prompt templates, as unified diffs (never applied).
+
+The traffic says what to move (the static text around a dynamic value, the headings of
+sections sent in varying order); the template folder is searched for that text, and the
+same move is made on the template source. Templates are read, never written.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from advisor.diagnose import Diagnosis, Finding
+from advisor.rewrite import cut_span
+
+SUFFIXES = (".j2", ".jinja", ".jinja2", ".txt", ".yaml", ".yml", ".prompty")
+_USER_LINE = re.compile(r"^[ \t]*user[ \t]*:[ \t]*$", re.IGNORECASE | re.MULTILINE)
+_YAML_USER = re.compile(r"^[ \t]*-[ \t]*role:[ \t]*['\"]?user['\"]?[ \t]*$", re.MULTILINE)
+_YAML_ROLE = re.compile(r"^[ \t]*-[ \t]*role:", re.MULTILINE)
+MOVED_NOTE = ("{# advisor: per-request value moved after all static content. In chat traffic, "
+              "send it at the end of the last user turn. #}")
+
+
+@dataclass(frozen=True)
+class TemplateDiff:
+    path: str
+    code: str
+    finding: int
+    diff: str   # unified diff; empty when only a note applies
+    note: str
+
+
+def template_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in SUFFIXES)
+
+
+def template_diffs(folder: Path, diagnosis: Diagnosis) -> list[TemplateDiff]:
+    files = [(p, p.read_text(encoding="utf-8", errors="replace")) for p in template_files(folder)]
+    out: list[TemplateDiff] = []
+    for k, f in enumerate(diagnosis.findings):
+        if f.code == "TR101":
+            out.extend(_dynamic_diffs(folder, files, f, k))
+        elif f.code == "TR201":
+            out.extend(_order_diffs(folder, files, f, k))
+    return out
+
+
+def _dynamic_diffs(folder: Path, files: list[tuple[Path, str]], f: Finding, k: int) -> list[TemplateDiff]:
+    before = f.details["context_before"]
+    # In the template the value is an expression, so only the static text is searched for.
+    label = before.strip().splitlines()[-1] if before.strip() else ""
+    after = f.details["context_after"][:24]
+    out = []
+    for path, text in files:
+        if not label or label not in text:
+            continue
+        cut = cut_span(text, label, after)
+        if cut is None:
+            continue
+        rest, moved = cut
+        new = _insert_last_user(path, rest, moved)
+        out.append(TemplateDiff(str(path.relative_to(folder)), f.code, k, _udiff(path, folder, text, new),
+                                f"moves '{_one_line(moved)}' after all static content"))
+    if not out:
+        out.append(TemplateDiff("", f.code, k, "", f"no template holds '{label}': the value is added "
+                                "outside the templates (application code or the chat template)"))
+    return out
+
+
+def _insert_last_user(path: Path, text: str, moved: str) -> str:
+    """``moved`` at the end of the last user section of the template, or at its end."""
+    if path.suffix == ".prompty" and _USER_LINE.search(text):
+        return text.rstrip("\n") + "\n\n" + moved + "\n"
+    if path.suffix in (".yaml", ".yml"):
+        users = list(_YAML_USER.finditer(text))
+        if users:
+            start = users[-1].end()
+            nxt = _YAML_ROLE.search(text, start)
+            end = nxt.start() if nxt else len(text)
+            block = text[start:end].rstrip("\n")
+            lines = [ln for ln in block.split("\n") if ln.strip()]
+            indent = re.match(r"[ \t]*", lines[-1]).group(0) if lines else "      "
+            moved_lines = "\n".join(indent + ln for ln in moved.split("\n"))
+            return text[:start] + block + "\n\n" + moved_lines + "\n" + text[end:].lstrip("\n")
+    return text.rstrip("\n") + "\n\n" + MOVED_NOTE + "\n" + moved + "\n"
+
+
+def _order_diffs(folder: Path, files: list[tuple[Path, str]], f: Finding, k: int) -> list[TemplateDiff]:
+    if f.kind == "tool-order":
+        return [TemplateDiff("", f.code, k, "", "sort the tool list by function name where the request is built "
+                             "(the template set cannot fix an order decided at run time)")]
+    labels = f.details["canonical_order"]
+    out = []
+    for path, text in files:
+        lines = text.split("\n")
+        heads = {}
+        for i, line in enumerate(lines):
+            title = line.strip().lstrip("#").strip()
+            if line.lstrip().startswith("#") and title in labels and title not in heads:
+                heads[title] = i
+        if len(heads) < 2:
+            continue
+        found = sorted(heads.items(), key=lambda kv: kv[1])
+        wanted = sorted(found, key=lambda kv: labels.index(kv[0]))
+        if [t for t, _ in found] == [t for t, _ in wanted]:
+            out.append(TemplateDiff(str(path.relative_to(folder)), f.code, k, "",
+                                    "the template already has one order; the varying order comes from the "
+                                    "code that fills it"))
+            continue
+        level = len(lines[found[0][1]].lstrip()) - len(lines[found[0][1]].lstrip().lstrip("#"))
+        end = _section_end(lines, found[-1][1], level)
+        bounds = [(i, found[n + 1][1] if n + 1 < len(found) else end) for n, (_, i) in enumerate(found)]
+        sections = {t: lines[a:b] for (t, _), (a, b) in zip(found, bounds)}
+        body = [ln for t, _ in wanted for ln in _ended(sections[t])]
+        new_lines = lines[:found[0][1]] + body + lines[end:]
+        out.append(TemplateDiff(str(path.relative_to(folder)), f.code, k,
+                                _udiff(path, folder, text, "\n".join(new_lines)),
+                                "puts the sections in the canonical order"))
+    if not out:
+        out.append(TemplateDiff("", f.code, k, "", "no template holds these sections as headings; fix the order "
+                                "where the prompt is assembled"))
+    return out
+
+
+def _section_end(lines: list[str], start: int, level: int) -> int:
+    for i in range(start + 1, len(lines)):
+        s = lines[i].lstrip()
+        if s.startswith("#") and len(s) - len(s.lstrip("#")) <= level:
+            return i
+    return len(lines)
+
+
+def _ended(section: list[str]) -> list[str]:
+    # Each moved section ends with exactly one blank line, wherever it lands.
+    body = list(section)
+    while body and not body[-1].strip():
+        body.pop()
+    return body + [""]
+
+
+def _udiff(path: Path, folder: Path, old: str, new: str) -> str:
+    rel = path.relative_to(folder).as_posix()
+    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                        fromfile=f"a/{rel}", tofile=f"b/{rel}"))
+
+
+def _one_line(text: str, width: int = 60) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 3] + "..."
