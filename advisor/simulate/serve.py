@@ -7,7 +7,8 @@ Per scheduling round (as SGLang's scheduler, simplified):
   prefill token budget (``max_prefill_tokens``, SGLang's default 16384; the first
   request of a batch is always taken, as chunked prefill would run it) is not used up,
   and the pool can make room for the request's uncached tokens plus its output
-  (a reserve, as SGLang's admission holds one); the first that does not fit stops
+  (``output_len - 1`` tokens whose KV the decode steps write: a reserve, as SGLang's
+  admission holds one); the first that does not fit stops
   admission (no skipping ahead);
 - an admitted batch runs one prefill step: ``prefill_token_s`` per uncached token.
   SGLang makes a prompt hittable after the step (requests of one batch cannot hit each
@@ -71,8 +72,11 @@ class Engine:
         self._dirty = True
 
     def run_until(self, until: float) -> None:
-        """Advance the engine up to time ``until`` (arrivals after it are not known)."""
+        """Advance the engine up to time ``until``: the next arrival, which must join the
+        queue before the engine decides anything at that time."""
         while True:
+            if self.time >= until:
+                return
             if self.waiting and self._dirty and self._prefill():
                 continue
             self._dirty = False
@@ -83,8 +87,6 @@ class Engine:
                     continue
                 if math.isfinite(until):
                     self.time = max(self.time, until)
-                return
-            if self.time >= until:
                 return
             # Decode until the next finish, or until the next arrival if sooner.
             step = self.config.cost.decode_step_s
@@ -118,7 +120,7 @@ class Engine:
                 guess = job.prompt_tokens - job.tokens_of(self.pool.peek(job))
                 if guess > budget:
                     break
-            lease = self.pool.acquire(job, job.output_len, False)
+            lease = self.pool.acquire(job, job.output_len - 1, False)
             if lease is None:
                 break
             batch.append(lease)
@@ -135,7 +137,7 @@ class Engine:
         than the pool), so the simulation never deadlocks."""
         order_waiting(self.config.policy, self.waiting, self.pool, self._rng)
         job = self.waiting.pop(0)
-        lease = self.pool.acquire(job, job.output_len, True)
+        lease = self.pool.acquire(job, job.output_len - 1, True)
         assert lease is not None
         self._run_batch([lease])
 
