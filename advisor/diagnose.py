@@ -10,7 +10,7 @@ figures are estimates here, and ``advisor.prescribe`` replaces them with measure
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 from advisor.diagnose_dynamic import DynamicDetector, DynamicFinding, DynamicObservation
 from advisor.diagnose_order import OrderDetector, OrderFinding
@@ -118,6 +118,12 @@ class Diagnoser:
         self.cached_tokens += matched
         if matched < LOW_REUSE_REQUEST * seq.prompt_tokens:
             self.low_reuse += 1
+
+    def watch(self, seqs: Iterable[Sequence]) -> Iterator[Sequence]:
+        """Pass ``seqs`` through unchanged, diagnosing each on the way."""
+        for seq in seqs:
+            self.add(seq)
+            yield seq
 
     def finish(self, cached_tokens: int | None = None) -> Diagnosis:
         """The findings. ``cached_tokens`` from the analysis (its page size) when known."""

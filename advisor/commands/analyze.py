@@ -11,6 +11,7 @@ from advisor.analyze import Analyzer, top_branches
 from advisor.cli import app
 from advisor.commands.common import SkipLog, check_format, emit, open_traffic, with_progress
 from advisor.console import log, out_console
+from advisor.diagnose import Diagnoser
 from advisor.memo import MemoEncoder
 from advisor.partition import run_partitioned
 from advisor.report import analysis as render
@@ -31,15 +32,23 @@ def analyze_command(
     workers: int = typer.Option(0, min=0, help="Index in N local worker processes (radix tree partitioned by head)."),
     dask: Optional[str] = typer.Option(None, help="Index on a Dask cluster at this scheduler address."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Tokenizer-cache statistics on stderr."),
+    diagnose: Optional[bool] = typer.Option(None, "--diagnose/--no-diagnose",
+                                            help="Traffic findings (TR101/TR201/TR301) and loss attribution; "
+                                            "on by default, off with --workers/--dask."),
 ) -> None:
     """Measure the prefix-cache hit rate that the traffic allows (unlimited cache)."""
     check_format(format)
     skips = SkipLog()
     memo = MemoEncoder(load_tokenizer(tokenizer))
 
+    # The diagnosis watches the same sequences on their way to the index (one pass).
+    diagnoser = Diagnoser(load_tokenizer(tokenizer)) if (diagnose if diagnose is not None
+                                                         else not (workers or dask)) else None
+
     def stream():
         seqs = open_traffic(traffic, tokenizer, chat_template, templates, block_size, skips, memo)
-        return with_progress(seqs, "analyze")
+        seqs = with_progress(seqs, "analyze")
+        return diagnoser.watch(seqs) if diagnoser is not None else seqs
 
     if workers or dask:
         analysis = run_partitioned(stream, page_size, workers=workers, dask=dask, top=top)
@@ -51,10 +60,14 @@ def analyze_command(
         log(f"tokenizer cache: {s.hits:,} hits, {s.misses:,} misses, {s.hit_rate:.1%} of piece text reused, "
             f"{s.entries:,} entries, {s.bytes / 2**20:.1f} MiB, {s.evictions:,} evictions")
     decode = load_tokenizer(tokenizer).decode
+    diagnosis = diagnoser.finish(analysis.cached_tokens) if diagnoser is not None else None
     data = render.analysis_dict(
         analysis, [str(p) for p in traffic], tokenizer, top_branches(analysis, decode, top),
         skips.items, skips.count,
+        diagnosis.finding_dicts() if diagnosis is not None else (),
     )
+    if diagnosis is not None:
+        data["loss_attribution"] = diagnosis.attribution.to_dict()
     if format == "json":
         emit(render.to_json(data), output)
     elif format == "markdown":

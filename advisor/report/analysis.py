@@ -91,6 +91,9 @@ def to_markdown(data: dict[str, Any]) -> str:
         for b in data["branches"]:
             preview = b["preview"].replace("|", "\\|")
             lines.append(f"| {b['prefix_tokens']:,} | {b['requests']:,} | {b['tokens_saved']:,} | {preview} |")
+    if data["findings"]:
+        from advisor.report.prescription import findings_markdown  # shared with prescribe
+        lines += [""] + findings_markdown(data["findings"])
     if data["tenants"]:
         lines += ["", "## Tenants", "", "| tenant | requests | prompt tokens | hit rate |", "| --- | ---: | ---: | ---: |"]
         for name, t in data["tenants"].items():
@@ -124,6 +127,14 @@ def print_text(data: dict[str, Any], console: Console) -> None:
             table.add_row(f"{b['prefix_tokens']:,}", f"{b['requests']:,}", f"{b['tokens_saved']:,}",
                           b["preview"], b["ends_with"])
         console.print(table)
+    if data["findings"]:
+        from advisor.report.prescription import findings_table, waterfall_table  # shared with prescribe
+        console.print(findings_table(data["findings"]))
+        for f in data["findings"]:
+            console.print(f"{f['code']} {f['message']}")
+        if data.get("loss_attribution"):
+            console.print(waterfall_table(data["loss_attribution"], "Where the uncached tokens go (estimate; "
+                                          "`advisor prescribe` measures it)"))
     if data["tenants"]:
         table = Table(title="Tenants")
         table.add_column("tenant")
