@@ -6,8 +6,6 @@ this module only owns the app, the shared consoles and the error boundary.
 
 from __future__ import annotations
 
-import sys
-
 import typer
 
 from advisor.errors import AdvisorError
@@ -44,6 +42,3 @@ def main(argv: list[str] | None = None) -> int:
         return code if isinstance(code, int) else (0 if code is None else 2)
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

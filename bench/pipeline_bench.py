@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from advisor.chat import Llama3Layout  # noqa: E402
 from advisor.tokenizers import load_tokenizer  # noqa: E402
 
-ADVISOR = [sys.executable, "-m", "advisor.cli"]
+ADVISOR = [sys.executable, "-m", "advisor"]
 WORDS = (
     "account billing cluster deploy error export failover gateway index invoice latency limit "
     "migration network node outage partition quota region replica retention rollback schema "

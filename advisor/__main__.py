@@ -1,0 +1,7 @@
+"""`python -m advisor`: the same entry point as the console script."""
+
+import sys
+
+from advisor.cli import main
+
+sys.exit(main())
