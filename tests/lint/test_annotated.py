@@ -1,0 +1,45 @@
+"""Semgrep-style fixtures: `{# ruleid: CODE #}` on the line before an expected finding,
+`{# ok: CODE #}` before a line that must stay clean. Also checks the parallel path."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from advisor.lint import engine
+from advisor.lint.config import LintConfig
+from advisor.rules import REGISTRY
+
+HERE = Path(__file__).parent
+ANNOTATED = HERE / "fixtures" / "annotated"
+MARK = re.compile(r"\{#\s*(ruleid|ok):\s*(PC\d{3})\s*#\}")
+
+
+def expectations(path: Path):
+    want, forbid = set(), set()
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        for kind, code in MARK.findall(line):
+            (want if kind == "ruleid" else forbid).add((code, number + 1))
+    return want, forbid
+
+
+@pytest.mark.parametrize("path", sorted(ANNOTATED.iterdir()), ids=lambda p: p.name)
+def test_annotated_fixture(path, counter):
+    cfg = LintConfig(ignore=("PC301",))
+    result = engine.lint_files([str(path)], cfg, REGISTRY, counter, cwd=ANNOTATED)
+    got = {(f.code, f.line) for f in result.findings}
+    want, forbid = expectations(path)
+    assert want, "a fixture needs at least one ruleid annotation"
+    assert want <= got, f"missing: {want - got}"
+    assert not (forbid & got), f"unexpected: {forbid & got}"
+    unannotated = got - want
+    assert not unannotated, f"findings without an annotation: {unannotated}"
+
+
+def test_parallel_and_serial_runs_agree(counter):
+    project = HERE / "fixtures"
+    serial = engine.lint_files([str(project)], LintConfig(), REGISTRY, counter, cwd=HERE, parallel=False)
+    parallel = engine.lint_files([str(project)], LintConfig(), REGISTRY, counter, cwd=HERE, parallel=True)
+    assert serial == parallel
