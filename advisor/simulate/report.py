@@ -37,8 +37,10 @@ def run_dict(result: RunResult) -> dict[str, Any]:
 
 
 def explain(results: list[RunResult]) -> list[dict[str, Any]]:
-    """For each policy, what differs from FCFS with the same eviction and capacity:
-    prefill saved (tokens and seconds), queue delay and eviction."""
+    """For each policy, what differs from FCFS with the same eviction and capacity, in
+    three parts: prefill saved (tokens, and seconds at the cost model), queueing (the
+    mean TTFT change split into time waiting and time in prefill batches; serve mode)
+    and eviction (tokens evicted)."""
     base: dict[tuple, RunResult] = {}
     for r in results:
         if r.spec.policy == "fcfs" and not r.spec.tenant_budget:
@@ -50,25 +52,34 @@ def explain(results: list[RunResult]) -> list[dict[str, Any]]:
             continue
         saved = b.prefill_tokens - r.prefill_tokens
         seconds = saved * r.spec.cost.prefill_token_s
+        evicted = r.evicted_tokens - b.evicted_tokens
+        delta = r.totals.hit_rate - b.totals.hit_rate
         note: dict[str, Any] = {
             "policy": r.spec.policy, "baseline": "fcfs", "eviction": r.spec.eviction,
-            "capacity_tokens": r.spec.capacity,
-            "hit_rate_delta": round(r.totals.hit_rate - b.totals.hit_rate, 6),
+            "capacity_tokens": r.spec.capacity, "hit_rate_delta": round(delta, 6),
             "prefill_tokens_saved": saved, "prefill_seconds_saved": round(seconds, 6),
-            "evicted_tokens_delta": r.evicted_tokens - b.evicted_tokens,
+            "evicted_tokens_delta": evicted,
         }
-        parts = [f"{r.spec.policy} vs fcfs ({r.spec.eviction}): hit rate "
-                 f"{r.totals.hit_rate:.1%} vs {b.totals.hit_rate:.1%}; "
-                 f"{saved:+,} prefill tokens saved ({seconds:+.2f} s of prefill)"]
+        parts = [f"{r.spec.policy} vs fcfs ({r.spec.eviction}, {_cap(r.spec.capacity)} tokens): hit rate "
+                 f"{r.totals.hit_rate:.1%} vs {b.totals.hit_rate:.1%} ({delta * 100:+.1f} pts)",
+                 f"prefill: {saved:+,} tokens saved = {seconds:+.2f} s of prefill compute"]
         if r.spec.mode == "serve":
-            qr, qb = serve_metrics(r)["queue_delay_mean_s"], serve_metrics(b)["queue_delay_mean_s"]
-            note["queue_delay_mean_delta_s"] = round(qr - qb, 6)
-            parts.append(f"mean queue delay {qr - qb:+.3f} s")
-        parts.append(f"{r.evicted_tokens - b.evicted_tokens:+,} tokens evicted"
-                     + (" (it keeps shared branches resident)" if r.evicted_tokens < b.evicted_tokens else ""))
+            mr, mb = serve_metrics(r), serve_metrics(b)
+            q = mr["queue_delay_mean_s"] - mb["queue_delay_mean_s"]
+            ttft = _mean(r.totals.ttft) - _mean(b.totals.ttft)
+            note["queue_delay_mean_delta_s"] = round(q, 6)
+            note["ttft_mean_delta_s"] = round(ttft, 6)
+            parts.append(f"queueing: mean TTFT {ttft:+.3f} s, of which {q:+.3f} s waiting in the queue and "
+                         f"{ttft - q:+.3f} s in prefill batches")
+        parts.append("eviction: " + (f"{-evicted:,} fewer tokens evicted" if evicted < 0
+                                     else f"{evicted:,} more tokens evicted" if evicted > 0 else "no change"))
         note["text"] = "; ".join(parts)
         notes.append(note)
     return notes
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
 
 
 def simulate_dict(results: list[RunResult], inputs: dict[str, Any], sweep: list[RunResult] | None,
