@@ -1,0 +1,204 @@
+"""Issue 5 acceptance: each workload generated here, with its defect and without it.
+
+The hit rate a prescription predicts is compared with the hit rate of the same traffic
+generated without the defect (the truth), through the CLI as a user would run it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from advisor.chat import Llama3Layout
+from advisor.tokenizers import load_tokenizer
+from tests.conftest import ROOT
+from tests.diagnose import workloads as W
+
+TOLERANCE = 0.02
+
+
+def _demo_generator():
+    """templates/generate_traffic.py, the demo traffic with the planted timestamp."""
+    path = ROOT / "templates" / "generate_traffic.py"
+    if not path.exists():
+        return None
+    spec = importlib.util.spec_from_file_location("_diagnose_demo_traffic", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def write(tmp_path: Path, name: str, records: list[dict]) -> Path:
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def prescribe_json(cli, path: Path, *extra) -> dict:
+    res = cli("prescribe", path, "--format", "json", *extra)
+    assert res.code == 0, res.err
+    return json.loads(res.out)
+
+
+def hit_rate(cli, path: Path) -> float:
+    res = cli("analyze", path, "--format", "json", "--no-diagnose")
+    assert res.code == 0, res.err
+    return json.loads(res.out)["hit_rate"]
+
+
+def token_offset(record: dict, needle: str) -> int:
+    """Index of the token holding the first character of ``needle`` in the rendered request,
+    counted independently of the diagnosis: decode token by token."""
+    tok = load_tokenizer("llama3")
+    text = Llama3Layout().render(record["messages"], record.get("tools"))
+    char = text.index(needle)
+    pos = 0
+    for i, t in enumerate(tok.encode(text)):
+        pos += len(tok.decode([t]))
+        if pos > char:
+            return i
+    raise AssertionError("needle beyond the text")
+
+
+def codes(data: dict, code: str) -> list[dict]:
+    return [f for f in data["findings"] if f["code"] == code]
+
+
+def test_planted_timestamp(tmp_path: Path, cli) -> None:
+    demo = _demo_generator()
+    if demo is not None:
+        bad, good = demo.generate("support_chat", 200, defect=True), demo.generate("support_chat", 200, defect=False)
+    else:  # the demo generator is not there: the same defect, generated here
+        bad, good = W.timestamp_chat(200, True), W.timestamp_chat(200, False)
+    first_line = bad[0]["messages"][0]["content"].split("\n", 1)[0]
+    value = first_line.split(": ", 1)[1]
+    data = prescribe_json(cli, write(tmp_path, "bad", bad))
+    (finding,) = codes(data, "TR101")
+    assert finding["kind"] == "datetime"
+    assert finding["token_offset"] == token_offset(bad[0], value)
+    assert finding["requests"] >= 0.9 * len(bad)
+    assert finding["tokens_lost"] > 0 and finding["rule"] == "dynamic-content"
+    assert not codes(data, "TR201")
+    (action,) = [a for a in data["actions"] if a["kind"] == "move-dynamic-content"]
+    truth = hit_rate(cli, write(tmp_path, "good", good))
+    assert abs(action["hit_rate_after"] - truth) <= TOLERANCE, (action["hit_rate_after"], truth)
+    assert data["hit_rate_before"] < 0.1 < truth
+    assert abs(data["hit_rate_after"] - truth) <= TOLERANCE
+    # The measured attribution: almost everything uncached was the timestamp.
+    attr = data["loss_attribution"]
+    assert attr["measured"] and attr["dynamic_content"] == action["tokens_gained"]
+    assert attr["cached_tokens"] + attr["dynamic_content"] + attr["section_order"] + attr["inherently_unique"] \
+        == attr["prompt_tokens"]
+
+
+def test_planted_timestamp_small_workload(tmp_path: Path, cli) -> None:
+    # The same defect in a workload of this test's own: offset after the chat header.
+    bad, good = W.timestamp_chat(120, True), W.timestamp_chat(120, False)
+    data = prescribe_json(cli, write(tmp_path, "bad", bad))
+    (finding,) = codes(data, "TR101")
+    assert finding["kind"] == "datetime"
+    assert finding["token_offset"] == token_offset(bad[0], W.clock(0))
+    truth = hit_rate(cli, write(tmp_path, "good", good))
+    assert abs(data["actions"][0]["hit_rate_after"] - truth) <= TOLERANCE
+
+
+def test_scrambled_section_order(tmp_path: Path, cli) -> None:
+    bad, good = W.scrambled(150, canonical=False), W.scrambled(150, canonical=True)
+    data = prescribe_json(cli, write(tmp_path, "bad", bad))
+    assert not codes(data, "TR101")
+    found = {f["kind"]: f for f in codes(data, "TR201")}
+    assert set(found) == {"section-order", "tool-order"}
+    sections = found["section-order"]
+    assert sorted(sections["blocks"]) == sorted(W.SECTION_TITLES)
+    assert sections["distinct_orders"] > 10
+    assert all(sorted(o["order"]) == sorted(W.SECTION_TITLES) for o in sections["orders"])
+    shares = [o["share"] for o in sections["orders"]]
+    assert shares == sorted(shares, reverse=True) and 0 < sum(shares) <= 1.0 + 1e-9
+    assert sorted(found["tool-order"]["canonical_order"]) == found["tool-order"]["canonical_order"]
+    kinds = [a["kind"] for a in data["actions"]]
+    assert {"fix-section-order", "sort-tool-definitions", "all"} <= set(kinds)
+    truth = hit_rate(cli, write(tmp_path, "good", good))
+    assert abs(data["hit_rate_after"] - truth) <= TOLERANCE, (data["hit_rate_after"], truth)
+    assert data["hit_rate_before"] < truth - 0.3
+    assert data["section_order"][-1] == "the user's question (last)"
+
+
+def test_profile_in_system_prompt(tmp_path: Path, cli) -> None:
+    bad, good = W.profile_chat(150, defect=True), W.profile_chat(150, defect=False)
+    data = prescribe_json(cli, write(tmp_path, "bad", bad))
+    (finding,) = codes(data, "TR101")
+    assert finding["kind"] == "name-or-text"
+    name = bad[0]["messages"][0]["content"].split("Name: ", 1)[1].split("\n", 1)[0]
+    assert finding["token_offset"] == token_offset(bad[0], name)
+    truth = hit_rate(cli, write(tmp_path, "good", good))
+    assert abs(data["hit_rate_after"] - truth) <= TOLERANCE
+
+
+def test_single_shot(tmp_path: Path, cli) -> None:
+    data = prescribe_json(cli, write(tmp_path, "single", W.single_shot(80)))
+    assert [f["code"] for f in data["findings"]] == ["TR301"]
+    assert data["findings"][0]["rule"] == "low-reuse"
+    assert all(a["tokens_gained"] <= 0 for a in data["actions"])
+    assert data["hit_rate_after"] == data["hit_rate_before"]
+
+
+def test_single_shot_demo(tmp_path: Path, cli) -> None:
+    demo = _demo_generator()
+    if demo is None:
+        pytest.skip("templates/generate_traffic.py not present")
+    data = prescribe_json(cli, write(tmp_path, "single", demo.generate("single_shot", 40)))
+    assert [f["code"] for f in data["findings"]] == ["TR301"]
+    assert all(a["tokens_gained"] <= 0 for a in data["actions"])
+
+
+@pytest.mark.parametrize("name", ["rag", "multiturn"])
+def test_clean_traffic_has_no_findings(tmp_path: Path, cli, name: str) -> None:
+    records = W.clean_rag(120) if name == "rag" else W.clean_multiturn(20, 6)
+    path = write(tmp_path, name, records)
+    res = cli("analyze", path, "--format", "json")
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    assert data["findings"] == []
+    assert data["hit_rate"] > 0.8
+    pres = prescribe_json(cli, path)
+    assert pres["findings"] == [] and pres["actions"] == []
+
+
+def test_analyze_reports_findings_and_prescribe_is_deterministic(tmp_path: Path, cli) -> None:
+    path = write(tmp_path, "bad", W.timestamp_chat(60, True))
+    res = cli("analyze", path, "--format", "json")
+    data = json.loads(res.out)
+    (finding,) = data["findings"]
+    for key in ("code", "rule", "token_offset", "kind", "requests", "tokens_lost", "example"):
+        assert key in finding
+    assert data["loss_attribution"]["dynamic_content"] > 0
+    assert "TR101" in cli("analyze", path, "--format", "markdown").out
+    first = cli("prescribe", path, "--format", "json").out
+    assert first == cli("prescribe", path, "--format", "json").out
+    for key in ("hit_rate_before", "hit_rate_after", "actions", "section_order"):
+        assert key in json.loads(first)
+    for fmt, marker in (("markdown", "# Prefix-cache prescription"), ("text", "Actions")):
+        res = cli("prescribe", path, "--format", fmt)
+        assert res.code == 0 and marker in res.out
+    assert cli("prescribe", path, "--format", "yaml").code == 2
+
+
+def test_template_diff_is_shown_never_applied(tmp_path: Path, cli) -> None:
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    source = "Current date and time: {{ now }}\n\nYou are Juniper, the assistant.\n\nBe brief.\n"
+    (templates / "support.j2").write_text(source)
+    (templates / "other.j2").write_text("Nothing dynamic here, just static text.\n")
+    path = write(tmp_path, "bad", W.timestamp_chat(60, True))
+    res = cli("prescribe", path, "--templates", templates, "--format", "diff")
+    assert res.code == 0, res.err
+    assert "--- a/support.j2\n+++ b/support.j2\n" in res.out
+    assert "-Current date and time: {{ now }}\n" in res.out
+    assert "+Current date and time: {{ now }}\n" in res.out
+    assert "other.j2" not in res.out
+    assert (templates / "support.j2").read_text() == source
+    data = prescribe_json(cli, path, "--templates", templates)
+    assert [d["path"] for d in data["template_diffs"]] == ["support.j2"]
