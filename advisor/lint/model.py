@@ -747,15 +747,18 @@ def _shift(piece: Piece, line: int, col: int) -> tuple[int, int]:
 
 def _add_piece(model: TemplateModel, env: Environment, piece: Piece, settings: Settings) -> None:
     text = piece.text
+    loc = _Locator(text)
+    compact, cores = _compact(text, loc)
     if "{#" in text:
-        model.comments.extend(_comments(env, piece))
+        model.comments.extend(_comments(env, piece, compact))
     try:
-        ast = env.parse(text)
+        ast = env.parse(compact)
     except TemplateSyntaxError as exc:
         line, _ = _shift(piece, exc.lineno or 1, 1)
         model.syntax_errors.append(SyntaxIssue(exc.message or "syntax error", line))
         return
-    loc = _Locator(text)
+    if cores:
+        _restore(ast, cores)
     walker = _Walker(loc, settings)
     walker.body(ast.body)
     base = len(model.segments)
@@ -824,11 +827,52 @@ def _text_sections(seg: Segment, settings: Settings) -> list[Section]:
     return found
 
 
-def _comments(env: Environment, piece: Piece) -> list[Comment]:
+# Long static runs are swapped for short placeholders (same line count) before Jinja sees
+# them: Jinja's lexer scans text runs character by character with a large alternation, so
+# for prose-heavy prompts it dominates the run time. Leading and trailing whitespace of each
+# run stays in place, so whitespace control (-, trim_blocks, lstrip_blocks) acts as before.
+_COMPACT_MIN = 160
+_PLACEHOLDER = re.compile("\x00(\\d+)\n*\x00")
+
+
+def _compact(text: str, loc: _Locator) -> tuple[str, list[tuple[str, str]]]:
+    if "\x00" in text:
+        return text, []
+    parts: list[str] = []
+    cores: list[tuple[str, str]] = []
+    prev = 0
+    for start, stop in loc.gaps:
+        if stop - start < _COMPACT_MIN:
+            continue
+        run = text[start:stop]
+        lead = len(run) - len(run.lstrip())
+        core = run.strip()
+        if len(core) < _COMPACT_MIN:
+            continue
+        core_start = start + lead
+        # The newlines sit inside the markers, where no whitespace rule can trim them.
+        stand_in = f"\x00{len(cores)}" + "\n" * core.count("\n") + "\x00"
+        parts.append(text[prev:core_start])
+        parts.append(stand_in)
+        cores.append((stand_in, core))
+        prev = core_start + len(core)
+    if not cores:
+        return text, []
+    parts.append(text[prev:])
+    return "".join(parts), cores
+
+
+def _restore(ast: nodes.Template, cores: list[tuple[str, str]]) -> None:
+    for node in ast.find_all(nodes.TemplateData):
+        if "\x00" in node.data:
+            node.data = _PLACEHOLDER.sub(lambda m: cores[int(m.group(1))][1], node.data)
+
+
+def _comments(env: Environment, piece: Piece, compact: str) -> list[Comment]:
     """Jinja comments never reach the AST; the lexer still sees them."""
     out = []
     try:
-        tokens = list(env.lex(piece.text))
+        tokens = list(env.lex(compact))
     except TemplateSyntaxError:
         return out
     start = 0
