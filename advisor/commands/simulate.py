@@ -53,7 +53,7 @@ def simulate_command(
     model: Optional[str] = typer.Option(None, help="Size the pool from a model (with --gpu) instead of --capacity-tokens."),
     gpu: Optional[str] = typer.Option(None, help="GPU for --model."),
     policy: str = typer.Option("fcfs", help="Scheduling policies, comma-separated: fcfs, lpm, dfs-weight, lof, random."),
-    eviction: Optional[str] = typer.Option(None, help="Eviction policies, comma-separated: branch-lru, block-lru, lfu, fifo. Default: the engine's."),
+    eviction: Optional[str] = typer.Option(None, help="Eviction policies, comma-separated: branch-lru (SGLang whole leaves), block-lru (vLLM blocks), lfu, fifo (SGLang's, whole leaves). Default: the engine's."),
     engine: str = typer.Option("none", help="Hit rules: none (analyze's LCP), sglang (L-1 cap, pages) or vllm (L-1 cap, full blocks)."),
     mode: Optional[str] = typer.Option(None, help="replay (one at a time) or serve (discrete-event engine). Default: serve when timestamps or --rate exist."),
     page_size: Optional[int] = typer.Option(None, min=1, help="SGLang page / vLLM block in tokens. Default: sglang 1, vllm 16; block-lru on token traffic 16."),

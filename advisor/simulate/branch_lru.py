@@ -59,8 +59,9 @@ class BranchPool:
         return tree
 
     def _offer(self, node: Node | None, tree: RadixTree) -> None:
-        """Push a node if it is an evictable leaf now; a later re-stamp pushes it again."""
-        if node is None or node.children or node.lock_ref or node.parent is None:
+        """Push a node if it is an evictable leaf now; a later re-stamp pushes it again.
+        An unlimited pool never evicts, so it keeps no heap."""
+        if node is None or self.capacity is None or node.children or node.lock_ref or node.parent is None:
             return
         self._seq += 1
         heapq.heappush(self._heap, (self._key(node), self._seq, node, tree))
