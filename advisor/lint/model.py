@@ -797,14 +797,25 @@ def _shift_taint(taint: Taint, piece: Piece) -> Taint:
     return replace(taint, line=_shift(piece, taint.line, 1)[0]) if taint.line else taint
 
 
+# Lines that could be a heading, a tag or a label; one C-level pass instead of a Python loop
+# over every line of prose.
+_CANDIDATE = re.compile(r"^[ \t]*[#<].*$|^.*:[ \t]*$", re.MULTILINE)
+
+
 def _text_sections(seg: Segment, settings: Settings) -> list[Section]:
+    text = seg.text
+    if settings.section_markers:
+        # Custom markers can match anywhere: look at every line.
+        spans = [(m.start(), m.group()) for m in re.finditer(r"^.*$", text, re.MULTILINE)]
+    else:
+        spans = [(m.start(), m.group()) for m in _CANDIDATE.finditer(text)]
     found = []
-    lines = seg.text.split("\n")
-    for i, raw in enumerate(lines):
-        # A label must own its whole line; the last piece of a run may continue in a tag.
-        line_no = seg.line + i
-        col = seg.column if i == 0 else 1
-        # Cheap first-character tests keep the regexes off ordinary prose lines.
+    line_index, counted_to = 0, 0
+    for offset, raw in spans:
+        line_index += text.count("\n", counted_to, offset)
+        counted_to = offset
+        line_no = seg.line + line_index
+        col = seg.column if line_index == 0 else 1
         head = raw.lstrip()[:1]
         m = _HEADING.match(raw) if head == "#" else None
         if m:
@@ -814,8 +825,9 @@ def _text_sections(seg: Segment, settings: Settings) -> list[Section]:
         if m:
             found.append(Section(normalise_section(m.group(1)), m.group(1), line_no, col, "tag"))
             continue
+        # A label must own its line (a run that starts mid-line continues someone else's).
         m = _LABEL.match(raw) if raw.rstrip().endswith(":") else None
-        if m and (i > 0 or seg.column == 1):
+        if m and (line_index > 0 or seg.column == 1):
             found.append(Section(normalise_section(m.group(1)), m.group(1), line_no, col, "label"))
             continue
         for marker in settings.section_markers:

@@ -60,6 +60,8 @@ def load(path: Path, text: str) -> Loaded | None:
 # --- YAML and JSON ------------------------------------------------------------------------------
 
 def _data_file(text: str, suffix: str) -> Loaded | None:
+    if "messages" not in text and "chat_template" not in text:
+        return None  # plain data (package.json, CI config): not worth a YAML parse
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
