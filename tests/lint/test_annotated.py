@@ -42,4 +42,13 @@ def test_parallel_and_serial_runs_agree(counter):
     project = HERE / "fixtures"
     serial = engine.lint_files([str(project)], LintConfig(), REGISTRY, counter, cwd=HERE, parallel=False)
     parallel = engine.lint_files([str(project)], LintConfig(), REGISTRY, counter, cwd=HERE, parallel=True)
-    assert serial == parallel
+    assert serial == parallel and len(serial.files) >= 8
+
+
+def test_parallel_run_reports_an_unreadable_file_as_an_error(tmp_path, counter):
+    from advisor.errors import AdvisorError
+
+    (tmp_path / "ok.j2").write_text("Hello {{ x }}\n")
+    (tmp_path / "bad.j2").write_bytes(b"caf\xe9\n")
+    with pytest.raises(AdvisorError, match="bad.j2: not UTF-8 text"):
+        engine.lint_files([str(tmp_path)], LintConfig(), REGISTRY, counter, cwd=tmp_path, parallel=True)

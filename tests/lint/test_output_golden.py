@@ -17,6 +17,7 @@ from advisor.lint.config import LintConfig, active_rules
 from advisor.rules import REGISTRY
 
 HERE = Path(__file__).parent
+REPO = HERE.parents[1]  # run from the repository root: paths are the same with or without .git
 GOLDEN = HERE / "golden"
 PROJECT = HERE / "fixtures" / "project"
 VERSION = "0.0.0-golden"
@@ -24,8 +25,7 @@ VERSION = "0.0.0-golden"
 
 @pytest.fixture(scope="module")
 def result(counter):
-    # The repository root is the folder with .git above this file, so paths are repo-relative.
-    return engine.lint_files([str(PROJECT)], LintConfig(), REGISTRY, counter, cwd=HERE)
+    return engine.lint_files([str(PROJECT)], LintConfig(), REGISTRY, counter, cwd=REPO)
 
 
 def rendered(fmt: str, result) -> str:
@@ -46,7 +46,7 @@ def test_golden(fmt, result):
 
 
 def test_rendering_is_deterministic(result, counter):
-    again = engine.lint_files([str(PROJECT)], LintConfig(), REGISTRY, counter, cwd=HERE)
+    again = engine.lint_files([str(PROJECT)], LintConfig(), REGISTRY, counter, cwd=REPO)
     for fmt in output.FORMATS:
         assert rendered(fmt, result) == rendered(fmt, again)
 
