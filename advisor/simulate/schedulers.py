@@ -5,7 +5,10 @@
 
 - ``fcfs``: arrival order.
 - ``lpm``: longest matched prefix first, a stable sort of the persistent list (ties keep
-  last round's order); above 128 waiting requests SGLang falls back to FCFS.
+  last round's order); in-batch deprioritization (a request with little cached that
+  shares 32+ tokens with a request ahead of it waits a round); above 128 waiting
+  requests SGLang falls back to FCFS, which for a cache-aware policy means no sort that
+  round (the queue keeps its last order, new arrivals at the end).
 - ``dfs-weight``: weight of a tree node = waiting requests whose match ends in its
   subtree; walk depth first, heavier children first (stable), a node's own requests
   after its children's. No fallback.
@@ -26,24 +29,26 @@ from advisor.radix import Node, RadixTree
 from advisor.simulate.cache import Pool
 from advisor.simulate.model import Job
 
-LPM_MAX_WAITING = 128  # SGLang WAITING_QUEUE_PREFIX_MATCH_MAX
+LPM_MAX_WAITING = 128  # above this many waiting, lpm does not sort (SGLang)
+IN_BATCH_CHECK = 32  # IN_BATCH_PREFIX_CACHING_CHECK_THRESHOLD
+IN_BATCH_DEPRIORITIZE = 32  # IN_BATCH_PREFIX_CACHING_DEPRIORITIZE_THRESHOLD
 
 
 def order_waiting(policy: str, waiting: list[Job], pool: Pool, rng: random.Random) -> None:
-    """Sort ``waiting`` in place into admission order."""
-    if policy == "fcfs" or len(waiting) < 2:
-        if policy == "fcfs":
-            waiting.sort(key=lambda j: j.index)
+    """Sort ``waiting`` in place into admission order (SGLang ``calc_priority``)."""
+    if len(waiting) < 2:
+        return
+    if policy == "fcfs":
+        waiting.sort(key=lambda j: j.index)
         return
     if policy == "lpm":
         if len(waiting) > LPM_MAX_WAITING:
-            waiting.sort(key=lambda j: j.index)
-            return
-        # SGLang's scheduler match stamps the tree (refreshing LRU) for each request.
-        matched = {id(j): j.tokens_of(pool.peek(j, touch=True)) for j in waiting}
-        waiting.sort(key=lambda j: -matched[id(j)])
+            return  # SGLang turns the sort off for the round: the queue keeps its order
+        matched, later = _prefix_matches(waiting, pool)
+        waiting.sort(key=lambda j: float("inf") if id(j) in later else -matched[id(j)])
         return
     if policy == "dfs-weight":
+        _prefix_matches(waiting, pool)  # the same matches (and LRU stamps); no demotion
         waiting[:] = _dfs_weight(waiting, pool)
         return
     if policy == "lof":
@@ -53,6 +58,30 @@ def order_waiting(policy: str, waiting: list[Job], pool: Pool, rng: random.Rando
         rng.shuffle(waiting)
         return
     raise ValueError(f"unknown scheduling policy {policy!r}")
+
+
+def _prefix_matches(waiting: list[Job], pool: Pool) -> tuple[dict[int, int], set[int]]:
+    """Each waiting request's match against the pool (stamping it, as SGLang's scheduler
+    match does), and the in-batch deprioritized ones: a request matching at most 32
+    tokens in the pool that shares at least 32 with a request ahead of it waits this
+    round, so one request of a group with a new prefix runs first and the rest hit its
+    KV afterwards."""
+    matched: dict[int, int] = {}
+    later: set[int] = set()
+    ahead: dict[str, RadixTree] = {}
+    for job in waiting:
+        hit = job.tokens_of(pool.peek(job, touch=True))
+        matched[id(job)] = hit
+        if hit > IN_BATCH_CHECK:
+            continue
+        tree = ahead.get(job.namespace)
+        if tree is None:
+            tree = ahead[job.namespace] = RadixTree(1)
+        if job.tokens_of(tree.match(job.key)) >= IN_BATCH_DEPRIORITIZE:
+            later.add(id(job))
+        else:
+            tree.insert(job.key)
+    return matched, later
 
 
 def _dfs_weight(waiting: list[Job], pool: Pool) -> list[Job]:

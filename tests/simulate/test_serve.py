@@ -86,8 +86,22 @@ def test_lpm_falls_back_to_fcfs_above_128_waiting():
     order_waiting("lpm", small, pool, rng)
     assert small[0].index == LPM_MAX_WAITING - 1  # the hot request jumps the queue
     big = queue(LPM_MAX_WAITING + 1)
+    big.reverse()  # whatever order the queue has, the round keeps it
+    before = [j.index for j in big]
     order_waiting("lpm", big, pool, rng)
-    assert [j.index for j in big] == list(range(LPM_MAX_WAITING + 1))
+    assert [j.index for j in big] == before
+
+
+def test_lpm_in_batch_deprioritization():
+    """Nothing cached: of two requests sharing a new 100-token prefix, the second waits a
+    round, so it can hit the first one's KV."""
+    pool = make_pool("branch-lru", None, HitRules())
+    shared = list(range(100))
+    waiting = [job(0, shared + [1]), job(1, shared + [2]), job(2, list(range(500, 600)))]
+    order_waiting("lpm", waiting, pool, random.Random(0))
+    assert [j.index for j in waiting] == [0, 2, 1]
+    order_waiting("dfs-weight", waiting, pool, random.Random(0))  # dfs-weight ignores it
+    assert sorted(j.index for j in waiting) == [0, 1, 2]
 
 
 def test_dfs_weight_lof_random_orders():
