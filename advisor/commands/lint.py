@@ -32,7 +32,7 @@ def _emit(text: str, destination: Optional[Path]) -> None:
     try:
         destination.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise AdvisorError(f"{destination}: cannot write output ({exc.strerror or exc})")
+        raise AdvisorError(f"{destination}: cannot write output ({exc.strerror or exc})") from None
 
 
 @app.command("lint")

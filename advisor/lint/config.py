@@ -93,23 +93,23 @@ def load_file(path: Path, registry: dict[str, Rule]) -> LintConfig:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise AdvisorError(f"{shown}: config file not found")
+        raise AdvisorError(f"{shown}: config file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise AdvisorError(f"{shown}: cannot read config ({exc})")
+        raise AdvisorError(f"{shown}: cannot read config ({exc})") from None
     if path.suffix == ".toml":
         if tomllib is None:
             raise AdvisorError(f"{shown}: reading TOML on Python 3.10 needs the 'tomli' package; use .advisor.yaml or pip install tomli")
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
-            raise AdvisorError(f"{shown}: invalid TOML: {exc}")
+            raise AdvisorError(f"{shown}: invalid TOML: {exc}") from None
         table = data.get("tool", {}).get("advisor", {}) if isinstance(data.get("tool"), dict) else {}
         where = "[tool.advisor]"
     else:
         try:
             table = yaml.safe_load(text) or {}
         except yaml.YAMLError as exc:
-            raise AdvisorError(f"{shown}: invalid YAML: {str(exc).splitlines()[0]}")
+            raise AdvisorError(f"{shown}: invalid YAML: {str(exc).splitlines()[0]}") from None
         where = "config"
     if not isinstance(table, dict):
         raise AdvisorError(f"{shown}: {where} must be a table of settings")
@@ -146,7 +146,7 @@ def parse(table: dict[str, Any], where: str, registry: dict[str, Rule], origin: 
                     try:
                         re.compile(pattern)
                     except re.error as exc:
-                        raise AdvisorError(f"{where}: 'section_markers' has an invalid regular expression {pattern!r}: {exc}")
+                        raise AdvisorError(f"{where}: 'section_markers' has an invalid regular expression {pattern!r}: {exc}") from None
             values[key] = tuple(value)
         elif key == "fail_on":
             if value not in SEVERITIES:

@@ -421,11 +421,9 @@ class _Walker:
         if isinstance(node, nodes.Name):
             return self.lookup(node.name, line)
         if isinstance(node, nodes.Getattr):
+            # `.items()` and friends are judged at the call (see _call).
             self._check_attr(node.attr, node)
-            base = self.expr(node.node)
-            if node.attr in ("items", "keys", "values"):
-                pass  # judged at the call
-            return base
+            return self.expr(node.node)
         if isinstance(node, nodes.Getitem):
             if isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
                 self._check_attr(node.arg.value, node)
@@ -476,8 +474,6 @@ class _Walker:
             self._unstable(node, "`|unique` (its output order follows the input's duplicates)", base, line, always=True)
         elif node.name in ("list", "join", "first", "last") and isinstance(node.node, nodes.Name) and _set_like(node.node.name):
             self._unstable(node, f"`|{node.name}` of the set-like `{node.node.name}`", base, line, always=True)
-        elif node.name in ("string", "pprint") and base.kind == REQUEST:
-            pass  # str() of request data follows the client's key order: counted as request data anyway
         return strongest([base] + args)
 
     def _unstable(self, node: nodes.Node, detail: str, base: Taint, line: int, always: bool = False) -> None:
@@ -614,7 +610,7 @@ class _Walker:
     def _stmt_CallBlock(self, node: nodes.CallBlock) -> None:
         _, (l, c, el, ec, src) = self._control(node, ("call",))
         taint = strongest((self.expr(node.call), self._captured(node.body)))
-        self.emit(Segment("dynamic" if taint.volatile else "dynamic", "call", src, l, c, el, ec, taint, self.guard))
+        self.emit(Segment("dynamic", "call", src, l, c, el, ec, taint, self.guard))
 
     def _stmt_FilterBlock(self, node: nodes.FilterBlock) -> None:
         _, (l, c, el, ec, src) = self._control(node, ("filter",))
@@ -637,7 +633,7 @@ class _Walker:
     def _stmt_With(self, node: nodes.With) -> None:
         self._control(node, ("with",))
         self.scopes.append({})
-        for target, value in zip(node.targets, node.values):
+        for target, value in zip(node.targets, node.values, strict=False):
             for name in _target_names(target):
                 self.bind(name, self.expr(value))
         self.body(node.body)

@@ -38,11 +38,11 @@ def read_text(path: Path, shown: str) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise AdvisorError(f"{shown}: no such file or directory")
+        raise AdvisorError(f"{shown}: no such file or directory") from None
     except UnicodeDecodeError:
-        raise AdvisorError(f"{shown}: not UTF-8 text")
+        raise AdvisorError(f"{shown}: not UTF-8 text") from None
     except OSError as exc:
-        raise AdvisorError(f"{shown}: cannot read ({exc.strerror or exc})")
+        raise AdvisorError(f"{shown}: cannot read ({exc.strerror or exc})") from None
 
 
 def load(path: Path, text: str) -> Loaded | None:
