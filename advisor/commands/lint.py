@@ -38,14 +38,14 @@ def _emit(text: str, destination: Optional[Path]) -> None:
 @app.command("lint")
 def lint(
     paths: List[str] = typer.Argument(..., metavar="PATH", help="Template files or folders to lint."),
-    fmt: Optional[str] = typer.Option(None, "--format", "--output-format", help="text, concise, json, sarif or github (default: github under GITHUB_ACTIONS=true, else text)."),
-    destination: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to FILE instead of stdout."),
-    config: Optional[str] = typer.Option(None, "--config", help="Read settings from FILE (.advisor.yaml or pyproject.toml)."),
+    fmt: Optional[str] = typer.Option(None, "--format", "--output-format", metavar="FORMAT", help="text, concise, json, sarif or github (default: github under GITHUB_ACTIONS=true, else text)."),
+    destination: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the report to FILE instead of stdout."),
+    config: Optional[str] = typer.Option(None, "--config", metavar="FILE", help="Read settings from FILE (.advisor.yaml or pyproject.toml)."),
     isolated: bool = typer.Option(False, "--isolated", help="Ignore all configuration files."),
-    select: List[str] = typer.Option([], "--select", help="Rules to run: codes, prefixes (PC1) or names; comma-separated or repeated."),
-    ignore: List[str] = typer.Option([], "--ignore", help="Rules to skip: codes, prefixes or names."),
-    fail_on: Optional[str] = typer.Option(None, "--fail-on", help="Lowest severity that makes the exit status 1: error, warning or info (default: warning)."),
-    tokenizer: Optional[str] = typer.Option(None, "--tokenizer", help="Tokenizer for counting static tokens (default: llama3)."),
+    select: List[str] = typer.Option([], "--select", metavar="RULES", help="Rules to run: codes, prefixes (PC1) or names; comma-separated or repeated."),
+    ignore: List[str] = typer.Option([], "--ignore", metavar="RULES", help="Rules to skip: codes, prefixes or names."),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", metavar="SEVERITY", help="Lowest severity that makes the exit status 1: error, warning or info (default: warning)."),
+    tokenizer: Optional[str] = typer.Option(None, "--tokenizer", metavar="NAME", help="Tokenizer for counting static tokens (default: llama3)."),
 ) -> None:
     """Lint prompt templates for patterns that break prefix caching."""
     if fmt is None:
@@ -77,7 +77,7 @@ def lint(
 
 @app.command("rules")
 def rules_command(
-    fmt: str = typer.Option("text", "--format", help="text or json."),
+    fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="text or json."),
 ) -> None:
     """List the lint rules."""
     ordered = sorted(REGISTRY.values(), key=lambda r: r.code)
