@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, Sequence
@@ -75,7 +76,7 @@ class Llama3Layout:
             if msgs and msgs[0].get("role") == "system":
                 system = content_text(msgs[0].get("content")).strip()
                 msgs = msgs[1:]
-            tool_text = "\n\n".join(json.dumps(t, indent=4, ensure_ascii=False) for t in tools)
+            tool_text = _tool_block(tools)
             body = "Environment: ipython\n\n" + (system + "\n\n" if system else "") + tool_text
             parts.append(HEADER.format(role="system") + body + EOT)
         for msg in msgs:
@@ -88,6 +89,33 @@ class Llama3Layout:
             parts.append(HEADER.format(role=header_role) + text + EOT)
         parts.append(HEADER.format(role="assistant"))
         return "".join(parts)
+
+
+_TOOL_TEXT: "OrderedDict[bytes, str]" = OrderedDict()
+
+
+def _tool_block(tools: Sequence[Any]) -> str:
+    """Tools as indented JSON, one after another. Memoized: agent traffic repeats the same
+    tool list on every request, and indented json.dumps runs in pure Python."""
+    key = _canonical(tools)
+    text = _TOOL_TEXT.get(key)
+    if text is None:
+        text = "\n\n".join(json.dumps(t, indent=4, ensure_ascii=False) for t in tools)
+        _TOOL_TEXT[key] = text
+        if len(_TOOL_TEXT) > 256:
+            _TOOL_TEXT.popitem(last=False)
+    else:
+        _TOOL_TEXT.move_to_end(key)
+    return text
+
+
+def _canonical(value: Any) -> bytes:
+    try:
+        import orjson
+
+        return orjson.dumps(value)
+    except (ImportError, TypeError):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def _raise_exception(message: str) -> None:

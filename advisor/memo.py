@@ -23,6 +23,7 @@ from advisor.tokenizers import Tokenizer
 
 MIN_PIECE_CHARS = 32  # shorter pieces encode faster than a cache round trip pays back
 DEFAULT_BUDGET_BYTES = 256 * 1024 * 1024
+SEEN_LIMIT = 1_000_000  # hashes of pieces seen once (~60 MB at most)
 
 
 @dataclass
@@ -54,6 +55,7 @@ class MemoEncoder:
         self.stats = MemoStats()
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, bytes] = OrderedDict()
+        self._seen: set[int] = set()
         encoding = tokenizer.tiktoken_encoding
         self.exact = encoding is not None
         if encoding is not None:
@@ -93,7 +95,14 @@ class MemoEncoder:
         with self._lock:
             self.stats.misses += 1
             self.stats.miss_chars += len(piece)
-            if piece not in self._cache:
+            # Admit a piece on its second sight only: unique text (questions, documents)
+            # then never churns the cache, and remembering it costs one hash.
+            h = hash(piece)
+            if h not in self._seen:
+                if len(self._seen) >= SEEN_LIMIT:
+                    self._seen.clear()
+                self._seen.add(h)
+            elif piece not in self._cache:
                 self._cache[piece] = ids
                 self.stats.entries += 1
                 self.stats.bytes += _cost(piece, ids)

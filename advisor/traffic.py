@@ -23,7 +23,7 @@ try:  # orjson parses several times faster; the standard library is the fallback
     _DecodeError: tuple[type[Exception], ...] = (orjson.JSONDecodeError, RecursionError)
 except ImportError:  # pragma: no cover - exercised where orjson is absent
     _loads = json.loads
-    _DecodeError = (json.JSONDecodeError, RecursionError)
+    _DecodeError = (json.JSONDecodeError, UnicodeDecodeError, RecursionError)
 
 KINDS = ("messages", "prompt", "input_ids", "hash_ids", "template")
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function", "ipython"})
@@ -216,17 +216,18 @@ def iter_file(
     with _open(path) as handle:
         try:
             for lineno, raw in enumerate(handle, start=1):
-                if not raw.strip():
+                if raw.isspace() or not raw:
                     continue
                 seen_any = True
+                # orjson validates UTF-8 itself; decoding first would copy every line.
                 try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    on_skip(Skip(source, lineno, f"invalid UTF-8 at byte {exc.start}"))
-                    continue
-                try:
-                    obj = _loads(text)
+                    obj = _loads(raw)
                 except _DecodeError as exc:
+                    try:
+                        raw.decode("utf-8")
+                    except UnicodeDecodeError as uexc:
+                        on_skip(Skip(source, lineno, f"invalid UTF-8 at byte {uexc.start}"))
+                        continue
                     on_skip(Skip(source, lineno, f"invalid JSON ({_short(exc)})"))
                     continue
                 try:

@@ -137,7 +137,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmpdir = Path(tmp)
         for name, writer, n in (("prefix_heavy_chat", write_prefix_heavy, 20_000),
-                                ("unique_chat", write_unique, 4_000)):
+                                ("unique_chat", write_unique, 12_000)):
             path = tmpdir / f"{name}.jsonl"
             records = writer(path, n)
             t_tok, tokens = tiktoken_alone(records)
