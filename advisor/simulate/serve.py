@@ -17,6 +17,10 @@ Per scheduling round (as SGLang's scheduler, simplified):
   with ``output_len`` tokens gets its first token from the prefill and needs
   ``output_len - 1`` decode steps, then releases its path (locked while it runs).
 
+SGLang's waiting-prefix refresh is modelled for fcfs/lof/random under branch LRU.
+Not modelled: chunked prefill (a long prompt is one step), retraction/preemption,
+mixed prefill+decode batches, hierarchical caches.
+
 Runs of decode steps with no event between them are taken in one jump, so the cost is
 per event, not per step. Output tokens are not inserted into the cache (hash traces
 carry no ids for them; token traffic has no output ids either).
@@ -33,6 +37,10 @@ from advisor.simulate.cache import Lease, Pool
 from advisor.simulate.model import CostModel, Job, Totals
 from advisor.simulate.router import Router
 from advisor.simulate.schedulers import order_waiting
+
+
+REFRESH_EVERY = 32  # SGLANG_ENABLE_WAITING_PREFIX_REFRESH: every 32nd scheduling pass
+REFRESH_HEAD = 128  # ... the first 128 waiting requests
 
 
 @dataclass
@@ -59,6 +67,7 @@ class Engine:
     _finish: list[tuple[int, int, Lease]] = field(default_factory=list)
     _rng: random.Random = field(default_factory=random.Random)
     _dirty: bool = True
+    _passes: int = 0
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.config.seed)
@@ -110,6 +119,14 @@ class Engine:
     def _prefill(self) -> bool:
         """Admit and run one prefill batch; False when nothing could be admitted."""
         cfg = self.config
+        self._passes += 1
+        if (self._passes % REFRESH_EVERY == 0 and cfg.policy in ("fcfs", "lof", "random")
+                and getattr(self.pool, "priority", None) == "lru"):
+            # SGLang's waiting-prefix refresh (cache-agnostic policies under LRU): touch
+            # the prefixes of the first 128 waiting requests, the head last, so LRU does
+            # not evict what the head of the queue is about to use.
+            for job in reversed(self.waiting[:REFRESH_HEAD]):
+                self.pool.peek(job, touch=True)
         order_waiting(cfg.policy, self.waiting, self.pool, self._rng)
         budget = cfg.max_prefill_tokens
         batch: list[Lease] = []
