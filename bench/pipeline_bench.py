@@ -37,18 +37,27 @@ WORDS = (
 ).split()
 
 
+# A small launcher process between us and advisor: on Linux a child's peak RSS starts
+# from its parent's at fork, so advisor must be forked from something small.
+LAUNCHER = (
+    "import os, subprocess, sys\n"
+    "p = subprocess.Popen(sys.argv[1:], stderr=subprocess.DEVNULL)\n"
+    "_, status, usage = os.wait4(p.pid, 0)\n"
+    "sys.stderr.write(f'MAXRSS {usage.ru_maxrss}\\n')\n"
+    "sys.exit(os.waitstatus_to_exitcode(status))\n"
+)
+
+
 def run_child(args: list[str]) -> tuple[float, int, str]:
-    """Wall seconds, peak RSS in bytes, stdout of one child process."""
-    start = time.perf_counter()
+    """Wall seconds, peak RSS in bytes, stdout of one advisor process."""
     env = dict(os.environ, ADVISOR_NO_PROGRESS="1")
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
-    out = proc.stdout.read().decode() if proc.stdout else ""
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", LAUNCHER, *args], capture_output=True, env=env, cwd=ROOT)
     elapsed = time.perf_counter() - start
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(args)} exited {proc.returncode}")
-    return elapsed, usage.ru_maxrss * 1024, out
+    rss_kb = int(proc.stderr.decode().split("MAXRSS ")[1].split()[0])
+    return elapsed, rss_kb * 1024, proc.stdout.decode()
 
 
 def question(rng: random.Random) -> str:
