@@ -81,7 +81,9 @@ def _data_file(text: str, suffix: str) -> Loaded | None:
         return Loaded("chat_template", _chat_template_pieces(chat, text))
     messages = _get(root, "messages")
     if isinstance(messages, yaml.SequenceNode):
-        return Loaded("messages", _message_pieces(messages, text))
+        pieces = _message_pieces(messages, text)
+        # A list of plain strings is some other kind of file, not chat messages.
+        return Loaded("messages", pieces) if pieces else None
     return None
 
 
