@@ -105,3 +105,19 @@ def test_section_markers(counter):
     }
     found = engine.lint_texts(files, cfg, REGISTRY, counter).findings
     assert [(f.path, f.line) for f in found] == [("s/c.j2", 3)]
+
+
+@pytest.mark.parametrize(
+    "name, text",
+    [(".advisor.yaml", "select: [PC101\n"), ("pyproject.toml", "[tool.advisor\nselect = 1\n"), (".advisor.yaml", "- just\n- a list\n")],
+)
+def test_unparsable_config_files_are_errors(tmp_path, name, text):
+    (tmp_path / name).write_text(text)
+    with pytest.raises(AdvisorError) as err:
+        config.load_file(tmp_path / name, REGISTRY)
+    assert name in str(err.value)
+
+
+def test_missing_explicit_config_is_an_error(tmp_path):
+    with pytest.raises(AdvisorError, match="config file not found"):
+        config.resolve(str(tmp_path / "nope.yaml"), False, tmp_path, REGISTRY)
