@@ -384,7 +384,9 @@ class _Walker:
         self.guards: list[Taint] = []
         self.macros: dict[str, Taint] = {}
         self.capture = 0  # >0 while walking bodies that do not render in place
+        # The tag being walked: sites found inside an expression point at its tag.
         self._expr_line = 0
+        self._cur_span: tuple[int, int, int, int] | None = None
 
     # names ------------------------------------------------------------------
     def bind(self, name: str, taint: Taint) -> None:
@@ -488,7 +490,7 @@ class _Walker:
             self.unsafe.append(Site("unsafe", attr, l, c, el, ec, CONSTANT, len(self.segments)))
 
     def _here(self, line: int) -> tuple[int, int, int, int]:
-        cur = getattr(self, "_cur_span", None)
+        cur = self._cur_span
         if cur and cur[0] <= line <= cur[2]:
             return cur
         l, c, el, ec, _ = self.loc.span(None, line)
