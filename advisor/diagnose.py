@@ -99,7 +99,9 @@ class Diagnoser:
 
     def __init__(self, tokenizer: Tokenizer) -> None:
         self.dynamic = DynamicDetector(tokenizer.decode)
-        self.order = OrderDetector(tokenizer.decode, boundary_id=tokenizer.special_tokens.get(EOT))
+        blank = tokenizer.encode("\n\n")
+        self.order = OrderDetector(tokenizer.decode, boundary_id=tokenizer.special_tokens.get(EOT),
+                                   paragraph_id=blank[0] if len(blank) == 1 else None)
         self.requests = 0
         self.text_requests = 0
         self.prompt_tokens = 0

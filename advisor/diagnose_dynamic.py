@@ -20,8 +20,8 @@ from advisor.radix import Node, RadixTree
 from advisor.spans import classify, differing_range, expand
 
 ITEM = 4  # bytes per packed token id, as the radix tree stores them
-FULL_OBSERVATIONS = 200
-SAMPLE_EVERY = 10
+FULL_OBSERVATIONS = 100
+SAMPLE_EVERY = 16
 
 
 @dataclass(frozen=True)
@@ -76,8 +76,8 @@ class DynamicDetector:
         pos = matched * ITEM
         parent = leaf.parent
         if pos < len(data) and parent is not None and parent.children:
-            # What earlier traffic had where this request went its own way: the busiest sibling.
-            state = _heaviest(parent, exclude=leaf)
+            # What earlier traffic had where this request went its own way: its oldest sibling.
+            state = _oldest(parent, exclude=leaf)
             if state is not None:
                 self._spans(index, ids, data, pos, state)
         return matched
@@ -102,25 +102,39 @@ class DynamicDetector:
             if pos + self.gram * ITEM > len(data):
                 return
             if off >= len(node.key):
-                nxt = _heaviest(node, exclude=None)
+                nxt = _oldest(node, exclude=None)
                 if nxt is None:
                     return
                 node, off = nxt, 0
 
     def _rejoin(self, data: bytes, pos: int, node: Node, off: int):
-        """First skip (in tokens) after which this request's next ``gram`` tokens appear in
-        the earlier continuation and both then share at least ``min_rejoin`` tokens."""
+        """The first skip (in tokens, at most ``max_span``) after which this request and the
+        earlier continuation share at least ``min_rejoin`` tokens; with the earlier span, the
+        shared length and where in the tree the sharing ends.
+
+        A shared run of ``min_rejoin`` tokens starting anywhere holds a whole ``gram`` that
+        starts at a multiple of ``min_rejoin - gram``: only those few probes are searched
+        for (C-level ``find``), and a hit is walked back to where the run starts."""
         g = self.gram * ITEM
-        window, segments = _window(node, off, (self.max_span + self.gram) * ITEM)
+        step = max(1, self.min_rejoin - self.gram)
+        window, segments = _window(node, off, (self.max_span + self.min_rejoin) * ITEM)
         if len(window) < g:
             return None
-        for skip in range(self.max_span + 1):
-            a = pos + skip * ITEM
+        last = min(self.max_span + step - 1, (len(data) - pos - g) // ITEM)
+        for probe in range(0, last + 1, step):
+            a = pos + probe * ITEM
             needle = data[a:a + g]
-            if len(needle) < g:
-                return None
-            at = _find_aligned(window, needle)
+            at = window.find(needle)
+            while at >= 0 and at % ITEM:
+                at = window.find(needle, at + 1)
             if at < 0:
+                continue
+            # Back to the start of the shared run (no further back than this request's span).
+            while a > pos and at > 0 and data[a - ITEM:a] == window[at - ITEM:at]:
+                a -= ITEM
+                at -= ITEM
+            skip = (a - pos) // ITEM
+            if skip > self.max_span:
                 continue
             seg_node, seg_off = _locate(segments, at)
             shared, end_node, end_off = _extend(data, a, seg_node, seg_off)
@@ -240,16 +254,18 @@ def _assign(groups: list[list[DynamicObservation]],
     return out
 
 
-def _heaviest(node: Node, exclude: Node | None) -> Node | None:
-    best = None
+def _oldest(node: Node, exclude: Node | None) -> Node | None:
+    """The oldest child other than ``exclude``: what earlier traffic had here. (Not the
+    busiest: finding that scans every child, and a node after a shared system prompt has
+    one child per request.)"""
     for child in (node.children or {}).values():
-        if child is not exclude and (best is None or child.count > best.count):
-            best = child
-    return best
+        if child is not exclude:
+            return child
+    return None
 
 
 def _window(node: Node, off: int, limit: int) -> tuple[bytes, list[tuple[int, Node, int]]]:
-    """Up to ``limit`` bytes of the continuation from ``node.key[off:]`` along the busiest
+    """Up to ``limit`` bytes of the continuation from ``node.key[off:]`` along the oldest
     children, with where each piece starts, to map a position back to the tree."""
     parts: list[bytes] = []
     segments: list[tuple[int, Node, int]] = []
@@ -261,7 +277,7 @@ def _window(node: Node, off: int, limit: int) -> tuple[bytes, list[tuple[int, No
         parts.append(piece)
         size += len(piece)
         off = 0
-        cur = _heaviest(cur, exclude=None)
+        cur = _oldest(cur, exclude=None)
     return b"".join(parts), segments
 
 
@@ -270,13 +286,6 @@ def _locate(segments: list[tuple[int, Node, int]], at: int) -> tuple[Node, int]:
         if start <= at:
             return node, off + at - start
     raise AssertionError("position before the window")
-
-
-def _find_aligned(hay: bytes, needle: bytes) -> int:
-    at = hay.find(needle)
-    while at >= 0 and at % ITEM:
-        at = hay.find(needle, at + 1)
-    return at
 
 
 def _extend(data: bytes, pos: int, node: Node, off: int) -> tuple[int, Node, int]:

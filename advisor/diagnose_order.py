@@ -34,67 +34,81 @@ class OrderFinding:
     tool_names: list[str] = field(default_factory=list)
 
 
+@dataclass(eq=False)
+class Piece:
+    """One distinct message text: its length and blocks, computed once however often it
+    recurs. Requests keep references to their pieces, not copies of the block lists."""
+
+    length: int
+    blocks: list[tuple[int, int, int]]   # (start, end, hash), characters within the piece
+    hashes: frozenset[int]
+
+
+EMPTY = Piece(0, [], frozenset())
+
+
 class OrderDetector:
     def __init__(self, decode: Callable[[Sequence[int]], str], min_share: float = 0.1,
-                 boundary_id: int | None = None) -> None:
+                 boundary_id: int | None = None, paragraph_id: int | None = None) -> None:
         self.decode = decode
-        # End-of-message token: requests are cut there before decoding (one memo entry each).
-        self._boundary = array("I", [boundary_id]).tobytes() if boundary_id is not None else None
-        self._boundary_chars = len(decode([boundary_id])) if boundary_id is not None else 0
+        # Requests are cut into pieces at end-of-message tokens and at blank-line tokens
+        # before decoding: blocks never straddle those, and a piece seen before (a paragraph
+        # of the system prompt) is not decoded again, even when a value elsewhere in the
+        # same message changes every request.
+        self._separators = [(array("I", [t]).tobytes(), len(decode([t])))
+                            for t in (boundary_id, paragraph_id) if t is not None]
         self._memo_bytes = 0
         self._bodies: dict[str, list[tuple[int, int]]] = {}
+        self._heads: dict[int, str] = {}
         self.min_share = min_share
-        self.hashes: list[array] = []
-        self.starts: list[array] = []
-        self.ends: list[array] = []
+        # Per request: its pieces with their character offsets, and tokens per character.
+        self.requests: list[tuple[tuple[Piece, int], ...]] = []
         self.ratio: list[float] = []
         self.count: Counter[int] = Counter()
         self.labels: dict[int, str] = {}
         self.tools: dict[int, str] = {}
-        self._memo: dict[bytes, tuple[int, list[tuple[int, int, int]]]] = {}
+        self._memo: dict[bytes, Piece] = {}
 
     def add(self, index: int, ids: Sequence[int]) -> None:
         data = ids.tobytes() if isinstance(ids, array) and ids.typecode == "I" else array("I", ids).tobytes()
-        hs, st, en = array("q"), array("I"), array("I")
+        placed = []
         seen: set[int] = set()
         pos = 0
-        for piece in self._pieces(data):
-            length, found = self._blocks_of(piece)
-            for start, end, h in found:
-                if h not in seen:
-                    seen.add(h)
-                    hs.append(h)
-                    st.append(pos + start)
-                    en.append(pos + end)
-            pos += length + self._boundary_chars
+        for raw, gap in self._pieces(data):
+            piece = self._blocks_of(raw)
+            placed.append((piece, pos))
+            seen |= piece.hashes
+            pos += piece.length + gap
         self.count.update(seen)
-        self.hashes.append(hs)
-        self.starts.append(st)
-        self.ends.append(en)
+        self.requests.append(tuple(placed))
         self.ratio.append(len(data) / ITEM / max(1, pos))
 
-    def _pieces(self, data: bytes) -> list[bytes]:
-        """The request cut at its end-of-message tokens (aligned to whole ids)."""
-        sep = self._boundary
-        if sep is None:
-            return [data]
-        out = []
-        start = 0
-        at = data.find(sep)
-        while at >= 0:
-            if at % ITEM == 0:
-                out.append(data[start:at])
-                start = at + ITEM
-            at = data.find(sep, at + 1)
-        out.append(data[start:])
-        return out
+    def _pieces(self, data: bytes) -> list[tuple[bytes, int]]:
+        """The request cut at each separator token (aligned to whole ids); each piece with
+        the characters of the separator after it."""
+        pieces = [(data, 0)]
+        for sep, chars in self._separators:
+            out = []
+            for piece, gap in pieces:
+                start = 0
+                at = piece.find(sep)
+                while at >= 0:
+                    if at % ITEM == 0:
+                        out.append((piece[start:at], chars))
+                        start = at + ITEM
+                    at = piece.find(sep, at + 1)
+                out.append((piece[start:], gap))
+            pieces = out
+        return pieces
 
-    def _blocks_of(self, piece: bytes) -> tuple[int, list[tuple[int, int, int]]]:
+    def _blocks_of(self, piece: bytes) -> Piece:
         # Messages recur verbatim (the system prompt, earlier turns): decode, cut and hash
         # each distinct one once. That keeps diagnosis a small fraction of tokenizing.
         entry = self._memo.get(piece)
         if entry is not None:
             return entry
+        if not piece:
+            return EMPTY
         ids = array("I")
         ids.frombytes(piece)
         text = self.decode(ids.tolist())
@@ -108,26 +122,33 @@ class OrderDetector:
                 if len(bodies) < 500_000:
                     bodies[body] = hashed
                 for h, item in hashed:
-                    if h not in self.labels:
+                    if h in self.labels or h in self._heads:
+                        continue
+                    if body[0] in "[{`":
+                        # JSON (tool definitions): the label needs the parsed text, now.
                         name = blk.label(body, blk.Block(0, len(body), h, item))
                         self.labels[h] = name
                         if name.startswith("tool "):
                             self.tools[h] = name[5:]
+                    else:
+                        # Labelled only if it turns out to be shared: most blocks never are.
+                        self._heads[h] = body[:200]
             for h, _ in hashed:
                 found.append((start, end, h))
-        entry = (len(text), found)
+        entry = Piece(len(text), found, frozenset(h for _, _, h in found))
         if self._memo_bytes < MEMO_BYTES:
             self._memo[piece] = entry
             self._memo_bytes += len(piece)
         return entry
 
     def findings(self) -> list[OrderFinding]:
-        n = len(self.hashes)
+        n = len(self.requests)
         need = max(3, int(self.min_share * n))
         common = {h for h, c in self.count.items() if c >= need}
         if len(common) < 2:
             return []
-        seqs = [tuple(h for h in hs if h in common) for hs in self.hashes]
+        memo: dict[int, tuple[int, ...]] = {}
+        seqs = [self._common_seq(placed, common, memo) for placed in self.requests]
         distinct = Counter(s for s in seqs if len(s) >= 2)
         units = _units(distinct)
         unit_of = {h: i for i, u in enumerate(units) for h in u}
@@ -194,8 +215,8 @@ class OrderDetector:
             # One order only, or the units rarely come together: retrieved documents that
             # differ per request, not one set of sections sent in varying order.
             return None
-        labels = [self.labels[units[u][0]] for u in canon]
-        label_of = {u: self.labels[units[u][0]] for u in canon}
+        label_of = {u: self.label(units[u][0]) for u in canon}
+        labels = [label_of[u] for u in canon]
         shown = sorted(orders.items(), key=lambda kv: (-kv[1], [crank[u] for u in kv[0]]))
         tools = [self.tools.get(units[u][0], "") for u in canon]
         kind = "tool-order" if all(tools) else "section-order"
@@ -206,19 +227,41 @@ class OrderDetector:
             tool_names=[t for t in tools if t],
         )
 
+    def label(self, h: int) -> str:
+        if h not in self.labels:
+            head = self._heads.get(h, "")
+            self.labels[h] = blk.label(head, blk.Block(0, len(head), h)) if head else f"block {h & 0xffff:04x}"
+        return self.labels[h]
+
+    @staticmethod
+    def _common_seq(placed: tuple[tuple[Piece, int], ...], common: set[int],
+                    memo: dict[int, tuple[int, ...]]) -> tuple[int, ...]:
+        """The request's shared blocks in order; each distinct piece filtered once."""
+        parts: list[int] = []
+        for piece, _ in placed:
+            got = memo.get(id(piece))
+            if got is None:
+                got = memo[id(piece)] = _dedupe(h for _, _, h in piece.blocks if h in common)
+            parts.extend(got)
+        return _dedupe(parts)
+
+    def _blocks_at(self, request: int):
+        """(start, end, hash) of every block of a request, in characters of the request."""
+        for piece, offset in self.requests[request]:
+            for start, end, h in piece.blocks:
+                yield offset + start, offset + end, h
+
     def block_at(self, request: int, char: int) -> int | None:
         """Hash of the block of ``request`` that holds character ``char``, if any."""
-        starts, ends = self.starts[request], self.ends[request]
-        for i in range(len(starts)):
-            if starts[i] <= char < ends[i]:
-                return self.hashes[request][i]
+        for start, end, h in self._blocks_at(request):
+            if start <= char < end:
+                return h
         return None
 
     def _char_of(self, request: int, h: int, start: bool) -> int:
-        hs = self.hashes[request]
-        for i, x in enumerate(hs):
+        for a, b, x in self._blocks_at(request):
             if x == h:
-                return (self.starts if start else self.ends)[request][i]
+                return a if start else b
         return 0
 
 

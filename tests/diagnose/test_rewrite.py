@@ -16,7 +16,9 @@ def test_split_message_boundaries_headings_and_paragraphs() -> None:
     text = ("<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nIntro paragraph that is long enough.\n\n"
             f"{SECTION_A}\n\n{SECTION_B}<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nWhat is the question here?<|eot_id|>")
     labels = [blk.label(text, b) for b in blk.split(text)]
-    assert labels == ["Intro paragraph that is long enough.", "Alpha", "Beta", "Second paragraph of beta, also long.",
+    # A heading is a block of its own, whatever its length; the order rule chains it to its text.
+    assert labels == ["Intro paragraph that is long enough.", "Alpha", "Alpha section text that is long enough to count as a block.",
+                      "Beta", "Beta section text that is long enough to count as a block.", "Second paragraph of beta, also long.",
                       "What is the question here?"]
 
 
@@ -55,8 +57,8 @@ def test_move_dynamic_into_last_user_turn() -> None:
 def test_reorder_text_puts_units_in_canonical_order() -> None:
     text = f"Intro paragraph that is long enough here.\n\n{SECTION_B}\n\n{SECTION_A}\n\nQuestion at the end, unique text?"
     found = blk.split(text)
-    beta = [found[1].hash, found[2].hash]
-    alpha = [found[3].hash]
+    beta = [b.hash for b in found[1:4]]
+    alpha = [b.hash for b in found[4:6]]
     out = reorder_text(text, [alpha, beta])
     assert out == f"Intro paragraph that is long enough here.\n\n{SECTION_A}\n\n{SECTION_B}\n\nQuestion at the end, unique text?"
     assert reorder_text(out, [alpha, beta]) is None  # already canonical
