@@ -383,7 +383,6 @@ class _Walker:
         self.scopes: list[dict[str, Taint]] = [{}]
         self.guards: list[Taint] = []
         self.macros: dict[str, Taint] = {}
-        self.capture = 0  # >0 while walking bodies that do not render in place
         # The tag being walked: sites found inside an expression point at its tag.
         self._expr_line = 0
         self._cur_span: tuple[int, int, int, int] | None = None
@@ -479,7 +478,7 @@ class _Walker:
         return strongest([base] + args)
 
     def _unstable(self, node: nodes.Node, detail: str, base: Taint, line: int, always: bool = False) -> None:
-        if self.capture or not (always or base.volatile):
+        if not (always or base.volatile):
             return
         l, c, el, ec = self._here(line)
         self.unstable.append(Site("unstable", detail, l, c, el, ec, base, len(self.segments)))
@@ -498,8 +497,6 @@ class _Walker:
 
     # statements -------------------------------------------------------------
     def emit(self, seg: Segment) -> int:
-        if self.capture:
-            return -1
         self.segments.append(seg)
         return len(self.segments) - 1
 
@@ -595,11 +592,13 @@ class _Walker:
 
     def _captured(self, body: list[nodes.Node]) -> Taint:
         """Walk a body that renders elsewhere; return the strongest taint of its output."""
-        mark = len(self.segments)
+        mark, sites = len(self.segments), len(self.unstable)
         self.body(body)
         inner = self.segments[mark:]
         del self.segments[mark:]
-        self.unstable = [s for s in self.unstable if s.segment_index <= mark]
+        # Ordering inside a body rendered elsewhere has no place in this order; private
+        # attribute access (self.unsafe) is reported wherever it is.
+        del self.unstable[sites:]
         return strongest(s.effective for s in inner if s.kind == "dynamic")
 
     def _stmt_Macro(self, node: nodes.Macro) -> None:
