@@ -219,6 +219,17 @@ PARALLEL_MIN_FILES = 200
 _WORKER: "Linter | None" = None
 
 
+def _idle_cores() -> float:
+    """Cores beyond this process that nobody else is using: on a busy machine a process
+    pool only adds start-up and pickling cost (the result is the same either way)."""
+    cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        load = 0.0
+    return cores - max(load, 1.0)
+
+
 def _lint_one(linter: Linter, path: Path, shown: str) -> tuple[TemplateModel, list[Finding]] | None:
     text = sources.read_text(path, shown)
     model = model_for(shown, path, text, linter.settings)
@@ -265,7 +276,7 @@ def lint_files(paths: list[str], config: LintConfig, registry: dict[str, Rule], 
     files = collect(paths, root, config.exclude)
     linter = Linter(config, registry, count_tokens)
     if parallel is None:
-        parallel = len(files) >= PARALLEL_MIN_FILES and (os.cpu_count() or 1) > 1 and hasattr(os, "fork")
+        parallel = len(files) >= PARALLEL_MIN_FILES and _idle_cores() >= 1 and hasattr(os, "fork")
     items = _parallel(linter, files) if parallel else [_lint_one(linter, p, s) for p, s in files]
     models = [item[0] for item in items if item is not None]
     per_path = {item[0].path: item[1] for item in items if item is not None}
