@@ -20,8 +20,8 @@ from advisor.radix import Node, RadixTree
 from advisor.spans import classify, differing_range, expand
 
 ITEM = 4  # bytes per packed token id, as the radix tree stores them
-FULL_OBSERVATIONS = 100
-SAMPLE_EVERY = 16
+FULL_OBSERVATIONS = 64
+SAMPLE_EVERY = 32
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,8 @@ class DynamicDetector:
         leaf, matched = self.tree.insert_node(data)
         pos = matched * ITEM
         parent = leaf.parent
-        if pos < len(data) and parent is not None and parent.children:
+        # Too little left after the divergence to share min_rejoin tokens again: nothing to do.
+        if pos + (self.min_rejoin + 1) * ITEM <= len(data) and parent is not None and parent.children:
             # What earlier traffic had where this request went its own way: its oldest sibling.
             state = _oldest(parent, exclude=leaf)
             if state is not None:
@@ -99,7 +100,7 @@ class DynamicDetector:
                 # most spans only count (requests, tokens) and join the cluster at their place.
                 self.counted.append((index, pos // ITEM, skip, shared))
             pos += (skip + shared) * ITEM
-            if pos + self.gram * ITEM > len(data):
+            if pos + (self.min_rejoin + 1) * ITEM > len(data):  # too short to share again
                 return
             if off >= len(node.key):
                 nxt = _oldest(node, exclude=None)

@@ -42,6 +42,14 @@ class Piece:
     length: int
     blocks: list[tuple[int, int, int]]   # (start, end, hash), characters within the piece
     hashes: frozenset[int]
+    # A message is its paragraph pieces at their offsets; its blocks are listed on demand.
+    parts: tuple[tuple["Piece", int], ...] = ()
+
+    def all_blocks(self):
+        yield from self.blocks
+        for piece, offset in self.parts:
+            for a, b, h in piece.blocks:
+                yield offset + a, offset + b, h
 
 
 EMPTY = Piece(0, [], frozenset())
@@ -55,8 +63,8 @@ class OrderDetector:
         # before decoding: blocks never straddle those, and a piece seen before (a paragraph
         # of the system prompt) is not decoded again, even when a value elsewhere in the
         # same message changes every request.
-        self._separators = [(array("I", [t]).tobytes(), len(decode([t])))
-                            for t in (boundary_id, paragraph_id) if t is not None]
+        self._message_sep = _sep(boundary_id, decode)
+        self._paragraph_sep = _sep(paragraph_id, decode)
         self._memo_bytes = 0
         self._bodies: dict[str, list[tuple[int, int]]] = {}
         self._heads: dict[int, str] = {}
@@ -67,39 +75,42 @@ class OrderDetector:
         self.count: Counter[int] = Counter()
         self.labels: dict[int, str] = {}
         self.tools: dict[int, str] = {}
-        self._memo: dict[bytes, Piece] = {}
+        self._memo: dict[bytes, Piece] = {}       # paragraph-level pieces
+        self._messages: dict[bytes, Piece] = {}   # message-level pieces, built from those
 
     def add(self, index: int, ids: Sequence[int]) -> None:
         data = ids.tobytes() if isinstance(ids, array) and ids.typecode == "I" else array("I", ids).tobytes()
         placed = []
         seen: set[int] = set()
         pos = 0
-        for raw, gap in self._pieces(data):
-            piece = self._blocks_of(raw)
+        sep, gap = self._message_sep
+        for raw in _split(data, sep):
+            piece = self._messages.get(raw)
+            if piece is None:
+                piece = self._message(raw)
             placed.append((piece, pos))
             seen |= piece.hashes
             pos += piece.length + gap
         self.count.update(seen)
         self.requests.append(tuple(placed))
-        self.ratio.append(len(data) / ITEM / max(1, pos))
+        self.ratio.append(len(data) / ITEM / max(1, pos - gap))
 
-    def _pieces(self, data: bytes) -> list[tuple[bytes, int]]:
-        """The request cut at each separator token (aligned to whole ids); each piece with
-        the characters of the separator after it."""
-        pieces = [(data, 0)]
-        for sep, chars in self._separators:
-            out = []
-            for piece, gap in pieces:
-                start = 0
-                at = piece.find(sep)
-                while at >= 0:
-                    if at % ITEM == 0:
-                        out.append((piece[start:at], chars))
-                        start = at + ITEM
-                    at = piece.find(sep, at + 1)
-                out.append((piece[start:], gap))
-            pieces = out
-        return pieces
+    def _message(self, raw: bytes) -> Piece:
+        """One message's blocks, from its paragraphs: a paragraph seen before is not decoded
+        again, even when a value elsewhere in the same message changes every request."""
+        sep, gap = self._paragraph_sep
+        parts = []
+        pos = 0
+        for chunk in _split(raw, sep):
+            piece = self._blocks_of(chunk)
+            if piece.blocks:
+                parts.append((piece, pos))
+            pos += piece.length + gap
+        message = Piece(max(0, pos - gap), [], frozenset().union(*(p.hashes for p, _ in parts)), tuple(parts))
+        if self._memo_bytes < MEMO_BYTES:
+            self._messages[raw] = message
+            self._memo_bytes += len(raw)
+        return message
 
     def _blocks_of(self, piece: bytes) -> Piece:
         # Messages recur verbatim (the system prompt, earlier turns): decode, cut and hash
@@ -195,7 +206,7 @@ class OrderDetector:
                 continue
             orders[order] += 1
             if offset < 0:
-                offset = int(self._char_of(r, units[order[0]][0], start=True) * self.ratio[r])
+                offset = int(self._positions(r).get(units[order[0]][0], (0, 0))[0] * self.ratio[r])
             ideal = tuple(sorted(order, key=crank.__getitem__))
             if order != ideal:
                 off_canon += 1
@@ -206,8 +217,9 @@ class OrderDetector:
                 # group, nothing can come from the cache (estimate; prescribe measures).
                 k = next((i for i, (a, b) in enumerate(zip(order, ideal)) if a != b), len(order))
                 if k < len(order):
-                    first = self._char_of(r, units[order[k]][0], start=True)
-                    last = max(self._char_of(r, units[u][-1], start=False) for u in order)
+                    where = self._positions(r)
+                    first = where.get(units[order[k]][0], (0, 0))[0]
+                    last = max(where.get(units[u][-1], (0, 0))[1] for u in order)
                     lost += int(max(0, last - first) * self.ratio[r])
             seen_orders.add(order)
         total = sum(orders.values())
@@ -241,14 +253,14 @@ class OrderDetector:
         for piece, _ in placed:
             got = memo.get(id(piece))
             if got is None:
-                got = memo[id(piece)] = _dedupe(h for _, _, h in piece.blocks if h in common)
+                got = memo[id(piece)] = _dedupe(h for _, _, h in piece.all_blocks() if h in common)
             parts.extend(got)
         return _dedupe(parts)
 
     def _blocks_at(self, request: int):
         """(start, end, hash) of every block of a request, in characters of the request."""
         for piece, offset in self.requests[request]:
-            for start, end, h in piece.blocks:
+            for start, end, h in piece.all_blocks():
                 yield offset + start, offset + end, h
 
     def block_at(self, request: int, char: int) -> int | None:
@@ -258,11 +270,39 @@ class OrderDetector:
                 return h
         return None
 
-    def _char_of(self, request: int, h: int, start: bool) -> int:
-        for a, b, x in self._blocks_at(request):
-            if x == h:
-                return a if start else b
-        return 0
+    def _positions(self, request: int) -> dict[int, tuple[int, int]]:
+        """(start, end) in characters of the first occurrence of each block of a request."""
+        out: dict[int, tuple[int, int]] = {}
+        for a, b, h in self._blocks_at(request):
+            out.setdefault(h, (a, b))
+        return out
+
+
+def _sep(token: int | None, decode: Callable[[Sequence[int]], str]) -> tuple[bytes | None, int]:
+    """A separator token as packed bytes, with the characters it decodes to."""
+    if token is None:
+        return None, 0
+    return array("I", [token]).tobytes(), len(decode([token]))
+
+
+def _split(data: bytes, sep: bytes | None) -> list[bytes]:
+    """``data`` cut at the separator id. ``bytes.split`` is C speed; a match that straddles
+    two ids (rare) shows as a part of odd length, and then the aligned search decides."""
+    if sep is None:
+        return [data]
+    parts = data.split(sep)
+    if all(len(p) % ITEM == 0 for p in parts):
+        return parts
+    out = []
+    start = 0
+    at = data.find(sep)
+    while at >= 0:
+        if at % ITEM == 0:
+            out.append(data[start:at])
+            start = at + ITEM
+        at = data.find(sep, at + 1)
+    out.append(data[start:])
+    return out
 
 
 def _dedupe(items) -> tuple[int, ...]:

@@ -45,6 +45,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 # Characters that separate a label from its value ("Name: ", "user_id="), or values in a line.
+# Longer than any id, clock reading or number the patterns describe.
+MAX_VALUE_CHARS = 48
 _LABEL_END = ":=\n\"'(<[{|"
 _STRIP = " \t\r\n\"'`.,;:()[]{}<>"
 
@@ -70,11 +72,13 @@ def expand(text: str, start: int, end: int) -> tuple[int, int]:
     timestamp); otherwise the range grows to whole words, back to the label before it.
     """
     start, end = _trim(text, start, end)
-    for _, pattern in PATTERNS:
-        lo = max(0, start - 64)
-        for m in pattern.finditer(text, lo, min(len(text), end + 64)):
-            if m.start() <= start and m.end() >= end and m.end() > m.start():
-                return m.start(), m.end()
+    if end - start <= MAX_VALUE_CHARS:
+        # Only a short difference can be one value; the window holds any value around it.
+        lo, hi = max(0, start - MAX_VALUE_CHARS), min(len(text), end + MAX_VALUE_CHARS)
+        for _, pattern in PATTERNS:
+            for m in pattern.finditer(text, lo, hi):
+                if m.start() <= start and m.end() >= end and m.end() > m.start():
+                    return m.start(), m.end()
     # Free text: back to the label ("Name: ") or the line start, forward to the word end.
     while start > 0 and text[start - 1] not in _LABEL_END:
         start -= 1
