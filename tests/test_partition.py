@@ -74,7 +74,7 @@ def test_workers_on_demo_traffic(cli) -> None:
 
 def test_workers_on_mooncake_trace(cli) -> None:
     path = trace("synthetic_trace.jsonl")
-    single = cli("analyze", path, "--format", "json")
+    single = cli("analyze", path, "--format", "json", "--no-diagnose")
     multi = cli("analyze", path, "--format", "json", "--workers", "3")
     assert single.out == multi.out  # block-hash branches coincide too
 
