@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable
 
 from advisor.analyze import Analyzer
 from advisor.diagnose import Attribution, Diagnosis, Finding
+from advisor.diagnose_capacity import cached_with_capacity, pin_candidate
 from advisor.errors import AdvisorError
 from advisor.memo import MemoEncoder
 from advisor.pipeline import TOKEN_NAMESPACE, Renderer, Sequence
@@ -53,6 +54,7 @@ class Prescription:
     not_rewritable: int = 0
     diffs: list[Any] = field(default_factory=list)  # advisor.template_diff.TemplateDiff
     page_size: int = 1
+    capacity: int | None = None
 
     @property
     def hit_rate_before(self) -> float:
@@ -120,12 +122,15 @@ def _short(text: str, width: int = 40) -> str:
 
 
 class Measurer:
-    """Re-analyses the traffic with fixes applied; unchanged requests keep their ids."""
+    """Re-analyses the traffic with fixes applied; unchanged requests keep their ids.
+    With a capacity, hits are counted through a finite pool (``diagnose_capacity``)."""
 
-    def __init__(self, seqs: list[Sequence], renderer: Renderer, page_size: int) -> None:
+    def __init__(self, seqs: list[Sequence], renderer: Renderer, page_size: int,
+                 capacity: int | None = None) -> None:
         self.seqs = seqs
         self.renderer = renderer
         self.page_size = page_size
+        self.capacity = capacity
         self.encoder = MemoEncoder(renderer.tokenizer)
         self.editable: list[Request | None] = []
         for s in seqs:
@@ -138,41 +143,49 @@ class Measurer:
     def not_rewritable(self) -> int:
         return sum(1 for r in self.editable if r is None)
 
-    def baseline(self) -> int:
-        analyzer = Analyzer(self.page_size)
-        for s in self.seqs:
-            analyzer.add(s)
-        return analyzer.result.cached_tokens
-
-    def measure(self, fixes: Iterable[Fix]) -> tuple[int, int]:
-        """Cached tokens of the traffic with ``fixes`` applied in turn, and requests changed."""
+    def rewritten(self, fixes: Iterable[Fix]) -> tuple[list[Sequence], int]:
+        """The traffic with ``fixes`` applied in turn, rendered and tokenized; and how many
+        requests changed."""
         fixes = list(fixes)
-        analyzer = Analyzer(self.page_size)
+        out: list[Sequence] = []
         changed = 0
         for seq, req in zip(self.seqs, self.editable):
             new = None
             if req is not None:
                 current = req
                 for fix in fixes:
-                    out = fix(current)
-                    if out is not None:
-                        current = out
-                        new = out
+                    got = fix(current)
+                    if got is not None:
+                        current = got
+                        new = got
             if new is None:
-                analyzer.add(seq)
+                out.append(seq)
                 continue
             changed += 1
-            text = self.renderer.text_of(new)
-            ids = self.encoder.encode(text or "")
+            ids = self.encoder.encode(self.renderer.text_of(new) or "")
             ids = ids if isinstance(ids, array) else array("I", ids)
-            analyzer.add(Sequence(new, TOKEN_NAMESPACE, ids, len(ids), 1))
-        return analyzer.result.cached_tokens, changed
+            out.append(Sequence(new, TOKEN_NAMESPACE, ids, len(ids), 1))
+        return out, changed
+
+    def cached(self, seqs: list[Sequence], unlimited: bool = False, pin: list[int] | None = None) -> int:
+        """Cached tokens of ``seqs``: the analyze definition, or through the pool."""
+        if self.capacity is None or unlimited:
+            analyzer = Analyzer(self.page_size)
+            for s in seqs:
+                analyzer.add(s)
+            return analyzer.result.cached_tokens
+        return cached_with_capacity(seqs, self.capacity, self.page_size, pin)
 
 
-def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, page_size: int = 1) -> Prescription:
-    measurer = Measurer(seqs, renderer, page_size)
+def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, page_size: int = 1,
+              capacity: int | None = None) -> Prescription:
+    """One measured action per finding, then all together; with ``capacity``, hit rates are
+    those of a pool of that many tokens, eviction gets its share of the loss, and pinning
+    the system prompt is one more action."""
+    m = Measurer(seqs, renderer, page_size, capacity)
     prompt = sum(s.prompt_tokens for s in seqs)
-    before = measurer.baseline()
+    before = m.cached(seqs)
+    before_unlimited = m.cached(seqs, unlimited=True) if capacity is not None else before
     plans = plans_for(diagnosis)
     actions: list[Action] = []
 
@@ -180,7 +193,8 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
         return cached / prompt if prompt else 0.0
 
     for plan in plans:
-        cached, changed = measurer.measure([plan.fix])
+        fixed, changed = m.rewritten([plan.fix])
+        cached = m.cached(fixed)
         actions.append(Action(plan.kind, plan.description, plan.code, rate(cached), cached - before, changed,
                               plan.finding))
     for k, f in enumerate(diagnosis.findings):
@@ -188,27 +202,44 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
             actions.append(Action("none", "No template change raises the hit rate of single-shot traffic: "
                                   "every prompt is new content. Do not size a prefix cache for it.",
                                   f.code, rate(before), 0, 0, k))
-    after = before
-    dynamic_gain = 0
-    if plans:
-        after, changed = measurer.measure(p.fix for p in plans)
-        dynamic = [p for p in plans if p.code == "TR101"]
-        if dynamic and len(dynamic) < len(plans):
-            dynamic_gain = measurer.measure(p.fix for p in dynamic)[0] - before
-        elif dynamic:
-            dynamic_gain = after - before
-        if len(plans) > 1:
-            actions.append(Action("all", "All the actions above together.", "", rate(after), after - before,
-                                  changed))
-    # Measured attribution: what the fixes recover, by cause; the rest is content seen once.
-    gain = max(0, after - before)
+    fixed_all, changed_all = m.rewritten(p.fix for p in plans) if plans else (seqs, 0)
+    after = m.cached(fixed_all) if plans else before
+    after_unlimited = m.cached(fixed_all, unlimited=True) if plans and capacity is not None else (
+        after if capacity is None else before_unlimited)
+    dynamic = [p for p in plans if p.code == "TR101"]
+    if dynamic and len(dynamic) < len(plans):
+        dynamic_gain = m.cached(m.rewritten(p.fix for p in dynamic)[0], unlimited=True) - before_unlimited
+    else:
+        dynamic_gain = after_unlimited - before_unlimited if dynamic else 0
+    count = len(plans)
+    if capacity is not None and before_unlimited > before:
+        # Eviction costs hits: keep the most shared prefix resident.
+        pin = pin_candidate(seqs, page_size)
+        if pin is not None:
+            cached = m.cached(seqs, pin=pin)
+            actions.append(Action(
+                "pin-system-prompt",
+                f"Pin the shared prefix ({len(pin):,} tokens, the system prompt) in the KV cache so that eviction "
+                f"never drops it (capacity {capacity:,} tokens).", "", rate(cached), cached - before, 0))
+            pin_all = pin_candidate(fixed_all, page_size)
+            if pin_all is not None:
+                after = max(after, m.cached(fixed_all, pin=pin_all))
+            count += 1
+    if count > 1:
+        actions.append(Action("all", "All the actions above together.", "", rate(after), after - before,
+                              changed_all))
+    # Measured attribution: what the fixes recover, by cause (template effects measured
+    # with unlimited capacity); eviction is what the finite pool loses; the rest is
+    # content seen once.
+    gain = max(0, after_unlimited - before_unlimited)
     dynamic_part = max(0, min(gain, dynamic_gain))
-    attribution = Attribution(prompt, before, dynamic_part, gain - dynamic_part, prompt - before - gain,
-                              measured=True)
+    eviction = before_unlimited - before if capacity is not None else None
+    attribution = Attribution(prompt, before, dynamic_part, gain - dynamic_part,
+                              prompt - before_unlimited - gain, eviction, measured=True)
     return Prescription(
         requests=len(seqs), prompt_tokens=prompt, cached_before=before, cached_after=max(before, after),
         actions=actions, section_order=section_order(diagnosis), findings=diagnosis.findings,
-        attribution=attribution, not_rewritable=measurer.not_rewritable, page_size=page_size,
+        attribution=attribution, not_rewritable=m.not_rewritable, page_size=page_size, capacity=capacity,
     )
 
 

@@ -29,6 +29,9 @@ def prescribe_command(
     tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
     chat_template: Optional[Path] = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
     page_size: int = typer.Option(1, min=1, help="Round cached tokens down to this page size."),
+    capacity_tokens: Optional[int] = typer.Option(None, min=1, help="KV pool size in tokens: hit rates through "
+                                                  "an LRU pool of this size, eviction in the loss attribution, "
+                                                  "and the pin-the-system-prompt action."),
     block_size: int = typer.Option(512, min=1, help="Tokens per hash_ids block."),
     format: str = typer.Option("text", "--format", "-f", help="text, json, markdown or diff."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
@@ -51,7 +54,7 @@ def prescribe_command(
     # Rewritten requests render through the same settings as the logged ones.
     renderer = make_renderer(tokenizer, chat_template, templates, list(traffic))
     diagnosis = diagnoser.finish()
-    result = prescribe(seqs, renderer, diagnosis, page_size)
+    result = prescribe(seqs, renderer, diagnosis, page_size, capacity_tokens)
     if templates is not None:
         result.diffs = template_diffs(templates, diagnosis)
     data = render.prescription_dict(result, [str(p) for p in traffic], tokenizer)

@@ -26,7 +26,8 @@ def _rate(value: float) -> float:
 def prescription_dict(p: Prescription, files: Sequence[str], tokenizer: str) -> dict[str, Any]:
     return {
         "tool": {"name": "advisor", "version": __version__},
-        "input": {"files": list(files), "tokenizer": tokenizer, "page_size": p.page_size},
+        "input": {"files": list(files), "tokenizer": tokenizer, "page_size": p.page_size,
+                  "capacity_tokens": p.capacity},
         "requests": p.requests,
         "prompt_tokens": p.prompt_tokens,
         "cached_tokens_before": p.cached_before,

@@ -202,3 +202,31 @@ def test_template_diff_is_shown_never_applied(tmp_path: Path, cli) -> None:
     assert (templates / "support.j2").read_text() == source
     data = prescribe_json(cli, path, "--templates", templates)
     assert [d["path"] for d in data["template_diffs"]] == ["support.j2"]
+
+
+def test_capacity_adds_eviction_to_the_waterfall_and_a_pin_action(tmp_path: Path, cli) -> None:
+    # A shared system prompt, and every third request a long unrelated document that
+    # pushes it out of a small pool (LRU): eviction costs hits, pinning keeps them.
+    import random
+
+    rng = random.Random(7)
+    system = "You are Atlas.\n\n" + W.static_text("pin-system", 10)
+    records = []
+    for i in range(120):
+        if i % 3 == 2:
+            records.append({"prompt": W.paragraph(rng, 40)})
+        else:
+            records.append({"messages": [{"role": "system", "content": system},
+                                         {"role": "user", "content": W.question(rng)}]})
+    path = write(tmp_path, "pressure", records)
+    unlimited = prescribe_json(cli, path)
+    data = prescribe_json(cli, path, "--capacity-tokens", "1500")
+    assert data["input"]["capacity_tokens"] == 1500
+    attr = data["loss_attribution"]
+    assert attr["eviction"] > 0 and unlimited["loss_attribution"]["eviction"] is None
+    assert attr["cached_tokens"] + attr["eviction"] + attr["dynamic_content"] + attr["section_order"] \
+        + attr["inherently_unique"] == attr["prompt_tokens"]
+    assert data["hit_rate_before"] < unlimited["hit_rate_before"]
+    (pin,) = [a for a in data["actions"] if a["kind"] == "pin-system-prompt"]
+    assert pin["tokens_gained"] > 0 and pin["hit_rate_after"] <= unlimited["hit_rate_before"] + 1e-9
+    assert "+ eviction" in cli("prescribe", path, "--capacity-tokens", "1500").out

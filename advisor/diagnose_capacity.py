@@ -1,0 +1,58 @@
+"""Hits under a finite KV pool, for the eviction share of the loss and the pin action.
+
+Replays the requests one at a time through the simulator's SGLang-style pool (whole-leaf
+LRU eviction, ``advisor.simulate``), optionally with one prefix pinned: locked in the tree
+from the first request that carries it, so eviction never removes it (what a serving
+engine's pinned or priority prefix gives).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from advisor.analyze import Analyzer
+from advisor.pipeline import TOKEN_NAMESPACE, Sequence
+from advisor.radix import pack
+from advisor.simulate.cache import make_pool
+from advisor.simulate.model import HitRules, Job
+
+
+def cached_with_capacity(seqs: Iterable[Sequence], capacity: int, page_size: int = 1,
+                         pin: list[int] | None = None) -> int:
+    """Cached tokens of ``seqs`` in arrival order with a pool of ``capacity`` tokens."""
+    pool = make_pool("branch-lru", capacity, HitRules("none", page_size))
+    key = pack(pin) if pin else None
+    pinned = key is None
+    cached = 0
+    for i, seq in enumerate(seqs):
+        job = Job.from_sequence(i, seq)
+        lease = pool.acquire(job, 0, True)
+        pool.commit(lease)
+        if not pinned and job.namespace == TOKEN_NAMESPACE and job.key.startswith(key):
+            tree = pool.trees[job.namespace]
+            # Inserting the prefix again splits the tree exactly at its end: the lock then
+            # covers the prefix and nothing after it.
+            node, _ = tree.insert_node(key)
+            tree.lock(node)
+            pinned = True
+        pool.release(lease)
+        cached += lease.cached
+    return cached
+
+
+def pin_candidate(seqs: Iterable[Sequence], page_size: int = 1, min_share: float = 0.5) -> list[int] | None:
+    """The prefix worth pinning: the shared branch that saves the most tokens, if at least
+    ``min_share`` of the requests start with it (the system prompt, as traffic shows it)."""
+    analyzer = Analyzer(page_size)
+    count = 0
+    for seq in seqs:
+        if seq.unit == 1:
+            analyzer.add(seq)
+            count += 1
+    tree = analyzer.result.trees.get(TOKEN_NAMESPACE)
+    if tree is None or not count:
+        return None
+    for branch in tree.shared_branches(top=5):
+        if branch.requests >= min_share * count:
+            return tree.path_ids(branch.node)
+    return None
