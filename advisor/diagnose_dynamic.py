@@ -92,12 +92,12 @@ class DynamicDetector:
             skip, other, shared, node, off = found
             self.seen += 1
             if self.seen <= FULL_OBSERVATIONS or self.seen % SAMPLE_EVERY == 0:
-                obs = self._observe(index, ids, data, pos // ITEM, skip, other, shared)
+                obs = self._observe(index, ids, pos // ITEM, skip, other, shared)
                 if obs is not None:
                     self.observations.append(obs)
             else:
-                # Decoding and classifying is the costly part; past the first few hundred,
-                # most spans only count (requests, tokens) and join the cluster at their place.
+                # Decoding and classifying is the costly part; past the first few dozen, most
+                # spans only count (requests, tokens) and join the cluster at their place.
                 self.counted.append((index, pos // ITEM, skip, shared))
             pos += (skip + shared) * ITEM
             if pos + (self.min_rejoin + 1) * ITEM > len(data):  # too short to share again
@@ -143,7 +143,7 @@ class DynamicDetector:
                 return skip, window[:at], shared, end_node, end_off
         return None
 
-    def _observe(self, index: int, ids: array, data: bytes, start: int, skip: int, other: bytes,
+    def _observe(self, index: int, ids: array, start: int, skip: int, other: bytes,
                  shared: int) -> DynamicObservation | None:
         if skip == 0:
             return None  # only the earlier request had extra text here; nothing varies in this one
@@ -205,9 +205,7 @@ class DynamicDetector:
                 # No common text before the value: not one field of a template but scattered
                 # coincidences (scripted chat turns shared by a few conversations).
                 continue
-            # The move must cover the longest variant: the right context of the latest end.
-            rights = Counter(o.right for o in group if o.label == label and o.right)
-            right = min(rights, key=lambda k: (-rights[k], k)) if rights else ""
+            right = _static_right([o.right for o in group if o.label == label and o.right])
             examples: list[str] = []
             for o in group:
                 if o.value not in examples:
@@ -222,6 +220,22 @@ class DynamicDetector:
             ))
         out.sort(key=lambda f: (f.token_offset, -f.requests))
         return out
+
+
+def _static_right(rights: list[str]) -> str:
+    """The text after the span that is static: when two requests happen to share the last
+    field of a profile, their span ends early and their right context starts with that
+    field; the static text that follows shows up inside (almost) every right context, so
+    the candidate whose head occurs in the most of them wins."""
+    if not rights:
+        return ""
+    candidates = Counter(rights)
+
+    def score(r: str) -> tuple[int, int, str]:
+        head = r[:16]
+        return (-sum(c for other, c in candidates.items() if head in other), -candidates[r], r)
+
+    return min(candidates, key=score)
 
 
 def _clusters(observations: list[DynamicObservation]) -> list[list[DynamicObservation]]:
