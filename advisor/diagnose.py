@@ -105,7 +105,8 @@ class Diagnoser:
         self.requests = 0
         self.text_requests = 0
         self.prompt_tokens = 0
-        self.cached_tokens = 0
+        self.text_prompt_tokens = 0
+        self.cached_tokens = 0  # text requests only, page size 1
         self.low_reuse = 0
 
     def add(self, seq: Sequence) -> None:
@@ -115,6 +116,7 @@ class Diagnoser:
             return
         index = self.text_requests
         self.text_requests += 1
+        self.text_prompt_tokens += seq.prompt_tokens
         matched = self.dynamic.add(index, seq.ids)
         self.order.add(index, seq.ids)
         self.cached_tokens += matched
@@ -144,12 +146,13 @@ class Diagnoser:
         lost_order = min(uncached - lost_dynamic, sum(f.tokens_lost for f in orders))
         attribution = Attribution(self.prompt_tokens, cached, lost_dynamic, lost_order,
                                   uncached - lost_dynamic - lost_order)
-        hit = cached / self.prompt_tokens if self.prompt_tokens else 0.0
-        if self.prompt_tokens and hit < LOW_REUSE_HIT_RATE and not findings:
+        # Single-shot is judged on the text requests, the ones whose reuse was seen here.
+        hit = self.cached_tokens / self.text_prompt_tokens if self.text_prompt_tokens else 1.0
+        if hit < LOW_REUSE_HIT_RATE and not findings:
             findings.append(Finding(
                 code="TR301", token_offset=None, kind="single-shot", requests=self.low_reuse,
                 tokens_lost=0, example="",
-                message=(f"{self.low_reuse:,} of {self.requests:,} requests reuse less than "
+                message=(f"{self.low_reuse:,} of {self.text_requests:,} requests reuse less than "
                          f"{LOW_REUSE_REQUEST:.0%} of their prompt from earlier requests; hit rate {hit:.1%}. "
                          "The prompts are unique content: no template change raises the hit rate."),
             ))
