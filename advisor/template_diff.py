@@ -43,7 +43,11 @@ def template_diffs(folder: Path, diagnosis: Diagnosis) -> list[TemplateDiff]:
         if f.code == "TR101":
             out.extend(_dynamic_diffs(folder, files, f, k))
         elif f.code == "TR201":
-            out.extend(_order_diffs(folder, files, f, k))
+            sizes = {}
+            for order in diagnosis.orders:
+                if order.labels == f.details["canonical_order"]:
+                    sizes = {label: len(unit) for label, unit in zip(order.labels, order.units)}
+            out.extend(_order_diffs(folder, files, f, k, sizes))
     return out
 
 
@@ -87,7 +91,8 @@ def _insert_last_user(path: Path, text: str, moved: str) -> str:
     return text.rstrip("\n") + "\n\n" + MOVED_NOTE + "\n" + moved + "\n"
 
 
-def _order_diffs(folder: Path, files: list[tuple[Path, str]], f: Finding, k: int) -> list[TemplateDiff]:
+def _order_diffs(folder: Path, files: list[tuple[Path, str]], f: Finding, k: int,
+                 sizes: dict[str, int]) -> list[TemplateDiff]:
     if f.kind == "tool-order":
         return [TemplateDiff("", f.code, k, "", "sort the tool list by function name where the request is built "
                              "(the template set cannot fix an order decided at run time)")]
@@ -109,12 +114,19 @@ def _order_diffs(folder: Path, files: list[tuple[Path, str]], f: Finding, k: int
                                     "the template already has one order; the varying order comes from the "
                                     "code that fills it"))
             continue
-        level = len(lines[found[0][1]].lstrip()) - len(lines[found[0][1]].lstrip().lstrip("#"))
-        end = _section_end(lines, found[-1][1], level)
-        bounds = [(i, found[n + 1][1] if n + 1 < len(found) else end) for n, (_, i) in enumerate(found)]
+        # Each section is as many blank-line paragraphs as its blocks in the traffic, so
+        # whatever follows the last one (the question) stays where it is.
+        bounds = [(i, _section_end(lines, i, sizes.get(t, 1))) for t, i in found]
+        if any(b > found[n + 1][1] for n, (_, b) in enumerate(bounds[:-1])):
+            continue  # sections overlap: the template is not laid out as the traffic shows
         sections = {t: lines[a:b] for (t, _), (a, b) in zip(found, bounds)}
-        body = [ln for t, _ in wanted for ln in _ended(sections[t])]
-        new_lines = lines[:found[0][1]] + body + lines[end:]
+        slots = [(a, b) for a, b in bounds]
+        new_lines: list[str] = []
+        pos = 0
+        for (a, b), (t, _) in zip(slots, wanted):
+            new_lines += lines[pos:a] + sections[t]
+            pos = b
+        new_lines += lines[pos:]
         out.append(TemplateDiff(str(path.relative_to(folder)), f.code, k,
                                 _udiff(path, folder, text, "\n".join(new_lines)),
                                 "puts the sections in the canonical order"))
@@ -124,20 +136,19 @@ def _order_diffs(folder: Path, files: list[tuple[Path, str]], f: Finding, k: int
     return out
 
 
-def _section_end(lines: list[str], start: int, level: int) -> int:
-    for i in range(start + 1, len(lines)):
-        s = lines[i].lstrip()
-        if s.startswith("#") and len(s) - len(s.lstrip("#")) <= level:
-            return i
-    return len(lines)
-
-
-def _ended(section: list[str]) -> list[str]:
-    # Each moved section ends with exactly one blank line, wherever it lands.
-    body = list(section)
-    while body and not body[-1].strip():
-        body.pop()
-    return body + [""]
+def _section_end(lines: list[str], start: int, paragraphs: int) -> int:
+    """The line after the ``paragraphs``-th blank-line-separated paragraph from ``start``."""
+    seen = 0
+    i = start
+    while i < len(lines) and seen < paragraphs:
+        while i < len(lines) and not lines[i].strip():
+            i += 1
+        if i >= len(lines):
+            break
+        while i < len(lines) and lines[i].strip():
+            i += 1
+        seen += 1
+    return i
 
 
 def _udiff(path: Path, folder: Path, old: str, new: str) -> str:

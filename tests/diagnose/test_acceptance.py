@@ -230,3 +230,23 @@ def test_capacity_adds_eviction_to_the_waterfall_and_a_pin_action(tmp_path: Path
     (pin,) = [a for a in data["actions"] if a["kind"] == "pin-system-prompt"]
     assert pin["tokens_gained"] > 0 and pin["hit_rate_after"] <= unlimited["hit_rate_before"] + 1e-9
     assert "+ eviction" in cli("prescribe", path, "--capacity-tokens", "1500").out
+
+
+def test_section_order_template_diff(tmp_path: Path, cli) -> None:
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    sections = W._sections()
+    source = "You are Atlas.\n\n" + "\n\n".join(sections[i] for i in (2, 0, 4, 1, 3)) + "\n\nQuestion: {{ question }}\n"
+    (templates / "atlas.j2").write_text(source)
+    path = write(tmp_path, "scrambled", W.scrambled(90, canonical=False))
+    data = prescribe_json(cli, path, "--templates", templates)
+    (diff,) = [d for d in data["template_diffs"] if d["path"] == "atlas.j2"]
+    canonical = codes(data, "TR201")
+    (order,) = [f["canonical_order"] for f in canonical if f["kind"] == "section-order"]
+    # Rebuild the new file from the diff's context and added lines: sections in the
+    # canonical order, the question still last.
+    new = [line[1:] for line in diff["diff"].splitlines()[2:] if line[:1] in (" ", "+")]
+    titles = [line[3:] for line in new if line.startswith("## ")]
+    assert titles == [t for t in order if t in titles] and len(titles) >= 2
+    assert "Question" not in "".join(line for line in diff["diff"].splitlines() if line[:1] in "+-")
+    assert (templates / "atlas.j2").read_text() == source
