@@ -13,7 +13,6 @@ from rich.console import Console
 from rich.table import Table
 
 from advisor import __version__
-from advisor.diagnose import Attribution
 from advisor.prescribe import Prescription
 
 BAR = 40
