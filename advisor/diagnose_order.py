@@ -10,6 +10,7 @@ reported with its observed orders and their shares.
 
 from __future__ import annotations
 
+import re
 from array import array
 from collections import Counter
 from dataclasses import dataclass, field
@@ -18,6 +19,8 @@ from typing import Callable, Sequence
 from advisor import blocks as blk
 
 ITEM = 4  # bytes per packed token id
+# A permuted group needs two units that nearly every request of the group carries.
+CORE_SHARE = 0.8
 MEMO_BYTES = 256 << 20
 
 
@@ -184,7 +187,8 @@ class OrderDetector:
     def _finding(self, group: set[int], units: list[tuple[int, ...]], seqs: list[tuple[int, ...]],
                  unit_of: dict[int, int], ucount: Counter, mean_pos: list[float]) -> OrderFinding | None:
         # Canonical order: the most widely shared first, then where they usually sit.
-        canon = sorted(group, key=lambda u: (-ucount[u], mean_pos[u], units[u][0]))
+        canon = sorted(group, key=lambda u: (-ucount[u], role_rank(self.label(units[u][0])), mean_pos[u],
+                                             units[u][0]))
         names = [self.tools.get(units[u][0]) for u in canon]
         if all(names):
             # Tool definitions: alphabetical, the order anyone can reproduce in code.
@@ -192,7 +196,7 @@ class OrderDetector:
         crank = {u: i for i, u in enumerate(canon)}
         orders: Counter[tuple[int, ...]] = Counter()
         with_any = 0
-        present = 0
+        presence: Counter[int] = Counter()
         seen_orders: set[tuple[int, ...]] = set()
         lost = 0
         offset = -1
@@ -201,7 +205,7 @@ class OrderDetector:
             order = _dedupe(unit_of[h] for h in s if unit_of.get(h) in group)
             if order:
                 with_any += 1
-                present += len(order)
+                presence.update(order)
             if len(order) < 2:
                 continue
             orders[order] += 1
@@ -223,9 +227,10 @@ class OrderDetector:
                     lost += int(max(0, last - first) * self.ratio[r])
             seen_orders.add(order)
         total = sum(orders.values())
-        if len(orders) < 2 or total * 2 < with_any or present < 0.6 * with_any * len(group):
-            # One order only, or the units rarely come together: retrieved documents that
-            # differ per request, not one set of sections sent in varying order.
+        core = [u for u in group if presence[u] >= CORE_SHARE * with_any]
+        if len(orders) < 2 or total * 2 < with_any or len(core) < 2:
+            # One order only, or no two units that (nearly) all of these requests carry:
+            # retrieved documents that differ per request, not sections in varying order.
             return None
         label_of = {u: self.label(units[u][0]) for u in canon}
         labels = [label_of[u] for u in canon]
@@ -276,6 +281,24 @@ class OrderDetector:
         for a, b, h in self._blocks_at(request):
             out.setdefault(h, (a, b))
         return out
+
+
+# Where a section belongs when it is as widely shared as others: the canonical layout puts
+# instructions first, then tools and schemas, retrieved context, history, the question last.
+_ROLES = (
+    (0, re.compile(r"\b(system|instruction|persona|role|you are|rules?|polic(y|ies)|guidelines?)\b", re.I)),
+    (1, re.compile(r"\b(tools?|functions?|schemas?|api)\b", re.I)),
+    (3, re.compile(r"\b(history|conversation|previous|earlier)\b", re.I)),
+    (4, re.compile(r"\b(question|query|task|request)\b", re.I)),
+    (2, re.compile(r"\b(documents?|context|retrieved|sources?|knowledge|references?|examples?)\b", re.I)),
+)
+
+
+def role_rank(label: str) -> int:
+    for rank, pattern in _ROLES:
+        if pattern.search(label):
+            return rank
+    return 2
 
 
 def _sep(token: int | None, decode: Callable[[Sequence[int]], str]) -> tuple[bytes | None, int]:

@@ -162,7 +162,9 @@ class Measurer:
                 out.append(seq)
                 continue
             changed += 1
-            ids = self.encoder.encode(self.renderer.text_of(new) or "")
+            # Decoded ids go back to ids as they are; other records render as logged ones do.
+            text = new.prompt if seq.request.kind == "input_ids" else self.renderer.text_of(new)
+            ids = self.encoder.encode(text or "")
             ids = ids if isinstance(ids, array) else array("I", ids)
             out.append(Sequence(new, TOKEN_NAMESPACE, ids, len(ids), 1))
         return out, changed
@@ -192,11 +194,20 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     def rate(cached: int) -> float:
         return cached / prompt if prompt else 0.0
 
+    useful: list[Plan] = []
     for plan in plans:
         fixed, changed = m.rewritten([plan.fix])
         cached = m.cached(fixed)
-        actions.append(Action(plan.kind, plan.description, plan.code, rate(cached), cached - before, changed,
+        description = plan.description
+        if cached > before:
+            useful.append(plan)
+        else:
+            # Measured, not assumed: a fix that gains nothing here is shown as such and
+            # left out of the combination.
+            description += " Measured on this traffic: no gain; not recommended."
+        actions.append(Action(plan.kind, description, plan.code, rate(cached), cached - before, changed,
                               plan.finding))
+    plans = useful
     for k, f in enumerate(diagnosis.findings):
         if f.code == "TR301":
             actions.append(Action("none", "No template change raises the hit rate of single-shot traffic: "

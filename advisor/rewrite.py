@@ -21,9 +21,13 @@ from advisor.traffic import Request
 
 def editable(req: Request, renderer: Renderer) -> Request | None:
     """The request as text the fixes can edit: messages or a prompt. A ``template`` record
-    is rendered to its messages (or prompt) first; id records cannot be rewritten."""
+    is rendered to its messages (or prompt) first; token ids are decoded to a prompt (the
+    caller encodes it back as is, without adding BOS); block hashes cannot be rewritten."""
     if req.kind in ("messages", "prompt"):
         return req
+    if req.kind == "input_ids" and req.input_ids:
+        return dataclasses.replace(req, kind="prompt", prompt=renderer.tokenizer.decode(list(req.input_ids)),
+                                   input_ids=None)
     if req.kind == "template" and renderer.templates is not None:
         rendered = renderer.templates.get(req.template or "").render(dict(req.variables or {}))
         if rendered.messages is not None:

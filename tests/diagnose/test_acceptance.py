@@ -250,3 +250,26 @@ def test_section_order_template_diff(tmp_path: Path, cli) -> None:
     assert titles == [t for t in order if t in titles] and len(titles) >= 2
     assert "Question" not in "".join(line for line in diff["diff"].splitlines() if line[:1] in "+-")
     assert (templates / "atlas.j2").read_text() == source
+
+
+def test_scrambled_seed_workload_token_ids(tmp_path: Path, cli) -> None:
+    # The simulator's seed experiment (system, tools and a document permuted per request),
+    # given as token ids: diagnosed from decoded text, rewritten and re-encoded as ids.
+    workloads = pytest.importorskip("advisor.simulate.workloads")
+    from array import array
+
+    def records(name: str) -> list[dict]:
+        out = []
+        for job in workloads.build_workload(name, 160):
+            ids = array("I")
+            ids.frombytes(job.key)
+            out.append({"input_ids": ids.tolist()})
+        return out
+
+    data = prescribe_json(cli, write(tmp_path, "scrambled", records("scrambled")))
+    (finding,) = codes(data, "TR201")
+    assert finding["canonical_order"][:2] == ["System", "Tools"]
+    assert finding["distinct_orders"] > 6
+    truth = hit_rate(cli, write(tmp_path, "rag", records("rag")))
+    assert abs(data["hit_rate_after"] - truth) <= TOLERANCE, (data["hit_rate_after"], truth)
+    assert data["not_rewritable_requests"] == 0
