@@ -36,14 +36,19 @@ class BlockIndex:
         self._table: dict[tuple[int, bytes], int] = {}
         self._roots: dict[str, int] = {}
         self._memo: dict[Job, array] = {}
+        self.parents: list[int] = []  # block id -> the block before it (a root is < 0)
+
+    def root(self, namespace: str) -> int:
+        root = self._roots.get(namespace)
+        if root is None:
+            root = self._roots[namespace] = -1 - len(self._roots)
+        return root
 
     def blocks(self, job: Job) -> array:
         got = self._memo.get(job)
         if got is not None:
             return got
-        root = self._roots.get(job.namespace)
-        if root is None:
-            root = self._roots[job.namespace] = -1 - len(self._roots)
+        root = self.root(job.namespace)
         step = 4 * self.block_tokens if job.unit == 1 else 4
         key = job.key
         table = self._table
@@ -54,6 +59,7 @@ class BlockIndex:
             b = table.get(k)
             if b is None:
                 b = table[k] = len(table)
+                self.parents.append(parent)
             out.append(b)
             parent = b
         self._memo[job] = out
@@ -104,9 +110,16 @@ class BlockPool:
         # vLLM's scheduler does not touch blocks when it looks; ``touch`` is ignored.
         return self._matched(job, self._hits(job, self.index.blocks(job)))
 
-    def path(self, job: Job) -> tuple:
+    def locate(self, job: Job, touch: bool = True) -> tuple[int, object]:
+        """Matched ids and the last hit block (a chained id names the whole prefix)."""
         blocks = self.index.blocks(job)
-        return (job.namespace, *blocks[: self._hits(job, blocks)])
+        hits = self._hits(job, blocks)
+        key = blocks[hits - 1] if hits else self.index.root(job.namespace)
+        return self._matched(job, hits), key
+
+    def parent_of(self, key: object) -> object | None:
+        k = int(key)  # type: ignore[call-overload]
+        return None if k < 0 else self.index.parents[k]
 
     def acquire(self, job: Job, reserve: int = 0, force: bool = False) -> Lease | None:
         blocks = self.index.blocks(job)

@@ -44,6 +44,7 @@ class BranchPool:
         self.clock = 0
         self._heap: list[tuple] = []
         self._seq = 0
+        self._limits: dict[Job, bytes] = {}
 
     # --- helpers -------------------------------------------------------------------------
 
@@ -70,36 +71,43 @@ class BranchPool:
         return self.tree_tokens + self.reserved
 
     def _limit(self, job: Job) -> bytes:
-        return job.key[: self.rules.limit_elements(job) * ITEM]
+        """The ids a lookup may match (the hit cap applied), computed once per job."""
+        got = self._limits.get(job)
+        if got is None:
+            got = self._limits[job] = job.key[: self.rules.limit_elements(job) * ITEM]
+        return got
 
     # --- lookups -------------------------------------------------------------------------
 
     def peek(self, job: Job, touch: bool = False) -> int:
         """Matched ids; ``touch`` stamps the path as a scheduler's match does in SGLang."""
-        tree = self.trees.get(job.namespace)
-        if tree is None:
-            return 0
-        if not touch:
-            return tree.match_node(self._limit(job))[1]
-        self.clock += 1
-        tree.clock = self.clock
-        _node, matched, touched = tree.match_prefix(self._limit(job), split=False)
-        self._offer(touched, tree)
-        return matched
+        return self.locate(job, touch)[0]
 
-    def path(self, job: Job) -> tuple:
-        """Identity of the matched path, root first (for dfs-weight grouping)."""
+    def locate(self, job: Job, touch: bool = True) -> tuple[int, object]:
+        """Matched ids and the deepest fully matched node (a scheduler's ``last_node``)."""
         tree = self.trees.get(job.namespace)
         if tree is None:
-            return (job.namespace,)
-        node, _ = tree.match_node(self._limit(job))
-        chain = []
-        while node is not None and node is not tree.root:
-            chain.append(id(node))
-            node = node.parent
-        chain.append(job.namespace)
-        chain.reverse()
-        return tuple(chain)
+            return 0, job.namespace
+        if not touch:
+            node, matched = tree.match_node(self._limit(job))
+        else:
+            self.clock += 1
+            tree.clock = self.clock
+            node, matched, touched = tree.match_prefix(self._limit(job), split=False)
+            self._offer(touched, tree)
+        return matched, (job.namespace if node is tree.root else node)
+
+    def parent_of(self, key: object) -> object | None:
+        """The node above ``key`` for dfs-weight; a namespace name stands for a root."""
+        if isinstance(key, str):
+            return None
+        parent = key.parent  # type: ignore[attr-defined]
+        if parent is None or parent.parent is None:  # the root: its namespace name
+            for name, tree in self.trees.items():
+                if tree.root is parent:
+                    return name
+            return None
+        return parent
 
     # --- life cycle ----------------------------------------------------------------------
 

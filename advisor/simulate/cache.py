@@ -38,7 +38,9 @@ class Pool(Protocol):
 
     def peek(self, job: Job, touch: bool = False) -> int: ...
 
-    def path(self, job: Job) -> tuple: ...
+    def locate(self, job: Job, touch: bool = True) -> tuple[int, object]: ...
+
+    def parent_of(self, key: object) -> object | None: ...
 
     def acquire(self, job: Job, reserve: int = 0, force: bool = False) -> Lease | None: ...
 
@@ -90,8 +92,18 @@ class PartitionedPool:
     def peek(self, job: Job, touch: bool = False) -> int:
         return self._pool(job).peek(job, touch)
 
-    def path(self, job: Job) -> tuple:
-        return self._pool(job).path(job)
+    def locate(self, job: Job, touch: bool = True) -> tuple[int, object]:
+        pool = self._pool(job)
+        matched, key = pool.locate(job, touch)
+        return matched, (id(pool), key)
+
+    def parent_of(self, key: object) -> object | None:
+        pool_id, inner = key  # type: ignore[misc]
+        for pool in self.parts.values():
+            if id(pool) == pool_id:
+                up = pool.parent_of(inner)
+                return None if up is None else (pool_id, up)
+        return None
 
     def acquire(self, job: Job, reserve: int = 0, force: bool = False) -> Lease | None:
         return self._pool(job).acquire(job, reserve, force)

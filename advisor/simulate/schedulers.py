@@ -44,12 +44,13 @@ def order_waiting(policy: str, waiting: list[Job], pool: Pool, rng: random.Rando
     if policy == "lpm":
         if len(waiting) > LPM_MAX_WAITING:
             return  # SGLang turns the sort off for the round: the queue keeps its order
-        matched, later = _prefix_matches(waiting, pool)
+        matched, _nodes, later = _prefix_matches(waiting, pool, demote=True)
         waiting.sort(key=lambda j: float("inf") if id(j) in later else -matched[id(j)])
         return
     if policy == "dfs-weight":
-        _prefix_matches(waiting, pool)  # the same matches (and LRU stamps); no demotion
-        waiting[:] = _dfs_weight(waiting, pool)
+        # The same matches (and LRU stamps); dfs-weight ignores in-batch demotion.
+        _matched, nodes, _later = _prefix_matches(waiting, pool, demote=False)
+        waiting[:] = _dfs_weight(waiting, nodes, pool)
         return
     if policy == "lof":
         waiting.sort(key=lambda j: -j.output_len)
@@ -60,19 +61,23 @@ def order_waiting(policy: str, waiting: list[Job], pool: Pool, rng: random.Rando
     raise ValueError(f"unknown scheduling policy {policy!r}")
 
 
-def _prefix_matches(waiting: list[Job], pool: Pool) -> tuple[dict[int, int], set[int]]:
+def _prefix_matches(waiting: list[Job], pool: Pool, demote: bool
+                    ) -> tuple[dict[int, int], dict[int, object], set[int]]:
     """Each waiting request's match against the pool (stamping it, as SGLang's scheduler
-    match does), and the in-batch deprioritized ones: a request matching at most 32
-    tokens in the pool that shares at least 32 with a request ahead of it waits this
-    round, so one request of a group with a new prefix runs first and the rest hit its
-    KV afterwards."""
+    match does) and its last matched node; with ``demote``, the in-batch deprioritized
+    ones: a request matching at most 32 tokens in the pool that shares at least 32 with
+    a request ahead of it waits this round, so one request of a group with a new prefix
+    runs first and the rest hit its KV afterwards."""
     matched: dict[int, int] = {}
+    nodes: dict[int, object] = {}
     later: set[int] = set()
     ahead: dict[str, RadixTree] = {}
     for job in waiting:
-        hit = job.tokens_of(pool.peek(job, touch=True))
+        m, node = pool.locate(job, True)
+        hit = job.tokens_of(m)
         matched[id(job)] = hit
-        if hit > IN_BATCH_CHECK:
+        nodes[id(job)] = node
+        if not demote or hit > IN_BATCH_CHECK:
             continue
         tree = ahead.get(job.namespace)
         if tree is None:
@@ -81,35 +86,59 @@ def _prefix_matches(waiting: list[Job], pool: Pool) -> tuple[dict[int, int], set
             later.add(id(job))
         else:
             tree.insert(job.key)
-    return matched, later
+    return matched, nodes, later
 
 
-def _dfs_weight(waiting: list[Job], pool: Pool) -> list[Job]:
-    # A trie of the matched paths: children in first-seen order, as SGLang's stable
-    # sort over children in insertion order.
-    children: dict[tuple, list[tuple]] = defaultdict(list)
-    own: dict[tuple, list[Job]] = defaultdict(list)
-    weight: dict[tuple, int] = defaultdict(int)
-    root: tuple = ()
+def _dfs_weight(waiting: list[Job], nodes: dict[int, object], pool: Pool) -> list[Job]:
+    """SGLang's dfs-weight over the pool's tree, visiting only the matched paths.
+
+    Walking up from each request's last matched node, stopping at a node already seen,
+    builds the union of the paths in O(its size); children keep first-seen order (the
+    stable sort over insertion order), weights are subtree sums of waiting requests.
+    """
+    own: dict[object, list[Job]] = {}
+    children: dict[object, list[object]] = {}
+    tops: list[object] = []
     for job in waiting:
-        path = pool.path(job)
-        own[path].append(job)
-        for depth in range(len(path) + 1):
-            prefix = path[:depth]
-            if prefix not in weight and depth:
-                children[path[: depth - 1]].append(prefix)
-            weight[prefix] += 1
-    out: list[Job] = []
-    stack: list[tuple[tuple, bool]] = [(root, False)]
+        node = nodes[id(job)]
+        bucket = own.get(node)
+        if bucket is None:
+            own[node] = [job]
+        else:
+            bucket.append(job)
+        if node in children:
+            continue  # already on the union (its own bucket, or an ancestor of one)
+        children[node] = []
+        child = node
+        while True:
+            up = pool.parent_of(child)
+            if up is None:
+                tops.append(child)
+                break
+            seen = up in children
+            children.setdefault(up, []).append(child)
+            if seen:
+                break
+            child = up
+    weight: dict[object, int] = {}  # filled in post-order: children before parents
+    stack: list[tuple[object, bool]] = [(t, False) for t in reversed(tops)]
     while stack:
-        node, expanded = stack.pop()
+        node, done = stack.pop()
+        if done:
+            weight[node] = len(own.get(node, ())) + sum(weight[c] for c in children[node])
+            continue
+        stack.append((node, True))
+        stack.extend((c, False) for c in children[node])
+    out: list[Job] = []
+    walk: list[tuple[object, bool]] = [(t, False) for t in sorted(tops, key=lambda t: -weight[t])][::-1]
+    while walk:
+        node, expanded = walk.pop()
         if expanded:
             out.extend(own.get(node, ()))
             continue
-        stack.append((node, True))
-        kids = sorted(children.get(node, ()), key=lambda k: -weight[k])
-        for kid in reversed(kids):
-            stack.append((kid, False))
+        walk.append((node, True))
+        kids = sorted(children[node], key=lambda k: -weight[k])
+        walk.extend((k, False) for k in reversed(kids))
     return out
 
 
