@@ -104,8 +104,9 @@ def test_lpm_in_batch_deprioritization():
     assert sorted(j.index for j in waiting) == [0, 1, 2]
 
 
-def test_dfs_weight_lof_random_orders():
-    pool = make_pool("branch-lru", None, HitRules())
+@pytest.mark.parametrize("eviction,page", [("branch-lru", 1), ("block-lru", 2)])
+def test_dfs_weight_order(eviction, page):
+    pool = make_pool(eviction, None, HitRules("none", page))
     for ids in ([1, 2, 3, 4], [1, 2, 9, 9], [7, 7, 7, 7]):
         lease = pool.acquire(job(99, ids), 0, True)
         pool.commit(lease)
@@ -115,6 +116,10 @@ def test_dfs_weight_lof_random_orders():
     # The [1, 2] branch carries 3 waiting requests, so it goes first, its heavier child
     # ([3, 4]: 2 requests) before [9, 9]; the [7, ...] branch last.
     assert [j.index for j in waiting] == [1, 3, 2, 0]
+
+
+def test_lof_random_orders():
+    pool = make_pool("branch-lru", None, HitRules())
     waiting = [job(i, [i], out=o) for i, o in enumerate([5, 50, 1, 20])]
     order_waiting("lof", waiting, pool, random.Random(0))
     assert [j.index for j in waiting] == [1, 3, 0, 2]
