@@ -16,7 +16,8 @@ from advisor.simulate.model import (
 )
 from advisor.simulate.report import simulate_dict, to_json, to_markdown, to_text
 from advisor.simulate.runner import (
-    BlockIndexes, RunResult, RunSpec, parse_budget, run, starvation_findings, sweep_capacities, with_budget,
+    BlockIndexes, RunResult, RunSpec, parse_budget, pressure_findings, run, starvation_findings, sweep_capacities,
+    with_budget,
 )
 
 
@@ -131,6 +132,9 @@ def simulate_command(
                 twin = run(jobs, with_budget(spec, budget or parse_budget("equal", tenants) or ()), indexes)
                 results.append(twin)
                 findings += starvation_findings(shared, twin)
+    if capacity is not None:
+        ceiling = run(jobs, _spec(base, "fcfs", "branch-lru", None), indexes).totals.hit_rate
+        findings += pressure_findings(results, ceiling)
     sweep_results: list[RunResult] | None = None
     if sweep:
         sweep_results = []

@@ -152,9 +152,8 @@ class BlockPool:
             if short > 0:
                 self._evict(short)
             room = self.capacity - self.used_tokens()
-            if need > room:  # forced: keep the leading new blocks that fit
-                fit = max(0, room - transient) // w if room > transient else room // w
-                new = new[:fit]
+            if need > room:  # forced: the leading new blocks that fit, then what is left
+                new = new[: max(0, room) // w]
                 transient = max(0, min(transient, room - len(new) * w))
         for b in new:
             ref[b] = 1

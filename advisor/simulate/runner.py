@@ -203,6 +203,33 @@ def starvation_findings(shared: RunResult, isolated: RunResult) -> list[dict]:
     return found
 
 
+# --- TR401 capacity pressure -----------------------------------------------------------
+
+PRESSURE_RATIO = 0.8  # the pool keeps less than 80 % of the hits unlimited capacity gives
+PRESSURE_POINTS = 0.05  # and at least 5 points are lost
+
+
+def pressure_findings(results: list[RunResult], ceiling: float) -> list[dict]:
+    """TR401: a run whose pool keeps clearly fewer hits than the traffic allows
+    (``ceiling``: the same mode and hit rules, FCFS, unlimited capacity)."""
+    found = []
+    for r in results:
+        if r.spec.capacity is None or r.spec.tenant_budget:
+            continue
+        hit = r.totals.hit_rate
+        if hit < PRESSURE_RATIO * ceiling and ceiling - hit >= PRESSURE_POINTS:
+            found.append({
+                "code": "TR401", "rule": "capacity-pressure", "policy": r.spec.policy,
+                "eviction": r.spec.eviction, "capacity_tokens": r.spec.capacity,
+                "hit_rate": round(hit, 6), "unlimited_hit_rate": round(ceiling, 6),
+                "message": (f"a pool of {r.spec.capacity:,} tokens keeps {hit:.1%} of prompt tokens cached "
+                            f"({r.spec.policy}, {r.spec.eviction}) against {ceiling:.1%} with unlimited "
+                            "capacity: grow the pool, shorten the shared prefixes, or use a cache-aware "
+                            "scheduler or router"),
+            })
+    return found
+
+
 def serve_metrics(result: RunResult) -> dict[str, float]:
     t = result.totals
     span = result.makespan

@@ -106,3 +106,13 @@ def test_serve_is_default_with_timestamps(cli, tmp_path):
     assert data["input"]["mode"] == "replay"
     data = json.loads(cli("simulate", plain, "--rate", "5", "--format", "json").out)
     assert data["input"]["mode"] == "serve"
+
+
+def test_capacity_pressure_finding(cli, tmp_path):
+    path = write_jsonl(tmp_path / "t.jsonl", token_jobs(1, n=80))
+    tight = json.loads(cli("simulate", path, "--capacity-tokens", 150, "--format", "json").out)
+    assert [f["code"] for f in tight["findings"]] == ["TR401"]
+    f = tight["findings"][0]
+    assert f["rule"] == "capacity-pressure" and f["hit_rate"] < 0.8 * f["unlimited_hit_rate"]
+    roomy = json.loads(cli("simulate", path, "--capacity-tokens", 100_000, "--format", "json").out)
+    assert roomy["findings"] == []
