@@ -154,8 +154,9 @@ def _extra_sections(data: dict[str, Any], fmt) -> list[tuple[str, list[str]]]:
         out.append(("Tenants", fmt(head, rows)))
     reps = [r for r in data["runs"] if r.get("per_replica")]
     if reps:
-        head = ["policy", "router", "replica", "requests", "hit rate"]
-        rows = [[r["policy"], r["router"], str(p["replica"]), f"{p['requests']:,}", f"{p['hit_rate']:.2%}"]
+        head = ["policy", "eviction", "budget", "router", "replica", "requests", "hit rate"]
+        rows = [[r["policy"], r["eviction"], "yes" if r.get("tenant_budget") else "shared", r["router"],
+                 str(p["replica"]), f"{p['requests']:,}", f"{p['hit_rate']:.2%}"]
                 for r in reps for p in r["per_replica"]]
         out.append(("Replicas", fmt(head, rows)))
     if data.get("sweep"):
