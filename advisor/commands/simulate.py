@@ -91,7 +91,7 @@ def simulate_command(
             raise AdvisorError("give traffic files or --workload, not both")
         from advisor.simulate.workloads import WORKLOAD_DEFAULTS, build_workload
 
-        jobs = build_workload(workload, requests=requests, seed=seed)
+        jobs = build_workload(workload, requests=requests, seed=seed, rate=rate, output_len=output_len)
         defaults = WORKLOAD_DEFAULTS
         has_time = True
         if capacity_tokens is None and not (model or gpu) and not sweep:
