@@ -24,6 +24,7 @@ from advisor.traffic import Request, Skip, iter_requests
 
 TOKEN_NAMESPACE = "tokens"
 BATCH = 64
+MAX_ID = 2**32 - 1
 
 
 @dataclass(frozen=True)
@@ -88,11 +89,16 @@ def default_renderer(tokenizer: Tokenizer, chat: ChatRenderer | None = None,
 
 def _id_sequence(req: Request, vocab_size: int, block_size: int) -> Sequence:
     if req.kind == "hash_ids":
+        # Ids are packed as unsigned 32-bit integers; a bigger one cannot be stored as is.
+        top = max(req.hash_ids or (0,))
+        if top > MAX_ID:
+            raise AdvisorError(f"hash id {top} does not fit in 32 bits")
         ids = array("I", req.hash_ids or ())
         return Sequence(req, f"hash:{req.source}", ids, int(req.input_length or 0), block_size)
+    top = max(req.input_ids or (0,))
+    if top >= vocab_size:
+        raise AdvisorError(f"token id {top} is outside the tokenizer's vocabulary ({vocab_size})")
     ids = array("I", req.input_ids or ())
-    if max(ids) >= vocab_size:
-        raise AdvisorError(f"token id {max(ids)} is outside the tokenizer's vocabulary ({vocab_size})")
     return Sequence(req, TOKEN_NAMESPACE, ids, len(ids), 1)
 
 
