@@ -8,7 +8,6 @@ requests has the same hash whatever surrounds it. Pure functions, no state.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -31,10 +30,11 @@ class Block:
 
 
 def block_hash(text: str) -> int:
-    # blake2b rather than hash(): Python's string hash changes between processes, and the
-    # order of equal-count blocks in reports must not.
-    return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(),
-                          "little", signed=True)
+    """A 64-bit hash of a block's text, for equality within one run only: Python's string
+    hash, which never releases the GIL (hashlib does for long inputs, and diagnosis runs
+    beside the tokenizer threads). No output depends on its value: ties in reports go to
+    the block seen first."""
+    return hash(text)
 
 
 def split(text: str, min_chars: int = MIN_BLOCK_CHARS) -> list[Block]:

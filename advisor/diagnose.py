@@ -10,7 +10,8 @@ figures are estimates here, and ``advisor.prescribe`` replaces them with measure
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
+from typing import Sequence as Sequence_
 
 from advisor.diagnose_dynamic import DynamicDetector, DynamicFinding, DynamicObservation
 from advisor.diagnose_order import OrderDetector, OrderFinding
@@ -98,9 +99,10 @@ class Diagnoser:
     count towards the totals but only text traffic can show TR101/TR201."""
 
     def __init__(self, tokenizer: Tokenizer) -> None:
-        self.dynamic = DynamicDetector(tokenizer.decode)
+        decode = token_decoder(tokenizer)
+        self.dynamic = DynamicDetector(decode)
         blank = tokenizer.encode("\n\n")
-        self.order = OrderDetector(tokenizer.decode, boundary_id=tokenizer.special_tokens.get(EOT),
+        self.order = OrderDetector(decode, boundary_id=tokenizer.special_tokens.get(EOT),
                                    paragraph_id=blank[0] if len(blank) == 1 else None)
         self.requests = 0
         self.text_requests = 0
@@ -158,6 +160,31 @@ class Diagnoser:
             ))
         return Diagnosis(self.requests, self.prompt_tokens, cached, findings, attribution, dynamic, orders,
                          self.low_reuse)
+
+
+def token_decoder(tokenizer: Tokenizer) -> Callable[[Sequence_[int]], str]:
+    """Ids to text by a table of token bytes, filled on first sight of each token.
+
+    tiktoken's own decode releases the GIL; diagnosis runs in the thread that feeds the
+    tokenizer pool, so each call would wait for the pool's threads to hand the GIL back,
+    which costs more than the decoding. A dictionary lookup per token never lets go of it.
+    """
+    encoding = tokenizer.tiktoken_encoding
+    if encoding is None:
+        return tokenizer.decode
+    table: dict[int, bytes] = {}
+    single = encoding.decode_single_token_bytes
+
+    def decode(ids: Sequence_[int]) -> str:
+        try:
+            return b"".join(map(table.__getitem__, ids)).decode("utf-8", "replace")
+        except KeyError:
+            for t in ids:
+                if t not in table:
+                    table[t] = single(t)
+            return b"".join(map(table.__getitem__, ids)).decode("utf-8", "replace")
+
+    return decode
 
 
 def _dynamic_finding(f: DynamicFinding) -> Finding:

@@ -174,7 +174,7 @@ class OrderDetector:
         for s, c in useqs.items():
             for u in s:
                 ucount[u] += c
-        rank = {u: r for r, u in enumerate(sorted(range(len(units)), key=lambda u: (mean_pos[u], units[u][0])))}
+        rank = {u: r for r, u in enumerate(sorted(range(len(units)), key=lambda u: (mean_pos[u], u)))}
         groups = _inverted_groups(useqs, rank, len(units))
         out = []
         for group in groups:
@@ -187,12 +187,12 @@ class OrderDetector:
     def _finding(self, group: set[int], units: list[tuple[int, ...]], seqs: list[tuple[int, ...]],
                  unit_of: dict[int, int], ucount: Counter, mean_pos: list[float]) -> OrderFinding | None:
         # Canonical order: the most widely shared first, then where they usually sit.
-        canon = sorted(group, key=lambda u: (-ucount[u], role_rank(self.label(units[u][0])), mean_pos[u],
-                                             units[u][0]))
+        # Ties go to the unit seen first (units are numbered in order of first sight).
+        canon = sorted(group, key=lambda u: (-ucount[u], role_rank(self.label(units[u][0])), mean_pos[u], u))
         names = [self.tools.get(units[u][0]) for u in canon]
         if all(names):
             # Tool definitions: alphabetical, the order anyone can reproduce in code.
-            canon = sorted(group, key=lambda u: (self.tools[units[u][0]], units[u][0]))
+            canon = sorted(group, key=lambda u: (self.tools[units[u][0]], u))
         crank = {u: i for i, u in enumerate(canon)}
         orders: Counter[tuple[int, ...]] = Counter()
         with_any = 0
@@ -247,7 +247,7 @@ class OrderDetector:
     def label(self, h: int) -> str:
         if h not in self.labels:
             head = self._heads.get(h, "")
-            self.labels[h] = blk.label(head, blk.Block(0, len(head), h)) if head else f"block {h & 0xffff:04x}"
+            self.labels[h] = blk.label(head, blk.Block(0, len(head), h)) if head else "a shared block"
         return self.labels[h]
 
     @staticmethod
