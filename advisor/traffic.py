@@ -94,9 +94,16 @@ def _message(item: Any, index: int) -> dict[str, Any]:
         raise BadRecord(f"messages[{index}] has no string 'role'")
     if role not in ROLES:
         raise BadRecord(f"messages[{index}] has unknown role '{role}'")
+    calls = item.get("tool_calls")
+    if calls is not None:
+        if not isinstance(calls, list):
+            raise BadRecord(f"messages[{index}] 'tool_calls' must be a list")
+        for call in calls:
+            if not isinstance(call, dict) or not isinstance(call.get("function", {}), dict):
+                raise BadRecord(f"messages[{index}] has a tool call that is not an object with a 'function' object")
     content = item.get("content")
     if content is None:
-        if not item.get("tool_calls"):
+        if not calls:
             raise BadRecord(f"messages[{index}] has no content")
     elif isinstance(content, list):
         # OpenAI content parts: only text parts carry prompt text we can tokenize.
