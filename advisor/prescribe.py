@@ -10,7 +10,7 @@ attribution (dynamic content, ordering, unique) its final figures.
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from advisor.analyze import Analyzer
@@ -19,7 +19,7 @@ from advisor.diagnose_capacity import cached_with_capacity, pin_candidate
 from advisor.errors import AdvisorError
 from advisor.memo import MemoEncoder
 from advisor.pipeline import TOKEN_NAMESPACE, Renderer, Sequence
-from advisor.rewrite import editable, move_dynamic, reorder_blocks, sort_tools
+from advisor.rewrite import LAST_USER, MESSAGE_END, editable, move_dynamic, reorder_blocks, sort_tools
 from advisor.traffic import Request
 
 Fix = Callable[[Request], "Request | None"]
@@ -74,6 +74,8 @@ class Plan:
     code: str
     finding: int
     fix: Fix
+    # Other ways to carry out the same fix; prescribe measures each and keeps the best.
+    variants: tuple[tuple[str, Fix], ...] = ()
 
 
 def plans_for(diagnosis: Diagnosis) -> list[Plan]:
@@ -82,12 +84,13 @@ def plans_for(diagnosis: Diagnosis) -> list[Plan]:
         if f.code == "TR101":
             before, after = f.details["context_before"], f.details["context_after"]
             where = before.strip().splitlines()[-1] if before.strip() else "its line"
+            what = (f"Move the {f.kind} value at token {f.token_offset} (the line starting '{where}', e.g. "
+                    f"'{_short(f.example)}') out of the shared prefix, after all static content: ")
             out.append(Plan(
-                "move-dynamic-content",
-                f"Move the {f.kind} value at token {f.token_offset} (the line starting '{where}', e.g. "
-                f"'{_short(f.example)}') out of the shared prefix, after all static content: to the end "
-                "of the last user turn.",
-                f.code, k, _move(before, after)))
+                "move-dynamic-content", what + "to the end of the last user turn.", f.code, k,
+                _move(before, after, LAST_USER),
+                ((what + "to the end of its message (it is fixed for a conversation; the history after it "
+                  "stays shared).", _move(before, after, MESSAGE_END)),)))
         elif f.code == "TR201" and f.kind == "tool-order":
             out.append(Plan("sort-tool-definitions",
                             "Sort the tool definitions by name before sending them, in every request.",
@@ -101,8 +104,8 @@ def plans_for(diagnosis: Diagnosis) -> list[Plan]:
     return out
 
 
-def _move(before: str, after: str) -> Fix:
-    return lambda req: move_dynamic(req, before, after)
+def _move(before: str, after: str, to: str) -> Fix:
+    return lambda req: move_dynamic(req, before, after, to)
 
 
 def _reorder(units: list[list[int]]) -> Fix:
@@ -195,9 +198,15 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
         return cached / prompt if prompt else 0.0
 
     useful: list[Plan] = []
-    for plan in plans:
+    for n, plan in enumerate(plans):
         fixed, changed = m.rewritten([plan.fix])
         cached = m.cached(fixed)
+        for description, fix in plan.variants:
+            other, other_changed = m.rewritten([fix])
+            other_cached = m.cached(other)
+            if other_cached > cached:
+                plan = plans[n] = replace(plan, description=description, fix=fix)
+                cached, changed = other_cached, other_changed
         description = plan.description
         if cached > before:
             useful.append(plan)

@@ -61,9 +61,15 @@ def cut_span(text: str, before: str, after: str) -> tuple[str, str] | None:
     return text[:line_start] + tail, moved
 
 
-def move_dynamic(req: Request, before: str, after: str) -> Request | None:
-    """The request with the dynamic span moved to the end of the last user turn (chat) or the
-    end of the prompt (raw text)."""
+LAST_USER = "last-user-turn"
+MESSAGE_END = "end-of-message"
+
+
+def move_dynamic(req: Request, before: str, after: str, to: str = LAST_USER) -> Request | None:
+    """The request with the dynamic span moved after the static content: to the end of the
+    last user turn (a value that changes every request), or to the end of its own message
+    (a value fixed for a whole conversation, which the history after it can then share).
+    A raw prompt gets it at its end either way."""
     if req.kind == "prompt" and req.prompt is not None:
         cut = cut_span(req.prompt, before, after)
         if cut is None:
@@ -81,9 +87,14 @@ def move_dynamic(req: Request, before: str, after: str) -> Request | None:
         cut = cut_span(content, before, after)
         if cut is None:
             continue
+        rest, moved = cut
+        if to == MESSAGE_END:
+            if not rest.strip():
+                return None  # the message is nothing but the value
+            m["content"] = _append_text(rest, moved)
+            return dataclasses.replace(req, messages=tuple(messages)) if m["content"] != content else None
         if k >= last_user:
             return None  # already in (or after) the last user turn: nothing static follows
-        rest, moved = cut
         m["content"] = rest
         target = messages[last_user]
         target["content"] = _append_text(target.get("content"), moved)

@@ -273,3 +273,16 @@ def test_scrambled_seed_workload_token_ids(tmp_path: Path, cli) -> None:
     truth = hit_rate(cli, write(tmp_path, "rag", records("rag")))
     assert abs(data["hit_rate_after"] - truth) <= TOLERANCE, (data["hit_rate_after"], truth)
     assert data["not_rewritable_requests"] == 0
+
+
+def test_profile_fixed_per_conversation_moves_to_end_of_system(tmp_path: Path, cli) -> None:
+    # Multi-turn: moving the profile into the last user turn would cost the history its
+    # reuse; the end of the system message keeps it. Prescribe measures both and says so.
+    bad, good = W.profile_multiturn(24, 5, True), W.profile_multiturn(24, 5, False)
+    data = prescribe_json(cli, write(tmp_path, "bad", bad))
+    (finding,) = codes(data, "TR101")
+    assert finding["kind"] == "name-or-text"
+    (action,) = [a for a in data["actions"] if a["kind"] == "move-dynamic-content"]
+    assert "end of its message" in action["description"]
+    truth = hit_rate(cli, write(tmp_path, "good", good))
+    assert abs(action["hit_rate_after"] - truth) <= TOLERANCE, (action["hit_rate_after"], truth)

@@ -141,3 +141,24 @@ def clean_multiturn(conversations: int, turns: int, seed: int = 5) -> list[dict]
 def single_shot(n: int, seed: int = 6) -> list[dict]:
     rng = random.Random(seed)
     return [{"prompt": paragraph(rng, rng.randint(10, 20))} for _ in range(n)]
+
+
+def profile_multiturn(conversations: int, turns: int, defect: bool = True, seed: int = 7) -> list[dict]:
+    """A profile fixed per conversation, in the middle of the system prompt (defect) or at
+    its end (fixed), with histories growing turn by turn."""
+    rng = random.Random(seed)
+    head = "You are Juniper, the assistant of Tallyfold.\n\n" + static_text("profile-head", 5)
+    tail = static_text("profile-tail", 9)
+    histories = []
+    for _ in range(conversations):
+        profile = (f"Customer profile:\nName: {rng.choice(FIRST)} {rng.choice(LAST)}\n"
+                   f"Company: {rng.choice(COMPANIES)}\nPlan: {rng.choice(PLANS)}")
+        system = f"{head}\n\n{profile}\n\n{tail}" if defect else f"{head}\n\n{tail}\n\n{profile}"
+        histories.append([{"role": "system", "content": system}])
+    out = []
+    for _ in range(turns):
+        for h in histories:
+            h.append({"role": "user", "content": question(rng)})
+            out.append({"messages": [dict(m) for m in h]})
+            h.append({"role": "assistant", "content": paragraph(rng, 3)})
+    return out
