@@ -34,11 +34,14 @@ class Action:
     tokens_gained: int
     requests_changed: int
     finding: int | None = None  # index into the diagnosis findings
+    details: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "description": self.description, "code": self.code,
-                "hit_rate_after": round(self.hit_rate_after, 6), "tokens_gained": self.tokens_gained,
-                "requests_changed": self.requests_changed, "finding": self.finding}
+        out = {"kind": self.kind, "description": self.description, "code": self.code,
+               "hit_rate_after": round(self.hit_rate_after, 6), "tokens_gained": self.tokens_gained,
+               "requests_changed": self.requests_changed, "finding": self.finding}
+        out.update(self.details)
+        return out
 
 
 @dataclass
@@ -74,8 +77,9 @@ class Plan:
     code: str
     finding: int
     fix: Fix
+    details: dict[str, Any] = field(default_factory=dict)
     # Other ways to carry out the same fix; prescribe measures each and keeps the best.
-    variants: tuple[tuple[str, Fix], ...] = ()
+    variants: tuple[tuple[str, Fix, dict[str, Any]], ...] = ()
 
 
 def plans_for(diagnosis: Diagnosis) -> list[Plan]:
@@ -88,9 +92,9 @@ def plans_for(diagnosis: Diagnosis) -> list[Plan]:
                     f"'{_short(f.example)}') out of the shared prefix, after all static content: ")
             out.append(Plan(
                 "move-dynamic-content", what + "to the end of the last user turn.", f.code, k,
-                _move(before, after, LAST_USER),
+                _move(before, after, LAST_USER), {"to": LAST_USER},
                 ((what + "to the end of its message (it is fixed for a conversation; the history after it "
-                  "stays shared).", _move(before, after, MESSAGE_END)),)))
+                  "stays shared).", _move(before, after, MESSAGE_END), {"to": MESSAGE_END}),)))
         elif f.code == "TR201" and f.kind == "tool-order":
             out.append(Plan("sort-tool-definitions",
                             "Sort the tool definitions by name before sending them, in every request.",
@@ -201,11 +205,11 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     for n, plan in enumerate(plans):
         fixed, changed = m.rewritten([plan.fix])
         cached = m.cached(fixed)
-        for description, fix in plan.variants:
+        for description, fix, details in plan.variants:
             other, other_changed = m.rewritten([fix])
             other_cached = m.cached(other)
             if other_cached > cached:
-                plan = plans[n] = replace(plan, description=description, fix=fix)
+                plan = plans[n] = replace(plan, description=description, fix=fix, details=details)
                 cached, changed = other_cached, other_changed
         description = plan.description
         if cached > before:
@@ -215,7 +219,7 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
             # left out of the combination.
             description += " Measured on this traffic: no gain; not recommended."
         actions.append(Action(plan.kind, description, plan.code, rate(cached), cached - before, changed,
-                              plan.finding))
+                              plan.finding, dict(plan.details)))
     plans = useful
     for k, f in enumerate(diagnosis.findings):
         if f.code == "TR301":

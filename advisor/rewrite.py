@@ -49,6 +49,11 @@ def cut_span(text: str, before: str, after: str) -> tuple[str, str] | None:
     if i < 0:
         return None
     line_start = text.rfind("\n", 0, i) + 1
+    if line_start > 1:
+        # A heading line right above ("Customer profile:") belongs to the moved block.
+        prev = text.rfind("\n", 0, line_start - 1) + 1
+        if text[prev:line_start - 1].rstrip().endswith(":") and "\n" not in before:
+            line_start = prev
     value_start = i + len(before)
     end = text.find(after, value_start) if after else -1
     if end < 0:

@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from advisor.diagnose import Diagnosis, Finding
-from advisor.rewrite import cut_span
+from advisor.rewrite import LAST_USER, MESSAGE_END, cut_span
 
 SUFFIXES = (".j2", ".jinja", ".jinja2", ".txt", ".yaml", ".yml", ".prompty")
 _USER_LINE = re.compile(r"^[ \t]*user[ \t]*:[ \t]*$", re.IGNORECASE | re.MULTILINE)
 _YAML_USER = re.compile(r"^[ \t]*-[ \t]*role:[ \t]*['\"]?user['\"]?[ \t]*$", re.MULTILINE)
 _YAML_ROLE = re.compile(r"^[ \t]*-[ \t]*role:", re.MULTILINE)
+_ANY_ROLE_LINE = re.compile(r"^[ \t]*(system|user|assistant|developer)[ \t]*:[ \t]*$", re.IGNORECASE | re.MULTILINE)
 MOVED_NOTE = ("{# advisor: per-request value moved after all static content. In chat traffic, "
               "send it at the end of the last user turn. #}")
 
@@ -36,12 +37,15 @@ def template_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in SUFFIXES)
 
 
-def template_diffs(folder: Path, diagnosis: Diagnosis) -> list[TemplateDiff]:
+def template_diffs(folder: Path, diagnosis: Diagnosis, destinations: dict[int, str] | None = None
+                   ) -> list[TemplateDiff]:
+    """Diffs for the findings; ``destinations`` says, per TR101 finding, where prescribe
+    measured the move to be best (``rewrite.LAST_USER`` by default)."""
     files = [(p, p.read_text(encoding="utf-8", errors="replace")) for p in template_files(folder)]
     out: list[TemplateDiff] = []
     for k, f in enumerate(diagnosis.findings):
         if f.code == "TR101":
-            out.extend(_dynamic_diffs(folder, files, f, k))
+            out.extend(_dynamic_diffs(folder, files, f, k, (destinations or {}).get(k, LAST_USER)))
         elif f.code == "TR201":
             sizes = {}
             for order in diagnosis.orders:
@@ -51,7 +55,8 @@ def template_diffs(folder: Path, diagnosis: Diagnosis) -> list[TemplateDiff]:
     return out
 
 
-def _dynamic_diffs(folder: Path, files: list[tuple[Path, str]], f: Finding, k: int) -> list[TemplateDiff]:
+def _dynamic_diffs(folder: Path, files: list[tuple[Path, str]], f: Finding, k: int,
+                   to: str) -> list[TemplateDiff]:
     before = f.details["context_before"]
     # In the template the value is an expression, so only the static text is searched for.
     label = before.strip().splitlines()[-1] if before.strip() else ""
@@ -64,13 +69,31 @@ def _dynamic_diffs(folder: Path, files: list[tuple[Path, str]], f: Finding, k: i
         if cut is None:
             continue
         rest, moved = cut
-        new = _insert_last_user(path, rest, moved)
+        at = text.rfind("\n", 0, text.find(label)) + 1
+        new = _insert_end_of_section(path, rest, at, moved) if to == MESSAGE_END else _insert_last_user(path, rest, moved)
         out.append(TemplateDiff(str(path.relative_to(folder)), f.code, k, _udiff(path, folder, text, new),
                                 f"moves '{_one_line(moved)}' after all static content"))
     if not out:
         out.append(TemplateDiff("", f.code, k, "", f"no template holds '{label}': the value is added "
                                 "outside the templates (application code or the chat template)"))
     return out
+
+
+def _insert_end_of_section(path: Path, text: str, at: int, moved: str) -> str:
+    """``moved`` at the end of the message it was in (position ``at``): before the next role
+    of a Prompty or YAML prompt file, at the end of a text template."""
+    if path.suffix == ".prompty":
+        nxt = _ANY_ROLE_LINE.search(text, at)
+        if nxt:
+            return text[:nxt.start()].rstrip("\n") + "\n\n" + moved + "\n\n" + text[nxt.start():]
+    elif path.suffix in (".yaml", ".yml"):
+        nxt = _YAML_ROLE.search(text, at)
+        end = nxt.start() if nxt else len(text)
+        block = text[:end].rstrip("\n")
+        indent = re.match(r"[ \t]*", block.rsplit("\n", 1)[-1]).group(0)
+        moved_lines = "\n".join(indent + ln for ln in moved.split("\n"))
+        return block + "\n\n" + moved_lines + "\n" + text[end:]
+    return text.rstrip("\n") + "\n\n" + moved + "\n"
 
 
 def _insert_last_user(path: Path, text: str, moved: str) -> str:

@@ -56,7 +56,9 @@ def prescribe_command(
     diagnosis = diagnoser.finish()
     result = prescribe(seqs, renderer, diagnosis, page_size, capacity_tokens)
     if templates is not None:
-        result.diffs = template_diffs(templates, diagnosis)
+        destinations = {a.finding: a.details["to"] for a in result.actions
+                        if a.finding is not None and "to" in a.details}
+        result.diffs = template_diffs(templates, diagnosis, destinations)
     data = render.prescription_dict(result, [str(p) for p in traffic], tokenizer)
     if format == "json":
         emit(render.to_json(data), output)

@@ -286,3 +286,21 @@ def test_profile_fixed_per_conversation_moves_to_end_of_system(tmp_path: Path, c
     assert "end of its message" in action["description"]
     truth = hit_rate(cli, write(tmp_path, "good", good))
     assert abs(action["hit_rate_after"] - truth) <= TOLERANCE, (action["hit_rate_after"], truth)
+
+
+def test_prompty_diff_follows_the_measured_destination(tmp_path: Path, cli) -> None:
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    head = "You are Juniper, the assistant of Tallyfold.\n\n" + W.static_text("profile-head", 5)
+    tail = W.static_text("profile-tail", 9)
+    source = ("---\nname: support\n---\nsystem:\n" + head + "\n\nCustomer profile:\nName: {{ name }}\n"
+              "Company: {{ company }}\nPlan: {{ plan }}\n\n" + tail + "\n\nuser:\n{{ question }}\n")
+    (templates / "support.prompty").write_text(source)
+    path = write(tmp_path, "bad", W.profile_multiturn(16, 4, True))
+    res = cli("prescribe", path, "--templates", templates, "--format", "diff")
+    assert res.code == 0, res.err
+    added = [line[1:] for line in res.out.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    assert added[:4] == ["Customer profile:", "Name: {{ name }}", "Company: {{ company }}", "Plan: {{ plan }}"]
+    # Measured best: the end of the system section (before `user:`), not the user turn.
+    assert res.out.rstrip().endswith(" user:\n {{ question }}")
+    assert (templates / "support.prompty").read_text() == source
