@@ -19,8 +19,12 @@ $(TSTAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install -q -e '.[test,hf]'
 	touch $(STAMP) $@
 
+DEMO_TRAFFIC := $(sort $(wildcard templates/traffic/*.jsonl))
+
 demo: $(STAMP)
-	$(VENV)/bin/advisor analyze templates/traffic/*.jsonl
+	$(VENV)/bin/advisor analyze $(DEMO_TRAFFIC)
+	$(VENV)/bin/advisor report templates $(addprefix --traffic ,$(DEMO_TRAFFIC))
+	@echo "advisory written to outputs/skill-radix-scheduler-advisor.md"
 
 test: $(TSTAMP)
 	$(PY) -m pytest

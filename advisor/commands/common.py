@@ -101,18 +101,31 @@ def with_progress(items: Iterator[Sequence], label: str) -> Iterator[Sequence]:
             yield item
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def emit_bytes(data: bytes, output: Path) -> None:
+    """Write a file whole: a temporary file in the same folder, then an atomic rename,
+    so an interrupted run never leaves a partial file behind."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{output.name}.", dir=output.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file normal permissions
+        os.replace(tmp, output)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def emit(text: str, output: Path | None) -> None:
     """Machine output to stdout, or to a file written whole (temp file, then rename)."""
     if output is None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    output.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{output.name}.", dir=output.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, output)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    emit_bytes(text.encode("utf-8"), output)

@@ -1,0 +1,220 @@
+"""The advisory as markdown: a pure function of the data `advisor.advisory.build` returns."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+GIB = 2**30
+MIB = 2**20
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1%}"
+
+
+def _bytes(n: float) -> str:
+    return f"{n / GIB:,.2f} GiB" if n >= GIB else f"{n / MIB:,.1f} MiB"
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def to_json(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False, default=str) + "\n"
+
+
+def to_markdown(data: dict[str, Any], picture: str | None) -> str:
+    out: list[str] = []
+    add = out.append
+    inp = data["input"]
+    decision = data["decision"]
+    add("# SGLang radix-cache and scheduler advisory")
+    add("")
+    add(f"**Decision: {decision.upper()}** (engine: {data['engine']}). "
+        f"Model {inp['model']} on {inp['gpu']}; tokenizer `{inp['tokenizer']}`, page size {inp['page_size']}.")
+    add("")
+    for reason in data["reasons"]:
+        add(f"- {reason}")
+    if data["refusals"]:
+        add("")
+        add("**Refusals and conditions**")
+        add("")
+        for refusal in data["refusals"]:
+            add(f"- {refusal}")
+    add("")
+    add(f"Inputs: templates {', '.join('`' + t + '`' for t in inp['templates']) or 'none'}; "
+        f"traffic {', '.join('`' + t + '`' for t in inp['traffic']) or 'none'}. "
+        f"Thresholds: go above {inp['thresholds']['go_above']:.0%}, no-go below {inp['thresholds']['no_go_below']:.0%}. "
+        "Every figure below is measured on this traffic, simulated on it, or derived from the model "
+        "and GPU catalog; none is a published rule of thumb.")
+    traffic = data.get("traffic")
+    add("")
+    add("## 1. Workload fingerprint")
+    add("")
+    if traffic is None:
+        add("No traffic given. Collect request logs (JSON Lines with `messages` or `prompt`, plus `timestamp` "
+            "and `tenant`) from the deployment and rerun `advisor report` with `--traffic`.")
+    else:
+        add("| figure | value |")
+        add("| --- | ---: |")
+        add(f"| requests | {traffic['requests']:,} |")
+        add(f"| prompt tokens | {traffic['prompt_tokens']:,} |")
+        add(f"| profile | {traffic['profile']} |")
+        add(f"| measured hit rate (SGLang rules: L-1 cap, page {inp['page_size']}) | {_pct(traffic['hit_rate'])} |")
+        add(f"| longest-common-prefix hit rate (no cap) | {_pct(traffic['lcp_hit_rate'])} |")
+        add(f"| requests reusing at least half their prompt | {_pct(traffic['repetition_rate'])} |")
+        dist = traffic["hit_distribution"]
+        add(f"| per-request hit p10 / p50 / p90 | {_pct(dist['p10'])} / {_pct(dist['p50'])} / {_pct(dist['p90'])} |")
+        add(f"| hottest shared prefix | {traffic['shared_prefix_tokens']:,} tokens, {traffic['shared_prefix_requests']:,} requests |")
+        add(f"| distinct tokens (unlimited cache) | {traffic['tree_tokens']:,} |")
+        if traffic["shared_prefix_preview"]:
+            add("")
+            add(f"The hottest prefix starts: “{traffic['shared_prefix_preview']}”")
+        if len(traffic["files"]) > 1:
+            add("")
+            add("| traffic file | requests | prompt tokens | hit rate |")
+            add("| --- | ---: | ---: | ---: |")
+            for f in traffic["files"]:
+                add(f"| `{f['file']}` | {f['requests']:,} | {f['prompt_tokens']:,} | {_pct(f['hit_rate'])} |")
+        if traffic["tenants"]:
+            add("")
+            add("| tenant | requests | hit rate |")
+            add("| --- | ---: | ---: |")
+            for name, t in traffic["tenants"].items():
+                add(f"| {_cell(name)} | {t['requests']:,} | {_pct(t['hit_rate'])} |")
+    add("")
+    add("## 2. Ordering audit")
+    add("")
+    lint = data["lint"]
+    if inp["templates"]:
+        if lint:
+            add("| template | line | code | severity | finding |")
+            add("| --- | ---: | --- | --- | --- |")
+            for f in lint:
+                add(f"| `{f['path']}` | {f['line']} | {f['code']} {f['rule']} | {f['severity']} | {_cell(f['message'])} |")
+        else:
+            add("The templates have no cache-breaking pattern (`advisor lint`).")
+        add("")
+    if traffic is not None:
+        if traffic["findings"]:
+            add("| traffic finding | kind | offset (tokens) | requests | tokens lost | example |")
+            add("| --- | --- | ---: | ---: | ---: | --- |")
+            for f in traffic["findings"]:
+                offset = "" if f.get("token_offset") is None else f"{f['token_offset']:,}"
+                add(f"| {f['code']} {f['rule']} | {f['kind']} | {offset} | {f['requests']:,} | "
+                    f"{f['tokens_lost']:,} | {_cell(str(f['example'])[:60])} |")
+        else:
+            add("The traffic shows no dynamic content in shared prefixes and no unstable section order.")
+        att = traffic["attribution"]
+        add("")
+        add(f"Uncached prompt tokens: {att['uncached_tokens']:,} — inherently unique {att['inherently_unique']:,}, "
+            f"dynamic content {att['dynamic_content']:,}, section order {att['section_order']:,}"
+            f" ({'measured by rewriting the traffic' if att['measured'] else 'estimated'}).")
+        if traffic["actions"]:
+            add("")
+            add("| prescription | hit rate after (measured) | tokens gained |")
+            add("| --- | ---: | ---: |")
+            for a in traffic["actions"]:
+                add(f"| {_cell(a['description'])} | {_pct(a['hit_rate_after'])} | {a['tokens_gained']:,} |")
+            add("")
+            add(f"Hit rate after the prescription: **{_pct(traffic['hit_rate_after_prescription'])}** "
+                f"(before: {_pct(traffic['lcp_hit_rate'])}); run `advisor prescribe --templates DIR --format diff` "
+                "for the template changes.")
+    sim = data.get("simulation")
+    cost = data["cost"]
+    add("")
+    add("## 3. Capacity and scheduling")
+    add("")
+    if sim is None:
+        add("Not simulated: no traffic.")
+    else:
+        if picture:
+            add(f"![hit rate against pool size]({picture})")
+            add("")
+        add(f"Simulated in {sim['mode']} mode with SGLang's hit rules and whole-leaf LRU eviction; the pool of one "
+            f"{cost['gpu']} for {cost['model']} holds {cost['kv_pool_tokens']:,} tokens "
+            f"(mem-fraction-static {cost['mem_fraction']}). The traffic's working set is "
+            f"{sim['working_set_tokens']:,} tokens.")
+        add("")
+        add("| pool (tokens) | FCFS | cache-aware (lpm) |")
+        add("| ---: | ---: | ---: |")
+        by_cap: dict[Any, dict[str, float]] = {}
+        for p in sim["curve"]:
+            by_cap.setdefault(p["capacity_tokens"], {})[p["policy"]] = p["hit_rate"]
+        for cap in sorted((c for c in by_cap if c is not None)) + [None]:
+            label = "unlimited" if cap is None else f"{cap:,}"
+            if cap == cost["kv_pool_tokens"]:
+                label += f" ({cost['gpu']})"
+            row = by_cap[cap]
+            add(f"| {label} | {_pct(row.get('fcfs'))} | {_pct(row.get('lpm'))} |")
+        at = sim["at_pool"]
+        add("")
+        if sim["mode"] == "serve":
+            add("| at the GPU's pool | FCFS | cache-aware (lpm) |")
+            add("| --- | ---: | ---: |")
+            for key, label, fmt in (("hit_rate", "hit rate", _pct),
+                                    ("throughput_tokens_s", "throughput (tokens/s, simulated)", lambda v: f"{v:,.0f}"),
+                                    ("ttft_p50_s", "TTFT p50 (s)", lambda v: f"{v:.3f}"),
+                                    ("ttft_p90_s", "TTFT p90 (s)", lambda v: f"{v:.3f}"),
+                                    ("queue_delay_mean_s", "mean queue delay (s)", lambda v: f"{v:.3f}"),
+                                    ("evicted_tokens", "evicted tokens", lambda v: f"{v:,}")):
+                if key in at["fcfs"]:
+                    add(f"| {label} | {fmt(at['fcfs'][key])} | {fmt(at['lpm'][key])} |")
+        else:
+            add(f"At the GPU's pool: FCFS {_pct(at['fcfs']['hit_rate'])}, cache-aware "
+                f"{_pct(at['lpm']['hit_rate'])} (replay: no timestamps, so no latency figures).")
+        if sim["starvation"]:
+            add("")
+            for f in sim["starvation"]:
+                add(f"- TR501 tenant-starvation: {f['message']}")
+    add("")
+    add("## 4. HBM costs")
+    add("")
+    add("| figure | value |")
+    add("| --- | ---: |")
+    add(f"| KV bytes per token ({cost['kv_dtype']}, TP {cost['tp']}) | {cost['kv_bytes_per_token']:,} |")
+    add(f"| hot prefix resident once (one radix branch) | {cost['prefix_tokens']:,} tokens = {_bytes(cost['prefix_bytes'])} |")
+    add(f"| its share of the KV pool | {cost['prefix_pool_share']:.2%} |")
+    add(f"| batch of {cost['batch']}: prefix shared / unshared | {_bytes(cost['batch_bytes_shared'])} / {_bytes(cost['batch_bytes_unshared'])} |")
+    shared = cost.get("concurrency_shared")
+    add(f"| concurrent sequences that fit (unshared / shared prefix) | {cost.get('concurrency_unshared')} / "
+        f"{shared if shared is not None else 'not limited by KV'} |")
+    add(f"| prefill saved per prefix hit | {cost['prefill_flops_per_hit'] / 1e12:,.1f} TFLOP, "
+        f"{cost['prefill_seconds_saved_per_hit'] * 1000:,.1f} ms at {cost['mfu']:.0%} MFU |")
+    add("")
+    add("## 5. Rollout plan")
+    add("")
+    roll = data["rollout"]
+    add("```")
+    add("python -m sglang.launch_server --model-path <model> " + " ".join(roll["flags"]))
+    add("```")
+    add("")
+    add("1. Shadow run: mirror a slice of production traffic to the SGLang deployment for a day; compare its "
+        "cached-token counts with this report's figures.")
+    if roll["hierarchical_cache"]:
+        add("2. The working set exceeds the GPU pool: the hierarchical cache keeps evicted prefixes in host memory.")
+    add(f"{'3' if roll['hierarchical_cache'] else '2'}. Watch: " + ", ".join(f"`{m}`" for m in roll["metrics"]) + ".")
+    if roll["target_hit_rate"] is not None:
+        add(f"{'4' if roll['hierarchical_cache'] else '3'}. Target hit rate: {_pct(roll['target_hit_rate'])} "
+            "(simulated for this pool; investigate if production stays more than 5 points below).")
+    add("")
+    add("## 6. Hosted APIs")
+    add("")
+    tokens = traffic["shared_prefix_tokens"] if traffic else 0
+    add(f"Hot static prefix: {tokens:,} tokens (counted with `{inp['tokenizer']}`; providers' tokenizers differ "
+        "by some percent).")
+    add("")
+    add("| provider | minimum | qualifies | how |")
+    add("| --- | ---: | --- | --- |")
+    for h in data["hosted"]:
+        add(f"| {h['provider']} | {h['minimum_tokens']:,} | {'yes' if h['qualifies'] else 'no'} | {_cell(h['how'])} |")
+    add("")
+    add("## 7. What to read next")
+    add("")
+    add(data["read_next"])
+    add("")
+    add(f"_Generated by advisor {data['tool']['version']}; sources of the model and GPU figures: "
+        f"{_cell(cost.get('model_source', ''))}; {_cell(cost.get('gpu_source', ''))}._")
+    return "\n".join(out) + "\n"
