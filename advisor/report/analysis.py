@@ -128,10 +128,10 @@ def print_text(data: dict[str, Any], console: Console) -> None:
                           b["preview"], b["ends_with"])
         console.print(table)
     if data["findings"]:
-        from advisor.report.prescription import findings_table, waterfall_table  # shared with prescribe
+        from advisor.report.prescription import finding_lines, findings_table, waterfall_table  # shared
         console.print(findings_table(data["findings"]))
-        for f in data["findings"]:
-            console.print(f"{f['code']} {f['message']}")
+        for line in finding_lines(data["findings"]):
+            console.print(line, highlight=False, markup=False)
         if data.get("loss_attribution"):
             console.print(waterfall_table(data["loss_attribution"], "Where the uncached tokens go (estimate; "
                                           "`advisor prescribe` measures it)"))

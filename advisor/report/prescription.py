@@ -129,7 +129,24 @@ def findings_markdown(findings: Sequence[dict[str, Any]]) -> list[str]:
                      f"{f['tokens_lost']:,} | {example} |")
     lines.append("")
     lines += [f"- **{f['code']}** {f['message']}" for f in findings]
+    for f in findings:
+        if f["code"] == "TR201":
+            lines += ["", f"Observed orders ({f['distinct_orders']:,} distinct; first 5):", ""]
+            lines += [f"- {o['share']:.1%} ({o['requests']:,}): " + " > ".join(o["order"]) for o in f["orders"][:5]]
     return lines
+
+
+def finding_lines(findings: Sequence[dict[str, Any]]) -> list[str]:
+    """The findings' messages, with the observed orders of TR201, for the text report."""
+    out = []
+    for f in findings:
+        out.append(f"{f['code']} {f['message']}")
+        if f["code"] == "TR201":
+            for o in f["orders"][:5]:
+                out.append(f"    {o['share']:6.1%}  " + " > ".join(o["order"]))
+            if f["distinct_orders"] > 5:
+                out.append(f"    ... {f['distinct_orders'] - 5:,} more orders")
+    return out
 
 
 def findings_table(findings: Sequence[dict[str, Any]]) -> Table:
@@ -175,8 +192,8 @@ def print_text(data: dict[str, Any], console: Console) -> None:
     console.print(summary)
     if data["findings"]:
         console.print(findings_table(data["findings"]))
-        for f in data["findings"]:
-            console.print(f"{f['code']} {f['message']}")
+        for line in finding_lines(data["findings"]):
+            console.print(line, highlight=False, markup=False)
     if data["actions"]:
         table = Table(title="Actions")
         table.add_column("action")
