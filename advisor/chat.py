@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, Sequence
 
-from jinja2 import TemplateSyntaxError
+from jinja2 import DictLoader
 from jinja2.exceptions import TemplateError
 
 from advisor.errors import AdvisorError
-from advisor.sandbox import LimitedSandbox, render_untrusted
+from advisor.sandbox import LimitedSandbox, compile_untrusted, render_untrusted
 
 BOS = "<|begin_of_text|>"
 HEADER = "<|start_header_id|>{role}<|end_header_id|>\n\n"
@@ -133,13 +133,12 @@ class HFChatTemplate:
     name: str = "hf"
 
     def __post_init__(self) -> None:
-        env = LimitedSandbox(trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols"])
+        # A chat template is one self-contained text: `{% include %}` finds nothing.
+        env = LimitedSandbox(trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols"],
+                             loader=DictLoader({}))
         env.filters["tojson"] = _tojson
         env.globals["raise_exception"] = _raise_exception
-        try:
-            self._template = env.from_string(self.text)
-        except TemplateSyntaxError as exc:
-            raise AdvisorError(f"{self.source}:{exc.lineno}: chat template syntax error: {exc.message}")
+        self._template = compile_untrusted(env, self.text, self.source, "chat template")
 
     def render(self, messages: Sequence[dict[str, Any]], tools: Sequence[Any] | None,
                timestamp: float | None = None) -> str:

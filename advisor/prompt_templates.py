@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-from jinja2 import TemplateSyntaxError
+from jinja2 import FileSystemLoader
 
 from advisor.errors import AdvisorError
-from advisor.sandbox import LimitedSandbox, render_untrusted
+from advisor.safe_yaml import YAMLError, error_line, error_reason, safe_load
+from advisor.sandbox import LimitedSandbox, compile_untrusted, render_untrusted
 
 TEXT_SUFFIXES = (".j2", ".jinja", ".jinja2", ".txt")
 MESSAGE_SUFFIXES = (".yaml", ".yml", ".prompty")
@@ -37,19 +37,19 @@ class PromptTemplate:
         self.path = path
         self.name = path.stem
         text = _read(path)
-        try:
-            if path.suffix in TEXT_SUFFIXES:
-                self.kind = "text"
-                self._text = env.from_string(text)
-            elif path.suffix == ".prompty":
-                self.kind = "prompty"
-                body = _prompty_body(text, path)
-                self._text = env.from_string(body)
-            else:
-                self.kind = "messages"
-                self._messages = [(role, env.from_string(content)) for role, content in _yaml_messages(text, path)]
-        except TemplateSyntaxError as exc:
-            raise AdvisorError(f"{path}:{exc.lineno}: template syntax error: {exc.message}")
+        if path.suffix in TEXT_SUFFIXES:
+            self.kind = "text"
+            self._text = compile_untrusted(env, text, str(path))
+        elif path.suffix == ".prompty":
+            self.kind = "prompty"
+            body = _prompty_body(text, path)
+            # Line numbers of the body count from the top of the file.
+            offset = text[: len(text) - len(body)].count("\n")
+            self._text = compile_untrusted(env, "\n" * offset + body, str(path))
+        else:
+            self.kind = "messages"
+            self._messages = [(role, compile_untrusted(env, content, str(path)))
+                              for role, content in _yaml_messages(text, path)]
 
     def render(self, variables: dict[str, Any]) -> Rendered:
         try:
@@ -83,11 +83,9 @@ def _prompty_body(text: str, path: Path) -> str:
 
 def _yaml_messages(text: str, path: Path) -> list[tuple[str, str]]:
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark else 1
-        raise AdvisorError(f"{path}:{line}: invalid YAML")
+        data = safe_load(text)
+    except YAMLError as exc:
+        raise AdvisorError(f"{path}:{error_line(exc)}: invalid YAML ({error_reason(exc)})")
     messages = data.get("messages") if isinstance(data, dict) else None
     if not isinstance(messages, list) or not messages:
         raise AdvisorError(f"{path}: a YAML prompt file needs a 'messages' list")
@@ -116,7 +114,9 @@ class TemplateSet:
 
     def __init__(self, folders: list[Path]) -> None:
         self.folders = [f for f in folders if f.is_dir()]
-        self._env = LimitedSandbox()
+        # `{% include %}` and `{% extends %}` resolve inside the template folders only
+        # (the loader refuses `..` and absolute names).
+        self._env = LimitedSandbox(loader=FileSystemLoader([str(f) for f in self.folders]))
         self._cache: dict[str, PromptTemplate] = {}
 
     def get(self, name: str) -> PromptTemplate:

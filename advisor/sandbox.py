@@ -1,24 +1,46 @@
-"""Rendering untrusted Jinja2 in the sandbox, with a time limit.
+"""Rendering untrusted Jinja2 in the sandbox, with a time limit and size limits.
 
 ``ImmutableSandboxedEnvironment`` blocks attribute escapes and mutation of inputs, but
-bounds neither CPU nor memory; a wall-clock alarm stops endless loops and giant
-expansions, and a cap on output size stops memory blow-ups from string arithmetic.
+bounds neither CPU nor memory. Here:
+
+* a wall-clock alarm stops endless loops (it fires between Python bytecodes);
+* every operation that can build a huge value in ONE C-level call (where the alarm cannot
+  reach) is checked before it runs: ``*``, ``%`` and ``+`` on sequences, ``~``
+  concatenation, the width-taking string methods (``center``, ``ljust``, ``zfill``...),
+  ``replace``, ``join``, ``format`` and the filters doing the same (``center``, ``indent``,
+  ``format``, ``replace``, ``join``, ``batch``, ``slice``);
+* compiling a template (which constant-folds expressions) runs under the same limits.
+
+Every failure becomes one ``AdvisorError`` line.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 import signal
 import threading
-from typing import Any, Iterator
+from functools import update_wrapper, wraps
+from typing import Any, Callable, Iterator
 
-from jinja2 import TemplateError
+from jinja2 import TemplateError, TemplateNotFound, TemplateSyntaxError, nodes
+from jinja2.compiler import CodeGenerator, Frame
+from jinja2.nodes import EvalContext
+from jinja2.runtime import Context
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
 from advisor.errors import AdvisorError
 
 DEFAULT_TIME_LIMIT = 2.0
 MAX_OUTPUT_CHARS = 20_000_000
+# Width, padding and repeat arguments above this are refused: no prompt needs them.
+MAX_WIDTH = 1_000_000
+
+# Width and precision of printf-style (%-10.3s) and str.format ({:>10.3}) specifications.
+_PRINTF_SPEC = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\d*)(?:\.(\d*))?")
+_FORMAT_SPEC = re.compile(r"\{[^{}]*?:[^{}]*?(\d+)(?:\.(\d+))?[^{}]*\}")
+# Widths taken from the arguments: %*d, %.*s, {0:{1}}.
+_ARG_WIDTH = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(?:\*|\d*\.\*)|\{[^{}]*:[^{}]*\{")
 
 
 class RenderTimeout(AdvisorError):
@@ -30,21 +52,175 @@ class _Alarm(BaseException):
     pass
 
 
-class LimitedSandbox(ImmutableSandboxedEnvironment):
-    """The immutable sandbox, with binary operators checked for runaway sizes."""
+def _size(value: Any) -> int:
+    return len(value) if isinstance(value, (str, list, tuple)) else 0
 
-    intercepted_binops = frozenset({"*", "**"})
+
+def _check_size(n: int, what: str) -> None:
+    if n > MAX_OUTPUT_CHARS:
+        raise SecurityError(f"{what} result is too large")
+
+
+def _check_width(value: Any, what: str) -> None:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_WIDTH:
+        raise SecurityError(f"{what} width {value} is too large")
+
+
+def _check_format_string(fmt: Any, args: Any = ()) -> None:
+    """Refuse format strings whose field widths or precisions are huge."""
+    if not isinstance(fmt, str):
+        return
+    if _ARG_WIDTH.search(fmt):
+        values = args.values() if isinstance(args, dict) else args if isinstance(args, (list, tuple)) else (args,)
+        for value in values:
+            _check_width(value, "format")
+    for pattern in (_PRINTF_SPEC, _FORMAT_SPEC):
+        for match in pattern.finditer(fmt):
+            for group in match.groups():
+                if group and len(group) > 6 and int(group) > MAX_WIDTH:
+                    raise SecurityError(f"format width {group} is too large")
+
+
+def _check_replace(s: Any, old: Any, new: Any) -> None:
+    if isinstance(s, str) and isinstance(old, str) and isinstance(new, str):
+        hits = len(s) + 1 if not old else s.count(old)
+        _check_size(len(s) + hits * len(new), "replace")
+
+
+def _check_join(sep: Any, items: Any) -> None:
+    if isinstance(sep, str) and isinstance(items, (list, tuple)):
+        _check_size(len(sep) * len(items) + sum(_size(i) for i in items), "join")
+
+
+def _guard_method(obj: Any, args: tuple, kwargs: dict) -> tuple:
+    """Checks for bound methods of ``str`` that can build a huge string in one call;
+    returns the arguments to call with."""
+    owner = getattr(obj, "__self__", None)
+    name = getattr(obj, "__name__", "")
+    if not isinstance(owner, str):
+        return args
+    if name in ("center", "ljust", "rjust", "zfill"):
+        _check_width(args[0] if args else kwargs.get("width"), name)
+    elif name == "expandtabs":
+        size = args[0] if args else kwargs.get("tabsize", 8)
+        if isinstance(size, int):
+            _check_size(len(owner) + owner.count("\t") * max(size, 0), "expandtabs")
+    elif name == "replace" and len(args) >= 2:
+        _check_replace(owner, args[0], args[1])
+    elif name == "join" and args:
+        items = args[0]
+        if not isinstance(items, (list, tuple, str)):
+            items = list(items)  # a range or generator: measured, then joined
+            args = (items,) + tuple(args[1:])
+        _check_join(owner, items)
+    elif name == "format":
+        _check_format_string(owner, tuple(args) + tuple(kwargs.values()))
+    elif name == "format_map":
+        _check_format_string(owner, args[0] if args else ())
+    return args
+
+
+def _guarded_filter(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
+    """A filter that checks its size arguments before running (wraps keep Jinja's pass-context flags)."""
+
+    @wraps(func)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        # Filters taking the eval context get it first; the value follows.
+        rest = [a for a in args if not _is_context(a)]
+        value = rest[0] if rest else None
+        params = rest[1:]
+        if name == "center":
+            _check_width(params[0] if params else kwargs.get("width"), name)
+        elif name == "indent":
+            width = params[0] if params else kwargs.get("width")
+            _check_width(width, name)
+            if isinstance(width, str) and isinstance(value, str):
+                _check_size(len(value) + (value.count("\n") + 1) * len(width), name)
+        elif name in ("batch", "slice"):
+            _check_width(params[0] if params else kwargs.get("linecount", kwargs.get("slices")), name)
+        elif name == "format":
+            _check_format_string(value, tuple(params) + tuple(kwargs.values()))
+        elif name == "replace" and len(params) >= 2:
+            _check_replace(str(value), params[0], params[1])
+        elif name == "join":
+            sep = params[0] if params else kwargs.get("d", "")
+            if not isinstance(value, (list, tuple, str)) and value is not None:
+                # A range or generator: measured, then joined (the filter lists it anyway).
+                value = list(value)
+                index = next(i for i, a in enumerate(args) if not _is_context(a))
+                args = args[:index] + (value,) + args[index + 1:]
+            if isinstance(value, (list, tuple)):
+                _check_join(sep, [str(v) for v in value] if len(value) < 200_000 else value)
+        return func(*args, **kwargs)
+
+    return run
+
+
+def _is_context(value: Any) -> bool:
+    return isinstance(value, (EvalContext, Context))
+
+
+GUARDED_FILTERS = ("center", "indent", "batch", "slice", "format", "replace", "join")
+
+
+class _LimitedCodeGenerator(CodeGenerator):
+    """Routes ``~`` concatenation through the environment, which checks its size."""
+
+    def visit_Concat(self, node: nodes.Concat, frame: Frame) -> None:
+        self.write("environment.checked_concat(")
+        super().visit_Concat(node, frame)
+        self.write(")")
+
+
+class LimitedSandbox(ImmutableSandboxedEnvironment):
+    """The immutable sandbox, with the operations that can build huge values checked."""
+
+    intercepted_binops = frozenset({"*", "**", "%", "+"})
+    code_generator_class = _LimitedCodeGenerator
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name in GUARDED_FILTERS:
+            if name in self.filters:
+                self.filters[name] = _guarded_filter(name, self.filters[name])
 
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
-        if operator == "*" and isinstance(left, (str, list, tuple)) and isinstance(right, int):
-            if len(left) * right > MAX_OUTPUT_CHARS:
-                raise SecurityError("sequence multiplication result is too large")
-        if operator == "*" and isinstance(right, (str, list, tuple)) and isinstance(left, int):
-            if len(right) * left > MAX_OUTPUT_CHARS:
-                raise SecurityError("sequence multiplication result is too large")
-        if operator == "**" and isinstance(right, int) and abs(right) > 1000:
-            raise SecurityError("exponent is too large")
+        if operator == "*":
+            if isinstance(right, int) and _size(left):
+                _check_size(_size(left) * right, "sequence multiplication")
+            if isinstance(left, int) and _size(right):
+                _check_size(_size(right) * left, "sequence multiplication")
+        elif operator == "**":
+            if isinstance(right, int) and abs(right) > 1000:
+                raise SecurityError("exponent is too large")
+        elif operator == "%":
+            _check_format_string(left, right)
+        elif operator == "+":
+            _check_size(_size(left) + _size(right), "concatenation")
         return super().call_binop(context, operator, left, right)
+
+    def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
+        # Jinja routes str.format through a wrapper made at attribute access; check the
+        # widths of the format string (and width arguments) before it runs.
+        wrapped = super().wrap_str_format(value)
+        if wrapped is None:
+            return None
+        fmt = value.__self__
+        is_map = value.__name__ == "format_map"
+
+        def checked(*args: Any, **kwargs: Any) -> str:
+            _check_format_string(fmt, args[0] if is_map and args else tuple(args) + tuple(kwargs.values()))
+            return wrapped(*args, **kwargs)
+
+        return update_wrapper(checked, value)
+
+    def checked_concat(self, value: Any) -> Any:
+        _check_size(len(value) if isinstance(value, str) else 0, "concatenation")
+        return value
+
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+        args = _guard_method(__obj, args, kwargs)
+        return super().call(__context, __obj, *args, **kwargs)
 
 
 @contextlib.contextmanager
@@ -68,6 +244,43 @@ def time_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+def _reason(exc: BaseException) -> str:
+    """The one-line reason for a failure inside template code."""
+    if isinstance(exc, SecurityError):
+        return f"template refused by the sandbox: {exc}"
+    if isinstance(exc, TemplateNotFound):
+        return f"included template '{exc.name}' not found"
+    if isinstance(exc, TemplateError):
+        where = f" (line {exc.lineno})" if getattr(exc, "lineno", None) else ""
+        return f"template error{where}: {_first_line(exc.message or str(exc))}"
+    if isinstance(exc, OverflowError) and "range" in str(exc):
+        return f"template stopped: {_first_line(str(exc))}"
+    if isinstance(exc, (RecursionError, MemoryError, OverflowError)):
+        return f"template stopped: {type(exc).__name__}"
+    return f"template failed: {type(exc).__name__}: {_first_line(str(exc))}"
+
+
+def _first_line(text: str) -> str:
+    return (text.splitlines() or [""])[0][:200]
+
+
+def compile_untrusted(env: LimitedSandbox, text: str, source: str, what: str = "template",
+                      seconds: float = DEFAULT_TIME_LIMIT) -> Any:
+    """Compile template text (which folds constants, so it runs code) under the limits.
+
+    Errors name ``source`` and, for syntax errors, the line: ``file:line: ...``.
+    """
+    try:
+        with time_limit(seconds):
+            return env.from_string(text)
+    except TemplateSyntaxError as exc:
+        raise AdvisorError(f"{source}:{exc.lineno}: {what} syntax error: {_first_line(exc.message or str(exc))}")
+    except RenderTimeout:
+        raise AdvisorError(f"{source}: compiling the {what} took longer than {seconds:g} s and was stopped")
+    except Exception as exc:  # parser recursion on deep nesting, and anything else: one line
+        raise AdvisorError(f"{source}: {_reason(exc)}")
+
+
 def render_untrusted(template: Any, variables: dict[str, Any], seconds: float = DEFAULT_TIME_LIMIT) -> str:
     """Render a compiled sandbox template; every failure becomes one ``AdvisorError`` line."""
     try:
@@ -75,15 +288,8 @@ def render_untrusted(template: Any, variables: dict[str, Any], seconds: float = 
             text = template.render(**variables)
     except RenderTimeout:
         raise
-    except SecurityError as exc:
-        raise AdvisorError(f"template refused by the sandbox: {exc}")
-    except TemplateError as exc:
-        where = f" (line {exc.lineno})" if getattr(exc, "lineno", None) else ""
-        raise AdvisorError(f"template error{where}: {exc.message or exc}")
-    except (RecursionError, MemoryError, OverflowError) as exc:
-        raise AdvisorError(f"template stopped: {type(exc).__name__}")
     except Exception as exc:  # template code can raise anything; never a traceback
-        raise AdvisorError(f"template failed: {type(exc).__name__}: {exc}")
+        raise AdvisorError(_reason(exc))
     if len(text) > MAX_OUTPUT_CHARS:
         raise AdvisorError("template output is too large")
     return text
