@@ -27,9 +27,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
-import yaml
-
 from advisor.errors import AdvisorError
+from advisor.safe_yaml import safe_load
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -357,7 +356,7 @@ def _gpu_from_entry(entry: Mapping[str, Any]) -> GpuSpec:
 def load_catalog() -> Catalog:
     """Read ``advisor/data/models.yaml`` (package data, so it works from an installed wheel)."""
     text = resources.files("advisor").joinpath("data/models.yaml").read_text(encoding="utf-8")
-    data = yaml.safe_load(text)
+    data = safe_load(text)
     aliases = data.get("aliases") or {}
 
     def names_for(target: str, table: Mapping[str, str]) -> tuple[str, ...]:

@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from advisor import safe_yaml
 from advisor.errors import AdvisorError
 from advisor.lint.rule import SEVERITIES, Rule
 
@@ -107,9 +106,10 @@ def load_file(path: Path, registry: dict[str, Rule]) -> LintConfig:
         where = "[tool.advisor]"
     else:
         try:
-            table = yaml.safe_load(text) or {}
-        except yaml.YAMLError as exc:
-            raise AdvisorError(f"{shown}: invalid YAML: {str(exc).splitlines()[0]}") from None
+            table = safe_yaml.safe_load(text) or {}
+        except safe_yaml.YAMLError as exc:
+            raise AdvisorError(f"{shown}:{safe_yaml.error_line(exc)}: invalid YAML: "
+                               f"{safe_yaml.error_reason(exc)}") from None
         where = "config"
     if not isinstance(table, dict):
         raise AdvisorError(f"{shown}: {where} must be a table of settings")

@@ -18,6 +18,7 @@ import yaml
 
 from advisor.errors import AdvisorError
 from advisor.lint.model import Piece
+from advisor.safe_yaml import safe_compose, safe_load
 
 JINJA_SUFFIXES = (".j2", ".jinja", ".jinja2", ".txt")
 DATA_SUFFIXES = (".yaml", ".yml", ".json")
@@ -63,7 +64,7 @@ def _data_file(text: str, suffix: str) -> Loaded | None:
     if "messages" not in text and "chat_template" not in text:
         return None  # plain data (package.json, CI config): not worth a YAML parse
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = safe_compose(text)
     except yaml.YAMLError as exc:
         if suffix == ".json":
             try:
@@ -168,7 +169,7 @@ def _prompty(text: str) -> Loaded:
             if lines[i].strip() == "---":
                 front = "\n".join(lines[1:i])
                 try:
-                    yaml.safe_load(front)
+                    safe_load(front)
                 except yaml.YAMLError as exc:
                     mark = getattr(exc, "problem_mark", None)
                     return Loaded("prompty", [], (f"invalid front matter: {getattr(exc, 'problem', None) or exc}", (mark.line + 2) if mark else 1))
