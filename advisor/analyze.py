@@ -35,6 +35,10 @@ class TenantStats:
     def hit_rate(self) -> float:
         return self.cached_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
 
+    def as_dict(self) -> dict[str, float | int]:
+        return {"requests": self.requests, "prompt_tokens": self.prompt_tokens,
+                "cached_tokens": self.cached_tokens, "hit_rate": round(self.hit_rate, 6)}
+
 
 @dataclass(frozen=True)
 class BranchInfo:

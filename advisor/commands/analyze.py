@@ -9,7 +9,7 @@ import typer
 
 from advisor.analyze import Analyzer, top_branches
 from advisor.cli import app
-from advisor.commands.common import SkipLog, check_format, emit, open_traffic, with_progress
+from advisor.commands.common import SkipLog, check_format, emit_report, open_traffic, with_progress
 from advisor.console import log, out_console
 from advisor.diagnose import Diagnoser
 from advisor.memo import MemoEncoder
@@ -68,13 +68,7 @@ def analyze_command(
     )
     if diagnosis is not None:
         data["loss_attribution"] = diagnosis.attribution.to_dict()
-    if format == "json":
-        emit(render.to_json(data), output)
-    elif format == "markdown":
-        emit(render.to_markdown(data), output)
-    elif output is not None:
-        emit(render.to_markdown(data), output)
-    else:
-        render.print_text(data, out_console)
+    emit_report(format, output, {"json": lambda: render.to_json(data), "markdown": lambda: render.to_markdown(data)},
+                lambda: render.print_text(data, out_console))
     if skips.count:
         raise typer.Exit(1)

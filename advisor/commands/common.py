@@ -8,7 +8,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
@@ -120,6 +120,18 @@ def emit_bytes(data: bytes, output: Path) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def emit_report(fmt: str, output: Path | None, renderers: dict[str, Callable[[], str]],
+                print_text: Callable[[], None]) -> None:
+    """One report in the chosen format. Text goes to the terminal as rich tables; a text
+    report written to a file is the markdown rendering (tables without terminal codes)."""
+    if fmt in renderers:
+        emit(renderers[fmt](), output)
+    elif output is not None:
+        emit(renderers["markdown"](), output)
+    else:
+        print_text()
 
 
 def emit(text: str, output: Path | None) -> None:

@@ -8,7 +8,7 @@ from typing import List, Optional
 import typer
 
 from advisor.cli import app
-from advisor.commands.common import SkipLog, check_format, emit, make_renderer, open_traffic, with_progress
+from advisor.commands.common import SkipLog, check_format, emit_report, make_renderer, open_traffic, with_progress
 from advisor.console import out_console
 from advisor.diagnose import Diagnoser
 from advisor.errors import AdvisorError
@@ -60,15 +60,8 @@ def prescribe_command(
                         if a.finding is not None and "to" in a.details}
         result.diffs = template_diffs(templates, diagnosis, destinations)
     data = render.prescription_dict(result, [str(p) for p in traffic], tokenizer)
-    if format == "json":
-        emit(render.to_json(data), output)
-    elif format == "markdown":
-        emit(render.to_markdown(data), output)
-    elif format == "diff":
-        emit(render.to_diff(data), output)
-    elif output is not None:
-        emit(render.to_markdown(data), output)
-    else:
-        render.print_text(data, out_console)
+    emit_report(format, output, {"json": lambda: render.to_json(data), "markdown": lambda: render.to_markdown(data),
+                                 "diff": lambda: render.to_diff(data)},
+                lambda: render.print_text(data, out_console))
     if skips.count:
         raise typer.Exit(1)

@@ -6,6 +6,7 @@ import math
 from array import array
 from dataclasses import dataclass, field
 
+from advisor.analyze import TenantStats
 from advisor.pipeline import Sequence
 from advisor.radix import pack
 
@@ -107,19 +108,8 @@ class CostModel:
         return tokens * self.prefill_token_s
 
 
-@dataclass
-class TenantTotals:
-    requests: int = 0
-    prompt_tokens: int = 0
-    cached_tokens: int = 0
-
-    @property
-    def hit_rate(self) -> float:
-        return self.cached_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
-
-    def as_dict(self) -> dict[str, float | int]:
-        return {"requests": self.requests, "prompt_tokens": self.prompt_tokens,
-                "cached_tokens": self.cached_tokens, "hit_rate": round(self.hit_rate, 6)}
+# The simulator's per-tenant totals are analyze's: one record type for both.
+TenantTotals = TenantStats
 
 
 @dataclass
