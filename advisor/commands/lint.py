@@ -12,6 +12,7 @@ import typer
 
 from advisor import __version__
 from advisor.cli import app
+from advisor.commands.common import emit
 from advisor.console import write_stdout
 from advisor.errors import AdvisorError
 from advisor.lint import config as lint_config
@@ -30,7 +31,7 @@ def _emit(text: str, destination: Optional[Path]) -> None:
             write_stdout(text)
         return
     try:
-        destination.write_text(text, encoding="utf-8")
+        emit(text, destination)  # temp file, then rename: an interrupted run leaves no partial report
     except OSError as exc:
         raise AdvisorError(f"{destination}: cannot write output ({exc.strerror or exc})") from None
 

@@ -754,10 +754,20 @@ def _add_piece(model: TemplateModel, env: Environment, piece: Piece, settings: S
         line, _ = _shift(piece, exc.lineno or 1, 1)
         model.syntax_errors.append(SyntaxIssue(exc.message or "syntax error", line))
         return
+    except RecursionError:
+        # Jinja's parser recurses per nesting level; untrusted text can nest without end.
+        line, _ = _shift(piece, 1, 1)
+        model.syntax_errors.append(SyntaxIssue("nested too deeply to parse", line))
+        return
     if cores:
         _restore(ast, cores)
     walker = _Walker(loc, settings)
-    walker.body(ast.body)
+    try:
+        walker.body(ast.body)
+    except RecursionError:
+        line, _ = _shift(piece, 1, 1)
+        model.syntax_errors.append(SyntaxIssue("nested too deeply to analyse", line))
+        return
     base = len(model.segments)
     if base == 0 and not (piece.line_offset or piece.first_col or piece.col or piece.flat_line):
         # A whole plain file: coordinates are already the file's.

@@ -37,11 +37,15 @@ class Loaded:
 
 def read_text(path: Path, shown: str) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         raise AdvisorError(f"{shown}: no such file or directory") from None
-    except UnicodeDecodeError:
-        raise AdvisorError(f"{shown}: not UTF-8 text") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise AdvisorError(f"{shown}:{line}: not UTF-8 text (bad byte at column {col})") from None
     except OSError as exc:
         raise AdvisorError(f"{shown}: cannot read ({exc.strerror or exc})") from None
 

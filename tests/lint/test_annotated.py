@@ -50,5 +50,5 @@ def test_parallel_run_reports_an_unreadable_file_as_an_error(tmp_path, counter):
 
     (tmp_path / "ok.j2").write_text("Hello {{ x }}\n")
     (tmp_path / "bad.j2").write_bytes(b"caf\xe9\n")
-    with pytest.raises(AdvisorError, match="bad.j2: not UTF-8 text"):
+    with pytest.raises(AdvisorError, match="bad.j2:1: not UTF-8 text"):
         engine.lint_files([str(tmp_path)], LintConfig(), REGISTRY, counter, cwd=tmp_path, parallel=True)
