@@ -281,8 +281,10 @@ def model_from_config(
     missing = [name for name, spellings in needed.items() if _first(cfg, *spellings) is None]
     if cfg.get("kv_lora_rank") is not None:
         missing += [f for f in ("qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim") if cfg.get(f) is None]
+    # A user's config.json is named by its path; a catalog entry by its id.
+    where = model_id if from_catalog else source
     if missing:
-        raise AdvisorError(f"{model_id}: config lacks {', '.join(missing)} (needed for the KV size)")
+        raise AdvisorError(f"{where}: config lacks {', '.join(missing)} (needed for the KV size)")
     try:
         L = int(_first(cfg, *needed["num_hidden_layers"]))
         H = int(_first(cfg, *needed["num_attention_heads"]))
@@ -301,11 +303,20 @@ def model_from_config(
             total = estimate_params(cfg)
             active = estimate_params(cfg, active=True)
             params_source = "estimated from config"
-    except (TypeError, ValueError, KeyError, ZeroDivisionError) as exc:
-        raise AdvisorError(f"{model_id}: config field has an unusable value ({exc})") from None
+    except (TypeError, ValueError, KeyError, ZeroDivisionError, OverflowError) as exc:
+        raise AdvisorError(f"{where}: config field has an unusable value ({exc})") from None
     if min(L, H, kv, hd, d) <= 0:
-        raise AdvisorError(f"{model_id}: config has a non-positive layer, head or size figure")
+        raise AdvisorError(f"{where}: config has a non-positive layer, head or size figure")
     mla = cfg.get("kv_lora_rank") is not None
+    try:
+        return _model_spec(cfg, model_id, source, L, H, kv, hd, d, total, active, params_source,
+                           mla, window, sliding)
+    except (TypeError, ValueError, KeyError, OverflowError) as exc:
+        raise AdvisorError(f"{where}: config field has an unusable value ({exc})") from None
+
+
+def _model_spec(cfg: Mapping[str, Any], model_id: str, source: str, L: int, H: int, kv: int, hd: int, d: int,
+                total: int, active: int, params_source: str, mla: bool, window: Any, sliding: Any) -> ModelSpec:
     return ModelSpec(
         id=model_id,
         architecture=str(_first(cfg, "architecture", "model_type") or "unknown"),
@@ -392,6 +403,8 @@ def load_config_json(path: str | Path) -> ModelSpec:
         cfg = json.loads(p.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise AdvisorError(f"{p}: not a readable JSON config ({exc})") from None
+    except RecursionError:
+        raise AdvisorError(f"{p}: not a readable JSON config (nested too deeply)") from None
     if not isinstance(cfg, dict):
         raise AdvisorError(f"{p}: a config.json must hold a JSON object")
     name = str(cfg.get("_name_or_path") or p.parent.name or p.stem)
