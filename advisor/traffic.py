@@ -28,6 +28,9 @@ except ImportError:  # pragma: no cover - exercised where orjson is absent
 KINDS = ("messages", "prompt", "input_ids", "hash_ids", "template")
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function", "ipython"})
 GZIP_MAGIC = b"\x1f\x8b"
+# A line longer than this is skipped unread: 32 MiB holds millions of tokens of text or ids,
+# past any model's context, and parsing it would cost gigabytes.
+MAX_LINE_BYTES = 32 << 20
 
 
 @dataclass(frozen=True)
@@ -208,6 +211,23 @@ def _open(path: Path) -> BinaryIO:
     return raw
 
 
+def _lines(handle: BinaryIO) -> Iterator[bytes]:
+    """The lines of ``handle``; a line over ``MAX_LINE_BYTES`` comes back as its first
+    ``MAX_LINE_BYTES + 1`` bytes (the rest is read and dropped), so memory stays bounded."""
+    limit = MAX_LINE_BYTES + 1
+    readline = handle.readline
+    while True:
+        raw = readline(limit)
+        if not raw:
+            return
+        if len(raw) == limit and not raw.endswith(b"\n"):
+            while True:  # drop the rest of the over-long line
+                more = readline(1 << 20)
+                if not more or more.endswith(b"\n"):
+                    break
+        yield raw
+
+
 def iter_file(
     path: Path | str,
     on_skip: Callable[[Skip], None],
@@ -222,10 +242,13 @@ def iter_file(
     lineno = 0
     with _open(path) as handle:
         try:
-            for lineno, raw in enumerate(handle, start=1):
+            for lineno, raw in enumerate(_lines(handle), start=1):
                 if raw.isspace() or not raw:
                     continue
                 seen_any = True
+                if len(raw) > MAX_LINE_BYTES:
+                    on_skip(Skip(source, lineno, f"line is over {MAX_LINE_BYTES >> 20} MiB (no request is that long)"))
+                    continue
                 # orjson validates UTF-8 itself; decoding first would copy every line.
                 try:
                     obj = _loads(raw)
