@@ -201,8 +201,8 @@ def _open(path: Path) -> BinaryIO:
         raise AdvisorError(f"{path}: is a folder, not a traffic file")
     except OSError as exc:
         raise AdvisorError(f"{path}: cannot read ({exc.strerror or exc})")
-    head = raw.read(2)
-    raw.seek(0)
+    # peek, not read and seek: the traffic may come through a pipe (`<(zcat log.gz)`).
+    head = raw.peek(2)[:2]
     if head == GZIP_MAGIC:
         return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
     if path.suffix == ".gz":
@@ -290,7 +290,7 @@ def check_paths(paths: Iterable[Path | str]) -> list[Path]:
             raise AdvisorError(f"{path}: no such file")
         if path.is_dir():
             raise AdvisorError(f"{path}: is a folder, not a traffic file")
-        if path.stat().st_size == 0:
+        if path.is_file() and path.stat().st_size == 0:  # a pipe has no size until read
             raise AdvisorError(f"{path}: file is empty (no requests)")
         out.append(path)
     if not out:
