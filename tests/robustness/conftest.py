@@ -1,0 +1,144 @@
+"""Helpers of the robustness suite: build bad files, run commands, check what they print."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import zlib
+from pathlib import Path
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+CASES = yaml.safe_load((HERE / "cases.yaml").read_text(encoding="utf-8"))
+GOOD = '{"prompt": "You are a careful assistant. Answer briefly and cite the manual. Question: hello"}'
+GOOD_LINE = GOOD + "\n"
+
+
+def report_available() -> bool:
+    try:
+        import advisor.commands.report  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+# How each traffic command is run on one file, and where its JSON says how many requests it used.
+TRAFFIC_COMMANDS = {
+    "analyze": (lambda f, extra: ["analyze", f, "-f", "json", *extra], lambda d: d["requests"]),
+    "simulate": (lambda f, extra: ["simulate", f, "-f", "json", *extra], lambda d: d["input"]["requests"]),
+    "prescribe": (lambda f, extra: ["prescribe", f, "-f", "json", *extra], lambda d: d["requests"]),
+}
+if report_available():
+    TRAFFIC_COMMANDS["report"] = (
+        lambda f, extra: ["report", "-t", f, "-f", "json", "-o", "-",
+                          *[("--record-templates" if a == "--templates" else a) for a in extra]],
+        lambda d: d["traffic"]["requests"],
+    )
+
+
+def yaml_bomb(levels: int = 9, width: int = 9) -> str:
+    """Billion laughs: each anchor aliased ``width`` times by the next, ``levels`` deep."""
+    lines = ["a0: &a0 [" + ", ".join(['"lol"'] * width) + "]"]
+    for i in range(1, levels):
+        lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * width) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def truncated_gzip(n: int = 400) -> tuple[bytes, int]:
+    """A gzip stream cut in the middle, and how many whole lines it still holds."""
+    import random
+
+    rng = random.Random(7)
+    lines = "".join(
+        json.dumps({"prompt": "shared header. " + " ".join(rng.choice("abcdefghijklmnop") * 3 for _ in range(40))}) + "\n"
+        for _ in range(n)
+    ).encode()
+    data = gzip.compress(lines, mtime=0)
+    cut = data[: len(data) // 2]
+    body = zlib.decompressobj(31).decompress(cut)
+    return cut, body.count(b"\n")
+
+
+def build_traffic(case: dict, path: Path) -> tuple[int, dict[int, str]]:
+    """Write the case's traffic file; return (good records expected, skips expected)."""
+    make = case.get("make")
+    skips = {int(k): v for k, v in (case.get("skips") or {}).items()}
+    good = case.get("good", 2)
+    if make is None:
+        body = "".join(line + "\n" for line in case["lines"])
+        path.write_text(GOOD_LINE + body + GOOD_LINE if case.get("wrap", True) else body, encoding="utf-8")
+        return good, skips
+    head, tail = GOOD_LINE.encode(), GOOD_LINE.encode()
+    if make == "deep-nesting":
+        middle = b"[" * 200_000 + b"]" * 200_000 + b"\n"
+    elif make == "nested-prompt":
+        middle = b'{"prompt": ' + b'{"a": ' * 500 + b"1" + b"}" * 500 + b"}\n"
+    elif make == "nul-bytes":
+        middle = b'{"prompt": "a\x00b"}\n\x00\x00\x00\x00\n'
+        good = 2
+    elif make == "invalid-utf8":
+        middle = b'{"prompt": "caf\xe9 \xff\xfe"}\n'
+    elif make == "huge-line":
+        middle = b'{"prompt": "' + b"lorem ipsum " * (50_000_000 // 12) + b'"}\n'
+    elif make == "crlf":
+        path.write_bytes((GOOD + "\r\n").encode() * 3)
+        return 3, {}
+    elif make == "empty":
+        path.write_bytes(b"")
+        return 0, {}
+    elif make == "blank-only":
+        path.write_bytes(b"\n\n   \n\t\n\r\n")
+        return 0, {}
+    elif make == "not-gzip":
+        path.write_bytes(GOOD_LINE.encode() * 3)
+        return 0, {}
+    elif make == "truncated-gzip":
+        cut, whole = truncated_gzip()
+        path.write_bytes(cut)
+        return whole, {whole + 1: "gzip stream is corrupt or truncated"}
+    elif make == "gzip-garbage":
+        path.write_bytes(gzip.compress(GOOD_LINE.encode() * 5, mtime=0) + b"this is not gzip")
+        return 5, {6: "gzip stream is corrupt or truncated"}
+    else:
+        raise AssertionError(f"unknown make {make!r}")
+    path.write_bytes(head + middle + tail)
+    return good, skips
+
+
+def build_text(case: dict) -> bytes:
+    if "bytes" in case:
+        return case["bytes"].encode("latin-1")
+    make = case.get("make")
+    if make is None:
+        return case["text"].encode("utf-8")
+    if make == "yaml-bomb":
+        return yaml_bomb().encode()
+    if make == "yaml-bomb-prompt":
+        return (yaml_bomb() + "messages:\n  - role: system\n    content: *a8\n").encode()
+    if make == "yaml-bomb-prompty":
+        return ("---\n" + yaml_bomb() + "---\nsystem:\nYou help. {{ question }}\n").encode()
+    if make == "deep-expression":
+        return ("{{ " + "(" * 5000 + "1" + ")" * 5000 + " }}").encode()
+    if make == "deep-blocks":
+        return ("{% if a %}" * 3000 + "x" + "{% endif %}" * 3000).encode()
+    if make == "deep-nesting-json":
+        return b"[" * 100_000 + b"]" * 100_000
+    raise AssertionError(f"unknown make {make!r}")
+
+
+_SKIP_LINE = re.compile(r"^(?P<file>.+?):(?P<line>\d+): (?P<reason>.+)$")
+
+
+def check_stderr(err: str) -> list[str]:
+    """No traceback, and every line is a skip report or an ``advisor:`` line; return the lines."""
+    assert "Traceback" not in err, err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    for ln in lines:
+        assert ln.startswith("advisor: ") or ln.startswith("... and ") or _SKIP_LINE.match(ln), ln
+    return lines
+
+
+def error_lines(err: str) -> list[str]:
+    return [ln for ln in err.splitlines() if ln.startswith("advisor: error: ")]
