@@ -35,6 +35,7 @@ DEFAULT_TIME_LIMIT = 2.0
 MAX_OUTPUT_CHARS = 20_000_000
 # Width, padding and repeat arguments above this are refused: no prompt needs them.
 MAX_WIDTH = 1_000_000
+MAX_INT_BITS = 100_000
 
 # Width and precision of printf-style (%-10.3s) and str.format ({:>10.3}) specifications.
 _PRINTF_SPEC = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\d*)(?:\.(\d*))?")
@@ -59,6 +60,25 @@ def _size(value: Any) -> int:
 def _check_size(n: int, what: str) -> None:
     if n > MAX_OUTPUT_CHARS:
         raise SecurityError(f"{what} result is too large")
+
+
+def _check_bits(bits: int) -> None:
+    # Integer arithmetic on huge numbers runs in one C call, out of the alarm's reach.
+    if bits > MAX_INT_BITS:
+        raise SecurityError("integer result is too large")
+
+
+def _bounded_concat(parts: Any) -> str:
+    """``"".join`` that stops once the text passes ``MAX_OUTPUT_CHARS``: Jinja builds a
+    template's output, a ``{% set %}`` block's and a macro's with it, from many small parts."""
+    out = []
+    size = 0
+    for part in parts:
+        size += len(part)
+        if size > MAX_OUTPUT_CHARS:
+            raise SecurityError("template output is too large")
+        out.append(part)
+    return "".join(out)
 
 
 def _check_width(value: Any, what: str) -> None:
@@ -163,13 +183,43 @@ def _is_context(value: Any) -> bool:
 GUARDED_FILTERS = ("center", "indent", "batch", "slice", "format", "replace", "join")
 
 
+class _BoundedBuffer(list):
+    """The output buffer of a ``{% set %}`` block, macro or call block: Jinja appends every
+    piece before joining them, so the size is checked as pieces arrive."""
+
+    __slots__ = ("size",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.size = 0
+
+    def append(self, item: Any) -> None:
+        self.size += len(item)
+        if self.size > MAX_OUTPUT_CHARS:
+            raise SecurityError("template output is too large")
+        super().append(item)
+
+    def extend(self, items: Any) -> None:
+        for item in items:
+            self.append(item)
+
+
+_NEW_BUFFER = re.compile(r"(t_\d+) = \[\]")
+
+
 class _LimitedCodeGenerator(CodeGenerator):
-    """Routes ``~`` concatenation through the environment, which checks its size."""
+    """Routes ``~`` concatenation and output buffers through size checks."""
 
     def visit_Concat(self, node: nodes.Concat, frame: Frame) -> None:
         self.write("environment.checked_concat(")
         super().visit_Concat(node, frame)
         self.write(")")
+
+    def writeline(self, x: str, node: Any = None, extra: int = 0) -> None:
+        match = _NEW_BUFFER.fullmatch(x)
+        if match:
+            x = f"{match.group(1)} = environment.output_buffer()"
+        super().writeline(x, node, extra)
 
 
 class LimitedSandbox(ImmutableSandboxedEnvironment):
@@ -177,6 +227,7 @@ class LimitedSandbox(ImmutableSandboxedEnvironment):
 
     intercepted_binops = frozenset({"*", "**", "%", "+"})
     code_generator_class = _LimitedCodeGenerator
+    concat = staticmethod(_bounded_concat)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -190,9 +241,13 @@ class LimitedSandbox(ImmutableSandboxedEnvironment):
                 _check_size(_size(left) * right, "sequence multiplication")
             if isinstance(left, int) and _size(right):
                 _check_size(_size(right) * left, "sequence multiplication")
+            if isinstance(left, int) and isinstance(right, int):
+                _check_bits(left.bit_length() + right.bit_length())
         elif operator == "**":
             if isinstance(right, int) and abs(right) > 1000:
                 raise SecurityError("exponent is too large")
+            if isinstance(left, int) and isinstance(right, int):
+                _check_bits(left.bit_length() * right)
         elif operator == "%":
             _check_format_string(left, right)
         elif operator == "+":
@@ -213,6 +268,10 @@ class LimitedSandbox(ImmutableSandboxedEnvironment):
             return wrapped(*args, **kwargs)
 
         return update_wrapper(checked, value)
+
+    @staticmethod
+    def output_buffer() -> list:
+        return _BoundedBuffer()
 
     def checked_concat(self, value: Any) -> Any:
         _check_size(len(value) if isinstance(value, str) else 0, "concatenation")
