@@ -269,6 +269,11 @@ class LimitedSandbox(ImmutableSandboxedEnvironment):
 
         return update_wrapper(checked, value)
 
+    def unsafe_undefined(self, obj: Any, attribute: str) -> Any:
+        # Jinja returns an undefined that prints as "" and fails only when used further;
+        # refuse at once, so an escape attempt is always reported, never silently blank.
+        raise SecurityError(f"access to attribute {attribute!r} of {type(obj).__name__!r} object is unsafe")
+
     @staticmethod
     def output_buffer() -> list:
         return _BoundedBuffer()
