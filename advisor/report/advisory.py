@@ -197,8 +197,12 @@ def to_markdown(data: dict[str, Any], picture: str | None) -> str:
         add("2. The working set exceeds the GPU pool: the hierarchical cache keeps evicted prefixes in host memory.")
     add(f"{'3' if roll['hierarchical_cache'] else '2'}. Watch: " + ", ".join(f"`{m}`" for m in roll["metrics"]) + ".")
     if roll["target_hit_rate"] is not None:
-        add(f"{'4' if roll['hierarchical_cache'] else '3'}. Target hit rate: {_pct(roll['target_hit_rate'])} "
-            "(simulated for this pool; investigate if production stays more than 5 points below).")
+        line = (f"{'4' if roll['hierarchical_cache'] else '3'}. Target hit rate: {_pct(roll['target_hit_rate'])} "
+                "(simulated for this pool on today's traffic; investigate if production stays more than 5 points below).")
+        if roll.get("hit_rate_after_fix_unlimited") is not None:
+            line += (f" After the template changes the traffic allows up to {_pct(roll['hit_rate_after_fix_unlimited'])}"
+                     " (unlimited capacity): rerun this report on traffic collected after the change.")
+        add(line)
     add("")
     add("## 6. Hosted APIs")
     add("")
