@@ -39,6 +39,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except SystemExit as exc:
         code = exc.code
+        if code == 130:  # typer turns Ctrl-C into a silent exit 130
+            log("advisor: interrupted")
         return code if isinstance(code, int) else (0 if code is None else 2)
     return 0
 

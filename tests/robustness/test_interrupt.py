@@ -1,0 +1,90 @@
+"""Ctrl-C (SIGINT) during a run with --output leaves no partial file behind: every command
+writes through ``emit``/``emit_bytes`` (a temporary file in the same folder, then a rename)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from advisor.commands import common
+from tests.robustness.conftest import GOOD_LINE, TRAFFIC_COMMANDS, check_stderr
+
+
+def _argv(command: str, traffic: Path, output: Path) -> list[str]:
+    if command == "report":
+        return ["report", "-t", str(traffic), "-o", str(output)]
+    return [command, str(traffic), "-f", "json", "-o", str(output)]
+
+
+@pytest.mark.parametrize("command", sorted(TRAFFIC_COMMANDS))
+def test_sigint_while_reading_leaves_no_output(command, tmp_path):
+    """The traffic comes through a FIFO we hold open: the command is surely mid-run,
+    blocked on reading, when SIGINT arrives."""
+    fifo = tmp_path / "traffic.jsonl"
+    os.mkfifo(fifo)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    output = out_dir / "result.json"
+    proc = subprocess.Popen([sys.executable, "-m", "advisor", *_argv(command, fifo, output)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "ADVISOR_NO_PROGRESS": "1"})
+    try:
+        with fifo.open("w") as writer:  # blocks until the command opens the FIFO
+            writer.write(GOOD_LINE * 300)
+            writer.flush()
+            time.sleep(1.0)
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    check_stderr(err)
+    assert proc.returncode == 130, err
+    assert "advisor: interrupted" in err
+    assert list(out_dir.iterdir()) == []
+
+
+def test_interrupt_during_the_write_keeps_the_previous_file(tmp_path, monkeypatch):
+    output = tmp_path / "report.json"
+    output.write_text("the previous report\n")
+    real_fdopen = os.fdopen
+
+    class Interrupting:
+        def __init__(self, handle):
+            self.handle = handle
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
+
+        def write(self, data):
+            self.handle.write(data[: len(data) // 2])
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(common.os, "fdopen", lambda fd, mode: Interrupting(real_fdopen(fd, mode)))
+    with pytest.raises(KeyboardInterrupt):
+        common.emit("x" * 10_000, output)
+    assert output.read_text() == "the previous report\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
+
+
+def test_emit_writes_whole_files_with_normal_permissions(tmp_path):
+    output = tmp_path / "deep" / "er" / "out.md"
+    common.emit("hello\n", output)
+    assert output.read_text() == "hello\n"
+    assert output.stat().st_mode & 0o777 == 0o666 & ~_umask()
+    assert [p.name for p in output.parent.iterdir()] == ["out.md"]
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
