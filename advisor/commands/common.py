@@ -109,16 +109,33 @@ def _umask() -> int:
 
 def emit_bytes(data: bytes, output: Path) -> None:
     """Write a file whole: a temporary file in the same folder, then an atomic rename,
-    so an interrupted run never leaves a partial file behind."""
-    output.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{output.name}.", dir=output.parent)
+    so an interrupted run never leaves a partial file behind.
+
+    A destination that exists but is not a regular file (``/dev/stdout``, a pipe, a
+    device) is written in place: renaming over it would replace the device itself. A
+    symlink to a regular file keeps the link and replaces its target.
+    """
+    try:
+        if output.exists() and not output.is_file():
+            if output.is_dir():
+                raise AdvisorError(f"{output}: is a folder; give a file name for the output")
+            with output.open("wb") as handle:
+                handle.write(data)
+            return
+        target = output.resolve() if output.is_symlink() else output
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    except OSError as exc:
+        raise AdvisorError(f"{output}: cannot write output ({exc.strerror or exc})") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file normal permissions
-        os.replace(tmp, output)
-    except BaseException:
+        os.replace(tmp, target)
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise AdvisorError(f"{output}: cannot write output ({exc.strerror or exc})") from None
         raise
 
 

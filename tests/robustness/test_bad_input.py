@@ -249,3 +249,42 @@ def test_subprocess_runs_print_no_traceback(tmp_path, traffic_files):
     res = _run("simulate", str(empty))
     check_stderr(res.stderr)
     assert res.returncode == 2 and res.stderr.count("\n") == 1
+
+
+# --- output destinations ----------------------------------------------------------------------
+
+
+def _with_output(command: str, path: Path, output: str) -> list[str]:
+    if command == "lint":
+        return ["lint", "--isolated", str(path.parent / "ok.j2"), "-o", output]
+    if command == "report":
+        return ["report", "-t", str(path), "-o", output]
+    return [command, str(path), "-f", "json", "-o", output]
+
+
+@pytest.mark.parametrize("command", sorted(TRAFFIC_COMMANDS) + ["lint"])
+def test_unwritable_output_is_one_line_error(command, tmp_path, cli):
+    traffic = tmp_path / "t.jsonl"
+    traffic.write_text(GOOD_LINE * 2)
+    (tmp_path / "ok.j2").write_text("You are a careful assistant.\n{{ q }}\n")
+    for output, reason in ((tmp_path, "is a folder"), ("/proc/no/such/out.json", "cannot write output"),
+                           ("/dev/full", "cannot write output \\(No space left on device\\)")):
+        res = cli(*_with_output(command, traffic, str(output)))
+        check_stderr(res.err)
+        assert res.code == 2, (output, res.err)
+        [error] = error_lines(res.err)
+        assert re.search(reason, error), error
+    assert Path("/dev/full").is_char_device()  # written in place, never renamed over
+
+
+def test_device_and_symlink_destinations(tmp_path):
+    traffic = tmp_path / "t.jsonl"
+    traffic.write_text(GOOD_LINE * 2)
+    res = _run("analyze", str(traffic), "-f", "json", "-o", "/dev/stdout")
+    assert res.returncode == 0 and json.loads(res.stdout)["requests"] == 2
+    assert Path("/dev/null").is_char_device()
+    target = tmp_path / "real.json"
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    res = _run("analyze", str(traffic), "-f", "json", "-o", str(link))
+    assert res.returncode == 0 and link.is_symlink() and json.loads(target.read_text())["requests"] == 2
