@@ -82,6 +82,11 @@ def simulate_command(
         raise AdvisorError(f"unknown --engine '{engine}': use {', '.join(ENGINES)}")
     if router not in ROUTERS:
         raise AdvisorError(f"unknown --router '{router}': use {', '.join(ROUTERS)}")
+    # Checked before the traffic is read, so a typo does not cost a whole load.
+    if timestamp_unit not in ("auto", "s", "ms"):
+        raise AdvisorError(f"unknown --timestamp-unit '{timestamp_unit}': use auto, s or ms")
+    if rate is not None and not rate > 0:
+        raise AdvisorError("--rate must be positive")
     policies = _choices(policy, POLICIES, "--policy") or ["fcfs"]
     evictions = _choices(eviction, EVICTIONS, "--eviction") or [ENGINE_EVICTION[engine]]
     skips = SkipLog()
