@@ -87,6 +87,9 @@ def simulate_command(
         raise AdvisorError(f"unknown --timestamp-unit '{timestamp_unit}': use auto, s or ms")
     if rate is not None and not rate > 0:
         raise AdvisorError("--rate must be positive")
+    for name, value in (("--prefill-token-seconds", prefill_token_seconds), ("--decode-step-seconds", decode_step_seconds)):
+        if not 0 <= value < float("inf"):  # also refuses nan, which would reach the JSON as NaN
+            raise AdvisorError(f"{name} must be a non-negative number (got {value})")
     policies = _choices(policy, POLICIES, "--policy") or ["fcfs"]
     evictions = _choices(eviction, EVICTIONS, "--eviction") or [ENGINE_EVICTION[engine]]
     skips = SkipLog()
