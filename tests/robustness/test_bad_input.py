@@ -288,3 +288,16 @@ def test_device_and_symlink_destinations(tmp_path):
     link.symlink_to(target)
     res = _run("analyze", str(traffic), "-f", "json", "-o", str(link))
     assert res.returncode == 0 and link.is_symlink() and json.loads(target.read_text())["requests"] == 2
+
+
+@pytest.mark.parametrize("args", [["--timestamp-unit", "weeks"], ["--rate", "-1"], ["--rate", "nan"],
+                                  ["--prefill-token-seconds", "nan"], ["--decode-step-seconds", "inf"],
+                                  ["--policy", "fastest"], ["--eviction", "mru"], ["--engine", "trt"],
+                                  ["--router", "psychic"], ["--mode", "batch"], ["--model", "llama-3.1-8b"]])
+def test_simulate_bad_options_are_usage_errors(args, tmp_path, cli):
+    traffic = tmp_path / "t.jsonl"
+    traffic.write_text(GOOD_LINE * 2)
+    res = cli("simulate", traffic, *args)
+    check_stderr(res.err)
+    assert res.code == 2 and len(error_lines(res.err)) == 1, res.err
+    assert res.out == ""

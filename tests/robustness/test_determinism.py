@@ -82,6 +82,12 @@ def test_same_output_twice_in_process(name, traffic, cli):
     assert first.out, first.err
     assert first.out == second.out
     assert first.code == second.code
+    if "json" in argv or name.endswith("json"):
+        json.loads(first.out, parse_constant=_no_constants)  # strict JSON: no NaN or Infinity
+
+
+def _no_constants(name: str) -> None:
+    raise AssertionError(f"{name} in JSON output")
 
 
 def test_output_files_are_identical(traffic, tmp_path, cli):
