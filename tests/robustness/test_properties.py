@@ -2,7 +2,8 @@
 
 * The radix tree against a brute-force model (the set of stored page-prefixes) under random
   insert / match / match_prefix / evict sequences, with page sizes.
-* vLLM's block-LRU pool against a brute-force LRU list, for small pools.
+* vLLM's block-LRU pool against a brute-force LRU list, for small pools; SGLang's
+  whole-leaf pool (LRU, LFU, FIFO) against brute-force matching over what it holds.
 * Loaders on arbitrary bytes and arbitrary JSON raise nothing but ``AdvisorError`` (or skip).
 * Lint and the sandbox on arbitrary template text never crash.
 """
@@ -239,3 +240,45 @@ def test_sandbox_raises_only_its_error(text):
         assert "\n" not in str(exc)
         return
     assert isinstance(out, str)
+
+
+# --- SGLang's whole-leaf pool: the radix tree under capacity ----------------------------------
+
+
+def _lcp(a: list[int], b: list[int]) -> int:
+    n = 0
+    while n < len(a) and n < len(b) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 2), min_size=1, max_size=20), min_size=1, max_size=30),
+       st.sampled_from([1, 2, 4]), st.integers(min_value=0, max_value=30), st.sampled_from(["lru", "lfu", "fifo"]))
+def test_branch_pool_matches_what_it_holds(requests, page, extra, priority):
+    """Under eviction, a request's match is its longest whole-page prefix among the
+    sequences the pool still holds (brute force over the tree's leaf paths); the books
+    balance; the request just served is held whole; the pool never overflows."""
+    from advisor.radix import pack
+    from advisor.simulate.branch_lru import BranchPool
+    from advisor.simulate.model import HitRules, Job
+
+    capacity = max(len(r) for r in requests) + extra
+    pool = BranchPool(capacity, HitRules("none", page), priority)
+    for i, ids in enumerate(requests):
+        job = Job(i, "tokens", pack(ids), len(ids), 1, float(i), 1, None)
+        tree = pool.trees.get("tokens")
+        held = [tree.path_ids(leaf) for leaf in tree.leaves()] if tree else []
+        expected = max((_lcp(ids, path) for path in held), default=0)
+        expected -= expected % page
+        lease = pool.acquire(job, 0, False)
+        assert lease is not None
+        assert lease.matched == expected
+        pool.commit(lease)
+        pool.release(lease)
+        tree = pool.trees["tokens"]
+        assert pool.reserved == 0
+        assert pool.tree_tokens == tree.total_tokens
+        assert pool.used_tokens() <= capacity
+        whole = len(ids) - len(ids) % page
+        assert tree.match(ids) == whole
