@@ -47,8 +47,9 @@ PAYLOADS = [
     ("string-times-1e9", "{{ 'a' * 10**9 }}", REFUSED),
     ("string-times-twice", "{{ ('a' * 10**7) * 10 }}", REFUSED),
     ("list-times", "{{ [q] * 10**9 }}", REFUSED),
-    ("concat-doubling", "{% set ns = namespace(s='ab') %}{% for i in range(64) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}", REFUSED),
-    ("plus-doubling", "{% set ns = namespace(s=[1]) %}{% for i in range(64) %}{% set ns.s = ns.s + ns.s %}{% endfor %}", REFUSED),
+    # Doubling reaches the size check in well under a second, or the alarm on a loaded machine.
+    ("concat-doubling", "{% set ns = namespace(s='ab') %}{% for i in range(64) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}", REFUSED + "|" + STOPPED),
+    ("plus-doubling", "{% set ns = namespace(s=[1]) %}{% for i in range(64) %}{% set ns.s = ns.s + ns.s %}{% endfor %}", REFUSED + "|" + STOPPED),
     ("center-filter", "{{ 'a'|center(10**10) }}", REFUSED),
     ("ljust-method", "{{ q.ljust(10**10) }}", REFUSED),
     ("zfill-method", "{{ q.zfill(10**10) }}", REFUSED),
