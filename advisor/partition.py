@@ -148,13 +148,21 @@ class DaskActors:
                    for _ in range(n)]
         self.actors = [f.result() for f in futures]
         self.in_flight: list[Any] = []
+        self.last: dict[int, Any] = {}
 
     @property
     def partitions(self) -> int:
         return len(self.actors)
 
     def send(self, partition: int, items: list[Item]) -> None:
-        self.in_flight.append(self.actors[partition].add_many(items))
+        # Hits depend on insertion order, and Dask does not promise to run two calls to
+        # one actor in the order they were made (under load they swap): a partition's
+        # next batch goes only once its previous batch is in.
+        previous = self.last.get(partition)
+        if previous is not None:
+            previous.result()
+        self.last[partition] = future = self.actors[partition].add_many(items)
+        self.in_flight.append(future)
         if len(self.in_flight) > 4 * len(self.actors):
             # Bound what is queued on the cluster: input size must not grow memory.
             for fut in self.in_flight:
