@@ -19,8 +19,6 @@ from tests.robustness.conftest import (
     CASES, GOOD_LINE, TRAFFIC_COMMANDS, build_text, build_traffic, check_stderr, error_lines,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def _ids(table: str) -> list:
     return [pytest.param(c, id=c["name"]) for c in CASES[table]]

@@ -16,7 +16,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.errors import AdvisorError
