@@ -85,6 +85,9 @@ class Diagnosis:
     dynamic: list[DynamicFinding]
     orders: list[OrderFinding]
     low_reuse_requests: int = 0
+    # Text requests the detectors examined; fewer than the text requests when sampled.
+    examined: int = 0
+    text_requests: int = 0
 
     @property
     def hit_rate(self) -> float:
@@ -98,7 +101,13 @@ class Diagnoser:
     """Feed ``add(seq)`` in arrival order, then ``finish()``. Block-hash traces (no text)
     count towards the totals but only text traffic can show TR101/TR201."""
 
-    def __init__(self, tokenizer: Tokenizer) -> None:
+    def __init__(self, tokenizer: Tokenizer, limit: int | None = None) -> None:
+        # ``limit``: examine only the first ``limit`` text requests. The detectors keep
+        # per-request state, so an unbounded diagnosis grows with the log; a template defect
+        # shows in the first tens of thousands of requests as clearly as in a million.
+        self.limit = limit
+        self.all_text_requests = 0
+        self.all_text_prompt_tokens = 0
         decode = token_decoder(tokenizer)
         self.dynamic = DynamicDetector(decode)
         blank = tokenizer.encode("\n\n")
@@ -115,6 +124,10 @@ class Diagnoser:
         self.requests += 1
         self.prompt_tokens += seq.prompt_tokens
         if seq.unit != 1:
+            return
+        self.all_text_requests += 1
+        self.all_text_prompt_tokens += seq.prompt_tokens
+        if self.limit is not None and self.text_requests >= self.limit:
             return
         index = self.text_requests
         self.text_requests += 1
@@ -144,8 +157,10 @@ class Diagnoser:
         dynamic = self.dynamic.findings(self.text_requests, explained=explained if grouped else None)
         findings = [_dynamic_finding(f) for f in dynamic] + [_order_finding(f) for f in orders]
         uncached = self.prompt_tokens - cached
-        lost_dynamic = min(uncached, sum(f.tokens_lost for f in dynamic))
-        lost_order = min(uncached - lost_dynamic, sum(f.tokens_lost for f in orders))
+        # A sampled diagnosis measured its losses on the sample: scale them to the whole log.
+        scale = self.all_text_prompt_tokens / self.text_prompt_tokens if self.text_prompt_tokens else 1.0
+        lost_dynamic = min(uncached, round(scale * sum(f.tokens_lost for f in dynamic)))
+        lost_order = min(uncached - lost_dynamic, round(scale * sum(f.tokens_lost for f in orders)))
         attribution = Attribution(self.prompt_tokens, cached, lost_dynamic, lost_order,
                                   uncached - lost_dynamic - lost_order)
         # Single-shot is judged on the text requests, the ones whose reuse was seen here.
@@ -159,7 +174,7 @@ class Diagnoser:
                          "The prompts are unique content: no template change raises the hit rate."),
             ))
         return Diagnosis(self.requests, self.prompt_tokens, cached, findings, attribution, dynamic, orders,
-                         self.low_reuse)
+                         self.low_reuse, examined=self.text_requests, text_requests=self.all_text_requests)
 
 
 def token_decoder(tokenizer: Tokenizer) -> Callable[[Sequence_[int]], str]:

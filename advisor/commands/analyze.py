@@ -32,6 +32,8 @@ def analyze_command(
     workers: int = typer.Option(0, min=0, help="Index in N local worker processes (radix tree partitioned by head)."),
     dask: Optional[str] = typer.Option(None, help="Index on a Dask cluster at this scheduler address."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Tokenizer-cache statistics on stderr."),
+    diagnose_limit: int = typer.Option(50_000, min=0, help="Diagnose the first N text requests (0: all); "
+                                       "bounds the diagnosis' memory on huge logs."),
     diagnose: Optional[bool] = typer.Option(None, "--diagnose/--no-diagnose",
                                             help="Traffic findings (TR101/TR201/TR301) and loss attribution; "
                                             "on by default, off with --workers/--dask."),
@@ -42,8 +44,8 @@ def analyze_command(
     memo = MemoEncoder(load_tokenizer(tokenizer))
 
     # The diagnosis watches the same sequences on their way to the index (one pass).
-    diagnoser = Diagnoser(load_tokenizer(tokenizer)) if (diagnose if diagnose is not None
-                                                         else not (workers or dask)) else None
+    on = diagnose if diagnose is not None else not (workers or dask)
+    diagnoser = Diagnoser(load_tokenizer(tokenizer), diagnose_limit or None) if on else None
 
     def stream():
         seqs = open_traffic(traffic, tokenizer, chat_template, templates, block_size, skips, memo)
@@ -68,6 +70,8 @@ def analyze_command(
     )
     if diagnosis is not None:
         data["loss_attribution"] = diagnosis.attribution.to_dict()
+        data["diagnosis"] = {"text_requests": diagnosis.text_requests, "examined": diagnosis.examined,
+                             "sampled": diagnosis.examined < diagnosis.text_requests}
     emit_report(format, output, {"json": lambda: render.to_json(data), "markdown": lambda: render.to_markdown(data)},
                 lambda: render.print_text(data, out_console))
     if skips.count:
