@@ -15,6 +15,7 @@ differ. Memory per process is the head tree, or one partition's share of tree to
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from array import array
 import zlib
 from dataclasses import dataclass, field
@@ -82,6 +83,9 @@ class Backend(Protocol):
 
 
 def _worker_main(conn: Any, page_size: int, head_tokens: int, top: int) -> None:
+    # Ctrl-C reaches the whole process group: the parent stops the run and terminates
+    # the workers; a worker of its own would print a multiprocessing traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     indexer = PartitionIndexer(page_size, head_tokens, top)
     while True:
         msg = conn.recv()

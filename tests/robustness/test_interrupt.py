@@ -88,3 +88,27 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def test_ctrl_c_to_the_process_group_with_workers(tmp_path):
+    """A terminal's Ctrl-C signals every process of the group: the partition workers stay
+    quiet (no multiprocessing traceback), the run exits 130 and leaves no file."""
+    fifo = tmp_path / "traffic.jsonl"
+    os.mkfifo(fifo)
+    output = tmp_path / "out.json"
+    proc = subprocess.Popen([sys.executable, "-m", "advisor", "analyze", str(fifo), "-f", "json", "-o", str(output),
+                             "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "ADVISOR_NO_PROGRESS": "1"}, start_new_session=True)
+    try:
+        with fifo.open("w") as writer:
+            writer.write(GOOD_LINE * 2000)
+            writer.flush()
+            time.sleep(1.5)
+            os.killpg(proc.pid, signal.SIGINT)
+            _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert err == "advisor: interrupted\n"
+    assert not output.exists()
