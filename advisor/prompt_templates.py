@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import FileSystemLoader
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from advisor.errors import AdvisorError
-from advisor.safe_yaml import YAMLError, error_line, error_reason, safe_load
+from advisor.safe_yaml import YAMLError, error_line, error_reason, safe_compose, safe_load
 from advisor.sandbox import LimitedSandbox, compile_untrusted, render_untrusted
 
 TEXT_SUFFIXES = (".j2", ".jinja", ".jinja2", ".txt")
@@ -48,8 +49,8 @@ class PromptTemplate:
             self._text = compile_untrusted(env, "\n" * offset + body, str(path))
         else:
             self.kind = "messages"
-            self._messages = [(role, compile_untrusted(env, content, str(path)))
-                              for role, content in _yaml_messages(text, path)]
+            self._messages = [(role, compile_untrusted(env, content, str(path), line_offset=offset))
+                              for role, content, offset in _yaml_messages(text, path)]
 
     def render(self, variables: dict[str, Any]) -> Rendered:
         try:
@@ -81,7 +82,8 @@ def _prompty_body(text: str, path: Path) -> str:
     return text
 
 
-def _yaml_messages(text: str, path: Path) -> list[tuple[str, str]]:
+def _yaml_messages(text: str, path: Path) -> list[tuple[str, str, int]]:
+    """(role, content, lines above the content in the file) per message."""
     try:
         data = safe_load(text)
     except YAMLError as exc:
@@ -89,12 +91,37 @@ def _yaml_messages(text: str, path: Path) -> list[tuple[str, str]]:
     messages = data.get("messages") if isinstance(data, dict) else None
     if not isinstance(messages, list) or not messages:
         raise AdvisorError(f"{path}: a YAML prompt file needs a 'messages' list")
+    offsets = _content_offsets(text)
     out = []
     for i, m in enumerate(messages):
         if not (isinstance(m, dict) and isinstance(m.get("role"), str) and isinstance(m.get("content"), str)):
             raise AdvisorError(f"{path}: messages[{i}] needs string 'role' and 'content'")
-        out.append((m["role"], m["content"]))
+        out.append((m["role"], m["content"], offsets[i] if i < len(offsets) else 0))
     return out
+
+
+def _content_offsets(text: str) -> list[int]:
+    """Per message, the file lines above its content's first line (so a template error
+    inside a message names the file's line)."""
+    root = safe_compose(text)
+    messages = _node_get(root, "messages")
+    out = []
+    for item in getattr(messages, "value", []) if isinstance(messages, SequenceNode) else []:
+        node = _node_get(item, "content")
+        if isinstance(node, ScalarNode):
+            # A block scalar (| or >) starts on the line after its indicator.
+            out.append(node.start_mark.line + (1 if node.style in ("|", ">") else 0))
+        else:
+            out.append(0)
+    return out
+
+
+def _node_get(node: Any, key: str) -> Any:
+    if isinstance(node, MappingNode):
+        for k, v in node.value:
+            if isinstance(k, ScalarNode) and k.value == key:
+                return v
+    return None
 
 
 def split_roles(rendered: str) -> tuple[dict[str, str], ...]:

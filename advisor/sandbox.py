@@ -329,16 +329,18 @@ def _first_line(text: str) -> str:
 
 
 def compile_untrusted(env: LimitedSandbox, text: str, source: str, what: str = "template",
-                      seconds: float = DEFAULT_TIME_LIMIT) -> Any:
+                      seconds: float = DEFAULT_TIME_LIMIT, line_offset: int = 0) -> Any:
     """Compile template text (which folds constants, so it runs code) under the limits.
 
-    Errors name ``source`` and, for syntax errors, the line: ``file:line: ...``.
+    Errors name ``source`` and, for syntax errors, the line: ``file:line: ...``; a template
+    that starts further down its file (a YAML value) passes the lines above as ``line_offset``.
     """
     try:
         with time_limit(seconds):
             return env.from_string(text)
     except TemplateSyntaxError as exc:
-        raise AdvisorError(f"{source}:{exc.lineno}: {what} syntax error: {_first_line(exc.message or str(exc))}")
+        line = (exc.lineno or 1) + line_offset
+        raise AdvisorError(f"{source}:{line}: {what} syntax error: {_first_line(exc.message or str(exc))}")
     except RenderTimeout:
         raise AdvisorError(f"{source}: compiling the {what} took longer than {seconds:g} s and was stopped")
     except Exception as exc:  # parser recursion on deep nesting, and anything else: one line
