@@ -12,26 +12,30 @@ one of 20,000 retrieved chunks of 30-70 tokens (popular ones repeat), then a uni
 Run: .venv/bin/python bench/huge_log_bench.py [--sizes 20000,60000,200000] [--kind ids|text]
      .venv/bin/python bench/huge_log_bench.py --sizes 100000,300000,1000000   # the 2 GB case
 
-Figures of the recorded run (2026-11-29; 2 cores shared with other work, children at
-nice 5; --kind ids; analyze with its default diagnosis, then --no-diagnose; simulate with
---capacity-tokens 2000000, replay mode, branch-LRU):
+Figures of the recorded runs (2026-11-29; 2 cores shared with other work, children at
+nice 5; --kind ids; simulate with --capacity-tokens 2000000, replay mode, branch-LRU).
+"analyze" is the default run (diagnosis of the first 50,000 requests, since bca2dcd);
+"analyze, full diagnosis" is the run before that change, which diagnosed every request:
 
-    requests     input    command               wall s   peak RSS MiB
-      100,000   188 MB    analyze                 32.8            847
-      100,000   188 MB    analyze --no-diagnose    9.6            152
-      100,000   188 MB    simulate                15.6            305
-      300,000   564 MB    analyze                 90.5          2,035
-      300,000   564 MB    analyze --no-diagnose   30.8            266
-      300,000   564 MB    simulate                38.9            709
-    1,000,000  1.88 GB    analyze                333.5          4,405
-    1,000,000  1.88 GB    analyze --no-diagnose  104.4            619
-    1,000,000  1.88 GB    simulate               161.6          2,112
+    requests     input    command                   wall s   peak RSS MiB
+      100,000   188 MB    analyze                     20.6            511
+      100,000   188 MB    analyze --no-diagnose        9.6            152
+      100,000   188 MB    analyze, full diagnosis     32.8            847
+      100,000   188 MB    simulate                    15.6            305
+      300,000   564 MB    analyze                     29.7            623
+      300,000   564 MB    analyze --no-diagnose       30.8            266
+      300,000   564 MB    analyze, full diagnosis     90.5          2,035
+      300,000   564 MB    simulate                    38.9            709
+    1,000,000  1.88 GB    analyze                     93.0            976
+    1,000,000  1.88 GB    analyze --no-diagnose      104.4            619
+    1,000,000  1.88 GB    analyze, full diagnosis    333.5          4,405
+    1,000,000  1.88 GB    simulate                   161.6          2,112
 
-Peak RSS grows ~276 MiB per GB of input for analyze --no-diagnose (the radix tree: the
-~43 unique tokens a request adds, plus ~100 MiB of interpreter and tokenizer), ~2.1 GiB per
-GB with the diagnosis (its detectors keep per-request pieces and a second tree), and ~1.1
-GiB per GB for simulate (it keeps every request's packed ids as a job for replay). Time is
-linear in the input for all three.
+Peak RSS grows ~275 MiB per GB of input for analyze, with or without the (now bounded)
+diagnosis: that is the radix tree (the ~43 unique tokens a request adds, plus ~100 MiB of
+interpreter and tokenizer); the diagnosis adds a fixed ~360 MiB. Diagnosing every request
+grew ~2.1 GiB per GB. simulate grows ~1.1 GiB per GB: it keeps every request's packed ids
+as a job for replay. Time is linear in the input.
 """
 
 from __future__ import annotations
