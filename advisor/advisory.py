@@ -16,6 +16,7 @@ from advisor.analyze import Analyzer, top_branches
 from advisor.commands.common import SkipLog, make_renderer
 from advisor.cost import estimate_cost, resolve_gpu, resolve_model
 from advisor.diagnose import Diagnoser
+from advisor.errors import AdvisorError
 from advisor.memo import MemoEncoder
 from advisor.pipeline import Sequence, sequences
 from advisor.prescribe import prescribe
@@ -229,8 +230,6 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
         memo = MemoEncoder(renderer.tokenizer)
         seqs = list(sequences(files, renderer, skips, block_size=opts.block_size, memo=memo))
         if not seqs:
-            from advisor.errors import AdvisorError
-
             raise AdvisorError("no usable requests in the traffic")
         m = _measure_traffic(seqs, opts, renderer, renderer.tokenizer.decode)
         res, presc = m["analysis"], m["prescription"]

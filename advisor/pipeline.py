@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from advisor.chat import ChatRenderer, Llama3Layout
+from advisor.chat import ChatRenderer
 from advisor.errors import AdvisorError
 from advisor.memo import MemoEncoder
 from advisor.prompt_templates import TemplateSet
@@ -76,15 +76,6 @@ class Renderer:
         if bos and not text.startswith(bos):
             return bos + text
         return text
-
-
-def default_renderer(tokenizer: Tokenizer, chat: ChatRenderer | None = None,
-                     template_dirs: list[Path] | None = None) -> Renderer:
-    return Renderer(
-        tokenizer=tokenizer,
-        chat=chat or Llama3Layout(),
-        templates=TemplateSet(template_dirs) if template_dirs else None,
-    )
 
 
 def _id_sequence(req: Request, vocab_size: int, block_size: int) -> Sequence:

@@ -120,28 +120,8 @@ class RadixTree:
         A partial match inside a node counts its page-aligned common part, as SGLang
         counts it (SGLang splits the node there; a read-only match need not).
         """
-        key = self._packed(ids)
-        pb = self._page_bytes
-        node = self.root
-        pos = 0
-        n = len(key)
-        now = self.clock
-        while pos < n:
-            children = node.children
-            child = children.get(key[pos : pos + pb]) if children else None
-            if child is None:
-                break
-            ck = child.key
-            if touch:
-                child.last_access = now
-            if key.startswith(ck, pos):
-                pos += len(ck)
-                node = child
-                continue
-            common = _common_bytes(ck, key, pos, min(len(ck), n - pos))
-            pos += common - common % pb
-            break
-        return node, pos // ITEM
+        node, matched, _ = self.match_prefix(ids, split=False, stamp=touch)
+        return node, matched
 
     # --- growth --------------------------------------------------------------------------
 
@@ -226,8 +206,8 @@ class RadixTree:
 
     # --- capacity support (used by the simulator; analyze never calls these) -------------
 
-    def match_prefix(self, ids: Sequence[int] | array | bytes,
-                     split: bool = True) -> tuple[Node, int, Node | None]:
+    def match_prefix(self, ids: Sequence[int] | array | bytes, split: bool = True,
+                     stamp: bool = True) -> tuple[Node, int, Node | None]:
         """SGLang's ``match_prefix``: the matched length, stamping the path with ``clock``.
 
         Unlike ``match_node`` this splits a partially matched node (``split=True``) so the
@@ -249,7 +229,8 @@ class RadixTree:
             if child is None:
                 break
             ck = child.key
-            child.last_access = now
+            if stamp:
+                child.last_access = now
             if key.startswith(ck, pos):
                 pos += len(ck)
                 node = child
@@ -260,10 +241,9 @@ class RadixTree:
                 touched = child
             if common and split:
                 node = self._split(child, common)
-                node.last_access = now
-                pos += common
-            elif common:
-                pos += common
+                if stamp:
+                    node.last_access = now
+            pos += common
             break
         if touched is None and not node.children and node is not self.root:
             touched = node

@@ -9,10 +9,10 @@ import typer
 
 from advisor.advisory import ReportOptions, Thresholds, build
 from advisor.cli import app
-from advisor.commands.common import SkipLog, check_format, emit
+from advisor.commands.common import SkipLog, check_format, emit, emit_bytes
 from advisor.errors import AdvisorError
 from advisor.report import advisory as render
-from advisor.report.plot import capacity_curve_png, write_png
+from advisor.report.plot import capacity_curve_png
 
 DEFAULT_OUTPUT = Path("outputs/skill-radix-scheduler-advisor.md")
 
@@ -52,7 +52,7 @@ def report_command(
     sim = data.get("simulation")
     if sim is not None and not to_stdout:
         png = output.with_suffix(".png")
-        write_png(capacity_curve_png(sim["curve"], data["cost"]["kv_pool_tokens"], data["cost"]["gpu"],
+        emit_bytes(capacity_curve_png(sim["curve"], data["cost"]["kv_pool_tokens"], data["cost"]["gpu"],
                                      sim["unlimited_hit_rate"]), png)
         picture = png.name
         data["picture"] = picture

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
-
-from advisor.commands.common import emit_bytes
 
 
 def capacity_curve_png(curve: list[dict[str, Any]], pool_tokens: int, gpu: str, unlimited: float) -> bytes:
@@ -43,7 +40,3 @@ def capacity_curve_png(curve: list[dict[str, Any]], pool_tokens: int, gpu: str, 
     fig.savefig(buf, format="png", metadata={"Software": None})
     plt.close(fig)
     return buf.getvalue()
-
-
-def write_png(data: bytes, path: Path) -> None:
-    emit_bytes(data, path)
