@@ -9,7 +9,8 @@ from pathlib import Path
 
 from advisor.pipeline import Sequence
 from advisor.radix import pack
-from advisor.simulate.model import Job
+from advisor.simulate.cache import make_pool
+from advisor.simulate.model import HitRules, Job
 from advisor.traffic import Request
 
 
@@ -68,3 +69,15 @@ def write_jsonl(path: Path, jobs: list[Job], timestamps: bool = False) -> Path:
                 rec["timestamp"] = j.arrival
             fh.write(json.dumps(rec) + "\n")
     return path
+
+
+def pool_hits(jobs: list[Job], eviction: str, capacity: int | None, rules: HitRules) -> list[int]:
+    """Cached tokens of each job replayed one at a time through one pool."""
+    pool = make_pool(eviction, capacity, rules)
+    out = []
+    for job in jobs:
+        lease = pool.acquire(job, 0, True)
+        pool.commit(lease)
+        pool.release(lease)
+        out.append(lease.cached)
+    return out

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from advisor.radix import pack
-from advisor.simulate.cache import make_pool
 from advisor.simulate.model import HitRules, Job
+from tests.simulate.helpers import pool_hits
 
 traffic = st.lists(
     st.tuples(st.integers(0, 3), st.lists(st.integers(0, 4), min_size=1, max_size=30)),
@@ -24,25 +24,14 @@ def jobs_of(spec) -> list[Job]:
     return out
 
 
-def hits(jobs, eviction, capacity, rules):
-    pool = make_pool(eviction, capacity, rules)
-    out = []
-    for job in jobs:
-        lease = pool.acquire(job, 0, True)
-        pool.commit(lease)
-        pool.release(lease)
-        out.append(lease.cached)
-    return out
-
-
 @settings(max_examples=60, deadline=None)
 @given(traffic, st.integers(0, 120))
 def test_finite_never_beats_unlimited(spec, capacity):
     jobs = jobs_of(spec)
     for eviction, rules in (("branch-lru", HitRules("sglang", 1)), ("lfu", HitRules("sglang", 2)),
                             ("fifo", HitRules()), ("block-lru", HitRules("vllm", 2))):
-        finite = hits(jobs, eviction, capacity, rules)
-        ceiling = hits(jobs, eviction, None, rules)
+        finite = pool_hits(jobs, eviction, capacity, rules)
+        ceiling = pool_hits(jobs, eviction, None, rules)
         assert all(f <= c for f, c in zip(finite, ceiling)), eviction
 
 
@@ -53,6 +42,6 @@ def test_block_lru_grows_with_the_pool(spec, capacity, extra):
     # Requests fit in both pools, so no forced cut: the LRU stack property holds.
     capacity += max(j.prompt_tokens for j in jobs) + 2
     rules = HitRules("vllm", 2)
-    small = hits(jobs, "block-lru", capacity, rules)
-    large = hits(jobs, "block-lru", capacity + 2 * extra, rules)
+    small = pool_hits(jobs, "block-lru", capacity, rules)
+    large = pool_hits(jobs, "block-lru", capacity + 2 * extra, rules)
     assert all(s <= g for s, g in zip(small, large))

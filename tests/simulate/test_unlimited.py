@@ -6,11 +6,10 @@ from __future__ import annotations
 import pytest
 
 from advisor.analyze import Analyzer
-from advisor.simulate.cache import make_pool
 from advisor.simulate.model import HitRules
 from advisor.simulate.runner import RunSpec, run
 from advisor.simulate.schedulers import offline_order
-from tests.simulate.helpers import as_sequences, hash_jobs, token_jobs
+from tests.simulate.helpers import as_sequences, hash_jobs, pool_hits, token_jobs
 
 EVICTIONS = ("branch-lru", "block-lru", "lfu", "fifo")
 
@@ -27,30 +26,19 @@ def expected(jobs, engine: str, page: int) -> list[int]:
     return out
 
 
-def per_request(jobs, eviction: str, rules: HitRules) -> list[int]:
-    pool = make_pool(eviction, None, rules)
-    out = []
-    for job in jobs:
-        lease = pool.acquire(job, 0, True)
-        pool.commit(lease)
-        pool.release(lease)
-        out.append(lease.cached)
-    return out
-
-
 @pytest.mark.parametrize("eviction", EVICTIONS)
 @pytest.mark.parametrize("engine,page", [("none", 1), ("none", 4), ("sglang", 1), ("sglang", 16), ("vllm", 16), ("vllm", 4)])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_token_traffic_equals_analyze(eviction, engine, page, seed):
     jobs = token_jobs(seed)
-    assert per_request(jobs, eviction, HitRules(engine, page)) == expected(jobs, engine, page)
+    assert pool_hits(jobs, eviction, None, HitRules(engine, page)) == expected(jobs, engine, page)
 
 
 @pytest.mark.parametrize("eviction", EVICTIONS)
 @pytest.mark.parametrize("engine,page", [("none", 1), ("sglang", 1), ("vllm", 16)])
 def test_hash_traffic_equals_analyze(eviction, engine, page):
     jobs = hash_jobs(3)
-    assert per_request(jobs, eviction, HitRules(engine, page)) == expected(jobs, engine, page)
+    assert pool_hits(jobs, eviction, None, HitRules(engine, page)) == expected(jobs, engine, page)
 
 
 def test_analyze_page_size_matches_engine_none():
