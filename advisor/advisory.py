@@ -115,7 +115,7 @@ def _simulate(seqs: list[Sequence], pool_tokens: int, page: int) -> dict[str, An
         for policy in ("fcfs", CACHE_AWARE)
     }
     unlimited = run(jobs, replace(base, policy="fcfs", capacity=None), indexes)
-    tenants = sorted({j.tenant for j in jobs if j.tenant is not None})
+    tenants = jobs.tenants()
     starvation: list[dict[str, Any]] = []
     if len(tenants) >= 2:
         spec = replace(base, policy="fcfs", capacity=pool_tokens)

@@ -11,8 +11,9 @@ from advisor.cli import app
 from advisor.commands.common import SkipLog, check_format, emit, open_traffic, with_progress
 from advisor.errors import AdvisorError
 from advisor.simulate.inputs import to_jobs
+from advisor.simulate.jobs import JobStore
 from advisor.simulate.model import (
-    ENGINE_EVICTION, ENGINE_PAGE, ENGINES, EVICTIONS, MODES, POLICIES, ROUTERS, CostModel, Job,
+    ENGINE_EVICTION, ENGINE_PAGE, ENGINES, EVICTIONS, MODES, POLICIES, ROUTERS, CostModel,
 )
 from advisor.simulate.report import simulate_dict, to_json, to_markdown, to_text
 from advisor.simulate.runner import (
@@ -121,7 +122,7 @@ def simulate_command(
         raise AdvisorError(f"unknown --mode '{run_mode}': use {', '.join(MODES)}")
     page = page_size or _default_page(engine, evictions, jobs)
     capacity = _capacity(capacity_tokens, model, gpu, engine)
-    tenants = sorted({j.tenant for j in jobs if j.tenant is not None})
+    tenants = jobs.tenants()
     budget = parse_budget(tenant_budget, tenants)
     cost = CostModel(prefill_token_seconds, decode_step_seconds)
     base = RunSpec(engine=engine, capacity=capacity, page=page, mode=run_mode, warmup=warmup,
@@ -169,11 +170,11 @@ def _spec(base: RunSpec, policy: str, eviction: str, capacity: int | None | str 
     return replace(base, policy=policy, eviction=eviction, capacity=capacity)  # type: ignore[arg-type]
 
 
-def _default_page(engine: str, evictions: list[str], jobs: list[Job]) -> int:
+def _default_page(engine: str, evictions: list[str], jobs: JobStore) -> int:
     """The engine's page; with no engine, 16-token blocks for block-LRU on token traffic
     (one block per token would be a different, far slower model), else 1."""
     if engine != "none":
         return ENGINE_PAGE[engine]
-    if "block-lru" in evictions and any(j.unit == 1 for j in jobs):
+    if "block-lru" in evictions and jobs.has_token_traffic():
         return ENGINE_PAGE["vllm"]
     return 1

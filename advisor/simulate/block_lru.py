@@ -28,14 +28,14 @@ class BlockIndex:
     An id stands for (parent id, the block's tokens), which is what vLLM's chained hash
     identifies, without hash collisions. For ``hash_ids`` traffic a trace id already is
     one block; it is interned with its parent the same way (the peer simulator's
-    trie of ids does the same). Shared by the pools of a sweep: computed once per job.
+    trie of ids does the same). Shared by the pools of a sweep: a job's blocks are
+    computed once per index and kept in the job's memo.
     """
 
     def __init__(self, block_tokens: int) -> None:
         self.block_tokens = block_tokens
         self._table: dict[tuple[int, bytes], int] = {}
         self._roots: dict[str, int] = {}
-        self._memo: dict[Job, array] = {}
         self.parents: list[int] = []  # block id -> the block before it (a root is < 0)
 
     def root(self, namespace: str) -> int:
@@ -45,7 +45,7 @@ class BlockIndex:
         return root
 
     def blocks(self, job: Job) -> array:
-        got = self._memo.get(job)
+        got = job.memo.get(self)
         if got is not None:
             return got
         root = self.root(job.namespace)
@@ -62,7 +62,7 @@ class BlockIndex:
                 self.parents.append(parent)
             out.append(b)
             parent = b
-        self._memo[job] = out
+        job.memo[self] = out
         return out
 
     def weight(self, job: Job) -> int:

@@ -44,7 +44,6 @@ class BranchPool:
         self.clock = 0
         self._heap: list[tuple] = []
         self._seq = 0
-        self._limits: dict[Job, bytes] = {}
 
     # --- helpers -------------------------------------------------------------------------
 
@@ -71,10 +70,10 @@ class BranchPool:
         return self.tree_tokens + self.reserved
 
     def _limit(self, job: Job) -> bytes:
-        """The ids a lookup may match (the hit cap applied), computed once per job."""
-        got = self._limits.get(job)
+        """The ids a lookup may match (the hit cap applied), computed once per job and rules."""
+        got = job.memo.get(self.rules)
         if got is None:
-            got = self._limits[job] = job.key[: self.rules.limit_elements(job) * ITEM]
+            got = job.memo[self.rules] = job.key[: self.rules.limit_elements(job) * ITEM]
         return got
 
     # --- lookups -------------------------------------------------------------------------

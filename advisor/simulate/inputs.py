@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import random
+from array import array
 from typing import Iterable
 
 from advisor.errors import AdvisorError
 from advisor.pipeline import Sequence
-from advisor.simulate.model import Job
+from advisor.radix import pack
+from advisor.simulate.jobs import JobStore
 
 # A relative trace spanning more than this many "seconds" is taken to be in ms: ten
 # hours of seconds is a long trace, ten hours of ms (36 s) a short one.
 MS_SPAN = 36_000.0
 
 
-def timestamp_scale(stamps: list[float], unit: str = "auto") -> float:
+def timestamp_scale(stamps: "array | list[float]", unit: str = "auto") -> float:
     """Seconds per timestamp unit. ``auto``: epoch ms (> 1e12) or a long relative span
     (the Mooncake traces: 0..3,536,999 ms) means milliseconds, otherwise seconds."""
     if unit == "s":
@@ -34,37 +36,43 @@ def timestamp_scale(stamps: list[float], unit: str = "auto") -> float:
 
 
 def to_jobs(seqs: Iterable[Sequence], output_len: int | None = None, rate: float | None = None,
-            timestamp_unit: str = "auto", seed: int = 0) -> tuple[list[Job], bool]:
+            timestamp_unit: str = "auto", seed: int = 0) -> tuple[JobStore, bool]:
     """Jobs in arrival order and whether the arrivals came from timestamps.
 
     ``rate`` (requests/s) overrides timestamps with Poisson arrivals (seeded); without
     either, every request arrives at 0 (an offline batch).
     """
-    # One pass, keeping only the jobs: a Sequence holds its Request (token ids as Python
-    # ints, ~10 KB a request), so listing the sequences first cost 15 KB a request.
-    jobs: list[Job] = []
-    stamps: list[float | None] = []
-    for i, s in enumerate(seqs):
-        stamps.append(s.request.timestamp)
-        jobs.append(Job.from_sequence(i, s, 0.0, output_len))
-    have_stamps = bool(jobs) and all(t is not None for t in stamps)
+    # One pass into the store: a Sequence holds its Request (token ids as Python ints,
+    # ~10 KB a request), so only the packed ids and a few numbers are kept.
+    store = JobStore()
+    stamps = array("d")
+    have_stamps = True
+    for s in seqs:
+        req = s.request
+        out = req.output_length if req.output_length is not None else output_len
+        ids = s.ids if isinstance(s.ids, array) else array("I", s.ids)
+        store.append(s.namespace, pack(ids), s.prompt_tokens, s.unit, 0.0,
+                     max(1, int(out if out is not None else 1)), req.tenant)
+        if req.timestamp is None:
+            have_stamps = False
+        elif have_stamps:
+            stamps.append(float(req.timestamp))
+    store.seal()
+    have_stamps = have_stamps and len(store) > 0
     if rate is not None:
         if rate <= 0:
             raise AdvisorError("--rate must be positive")
         rng = random.Random(seed)
+        arrivals = array("d")
         t = 0.0
-        for job in jobs:
-            job.arrival = t
+        for _ in range(len(store)):
+            arrivals.append(t)
             t += rng.expovariate(rate)
-        return jobs, False
+        store.set_arrivals(arrivals, sort=False)
+        return store, False
     if have_stamps:
-        values = [float(t) for t in stamps]  # type: ignore[arg-type]
-        scale = timestamp_scale(values, timestamp_unit)
-        base = min(values)
-        for job, t in zip(jobs, values):
-            job.arrival = (t - base) * scale
+        scale = timestamp_scale(stamps, timestamp_unit)  # type: ignore[arg-type]
+        base = min(stamps)
         # Arrival order: by time, file order among equal times (a stable sort).
-        jobs.sort(key=lambda j: j.arrival)
-        for i, job in enumerate(jobs):
-            job.index = i
-    return jobs, have_stamps
+        store.set_arrivals(array("d", ((t - base) * scale for t in stamps)), sort=True)
+    return store, have_stamps

@@ -29,6 +29,9 @@ class Job:
 
     ``key`` is the packed id run (token ids, or hash ids for a ``hash_ids`` record, one
     per ``unit`` tokens). ``arrival`` is in seconds; ``output_len`` drives decode steps.
+    ``memo`` holds what pools derive from the key (the capped lookup key, block ids): it
+    lives and dies with the job, so a store that hands out jobs one at a time keeps no
+    per-request state behind.
     """
 
     index: int
@@ -39,6 +42,7 @@ class Job:
     arrival: float = 0.0
     output_len: int = 1
     tenant: str | None = None
+    memo: dict = field(default_factory=dict, repr=False)
 
     @property
     def elements(self) -> int:
@@ -123,8 +127,9 @@ class Totals:
     units: int = 0
     cached_units: int = 0
     per_tenant: dict[str, TenantTotals] = field(default_factory=dict)
-    ttft: list[float] = field(default_factory=list)
-    queue_delay: list[float] = field(default_factory=list)
+    # Seconds per measured request (serve mode): 8 bytes each, not a float object.
+    ttft: array = field(default_factory=lambda: array("d"))
+    queue_delay: array = field(default_factory=lambda: array("d"))
     output_tokens: int = 0
     first_arrival: float = math.inf
     last_finish: float = 0.0
@@ -153,7 +158,7 @@ class Totals:
         return self.cached_units / self.units if self.units else None
 
 
-def percentile(values: list[float], q: float) -> float:
+def percentile(values: array | list[float], q: float) -> float:
     """Nearest-rank percentile (deterministic, no interpolation)."""
     if not values:
         return 0.0

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from collections.abc import Iterable
+from collections.abc import Sequence as SequenceOf
 
 from advisor.simulate.cache import Pool
 from advisor.simulate.model import Job, Totals
@@ -21,11 +23,16 @@ def warmup_count(n: int, warmup: float) -> int:
     return max(0, min(n, math.floor(n * warmup)))
 
 
-def replay(jobs: list[Job], pools: list[Pool], warmup: float = 0.0,
-           router: Router | None = None) -> tuple[Totals, list[Totals], list[int]]:
-    """Run ``jobs`` in the given order; return totals overall and per replica, and the
-    tokens each pool evicted during the measured part."""
+def replay(jobs: SequenceOf[Job], pools: list[Pool], warmup: float = 0.0,
+           router: Router | None = None, order: Iterable[int] | None = None
+           ) -> tuple[Totals, list[Totals], list[int]]:
+    """Run ``jobs`` in ``order`` (positions; default: as given); return totals overall
+    and per replica, and the tokens each pool evicted during the measured part.
+
+    Each job is fetched when its turn comes and dropped after it, so a ``JobStore``'s
+    requests are never all in memory at once."""
     skip = warmup_count(len(jobs), warmup)
+    stream = iter(jobs) if order is None else (jobs[p] for p in order)
     total = Totals()
     per = [Totals() for _ in pools]
     evicted_at = [0] * len(pools)
@@ -33,7 +40,7 @@ def replay(jobs: list[Job], pools: list[Pool], warmup: float = 0.0,
     loads = [0] * len(pools)
     span = 16 * len(pools)
     single = pools[0] if len(pools) == 1 else None
-    for i, job in enumerate(jobs):
+    for i, job in enumerate(stream):
         if i == skip:
             evicted_at = [p.evicted_tokens for p in pools]
         if single is not None:

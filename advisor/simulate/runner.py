@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence as SequenceOf
 from dataclasses import dataclass, field, replace
 
 from advisor.errors import AdvisorError
@@ -67,7 +68,7 @@ class BlockIndexes:
         return index
 
 
-def _pool(spec: RunSpec, jobs: list[Job], indexes: BlockIndexes) -> Pool:
+def _pool(spec: RunSpec, indexes: BlockIndexes) -> Pool:
     rules = spec.rules
     index = indexes.get(rules.page)
     if not spec.tenant_budget:
@@ -81,14 +82,14 @@ def _pool(spec: RunSpec, jobs: list[Job], indexes: BlockIndexes) -> Pool:
     return PartitionedPool(parts, rules)
 
 
-def run(jobs: list[Job], spec: RunSpec, indexes: BlockIndexes | None = None) -> RunResult:
+def run(jobs: SequenceOf[Job], spec: RunSpec, indexes: BlockIndexes | None = None) -> RunResult:
     """One simulation of ``jobs`` (in arrival order) under ``spec``."""
     indexes = indexes or BlockIndexes()
-    pools = [_pool(spec, jobs, indexes) for _ in range(spec.replicas)]
+    pools = [_pool(spec, indexes) for _ in range(spec.replicas)]
     router = Router(spec.router, seed=spec.seed)
     if spec.mode == "replay":
-        ordered = offline_order(spec.policy, jobs, spec.seed)
-        total, per, evicted = replay(ordered, pools, spec.warmup, router)
+        order = None if spec.policy == "fcfs" else offline_order(spec.policy, jobs, spec.seed)
+        total, per, evicted = replay(jobs, pools, spec.warmup, router, order)
         prefill = spec.cost.prefill_seconds(total.prompt_tokens - total.cached_tokens)
         return RunResult(spec, total, per, sum(evicted), prefill)
     config = ServeConfig(spec.policy, spec.max_running, spec.max_prefill_tokens, spec.cost, spec.seed)
@@ -117,7 +118,7 @@ def run(jobs: list[Job], spec: RunSpec, indexes: BlockIndexes | None = None) -> 
                      sum(e.prefill_seconds for e in engines), max(makespan, 0.0))
 
 
-def unlimited_tokens(jobs: list[Job], rules: HitRules) -> int:
+def unlimited_tokens(jobs: SequenceOf[Job], rules: HitRules) -> int:
     """Tokens the pool holds with no eviction: the working set, the sweep's top end."""
     pool = BranchPool(None, rules)
     for job in jobs:
@@ -128,7 +129,7 @@ def unlimited_tokens(jobs: list[Job], rules: HitRules) -> int:
     return pool.tree_tokens
 
 
-def sweep_capacities(jobs: list[Job], rules: HitRules, points: int = SWEEP_POINTS) -> list[int | None]:
+def sweep_capacities(jobs: SequenceOf[Job], rules: HitRules, points: int = SWEEP_POINTS) -> list[int | None]:
     """``points`` capacities: geometric from the longest request (smaller pools cannot
     hold one request) to the working set, the last one unlimited."""
     if not jobs:

@@ -23,9 +23,11 @@ prefix first").
 from __future__ import annotations
 
 import random
+import sys
 from collections import defaultdict
+from collections.abc import Sequence as SequenceOf
 
-from advisor.radix import Node, RadixTree
+from advisor.radix import ITEM, Node, RadixTree
 from advisor.simulate.cache import Pool
 from advisor.simulate.model import Job
 
@@ -142,53 +144,69 @@ def _dfs_weight(waiting: list[Job], nodes: dict[int, object], pool: Pool) -> lis
     return out
 
 
-def offline_order(policy: str, jobs: list[Job], seed: int = 0) -> list[Job]:
-    """The order a whole batch runs in under ``policy`` when requests go one at a time."""
+def offline_order(policy: str, jobs: SequenceOf[Job], seed: int = 0) -> list[int]:
+    """The order a whole batch runs in under ``policy`` when requests go one at a time,
+    as positions into ``jobs``. Holds the batch's radix tree (lpm, dfs-weight) and one
+    int per request, never the requests themselves."""
+    n = len(jobs)
     if policy == "fcfs":
-        return list(jobs)
+        return list(range(n))
     if policy == "lpm":
-        return sorted(jobs, key=lambda j: (j.namespace, memoryview(j.key).cast("I").tolist()))
+        return _offline_walk(jobs, heaviest_first=False)
     if policy == "dfs-weight":
-        return _offline_dfs(jobs)
+        return _offline_walk(jobs, heaviest_first=True)
     if policy == "lof":
-        return sorted(jobs, key=lambda j: -j.output_len)
+        outs = [j.output_len for j in jobs]
+        return sorted(range(n), key=lambda p: -outs[p])
     if policy == "random":
-        out = list(jobs)
+        out = list(range(n))
         random.Random(seed).shuffle(out)
         return out
     raise ValueError(f"unknown scheduling policy {policy!r}")
 
 
-def _offline_dfs(jobs: list[Job]) -> list[Job]:
-    """dfs-weight over the batch's radix tree: weight = requests through a node."""
+def _offline_walk(jobs: SequenceOf[Job], heaviest_first: bool) -> list[int]:
+    """A depth-first walk of the batch's radix tree (one per namespace).
+
+    ``heaviest_first`` (dfs-weight): weight = requests through a node, heavier children
+    first, a node's own requests after its children's, busier namespaces first. Otherwise
+    (lpm): the lexicographic order of the id sequences, that is children by their first id
+    and a node's own requests before its children's (a prefix sorts first), namespaces by
+    name; equal requests keep arrival order in both.
+    """
     trees: dict[str, RadixTree] = {}
-    ends: dict[int, list[Job]] = defaultdict(list)
-    for job in jobs:
+    ends: dict[int, list[int]] = defaultdict(list)
+    for pos, job in enumerate(jobs):
         tree = trees.get(job.namespace)
         if tree is None:
             tree = trees[job.namespace] = RadixTree(1)
         node, _ = tree.insert_node(job.key)
-        if node is tree.root:
-            ends[id(tree.root)].append(job)
-            continue
         # A later insert can split this node, but the lower part keeps its identity,
         # and the request ends at the end of that lower part.
-        ends[id(node)].append(job)
-    out: list[Job] = []
+        ends[id(node)].append(pos)
+    out: list[int] = []
+
     def requests_in(tree: RadixTree) -> int:
         return sum(k.count for k in (tree.root.children or {}).values())
 
-    for name in sorted(trees, key=lambda n: (-requests_in(trees[n]), n)):
-        tree = trees[name]
-        stack: list[tuple[Node, bool]] = [(tree.root, False)]
+    if heaviest_first:
+        names = sorted(trees, key=lambda n: (-requests_in(trees[n]), n))
+    else:
+        names = sorted(trees)
+    for name in names:
+        stack: list[tuple[Node, bool]] = [(trees[name].root, False)]
         while stack:
             node, expanded = stack.pop()
             if expanded:
                 out.extend(ends.get(id(node), ()))
                 continue
-            stack.append((node, True))
             kids = list((node.children or {}).values())
-            kids.sort(key=lambda k: -k.count)
+            if heaviest_first:
+                stack.append((node, True))
+                kids.sort(key=lambda k: -k.count)
+            else:
+                out.extend(ends.get(id(node), ()))
+                kids.sort(key=lambda k: int.from_bytes(k.key[:ITEM], sys.byteorder))
             for kid in reversed(kids):
                 stack.append((kid, False))
     assert len(out) == len(jobs)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import heapq
 import math
 import random
+from collections.abc import Sequence as SequenceOf
 from dataclasses import dataclass, field
 
 from advisor.simulate.cache import Lease, Pool
@@ -183,9 +184,10 @@ class Engine:
         self._dirty = True
 
 
-def serve(jobs: list[Job], pools: list[Pool], config: ServeConfig, warmup: float = 0.0,
+def serve(jobs: SequenceOf[Job], pools: list[Pool], config: ServeConfig, warmup: float = 0.0,
           router: Router | None = None) -> list[Engine]:
-    """Feed ``jobs`` (in arrival order) to one engine per pool; return the engines."""
+    """Feed ``jobs`` (in arrival order) to one engine per pool; return the engines.
+    A job is fetched when it arrives and held only while it waits or runs."""
     from advisor.simulate.replay import warmup_count
 
     skip = warmup_count(len(jobs), warmup)

@@ -19,7 +19,7 @@ from array import array
 
 from advisor.errors import AdvisorError
 from advisor.radix import pack
-from advisor.simulate.model import Job
+from advisor.simulate.jobs import JobStore
 
 SYSTEM_TOKENS = 2000
 TOOLS_TOKENS = 300
@@ -74,7 +74,7 @@ def _section(encode, rng: random.Random, title: str, tokens: int) -> list[int]:
 
 
 def build_workload(name: str, requests: int | None = None, seed: int = 0,
-                   rate: float | None = None, output_len: int | None = None) -> list[Job]:
+                   rate: float | None = None, output_len: int | None = None) -> JobStore:
     """Jobs of the ``rag`` or ``scrambled`` seed workload, in arrival order."""
     if name not in ("rag", "scrambled"):
         raise AdvisorError(f"unknown --workload '{name}': use rag or scrambled")
@@ -91,7 +91,7 @@ def build_workload(name: str, requests: int | None = None, seed: int = 0,
     n = requests or int(WORKLOAD_DEFAULTS["requests"])
     lam = rate or float(WORKLOAD_DEFAULTS["rate"])
     out_len = output_len or int(WORKLOAD_DEFAULTS["output_len"])
-    jobs: list[Job] = []
+    jobs = JobStore()
     t = 0.0
     for i in range(n):
         doc = rng.randrange(DOCS)
@@ -100,6 +100,6 @@ def build_workload(name: str, requests: int | None = None, seed: int = 0,
         if name == "scrambled":
             rng.shuffle(parts)
         ids = array("I", bos + parts[0] + parts[1] + parts[2] + question)
-        jobs.append(Job(i, "tokens", pack(ids), len(ids), 1, t, out_len, None))
+        jobs.append("tokens", pack(ids), len(ids), 1, t, out_len)
         t += rng.expovariate(lam)
-    return jobs
+    return jobs.seal()
