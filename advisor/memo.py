@@ -18,6 +18,7 @@ import threading
 from array import array
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any, Callable
 
 from advisor.tokenizers import Tokenizer
 
@@ -62,7 +63,7 @@ class MemoEncoder:
             specials = sorted(tokenizer.special_tokens, key=len, reverse=True)
             self._split = re.compile("(" + "|".join(re.escape(s) for s in specials) + ")") if specials else None
             self._special_bytes = {s: array("I", [i]).tobytes() for s, i in tokenizer.special_tokens.items()}
-            self._ordinary = encoding.encode_ordinary
+            self._ordinary = ordinary_bytes(encoding)
 
     def encode(self, text: str) -> array:
         """Token ids of ``text`` (special tokens recognised), exactly as whole encoding."""
@@ -83,7 +84,7 @@ class MemoEncoder:
 
     def _piece(self, piece: str) -> bytes:
         if len(piece) < MIN_PIECE_CHARS:
-            return array("I", self._ordinary(piece)).tobytes()
+            return self._ordinary(piece)
         with self._lock:
             found = self._cache.get(piece)
             if found is not None:
@@ -91,7 +92,7 @@ class MemoEncoder:
                 self.stats.hits += 1
                 self.stats.hit_chars += len(piece)
                 return found
-        ids = array("I", self._ordinary(piece)).tobytes()
+        ids = self._ordinary(piece)
         with self._lock:
             self.stats.misses += 1
             self.stats.miss_chars += len(piece)
@@ -112,6 +113,25 @@ class MemoEncoder:
                     self.stats.entries -= 1
                     self.stats.evictions += 1
         return ids
+
+
+def ordinary_bytes(encoding: Any) -> Callable[[str], bytes]:
+    """``encoding.encode_ordinary`` returning packed native uint32 ids.
+
+    tiktoken's native core can hand its ids over as one uint32 buffer (the call its public
+    ``encode_to_numpy`` wraps) instead of a list of Python ints that we would pack again:
+    on Llama 3 text that is about a fifth less time per token than ``encode``, and it
+    releases the GIL the same way. With no special token allowed the core encodes the
+    text as ordinary text, as ``encode_ordinary`` does (the property tests check both).
+    Where a tiktoken release lacks the call, the list path is used.
+    """
+    core = getattr(encoding, "_core_bpe", None)
+    to_buffer = getattr(core, "encode_to_tiktoken_buffer", None)
+    if to_buffer is None:
+        ordinary = encoding.encode_ordinary
+        return lambda piece: array("I", ordinary(piece)).tobytes()
+    none: set[str] = set()
+    return lambda piece: bytes(to_buffer(piece, none))
 
 
 def _cost(key: str, ids: bytes) -> int:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from array import array
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from advisor.chat import Llama3Layout
-from advisor.memo import MemoEncoder
+from advisor.memo import MemoEncoder, ordinary_bytes
 from advisor.tokenizers import load_tokenizer
 from tests.conftest import DEMO_TRAFFIC
 
@@ -79,3 +80,20 @@ def test_memo_on_all_demo_traffic() -> None:
             checked += 1
     assert checked > 500
     assert memo.stats.hit_rate > 0.3
+
+
+class _ListOnly:
+    """An encoding without tiktoken's buffer call: the list fallback must agree."""
+
+    def __init__(self, encoding) -> None:
+        self.encode_ordinary = encoding.encode_ordinary
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(chunks, max_size=20))
+def test_buffer_encoding_equals_encode_ordinary(parts: list[str]) -> None:
+    text = "".join(parts)
+    enc = LLAMA.tiktoken_encoding
+    want = array("I", enc.encode_ordinary(text)).tobytes()
+    assert ordinary_bytes(enc)(text) == want
+    assert ordinary_bytes(_ListOnly(enc))(text) == want
