@@ -13,14 +13,16 @@ from array import array
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Protocol
 
 from advisor.chat import ChatRenderer
 from advisor.errors import AdvisorError
 from advisor.memo import MemoEncoder
-from advisor.prompt_templates import TemplateSet
 from advisor.tokenizers import Tokenizer
 from advisor.traffic import Request, Skip, iter_requests
+
+if TYPE_CHECKING:
+    from advisor.prompt_templates import PromptTemplate
 
 TOKEN_NAMESPACE = "tokens"
 BATCH = 64
@@ -47,13 +49,20 @@ class Sequence:
         return min(matched_ids * self.unit, self.prompt_tokens)
 
 
+class TemplateSource(Protocol):
+    """Prompt templates by name (``advisor.prompt_templates.TemplateSet``, or a wrapper
+    that loads one on first use)."""
+
+    def get(self, name: str) -> "PromptTemplate": ...
+
+
 @dataclass
 class Renderer:
     """Turns a request into text (or ids) the way the serving engine would."""
 
     tokenizer: Tokenizer
     chat: ChatRenderer
-    templates: TemplateSet | None = None
+    templates: "TemplateSource | None" = None
 
     def text_of(self, req: Request) -> str | None:
         """The text to tokenize, or None for records that carry ids already."""

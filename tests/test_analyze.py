@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.analyze import Analyzer
-from advisor.chat import Llama3Layout, load_chat_template
+from advisor.chat import Llama3Layout
+from advisor.chat_template import load_chat_template
 from advisor.commands.common import SkipLog, open_traffic
 from tests.conftest import DEMO_TRAFFIC, trace
 from tests.oracle import cached_tokens

@@ -89,3 +89,14 @@ def test_bad_tiktoken_file(tmp_path) -> None:
     path.write_text("this is not base64 ranks\n")
     with pytest.raises(AdvisorError, match="bad.tiktoken"):
         load_tokenizer(str(path))
+
+
+@pytest.mark.parametrize("package,relative", [("llama_models", "llama3/tokenizer.model"),
+                                               ("tiktoken_ext", "data/cl100k_base.tiktoken")])
+def test_read_ranks_equals_tiktokens_loader(package: str, relative: str) -> None:
+    from tiktoken.load import load_tiktoken_bpe
+
+    from advisor.tokenizers import _package_file, read_ranks
+
+    path = _package_file(package, relative, package)
+    assert read_ranks(path) == load_tiktoken_bpe(path)

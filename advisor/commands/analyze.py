@@ -11,7 +11,6 @@ from advisor.analyze import Analyzer, top_branches
 from advisor.cli import app
 from advisor.commands.common import SkipLog, check_format, emit_report, open_traffic, with_progress
 from advisor.console import log, out_console
-from advisor.diagnose import Diagnoser
 from advisor.memo import MemoEncoder
 from advisor.partition import run_partitioned
 from advisor.report import analysis as render
@@ -45,7 +44,11 @@ def analyze_command(
 
     # The diagnosis watches the same sequences on their way to the index (one pass).
     on = diagnose if diagnose is not None else not (workers or dask)
-    diagnoser = Diagnoser(load_tokenizer(tokenizer), diagnose_limit or None) if on else None
+    diagnoser = None
+    if on:
+        from advisor.diagnose import Diagnoser  # not imported by --no-diagnose runs
+
+        diagnoser = Diagnoser(load_tokenizer(tokenizer), diagnose_limit or None)
 
     def stream():
         seqs = open_traffic(traffic, tokenizer, chat_template, templates, block_size, skips, memo)

@@ -8,18 +8,20 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from advisor.chat import ChatRenderer, Llama3Layout, load_chat_template
+from advisor.chat import ChatRenderer, Llama3Layout
 from advisor.console import err_console, log, progress_enabled
 from advisor.errors import AdvisorError
 from advisor.memo import MemoEncoder
 from advisor.pipeline import Renderer, Sequence, sequences
-from advisor.prompt_templates import TemplateSet
 from advisor.tokenizers import load_tokenizer
 from advisor.traffic import Skip, check_paths
+
+if TYPE_CHECKING:
+    from advisor.prompt_templates import PromptTemplate, TemplateSet
 
 FORMATS = ("text", "json", "markdown")
 SHOWN_SKIPS = 20
@@ -58,7 +60,11 @@ def check_format(fmt: str, allowed: Iterable[str] = FORMATS) -> str:
 def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | None,
                   traffic: list[Path]) -> Renderer:
     tok = load_tokenizer(tokenizer)
-    chat: ChatRenderer = load_chat_template(chat_template, tok.bos_token) if chat_template else Llama3Layout()
+    chat: ChatRenderer = Llama3Layout()
+    if chat_template:
+        from advisor.chat_template import load_chat_template
+
+        chat = load_chat_template(chat_template, tok.bos_token)
     if templates is not None:
         if not templates.is_dir():
             raise AdvisorError(f"{templates}: templates folder not found")
@@ -70,7 +76,23 @@ def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | 
             for d in (p.parent, p.parent.parent):
                 if d not in dirs:
                     dirs.append(d)
-    return Renderer(tokenizer=tok, chat=chat, templates=TemplateSet(dirs))
+    return Renderer(tokenizer=tok, chat=chat, templates=TemplatesOnFirstUse(dirs))
+
+
+class TemplatesOnFirstUse:
+    """The prompt templates of ``folders``, loaded when a ``template`` record first asks:
+    traffic without such records never imports Jinja2 and YAML."""
+
+    def __init__(self, folders: list[Path]) -> None:
+        self.folders = folders
+        self._set: "TemplateSet | None" = None
+
+    def get(self, name: str) -> "PromptTemplate":
+        if self._set is None:
+            from advisor.prompt_templates import TemplateSet
+
+            self._set = TemplateSet(self.folders)
+        return self._set.get(name)
 
 
 def open_traffic(paths: list[Path], tokenizer: str, chat_template: Path | None, templates: Path | None,
