@@ -24,6 +24,7 @@ from advisor.tokenizers import Tokenizer
 
 MIN_PIECE_CHARS = 32  # shorter pieces encode faster than a cache round trip pays back
 DEFAULT_BUDGET_BYTES = 256 * 1024 * 1024
+SHORT_LIMIT = 65_536  # short pieces kept without LRU (a few MB at most)
 SEEN_LIMIT = 1_000_000  # hashes of pieces seen once (~60 MB at most)
 
 
@@ -57,6 +58,7 @@ class MemoEncoder:
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, bytes] = OrderedDict()
         self._seen: set[int] = set()
+        self._short: dict[str, bytes] = {}
         encoding = tokenizer.tiktoken_encoding
         self.exact = encoding is not None
         if encoding is not None:
@@ -84,7 +86,15 @@ class MemoEncoder:
 
     def _piece(self, piece: str) -> bytes:
         if len(piece) < MIN_PIECE_CHARS:
-            return self._ordinary(piece)
+            # Role names and blank lines between specials: a few distinct strings that
+            # every request repeats; a plain dict beats a call into the encoder.
+            found = self._short.get(piece)
+            if found is None:
+                found = self._ordinary(piece)
+                if len(self._short) >= SHORT_LIMIT:
+                    self._short.clear()
+                self._short[piece] = found
+            return found
         with self._lock:
             found = self._cache.get(piece)
             if found is not None:

@@ -194,9 +194,14 @@ def parse_record(obj: Any, source: str, line: int, block_size: int = 512) -> Req
     )
 
 
+READ_BUFFER = 1 << 20
+
+
 def _open(path: Path) -> BinaryIO:
     try:
-        raw = path.open("rb")
+        # A large buffer: with the default 8 KiB every prompt-sized line is a read call,
+        # and each call gives up the GIL, which the encoding threads then hold on to.
+        raw = path.open("rb", buffering=READ_BUFFER)
     except IsADirectoryError:
         raise AdvisorError(f"{path}: is a folder, not a traffic file")
     except OSError as exc:
