@@ -13,29 +13,32 @@ Run: .venv/bin/python bench/huge_log_bench.py [--sizes 20000,60000,200000] [--ki
      .venv/bin/python bench/huge_log_bench.py --sizes 100000,300000,1000000   # the 2 GB case
 
 Figures of the recorded runs (2026-11-29; 2 cores shared with other work, children at
-nice 5; --kind ids; simulate with --capacity-tokens 2000000, replay mode, branch-LRU).
-"analyze" is the default run (diagnosis of the first 50,000 requests, since bca2dcd);
-"analyze, full diagnosis" is the run before that change, which diagnosed every request:
+nice 5; --kind ids; simulate with --capacity-tokens 2000000, replay mode, branch-LRU, plus
+its unlimited-capacity ceiling run). "analyze" is the default run (diagnosis of the first
+50,000 requests); "simulate, jobs in memory" is simulate before the job store (461da61),
+when every request's packed ids stayed in memory as a job:
 
-    requests     input    command                   wall s   peak RSS MiB
-      100,000   188 MB    analyze                     20.6            511
-      100,000   188 MB    analyze --no-diagnose        9.6            152
-      100,000   188 MB    analyze, full diagnosis     32.8            847
-      100,000   188 MB    simulate                    15.6            305
-      300,000   564 MB    analyze                     29.7            623
-      300,000   564 MB    analyze --no-diagnose       30.8            266
-      300,000   564 MB    analyze, full diagnosis     90.5          2,035
-      300,000   564 MB    simulate                    38.9            709
-    1,000,000  1.88 GB    analyze                     93.0            976
-    1,000,000  1.88 GB    analyze --no-diagnose      104.4            619
-    1,000,000  1.88 GB    analyze, full diagnosis    333.5          4,405
-    1,000,000  1.88 GB    simulate                   161.6          2,112
+    requests     input    command                      wall s   peak RSS MiB
+      100,000   188 MB    analyze                        20.6            511
+      100,000   188 MB    analyze --no-diagnose           8.5            152
+      100,000   188 MB    simulate                        9.7            158
+      100,000   188 MB    simulate, jobs in memory       15.6            305
+      300,000   564 MB    analyze                        29.7            623
+      300,000   564 MB    analyze --no-diagnose          28.2            266
+      300,000   564 MB    simulate                       34.1            278
+      300,000   564 MB    simulate, jobs in memory       38.9            709
+    1,000,000  1.88 GB    analyze                        93.0            976
+    1,000,000  1.88 GB    analyze --no-diagnose          98.1            619
+    1,000,000  1.88 GB    simulate                      139.8            647
+    1,000,000  1.88 GB    simulate, jobs in memory      161.6          2,112
 
-Peak RSS grows ~275 MiB per GB of input for analyze, with or without the (now bounded)
-diagnosis: that is the radix tree (the ~43 unique tokens a request adds, plus ~100 MiB of
-interpreter and tokenizer); the diagnosis adds a fixed ~360 MiB. Diagnosing every request
-grew ~2.1 GiB per GB. simulate grows ~1.1 GiB per GB: it keeps every request's packed ids
-as a job for replay. Time is linear in the input.
+Peak RSS grows ~275-300 MiB per GB of input for analyze and now for simulate alike: that
+is the radix tree (the ~43 unique tokens a request adds, ~5 B each with its nodes, plus
+~100 MiB of interpreter and tokenizer); the bounded diagnosis adds a fixed ~360 MiB.
+simulate keeps ~40 B of metadata per request in arrays and its packed ids in an unlinked
+temporary file (~1.2 KB a request on disk, read back per run), so its peak is the largest
+tree it builds: the unlimited-capacity ceiling, the same tree analyze builds. Time is
+linear in the input.
 """
 
 from __future__ import annotations
