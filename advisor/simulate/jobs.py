@@ -16,6 +16,7 @@ import tempfile
 from array import array
 from typing import Iterable, Iterator
 
+from advisor.errors import AdvisorError
 from advisor.simulate.model import Job
 
 FLUSH_BYTES = 1 << 20
@@ -30,7 +31,10 @@ class JobStore:
     """
 
     def __init__(self) -> None:
-        self._file = tempfile.TemporaryFile(prefix="advisor-jobs-")
+        try:
+            self._file = tempfile.TemporaryFile(prefix="advisor-jobs-")
+        except OSError as exc:
+            raise _spill_error(exc)
         self._pending = bytearray()
         self._size = 0
         self._offset = array("q")
@@ -71,7 +75,12 @@ class JobStore:
 
     def _flush(self) -> None:
         if self._pending:
-            os.pwrite(self._file.fileno(), self._pending, self._size)
+            try:
+                written = os.pwrite(self._file.fileno(), self._pending, self._size)
+            except OSError as exc:
+                raise _spill_error(exc)
+            if written != len(self._pending):
+                raise _spill_error(OSError(28, "short write, the disk may be full"))
             self._size += len(self._pending)
             self._pending = bytearray()
 
@@ -124,6 +133,11 @@ class JobStore:
     def has_token_traffic(self) -> bool:
         """Whether any request is token ids (one element per token) rather than blocks."""
         return 1 in self._unit
+
+
+def _spill_error(exc: OSError) -> AdvisorError:
+    return AdvisorError(f"cannot keep the requests in a temporary file in {tempfile.gettempdir()} "
+                        f"({exc.strerror or exc}): point TMPDIR at a folder with room")
 
 
 def _intern(value: str, table: dict[str, int], values: list[str]) -> int:

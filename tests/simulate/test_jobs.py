@@ -3,13 +3,16 @@ orders computed from the batch's radix tree instead of from the requests themsel
 
 from __future__ import annotations
 
+import os
 import random
+import tempfile
 from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from advisor.errors import AdvisorError
 from advisor.radix import pack
 from advisor.simulate.inputs import to_jobs
 from advisor.simulate.jobs import JobStore, job_store
@@ -105,3 +108,27 @@ def test_dfs_weight_order_keeps_equal_prefixes_together(requests):
     for p in {tuple(x[:k]) for x in requests for k in range(1, len(x) + 1)}:
         at = [n for n, i in enumerate(order) if tuple(requests[i][: len(p)]) == p]
         assert at == list(range(at[0], at[0] + len(at)))
+
+
+def test_spill_file_is_never_visible(tmp_path, monkeypatch):
+    """The spill file is unlinked from the start: an interrupt leaves nothing behind."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    store = job_store(token_jobs(2))
+    assert len(store) == 120 and store[5].key
+    assert os.listdir(tmp_path) == []
+
+
+def test_spill_failure_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing"))
+    with pytest.raises(AdvisorError, match="TMPDIR"):
+        JobStore()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    store = JobStore()
+
+    def full(*args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "pwrite", full)
+    store.append("tokens", b"\0" * 8, 2, 1)
+    with pytest.raises(AdvisorError, match="No space left on device"):
+        store.seal()
