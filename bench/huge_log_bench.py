@@ -35,7 +35,7 @@ when every request's packed ids stayed in memory as a job:
 Peak RSS grows ~275-300 MiB per GB of input for analyze and now for simulate alike: that
 is the radix tree (the ~43 unique tokens a request adds, ~5 B each with its nodes, plus
 ~100 MiB of interpreter and tokenizer); the bounded diagnosis adds a fixed ~360 MiB.
-simulate keeps ~40 B of metadata per request in arrays and its packed ids in an unlinked
+simulate keeps ~46 B of metadata per request in arrays and its packed ids in an unlinked
 temporary file (~1.2 KB a request on disk, read back per run), so its peak is the largest
 tree it builds: the unlimited-capacity ceiling, the same tree analyze builds. Time is
 linear in the input.

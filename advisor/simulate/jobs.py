@@ -2,7 +2,7 @@
 
 A simulation replays the same requests several times (every policy, the capacity
 ceiling, a sweep), so they must be kept; kept as ``Job`` objects with their packed ids,
-a 2 GB log needed ~2 GiB of memory on top of the pools' trees. The store keeps ~40
+a 2 GB log needed ~2 GiB of memory on top of the pools' trees. The store keeps ~46
 bytes of metadata per request in arrays and spills the packed ids to an anonymous
 temporary file (already unlinked, so an interrupt leaves nothing behind), then hands
 out one fresh ``Job`` per access. A job, its key and whatever a pool memoizes on it are
