@@ -38,7 +38,9 @@ is the radix tree (the ~43 unique tokens a request adds, ~5 B each with its node
 simulate keeps ~46 B of metadata per request in arrays and its packed ids in an unlinked
 temporary file (~1.2 KB a request on disk, read back per run), so its peak is the largest
 tree it builds: the unlimited-capacity ceiling, the same tree analyze builds. Time is
-linear in the input.
+linear in the input. With `--policy fcfs,lpm,dfs-weight` (replay orders computed from the
+batch's own radix tree, never from the requests in memory): 100,000 requests 25.3 s and
+187 MiB, 300,000 requests 78.9 s and 344 MiB.
 """
 
 from __future__ import annotations
