@@ -44,8 +44,8 @@ COMMAND_MODULES = {
 def _register_commands(argv: list[str]) -> None:
     # Imported for their side effect: each module decorates its commands onto ``app``.
     # Help, no command or an unknown one: all of them, so typer can list them all.
-    name = next((a for a in argv if not a.startswith("-")), None)
-    module = COMMAND_MODULES.get(name or "")
+    # The group takes no options but --help, so the command is the first argument.
+    module = COMMAND_MODULES.get(argv[0]) if argv else None
     modules = dict.fromkeys(COMMAND_MODULES.values()) if module is None else [module]
     for m in modules:
         importlib.import_module(f"advisor.commands.{m}")
