@@ -16,6 +16,13 @@ from advisor.commands import common
 from tests.robustness.conftest import GOOD_LINE, TRAFFIC_COMMANDS, check_stderr
 
 
+def _default_sigint() -> None:
+    # A shell starts background jobs (`make test &`, CI wrappers) with SIGINT ignored, and
+    # Python keeps an inherited SIG_IGN, as a background job should; the command under
+    # test must see Ctrl-C the way it does in a terminal.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _argv(command: str, traffic: Path, output: Path) -> list[str]:
     if command == "report":
         return ["report", "-t", str(traffic), "-o", str(output)]
@@ -33,7 +40,7 @@ def test_sigint_while_reading_leaves_no_output(command, tmp_path):
     output = out_dir / "result.json"
     proc = subprocess.Popen([sys.executable, "-m", "advisor", *_argv(command, fifo, output)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "ADVISOR_NO_PROGRESS": "1"})
+                            env={**os.environ, "ADVISOR_NO_PROGRESS": "1"}, preexec_fn=_default_sigint)
     try:
         with fifo.open("w") as writer:  # blocks until the command opens the FIFO
             writer.write(GOOD_LINE * 300)
@@ -98,7 +105,8 @@ def test_ctrl_c_to_the_process_group_with_workers(tmp_path):
     output = tmp_path / "out.json"
     proc = subprocess.Popen([sys.executable, "-m", "advisor", "analyze", str(fifo), "-f", "json", "-o", str(output),
                              "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "ADVISOR_NO_PROGRESS": "1"}, start_new_session=True)
+                            env={**os.environ, "ADVISOR_NO_PROGRESS": "1"}, start_new_session=True,
+                            preexec_fn=_default_sigint)
     try:
         with fifo.open("w") as writer:
             writer.write(GOOD_LINE * 2000)
