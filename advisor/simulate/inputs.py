@@ -8,8 +8,8 @@ from typing import Iterable
 
 from advisor.errors import AdvisorError
 from advisor.pipeline import Sequence
-from advisor.radix import pack
 from advisor.simulate.jobs import JobStore
+from advisor.simulate.model import Job
 
 # A relative trace spanning more than this many "seconds" is taken to be in ms: ten
 # hours of seconds is a long trace, ten hours of ms (36 s) a short one.
@@ -47,16 +47,13 @@ def to_jobs(seqs: Iterable[Sequence], output_len: int | None = None, rate: float
     store = JobStore()
     stamps = array("d")
     have_stamps = True
-    for s in seqs:
-        req = s.request
-        out = req.output_length if req.output_length is not None else output_len
-        ids = s.ids if isinstance(s.ids, array) else array("I", s.ids)
-        store.append(s.namespace, pack(ids), s.prompt_tokens, s.unit, 0.0,
-                     max(1, int(out if out is not None else 1)), req.tenant)
-        if req.timestamp is None:
+    for i, s in enumerate(seqs):
+        store.add(Job.from_sequence(i, s, 0.0, output_len))
+        stamp = s.request.timestamp
+        if stamp is None:
             have_stamps = False
         elif have_stamps:
-            stamps.append(float(req.timestamp))
+            stamps.append(float(stamp))
     store.seal()
     have_stamps = have_stamps and len(store) > 0
     if rate is not None:

@@ -99,15 +99,24 @@ def scrambled(n: int, canonical: bool, seed: int = 2) -> list[dict]:
     return out
 
 
+def profile_prompt() -> tuple[str, str]:
+    """The static system prompt around a customer profile: (head, tail)."""
+    head = "You are Juniper, the assistant of Tallyfold.\n\n" + static_text("profile-head", 5)
+    return head, static_text("profile-tail", 9)
+
+
+def customer_profile(rng: random.Random) -> str:
+    return (f"Customer profile:\nName: {rng.choice(FIRST)} {rng.choice(LAST)}\n"
+            f"Company: {rng.choice(COMPANIES)}\nPlan: {rng.choice(PLANS)}")
+
+
 def profile_chat(n: int, defect: bool = True, seed: int = 3) -> list[dict]:
     """The user's profile in the middle of a long system prompt."""
     rng = random.Random(seed)
-    head = "You are Juniper, the assistant of Tallyfold.\n\n" + static_text("profile-head", 5)
-    tail = static_text("profile-tail", 9)
+    head, tail = profile_prompt()
     out = []
     for _ in range(n):
-        profile = (f"Customer profile:\nName: {rng.choice(FIRST)} {rng.choice(LAST)}\n"
-                   f"Company: {rng.choice(COMPANIES)}\nPlan: {rng.choice(PLANS)}")
+        profile = customer_profile(rng)
         q = question(rng)
         if defect:
             system, user = f"{head}\n\n{profile}\n\n{tail}", q
@@ -147,12 +156,10 @@ def profile_multiturn(conversations: int, turns: int, defect: bool = True, seed:
     """A profile fixed per conversation, in the middle of the system prompt (defect) or at
     its end (fixed), with histories growing turn by turn."""
     rng = random.Random(seed)
-    head = "You are Juniper, the assistant of Tallyfold.\n\n" + static_text("profile-head", 5)
-    tail = static_text("profile-tail", 9)
+    head, tail = profile_prompt()
     histories = []
     for _ in range(conversations):
-        profile = (f"Customer profile:\nName: {rng.choice(FIRST)} {rng.choice(LAST)}\n"
-                   f"Company: {rng.choice(COMPANIES)}\nPlan: {rng.choice(PLANS)}")
+        profile = customer_profile(rng)
         system = f"{head}\n\n{profile}\n\n{tail}" if defect else f"{head}\n\n{tail}\n\n{profile}"
         histories.append([{"role": "system", "content": system}])
     out = []
