@@ -12,19 +12,19 @@ from pathlib import Path
 from typing import Any
 
 from advisor import __version__
-from advisor.analyze import Analyzer, top_branches
+from advisor.index.analyze import Analyzer, top_branches
 from advisor.commands.common import SkipLog, make_renderer
 from advisor.cost import estimate_cost, resolve_gpu, resolve_model
-from advisor.diagnose import Diagnoser
+from advisor.diagnose.detect import Diagnoser
 from advisor.errors import AdvisorError
-from advisor.memo import MemoEncoder
-from advisor.pipeline import Sequence, sequences
-from advisor.prescribe import prescribe
+from advisor.ingest.memo import MemoEncoder
+from advisor.ingest.pipeline import Sequence, sequences
+from advisor.prescribe.actions import prescribe
 from advisor.simulate.inputs import to_jobs
 from advisor.simulate.runner import (
     BlockIndexes, RunResult, RunSpec, parse_budget, run, serve_metrics, starvation_findings, sweep_capacities,
 )
-from advisor.traffic import check_paths
+from advisor.ingest.traffic import check_paths
 
 CACHE_AWARE = "lpm"
 HOSTED_MINIMUMS = (

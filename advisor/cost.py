@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from advisor.errors import AdvisorError
-from advisor.safe_yaml import safe_load
+from advisor.ingest.safe_yaml import safe_load
 
 GIB = 1 << 30
 MIB = 1 << 20

@@ -24,11 +24,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from advisor.analyze import Analyzer  # noqa: E402
-from advisor.chat import Llama3Layout  # noqa: E402
+from advisor.index.analyze import Analyzer  # noqa: E402
+from advisor.ingest.chat import Llama3Layout  # noqa: E402
 from advisor.commands.common import SkipLog, open_traffic  # noqa: E402
-from advisor.radix import RadixTree  # noqa: E402
-from advisor.tokenizers import load_tokenizer  # noqa: E402
+from advisor.index.radix import RadixTree  # noqa: E402
+from advisor.ingest.tokenizers import load_tokenizer  # noqa: E402
 
 
 def naive_trie(requests: list[list[int]]) -> int:

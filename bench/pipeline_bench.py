@@ -30,8 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from advisor.chat import Llama3Layout  # noqa: E402
-from advisor.tokenizers import load_tokenizer  # noqa: E402
+from advisor.ingest.chat import Llama3Layout  # noqa: E402
+from advisor.ingest.tokenizers import load_tokenizer  # noqa: E402
 
 ADVISOR = [sys.executable, "-m", "advisor"]
 ROUNDS = 5
@@ -119,7 +119,7 @@ def tiktoken_alone(records: list[dict]) -> tuple[float, int]:
 
 TIKTOKEN_PROCESS = (
     "import json, os, sys, time, tiktoken\n"
-    "from advisor.tokenizers import read_ranks, _package_file, LLAMA3_PATTERN\n"
+    "from advisor.ingest.tokenizers import read_ranks, _package_file, LLAMA3_PATTERN\n"
     "ranks = read_ranks(_package_file('llama_models', 'llama3/tokenizer.model', 'llama-models'))\n"
     "specials = {t: len(ranks) + i for i, t in enumerate(json.loads(sys.argv[2]))}\n"
     "enc = tiktoken.Encoding(name='llama3', pat_str=LLAMA3_PATTERN, mergeable_ranks=ranks, special_tokens=specials)\n"

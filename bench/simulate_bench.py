@@ -18,7 +18,7 @@ import time
 from array import array
 from pathlib import Path
 
-from advisor.radix import pack
+from advisor.index.radix import pack
 from advisor.simulate.model import Job
 from advisor.simulate.runner import RunSpec, run
 

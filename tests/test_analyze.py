@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from advisor.analyze import Analyzer
-from advisor.chat import Llama3Layout
-from advisor.chat_template import load_chat_template
+from advisor.index.analyze import Analyzer
+from advisor.ingest.chat import Llama3Layout
+from advisor.ingest.chat_template import load_chat_template
 from advisor.commands.common import SkipLog, open_traffic
 from tests.conftest import DEMO_TRAFFIC, trace
 from tests.oracle import cached_tokens
@@ -191,7 +191,7 @@ def test_percentiles_match_nearest_rank_on_sorted_ratios() -> None:
     import math
     import random
 
-    from advisor.analyze import HIST_BINS
+    from advisor.index.analyze import HIST_BINS
 
     rng = random.Random(5)
     analyzer = Analyzer(1)

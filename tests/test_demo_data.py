@@ -52,7 +52,7 @@ def rendered(gen):
 
 @pytest.fixture(scope="module")
 def tok():
-    from advisor.tokenizers import load_tokenizer
+    from advisor.ingest.tokenizers import load_tokenizer
 
     return load_tokenizer("llama3")
 
@@ -166,7 +166,7 @@ def test_rag_templated_matches_rag_template(gen):
 
 
 def test_rag_templated_renders_with_the_advisor_template_set(gen):
-    prompt_templates = pytest.importorskip("advisor.prompt_templates")
+    prompt_templates = pytest.importorskip("advisor.ingest.prompt_templates")
     templates = prompt_templates.TemplateSet([TEMPLATES])
     rag_system = system_of(read("rag_tools.jsonl")[0])
     for r in read("rag_templated.jsonl")[:5]:

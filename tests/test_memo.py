@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from advisor.chat import Llama3Layout
-from advisor.memo import MemoEncoder, ordinary_bytes
-from advisor.tokenizers import load_tokenizer
+from advisor.ingest.chat import Llama3Layout
+from advisor.ingest.memo import MemoEncoder, ordinary_bytes
+from advisor.ingest.tokenizers import load_tokenizer
 from tests.conftest import DEMO_TRAFFIC
 
 LLAMA = load_tokenizer("llama3")

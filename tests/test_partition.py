@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from advisor.analyze import Analyzer
+from advisor.index.analyze import Analyzer
 from advisor.commands.common import SkipLog, open_traffic
-from advisor.partition import PartitionedRun, PartitionIndexer
+from advisor.index.partition import PartitionedRun, PartitionIndexer
 from tests.conftest import DEMO_TRAFFIC, trace
 
 NUMBERS = ("requests", "prompt_tokens", "cached_tokens", "prefill_tokens", "hit_rate", "tree_tokens",

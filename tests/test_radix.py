@@ -7,7 +7,7 @@ from array import array
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from advisor.radix import RadixTree, pack, unpack
+from advisor.index.radix import RadixTree, pack, unpack
 from tests.oracle import cached_tokens
 
 # Small alphabets make long shared prefixes and many splits likely.

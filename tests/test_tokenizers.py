@@ -7,7 +7,7 @@ import json
 import pytest
 
 from advisor.errors import AdvisorError
-from advisor.tokenizers import load_tokenizer
+from advisor.ingest.tokenizers import load_tokenizer
 
 SAMPLES = [
     "Hello world",
@@ -96,7 +96,7 @@ def test_bad_tiktoken_file(tmp_path) -> None:
 def test_read_ranks_equals_tiktokens_loader(package: str, relative: str) -> None:
     from tiktoken.load import load_tiktoken_bpe
 
-    from advisor.tokenizers import _package_file, read_ranks
+    from advisor.ingest.tokenizers import _package_file, read_ranks
 
     path = _package_file(package, relative, package)
     assert read_ranks(path) == load_tiktoken_bpe(path)

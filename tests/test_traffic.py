@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from advisor.errors import AdvisorError
-from advisor.traffic import Skip, iter_file
+from advisor.ingest.traffic import Skip, iter_file
 
 
 def write(tmp_path: Path, name: str, lines: list[str | bytes]) -> Path:

@@ -7,14 +7,14 @@ from typing import List, Optional
 
 import typer
 
-from advisor.analyze import Analyzer, top_branches
+from advisor.index.analyze import Analyzer, top_branches
 from advisor.cli import app
 from advisor.commands.common import SkipLog, check_format, emit_report, open_traffic, with_progress
 from advisor.console import log, out_console
-from advisor.memo import MemoEncoder
-from advisor.partition import run_partitioned
+from advisor.ingest.memo import MemoEncoder
+from advisor.index.partition import run_partitioned
 from advisor.report import analysis as render
-from advisor.tokenizers import load_tokenizer
+from advisor.ingest.tokenizers import load_tokenizer
 
 
 @app.command("analyze")
@@ -46,7 +46,7 @@ def analyze_command(
     on = diagnose if diagnose is not None else not (workers or dask)
     diagnoser = None
     if on:
-        from advisor.diagnose import Diagnoser  # not imported by --no-diagnose runs
+        from advisor.diagnose.detect import Diagnoser  # not imported by --no-diagnose runs
 
         diagnoser = Diagnoser(load_tokenizer(tokenizer), diagnose_limit or None)
 

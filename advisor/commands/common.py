@@ -12,16 +12,16 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from advisor.chat import ChatRenderer, Llama3Layout
+from advisor.ingest.chat import ChatRenderer, Llama3Layout
 from advisor.console import err_console, log, progress_enabled
 from advisor.errors import AdvisorError
-from advisor.memo import MemoEncoder
-from advisor.pipeline import Renderer, Sequence, sequences
-from advisor.tokenizers import load_tokenizer
-from advisor.traffic import Skip, check_paths
+from advisor.ingest.memo import MemoEncoder
+from advisor.ingest.pipeline import Renderer, Sequence, sequences
+from advisor.ingest.tokenizers import load_tokenizer
+from advisor.ingest.traffic import Skip, check_paths
 
 if TYPE_CHECKING:
-    from advisor.prompt_templates import PromptTemplate, TemplateSet
+    from advisor.ingest.prompt_templates import PromptTemplate, TemplateSet
 
 FORMATS = ("text", "json", "markdown")
 SHOWN_SKIPS = 20
@@ -62,7 +62,7 @@ def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | 
     tok = load_tokenizer(tokenizer)
     chat: ChatRenderer = Llama3Layout()
     if chat_template:
-        from advisor.chat_template import load_chat_template
+        from advisor.ingest.chat_template import load_chat_template
 
         chat = load_chat_template(chat_template, tok.bos_token)
     if templates is not None:
@@ -89,7 +89,7 @@ class TemplatesOnFirstUse:
 
     def get(self, name: str) -> "PromptTemplate":
         if self._set is None:
-            from advisor.prompt_templates import TemplateSet
+            from advisor.ingest.prompt_templates import TemplateSet
 
             self._set = TemplateSet(self.folders)
         return self._set.get(name)

@@ -10,13 +10,13 @@ import typer
 from advisor.cli import app
 from advisor.commands.common import SkipLog, check_format, emit_report, make_renderer, open_traffic, with_progress
 from advisor.console import out_console
-from advisor.diagnose import Diagnoser
+from advisor.diagnose.detect import Diagnoser
 from advisor.errors import AdvisorError
-from advisor.memo import MemoEncoder
-from advisor.prescribe import prescribe
+from advisor.ingest.memo import MemoEncoder
+from advisor.prescribe.actions import prescribe
 from advisor.report import prescription as render
-from advisor.template_diff import template_diffs
-from advisor.tokenizers import load_tokenizer
+from advisor.prescribe.template_diff import template_diffs
+from advisor.ingest.tokenizers import load_tokenizer
 
 FORMATS = ("text", "json", "markdown", "diff")
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from advisor import safe_yaml
+from advisor.ingest import safe_yaml
 from advisor.errors import AdvisorError
 from advisor.lint.rule import SEVERITIES, Rule
 

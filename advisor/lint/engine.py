@@ -301,7 +301,7 @@ def fails(findings: list[Finding], fail_on: str) -> bool:
 
 
 def default_counter(spec: str) -> Callable[[str], int]:
-    from advisor.tokenizers import load_tokenizer
+    from advisor.ingest.tokenizers import load_tokenizer
 
     tokenizer = load_tokenizer(spec)
     return token_counter(tokenizer.encode)

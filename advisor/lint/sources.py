@@ -18,7 +18,7 @@ import yaml
 
 from advisor.errors import AdvisorError
 from advisor.lint.model import Piece
-from advisor.safe_yaml import safe_compose, safe_load
+from advisor.ingest.safe_yaml import safe_compose, safe_load
 
 JINJA_SUFFIXES = (".j2", ".jinja", ".jinja2", ".txt")
 DATA_SUFFIXES = (".yaml", ".yml", ".json")

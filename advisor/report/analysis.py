@@ -9,8 +9,8 @@ from rich.console import Console
 from rich.table import Table
 
 from advisor import __version__
-from advisor.analyze import Analysis, BranchInfo
-from advisor.traffic import Skip
+from advisor.index.analyze import Analysis, BranchInfo
+from advisor.ingest.traffic import Skip
 
 
 def _rate(value: float) -> float:

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from advisor import __version__
-from advisor.prescribe import Prescription
+from advisor.prescribe.actions import Prescription
 
 BAR = 40
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import heapq
 from typing import Callable
 
-from advisor.radix import ITEM, Node, RadixTree
+from advisor.index.radix import ITEM, Node, RadixTree
 from advisor.simulate.cache import Lease
 from advisor.simulate.model import HitRules, Job
 

@@ -7,7 +7,7 @@ from array import array
 from typing import Iterable
 
 from advisor.errors import AdvisorError
-from advisor.pipeline import Sequence
+from advisor.ingest.pipeline import Sequence
 from advisor.simulate.jobs import JobStore
 from advisor.simulate.model import Job
 

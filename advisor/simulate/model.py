@@ -6,9 +6,9 @@ import math
 from array import array
 from dataclasses import dataclass, field
 
-from advisor.analyze import TenantStats
-from advisor.pipeline import Sequence
-from advisor.radix import pack
+from advisor.index.analyze import TenantStats
+from advisor.ingest.pipeline import Sequence
+from advisor.index.radix import pack
 
 ENGINES = ("none", "sglang", "vllm")
 EVICTIONS = ("branch-lru", "block-lru", "lfu", "fifo")

@@ -27,7 +27,7 @@ import sys
 from collections import defaultdict
 from collections.abc import Sequence as SequenceOf
 
-from advisor.radix import ITEM, Node, RadixTree
+from advisor.index.radix import ITEM, Node, RadixTree
 from advisor.simulate.cache import Pool
 from advisor.simulate.model import Job
 

@@ -18,7 +18,7 @@ import random
 from array import array
 
 from advisor.errors import AdvisorError
-from advisor.radix import pack
+from advisor.index.radix import pack
 from advisor.simulate.jobs import JobStore
 
 SYSTEM_TOKENS = 2000
@@ -78,7 +78,7 @@ def build_workload(name: str, requests: int | None = None, seed: int = 0,
     """Jobs of the ``rag`` or ``scrambled`` seed workload, in arrival order."""
     if name not in ("rag", "scrambled"):
         raise AdvisorError(f"unknown --workload '{name}': use rag or scrambled")
-    from advisor.tokenizers import load_tokenizer
+    from advisor.ingest.tokenizers import load_tokenizer
 
     tok = load_tokenizer("llama3")
     encode = tok.encode

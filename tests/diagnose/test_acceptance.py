@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from advisor.chat import Llama3Layout
-from advisor.tokenizers import load_tokenizer
+from advisor.ingest.chat import Llama3Layout
+from advisor.ingest.tokenizers import load_tokenizer
 from tests.conftest import ROOT
 from tests.diagnose import workloads as W
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from advisor import blocks as blk
-from advisor.rewrite import cut_span, move_dynamic, reorder_text, sort_tools
-from advisor.traffic import parse_record
+from advisor.diagnose import blocks as blk
+from advisor.prescribe.rewrite import cut_span, move_dynamic, reorder_text, sort_tools
+from advisor.ingest.traffic import parse_record
 
 SECTION_A = "## Alpha\n\nAlpha section text that is long enough to count as a block."
 SECTION_B = "## Beta\n\nBeta section text that is long enough to count as a block.\n\nSecond paragraph of beta, also long."

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from advisor.analyze import Analyzer
+from advisor.index.analyze import Analyzer
 from advisor.commands.common import SkipLog, open_traffic
-from advisor.diagnose import Diagnoser
-from advisor.tokenizers import load_tokenizer
+from advisor.diagnose.detect import Diagnoser
+from advisor.ingest.tokenizers import load_tokenizer
 from tests.conftest import DEMO_TRAFFIC
 
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from advisor.spans import KINDS, classify, differing_range, expand
+from advisor.diagnose.spans import KINDS, classify, differing_range, expand
 
 
 @pytest.mark.parametrize("value,kind", [

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.errors import AdvisorError
-from advisor.radix import RadixTree
+from advisor.index.radix import RadixTree
 
 # ADVISOR_FUZZ_EXAMPLES=5000 for a deeper hunt than the suite's default.
 FUZZ = settings(max_examples=int(os.environ.get("ADVISOR_FUZZ_EXAMPLES", "150")), deadline=None,
@@ -108,7 +108,7 @@ def _brute_block_lru(requests: list[list[tuple[int, ...]]], capacity_blocks: int
 @given(st.lists(st.lists(st.integers(0, 3), min_size=1, max_size=6), min_size=1, max_size=30),
        st.integers(min_value=0, max_value=8))
 def test_block_lru_pool_against_brute_force(id_lists, extra):
-    from advisor.radix import pack
+    from advisor.index.radix import pack
     from advisor.simulate.block_lru import BlockIndex, BlockPool
     from advisor.simulate.model import HitRules, Job
 
@@ -132,7 +132,7 @@ def test_block_lru_pool_against_brute_force(id_lists, extra):
 
 
 def _drain(path: Path) -> tuple[int, int]:
-    from advisor.traffic import iter_file
+    from advisor.ingest.traffic import iter_file
 
     skips = []
     try:
@@ -186,7 +186,7 @@ def test_pipeline_on_arbitrary_records(records):
     """Records of every shape, through parsing, chat layout, templates and tokenizing:
     each is a Sequence or a skip, never another exception."""
     from advisor.commands.common import make_renderer
-    from advisor.pipeline import sequences
+    from advisor.ingest.pipeline import sequences
 
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
@@ -231,7 +231,7 @@ def test_lint_never_crashes(text, name):
 @FUZZ
 @given(template_text)
 def test_sandbox_raises_only_its_error(text):
-    from advisor.sandbox import LimitedSandbox, compile_untrusted, render_untrusted
+    from advisor.ingest.sandbox import LimitedSandbox, compile_untrusted, render_untrusted
 
     try:
         template = compile_untrusted(LimitedSandbox(), text, "t.j2")
@@ -259,7 +259,7 @@ def test_branch_pool_matches_what_it_holds(requests, page, extra, priority):
     """Under eviction, a request's match is its longest whole-page prefix among the
     sequences the pool still holds (brute force over the tree's leaf paths); the books
     balance; the request just served is held whole; the pool never overflows."""
-    from advisor.radix import pack
+    from advisor.index.radix import pack
     from advisor.simulate.branch_lru import BranchPool
     from advisor.simulate.model import HitRules, Job
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from advisor import safe_yaml
+from advisor.ingest import safe_yaml
 from tests.robustness.conftest import yaml_bomb
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from advisor.errors import AdvisorError
-from advisor.sandbox import LimitedSandbox, compile_untrusted, render_untrusted
+from advisor.ingest.sandbox import LimitedSandbox, compile_untrusted, render_untrusted
 from tests.robustness.conftest import GOOD_LINE, check_stderr
 
 REFUSED = "refused by the sandbox"

@@ -7,11 +7,11 @@ import random
 from array import array
 from pathlib import Path
 
-from advisor.pipeline import Sequence
-from advisor.radix import pack
+from advisor.ingest.pipeline import Sequence
+from advisor.index.radix import pack
 from advisor.simulate.cache import make_pool
 from advisor.simulate.model import HitRules, Job
-from advisor.traffic import Request
+from advisor.ingest.traffic import Request
 
 
 def token_jobs(seed: int = 0, n: int = 120, groups: int = 5, prefix: int = 70, tail: int = 30,

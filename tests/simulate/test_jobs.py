@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from advisor.errors import AdvisorError
-from advisor.radix import pack
+from advisor.index.radix import pack
 from advisor.simulate.inputs import to_jobs
 from advisor.simulate.jobs import JobStore, job_store
 from advisor.simulate.model import Job

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from advisor.radix import pack
+from advisor.index.radix import pack
 from advisor.simulate.model import HitRules, Job
 from tests.simulate.helpers import pool_hits
 

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from advisor.radix import pack
+from advisor.index.radix import pack
 from advisor.simulate.cache import make_pool
 from advisor.simulate.model import CostModel, HitRules, Job
 from advisor.simulate.runner import RunSpec, run

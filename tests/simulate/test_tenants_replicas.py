@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import random
 
-from advisor.radix import pack
+from advisor.index.radix import pack
 from advisor.simulate.model import Job
 from advisor.simulate.runner import RunSpec, parse_budget, run, starvation_findings
 from tests.simulate.helpers import write_jsonl

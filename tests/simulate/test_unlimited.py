@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.analyze import Analyzer
+from advisor.index.analyze import Analyzer
 from advisor.simulate.model import HitRules
 from advisor.simulate.runner import RunSpec, run
 from advisor.simulate.schedulers import offline_order

@@ -2,7 +2,7 @@
 
 The built-in layout is Llama 3's (``<|begin_of_text|>``, a header per message, ``<|eot_id|>``
 after each, then the assistant header as the generation prompt). A HuggingFace chat
-template can replace it (``advisor.chat_template``, which needs Jinja2; this module does
+template can replace it (``advisor.ingest.chat_template``, which needs Jinja2; this module does
 not, so the common case starts without importing it).
 """
 

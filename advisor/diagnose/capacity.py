@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from advisor.analyze import Analyzer
-from advisor.pipeline import TOKEN_NAMESPACE, Sequence
-from advisor.radix import pack
+from advisor.index.analyze import Analyzer
+from advisor.ingest.pipeline import TOKEN_NAMESPACE, Sequence
+from advisor.index.radix import pack
 from advisor.simulate.cache import make_pool
 from advisor.simulate.model import HitRules, Job
 

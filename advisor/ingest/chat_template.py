@@ -13,9 +13,9 @@ from typing import Any, Sequence
 from jinja2 import DictLoader
 from jinja2.exceptions import TemplateError
 
-from advisor.chat import BOS, _clock
+from advisor.ingest.chat import BOS, _clock
 from advisor.errors import AdvisorError
-from advisor.sandbox import LimitedSandbox, compile_untrusted, render_untrusted
+from advisor.ingest.sandbox import LimitedSandbox, compile_untrusted, render_untrusted
 
 
 def _raise_exception(message: str) -> None:

@@ -14,9 +14,9 @@ import json
 import re
 from typing import Any
 
-from advisor import blocks as blk
-from advisor.pipeline import Renderer
-from advisor.traffic import Request
+from advisor.diagnose import blocks as blk
+from advisor.ingest.pipeline import Renderer
+from advisor.ingest.traffic import Request
 
 
 def editable(req: Request, renderer: Renderer) -> Request | None:

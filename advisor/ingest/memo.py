@@ -20,7 +20,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from advisor.tokenizers import Tokenizer
+from advisor.ingest.tokenizers import Tokenizer
 
 MIN_PIECE_CHARS = 32  # shorter pieces encode faster than a cache round trip pays back
 DEFAULT_BUDGET_BYTES = 256 * 1024 * 1024

@@ -17,8 +17,8 @@ from jinja2 import FileSystemLoader
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from advisor.errors import AdvisorError
-from advisor.safe_yaml import YAMLError, error_line, error_reason, safe_compose, safe_load
-from advisor.sandbox import LimitedSandbox, compile_untrusted, render_untrusted
+from advisor.ingest.safe_yaml import YAMLError, error_line, error_reason, safe_compose, safe_load
+from advisor.ingest.sandbox import LimitedSandbox, compile_untrusted, render_untrusted
 
 TEXT_SUFFIXES = (".j2", ".jinja", ".jinja2", ".txt")
 MESSAGE_SUFFIXES = (".yaml", ".yml", ".prompty")

@@ -16,8 +16,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from advisor.radix import Node, RadixTree
-from advisor.spans import classify, differing_range, expand
+from advisor.index.radix import Node, RadixTree
+from advisor.diagnose.spans import classify, differing_range, expand
 
 ITEM = 4  # bytes per packed token id, as the radix tree stores them
 FULL_OBSERVATIONS = 64

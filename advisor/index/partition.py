@@ -21,9 +21,9 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Protocol
 
-from advisor.analyze import Analysis, Analyzer, RawBranch, TenantStats, raw_branches
+from advisor.index.analyze import Analysis, Analyzer, RawBranch, TenantStats, raw_branches
 from advisor.errors import AdvisorError
-from advisor.pipeline import Sequence
+from advisor.ingest.pipeline import Sequence
 
 DEFAULT_HEAD_TOKENS = 256
 CHUNK = 512

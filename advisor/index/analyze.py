@@ -13,8 +13,8 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from advisor.pipeline import TOKEN_NAMESPACE, Sequence
-from advisor.radix import RadixTree
+from advisor.ingest.pipeline import TOKEN_NAMESPACE, Sequence
+from advisor.index.radix import RadixTree
 
 
 HIST_BINS = 10_000

@@ -68,7 +68,7 @@ class Tokenizer:
     bos_id: int | None = None
     special_tokens: dict[str, int] = field(default_factory=dict, repr=False)
     # The underlying tiktoken Encoding, when there is one: its special-token split is what
-    # makes memoized tokenization exact (advisor.memo).
+    # makes memoized tokenization exact (advisor.ingest.memo).
     tiktoken_encoding: tiktoken.Encoding | None = field(default=None, repr=False, compare=False)
 
     def encode(self, text: str) -> list[int]:

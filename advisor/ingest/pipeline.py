@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Protocol
 
-from advisor.chat import ChatRenderer
+from advisor.ingest.chat import ChatRenderer
 from advisor.errors import AdvisorError
-from advisor.memo import MemoEncoder
-from advisor.tokenizers import Tokenizer
-from advisor.traffic import Request, Skip, iter_requests
+from advisor.ingest.memo import MemoEncoder
+from advisor.ingest.tokenizers import Tokenizer
+from advisor.ingest.traffic import Request, Skip, iter_requests
 
 if TYPE_CHECKING:
-    from advisor.prompt_templates import PromptTemplate
+    from advisor.ingest.prompt_templates import PromptTemplate
 
 TOKEN_NAMESPACE = "tokens"
 BATCH = 64
@@ -50,7 +50,7 @@ class Sequence:
 
 
 class TemplateSource(Protocol):
-    """Prompt templates by name (``advisor.prompt_templates.TemplateSet``, or a wrapper
+    """Prompt templates by name (``advisor.ingest.prompt_templates.TemplateSet``, or a wrapper
     that loads one on first use)."""
 
     def get(self, name: str) -> "PromptTemplate": ...

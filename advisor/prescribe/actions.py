@@ -1,6 +1,6 @@
 """What to change, and the hit rate after the change, measured rather than guessed.
 
-For each finding of the diagnosis there is one concrete fix (``advisor.rewrite``). Prescribe
+For each finding of the diagnosis there is one concrete fix (``advisor.prescribe.rewrite``). Prescribe
 applies it to every logged request, renders and tokenizes the rewritten requests exactly as
 the originals were, and re-runs the analysis: the hit rate after a fix is the hit rate of
 that rewritten traffic. Then all fixes together. The measured gains also give the loss
@@ -13,14 +13,14 @@ from array import array
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
-from advisor.analyze import Analyzer
-from advisor.diagnose import Attribution, Diagnosis, Finding
-from advisor.diagnose_capacity import cached_with_capacity, pin_candidate
+from advisor.index.analyze import Analyzer
+from advisor.diagnose.detect import Attribution, Diagnosis, Finding
+from advisor.diagnose.capacity import cached_with_capacity, pin_candidate
 from advisor.errors import AdvisorError
-from advisor.memo import MemoEncoder
-from advisor.pipeline import TOKEN_NAMESPACE, Renderer, Sequence
-from advisor.rewrite import LAST_USER, MESSAGE_END, editable, move_dynamic, reorder_blocks, sort_tools
-from advisor.traffic import Request
+from advisor.ingest.memo import MemoEncoder
+from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence
+from advisor.prescribe.rewrite import LAST_USER, MESSAGE_END, editable, move_dynamic, reorder_blocks, sort_tools
+from advisor.ingest.traffic import Request
 
 Fix = Callable[[Request], "Request | None"]
 
@@ -55,7 +55,7 @@ class Prescription:
     findings: list[Finding]
     attribution: Attribution
     not_rewritable: int = 0
-    diffs: list[Any] = field(default_factory=list)  # advisor.template_diff.TemplateDiff
+    diffs: list[Any] = field(default_factory=list)  # advisor.prescribe.template_diff.TemplateDiff
     page_size: int = 1
     capacity: int | None = None
 

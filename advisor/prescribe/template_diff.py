@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from advisor.diagnose import Diagnosis, Finding
-from advisor.rewrite import LAST_USER, MESSAGE_END, cut_span
+from advisor.diagnose.detect import Diagnosis, Finding
+from advisor.prescribe.rewrite import LAST_USER, MESSAGE_END, cut_span
 
 SUFFIXES = (".j2", ".jinja", ".jinja2", ".txt", ".yaml", ".yml", ".prompty")
 _USER_LINE = re.compile(r"^[ \t]*user[ \t]*:[ \t]*$", re.IGNORECASE | re.MULTILINE)

@@ -1,6 +1,6 @@
 """TR201 from traffic alone: the same content blocks recurring in different orders.
 
-Each request's text is cut into blocks (``advisor.blocks``) and hashed. Blocks present in
+Each request's text is cut into blocks (``advisor.diagnose.blocks``) and hashed. Blocks present in
 many requests are the shared content; where two of them come in one order in some requests
 and in the other order in others, the cache keeps one copy of every order instead of one
 copy of the content. Blocks that always follow each other are merged into one unit (a
@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from advisor import blocks as blk
+from advisor.diagnose import blocks as blk
 
 ITEM = 4  # bytes per packed token id
 # A permuted group needs two units that nearly every request of the group carries.

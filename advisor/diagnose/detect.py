@@ -4,7 +4,7 @@
 the traffic rules on it: TR101 dynamic content in shared prefixes (``diagnose_dynamic``),
 TR201 sections in varying order (``diagnose_order``), TR301 single-shot traffic. Its result
 also splits the uncached tokens into what a fix could save and what is unique anyway; those
-figures are estimates here, and ``advisor.prescribe`` replaces them with measured ones.
+figures are estimates here, and ``advisor.prescribe.actions`` replaces them with measured ones.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 from typing import Sequence as Sequence_
 
-from advisor.diagnose_dynamic import DynamicDetector, DynamicFinding, DynamicObservation
-from advisor.diagnose_order import OrderDetector, OrderFinding
-from advisor.pipeline import Sequence
-from advisor.tokenizers import Tokenizer
+from advisor.diagnose.dynamic import DynamicDetector, DynamicFinding, DynamicObservation
+from advisor.diagnose.order import OrderDetector, OrderFinding
+from advisor.ingest.pipeline import Sequence
+from advisor.ingest.tokenizers import Tokenizer
 
 RULES = {"TR101": "dynamic-content", "TR201": "section-order", "TR301": "low-reuse"}
 # Single-shot: below this hit rate, with nothing a template change could recover.

@@ -1,0 +1,1 @@
+"""Why hits are lost: dynamic spans, section order and capacity, read off the traffic's tokens."""

@@ -1,0 +1,1 @@
+"""Tokens to a radix tree: the index, the unlimited-capacity analysis, partitioning over workers."""

@@ -1,0 +1,1 @@
+"""Records to tokens: traffic files, prompt templates, chat rendering, the sandbox, tokenizers."""

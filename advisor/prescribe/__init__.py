@@ -1,0 +1,1 @@
+"""What to change: actions, the traffic rewritten by them, and template diffs."""
