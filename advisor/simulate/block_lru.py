@@ -17,9 +17,18 @@ from __future__ import annotations
 
 from array import array
 from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Hashable
 
-from advisor.simulate.cache import Lease
+from advisor.simulate.pool import Lease
 from advisor.simulate.model import HitRules, Job
+
+
+@dataclass(eq=False)
+class BlockLease(Lease):
+    """The blocks the request holds a reference on, in prompt order (freed tail first)."""
+
+    blocks: list[int] = field(default_factory=list)
 
 
 class BlockIndex:
@@ -77,6 +86,7 @@ class BlockPool:
         self.capacity = capacity
         self.rules = rules
         self.index = index
+        self.refreshes_waiting = False  # vLLM has no waiting-prefix refresh
         self._free: OrderedDict[int, int] = OrderedDict()  # block -> tokens; head = LRU
         self._ref: dict[int, int] = {}  # blocks in use -> reference count
         self._weight: dict[int, int] = {}  # blocks in use -> tokens
@@ -117,11 +127,12 @@ class BlockPool:
         key = blocks[hits - 1] if hits else self.index.root(job.namespace)
         return self._matched(job, hits), key
 
-    def parent_of(self, key: object) -> object | None:
-        k = int(key)  # type: ignore[call-overload]
+    def parent_of(self, key: Hashable) -> Hashable | None:
+        assert isinstance(key, int), key
+        k = key
         return None if k < 0 else self.index.parents[k]
 
-    def acquire(self, job: Job, reserve: int = 0, force: bool = False) -> Lease | None:
+    def acquire(self, job: Job, reserve: int = 0, force: bool = False) -> BlockLease | None:
         blocks = self.index.blocks(job)
         hits = self._hits(job, blocks)
         w = self.index.weight(job)
@@ -163,7 +174,7 @@ class BlockPool:
         # The blocks this request holds, in prompt order (freed tail first on release).
         held.extend(b for b in rest if b in ref)
         matched = self._matched(job, hits)
-        return Lease(job, matched, self.rules.hit(job, matched), transient, held)
+        return BlockLease(job, matched, self.rules.hit(job, matched), transient, held)
 
     def _take(self, b: int, w: int) -> None:
         free, ref = self._free, self._ref
@@ -180,7 +191,8 @@ class BlockPool:
 
     def release(self, lease: Lease) -> None:
         free, ref, weight = self._free, self._ref, self._weight
-        held: list[int] = lease.handle  # type: ignore[assignment]
+        assert isinstance(lease, BlockLease)
+        held = lease.blocks
         for b in reversed(held):
             r = ref.get(b)
             if r is None:
@@ -194,7 +206,7 @@ class BlockPool:
                 ref[b] = r - 1
         self.reserved -= lease.reserved
         lease.reserved = 0
-        lease.handle = []
+        lease.blocks = []
 
     def _evict(self, tokens: int) -> int:
         free = self._free

@@ -14,10 +14,11 @@ dropped and the node's fresh entry, pushed when it was re-stamped, decides inste
 from __future__ import annotations
 
 import heapq
-from typing import Callable
+from dataclasses import dataclass
+from typing import Callable, Hashable
 
 from advisor.index.radix import ITEM, Node, RadixTree
-from advisor.simulate.cache import Lease
+from advisor.simulate.pool import Lease
 from advisor.simulate.model import HitRules, Job
 
 # Priority of a leaf, smallest evicted first (SGLang mem_cache/evict_policy.py).
@@ -28,6 +29,14 @@ PRIORITIES: dict[str, Callable[[Node], object]] = {
 }
 
 
+@dataclass(eq=False)
+class BranchLease(Lease):
+    """The tree the request is in and the node it holds locked (its match, then its leaf)."""
+
+    tree: RadixTree | None = None
+    node: Node | None = None
+
+
 class BranchPool:
     """Whole-leaf eviction over one radix tree per namespace, one shared capacity."""
 
@@ -36,6 +45,7 @@ class BranchPool:
         self.rules = rules
         self.priority = priority
         self._key = PRIORITIES[priority]
+        self.refreshes_waiting = priority == "lru"
         self.trees: dict[str, RadixTree] = {}
         self._units: dict[int, int] = {}  # id(tree) -> tokens per tree element
         self.tree_tokens = 0  # tokens stored in the trees
@@ -96,11 +106,12 @@ class BranchPool:
             self._offer(touched, tree)
         return matched, (job.namespace if node is tree.root else node)
 
-    def parent_of(self, key: object) -> object | None:
+    def parent_of(self, key: Hashable) -> Hashable | None:
         """The node above ``key`` for dfs-weight; a namespace name stands for a root."""
         if isinstance(key, str):
             return None
-        parent = key.parent  # type: ignore[attr-defined]
+        assert isinstance(key, Node), key
+        parent = key.parent
         if parent is None or parent.parent is None:  # the root: its namespace name
             for name, tree in self.trees.items():
                 if tree.root is parent:
@@ -110,7 +121,7 @@ class BranchPool:
 
     # --- life cycle ----------------------------------------------------------------------
 
-    def acquire(self, job: Job, reserve: int = 0, force: bool = False) -> Lease | None:
+    def acquire(self, job: Job, reserve: int = 0, force: bool = False) -> BranchLease | None:
         tree = self._tree(job)
         node, matched, touched = tree.match_prefix(self._limit(job))
         self._offer(touched, tree)
@@ -132,8 +143,7 @@ class BranchPool:
                     tree.unlock(node)
                     self._offer(node, tree)
                     return None
-        lease = Lease(job, matched, cached, 0, node)
-        lease.extra["tree"] = tree
+        lease = BranchLease(job, matched, cached, 0, tree, node)
         # Never hold more than the pool has: a forced request too long for the pool keeps
         # only the prefix that fits (its insert is cut in ``commit``).
         if self.capacity is not None:
@@ -144,7 +154,8 @@ class BranchPool:
 
     def commit(self, lease: Lease) -> None:
         """Insert the prompt's whole pages; the request now holds its own leaf."""
-        tree: RadixTree = lease.extra["tree"]
+        assert isinstance(lease, BranchLease) and lease.tree is not None and lease.node is not None
+        tree = lease.tree
         job = lease.job
         unit = self._units[id(tree)]
         key = job.key
@@ -161,15 +172,15 @@ class BranchPool:
         took = min(added, lease.reserved)
         lease.reserved -= took
         self.reserved -= took
-        old: Node = lease.handle  # type: ignore[assignment]
+        old = lease.node
         tree.lock(leaf)
         tree.unlock(old)
         self._offer(old, tree)
-        lease.handle = leaf
+        lease.node = leaf
 
     def release(self, lease: Lease) -> None:
-        tree: RadixTree = lease.extra["tree"]
-        node: Node = lease.handle  # type: ignore[assignment]
+        assert isinstance(lease, BranchLease) and lease.tree is not None and lease.node is not None
+        tree, node = lease.tree, lease.node
         tree.unlock(node)
         self._offer(node, tree)
         self.reserved -= lease.reserved

@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Iterable
 from collections.abc import Sequence as SequenceOf
 
-from advisor.simulate.cache import Pool
+from advisor.simulate.pool import Pool
 from advisor.simulate.model import Job, Totals
 from advisor.simulate.router import Router
 

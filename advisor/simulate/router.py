@@ -15,7 +15,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from advisor.simulate.cache import Pool
+from advisor.simulate.pool import Pool
 from advisor.simulate.model import Job
 
 

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field, replace
 from advisor.errors import AdvisorError
 from advisor.simulate.block_lru import BlockIndex
 from advisor.simulate.branch_lru import BranchPool
-from advisor.simulate.cache import PartitionedPool, Pool, make_pool
+from advisor.simulate.cache import make_pool
+from advisor.simulate.pool import PartitionedPool, Pool
 from advisor.simulate.model import CostModel, HitRules, Job, Totals, percentile
 from advisor.simulate.replay import replay
 from advisor.simulate.router import Router

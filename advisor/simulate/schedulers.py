@@ -28,7 +28,7 @@ from collections import defaultdict
 from collections.abc import Sequence as SequenceOf
 
 from advisor.index.radix import ITEM, Node, RadixTree
-from advisor.simulate.cache import Pool
+from advisor.simulate.pool import Pool
 from advisor.simulate.model import Job
 
 LPM_MAX_WAITING = 128  # above this many waiting, lpm does not sort (SGLang)

@@ -34,7 +34,7 @@ import random
 from collections.abc import Sequence as SequenceOf
 from dataclasses import dataclass, field
 
-from advisor.simulate.cache import Lease, Pool
+from advisor.simulate.pool import Lease, Pool
 from advisor.simulate.model import CostModel, Job, Totals
 from advisor.simulate.router import Router
 from advisor.simulate.schedulers import order_waiting
@@ -122,7 +122,7 @@ class Engine:
         cfg = self.config
         self._passes += 1
         if (self._passes % REFRESH_EVERY == 0 and cfg.policy in ("fcfs", "lof", "random")
-                and getattr(self.pool, "priority", None) == "lru"):
+                and self.pool.refreshes_waiting):
             # SGLang's waiting-prefix refresh (cache-agnostic policies under LRU): touch
             # the prefixes of the first 128 waiting requests, the head last, so LRU does
             # not evict what the head of the queue is about to use.
