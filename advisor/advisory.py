@@ -13,7 +13,7 @@ from typing import Any
 
 from advisor import __version__
 from advisor.index.analyze import Analyzer, top_branches
-from advisor.commands.common import SkipLog, make_renderer
+from advisor.ingest.source import SkipLog, make_renderer
 from advisor.cost import estimate_cost, resolve_gpu, resolve_model
 from advisor.diagnose.detect import Diagnoser
 from advisor.errors import AdvisorError

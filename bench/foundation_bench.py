@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from advisor.index.analyze import Analyzer  # noqa: E402
 from advisor.ingest.chat import Llama3Layout  # noqa: E402
-from advisor.commands.common import SkipLog, open_traffic  # noqa: E402
+from advisor.ingest.source import SkipLog, open_traffic  # noqa: E402
 from advisor.index.radix import RadixTree  # noqa: E402
 from advisor.ingest.tokenizers import load_tokenizer  # noqa: E402
 

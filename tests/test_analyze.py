@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from advisor.index.analyze import Analyzer
 from advisor.ingest.chat import Llama3Layout
 from advisor.ingest.chat_template import load_chat_template
-from advisor.commands.common import SkipLog, open_traffic
+from advisor.ingest.source import SkipLog, open_traffic
 from tests.conftest import DEMO_TRAFFIC, trace
 from tests.oracle import cached_tokens
 
@@ -51,7 +51,6 @@ def test_cached_tokens_equal_oracle_on_generated_traffic(tmp_path_factory, spec,
 DEMO_FILES = sorted(DEMO_TRAFFIC.glob("*.jsonl"))
 
 
-@pytest.mark.skipif(not DEMO_FILES, reason="demo traffic not generated")
 @pytest.mark.parametrize("page", [1, 16])
 def test_cached_tokens_equal_oracle_on_demo_traffic(page: int) -> None:
     seqs, per_request, result, skips = run_pipeline(DEMO_FILES, page)

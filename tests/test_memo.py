@@ -65,7 +65,6 @@ def test_lru_budget_and_stats() -> None:
     assert memo.stats.evictions > 0 and memo.stats.bytes <= 2000
 
 
-@pytest.mark.skipif(not list(DEMO_TRAFFIC.glob("*.jsonl")), reason="demo traffic not generated")
 def test_memo_on_all_demo_traffic() -> None:
     memo = MemoEncoder(LLAMA)
     layout = Llama3Layout()

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.index.analyze import Analyzer
-from advisor.commands.common import SkipLog, open_traffic
+from advisor.ingest.source import SkipLog, open_traffic
 from advisor.index.partition import PartitionedRun, PartitionIndexer
 from tests.conftest import DEMO_TRAFFIC, trace
 
@@ -63,7 +63,6 @@ def _numbers(out: str) -> dict:
     return {k: data[k] for k in NUMBERS}
 
 
-@pytest.mark.skipif(not list(DEMO_TRAFFIC.glob("*.jsonl")), reason="demo traffic not generated")
 def test_workers_on_demo_traffic(cli) -> None:
     files = sorted(DEMO_TRAFFIC.glob("*.jsonl"))
     single = cli("analyze", *files, "--format", "json")
@@ -80,7 +79,7 @@ def test_workers_on_mooncake_trace(cli) -> None:
 
 
 def test_dask_local_cluster(cli) -> None:
-    distributed = pytest.importorskip("distributed")
+    import distributed
     path = trace("synthetic_trace.jsonl")
     single = cli("analyze", path, "--format", "json")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
@@ -91,7 +90,6 @@ def test_dask_local_cluster(cli) -> None:
 
 
 def test_dask_unreachable_is_a_clear_error(cli) -> None:
-    pytest.importorskip("distributed")
     path = trace("synthetic_trace.jsonl")
     res = cli("analyze", path, "--dask", "tcp://127.0.0.1:9")
     assert res.code == 2 and "Dask scheduler" in res.err

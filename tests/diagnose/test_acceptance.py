@@ -23,8 +23,6 @@ TOLERANCE = 0.02
 def _demo_generator():
     """templates/generate_traffic.py, the demo traffic with the planted timestamp."""
     path = ROOT / "templates" / "generate_traffic.py"
-    if not path.exists():
-        return None
     spec = importlib.util.spec_from_file_location("_diagnose_demo_traffic", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -69,10 +67,7 @@ def codes(data: dict, code: str) -> list[dict]:
 
 def test_planted_timestamp(tmp_path: Path, cli) -> None:
     demo = _demo_generator()
-    if demo is not None:
-        bad, good = demo.generate("support_chat", 200, defect=True), demo.generate("support_chat", 200, defect=False)
-    else:  # the demo generator is not there: the same defect, generated here
-        bad, good = W.timestamp_chat(200, True), W.timestamp_chat(200, False)
+    bad, good = demo.generate("support_chat", 200, defect=True), demo.generate("support_chat", 200, defect=False)
     first_line = bad[0]["messages"][0]["content"].split("\n", 1)[0]
     value = first_line.split(": ", 1)[1]
     data = prescribe_json(cli, write(tmp_path, "bad", bad))
@@ -147,8 +142,6 @@ def test_single_shot(tmp_path: Path, cli) -> None:
 
 def test_single_shot_demo(tmp_path: Path, cli) -> None:
     demo = _demo_generator()
-    if demo is None:
-        pytest.skip("templates/generate_traffic.py not present")
     data = prescribe_json(cli, write(tmp_path, "single", demo.generate("single_shot", 40)))
     assert [f["code"] for f in data["findings"]] == ["TR301"]
     assert all(a["tokens_gained"] <= 0 for a in data["actions"])
@@ -255,7 +248,7 @@ def test_section_order_template_diff(tmp_path: Path, cli) -> None:
 def test_scrambled_seed_workload_token_ids(tmp_path: Path, cli) -> None:
     # The simulator's seed experiment (system, tools and a document permuted per request),
     # given as token ids: diagnosed from decoded text, rewritten and re-encoded as ids.
-    workloads = pytest.importorskip("advisor.simulate.workloads")
+    from advisor.simulate import workloads
     from array import array
 
     def records(name: str) -> list[dict]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from advisor.index.analyze import Analyzer
-from advisor.commands.common import SkipLog, open_traffic
+from advisor.ingest.source import SkipLog, open_traffic
 from advisor.diagnose.detect import Diagnoser
 from advisor.ingest.tokenizers import load_tokenizer
 from tests.conftest import DEMO_TRAFFIC

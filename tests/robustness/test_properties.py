@@ -185,7 +185,7 @@ record = st.one_of(
 def test_pipeline_on_arbitrary_records(records):
     """Records of every shape, through parsing, chat layout, templates and tokenizing:
     each is a Sequence or a skip, never another exception."""
-    from advisor.commands.common import make_renderer
+    from advisor.ingest.source import make_renderer
     from advisor.ingest.pipeline import sequences
 
     with tempfile.TemporaryDirectory() as folder:

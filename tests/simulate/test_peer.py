@@ -9,22 +9,17 @@ cut the insert of such a request at slightly different places)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 
 import pytest
 
-from advisor.commands.common import SkipLog, open_traffic
+from advisor.ingest.source import SkipLog, open_traffic
 from advisor.simulate.inputs import to_jobs
 from advisor.simulate.runner import BlockIndexes, RunSpec, run
 from tests.conftest import trace
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("kvcache_sim") is None,
-    reason="kvcache-simulator is not installed (pip install kvcache-simulator, or the test extra)",
-)
 
 
 def peer_points(path) -> list[tuple[int, float]]:

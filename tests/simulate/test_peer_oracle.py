@@ -4,7 +4,6 @@ its Belady-style ``optimal`` bounds every eviction policy from above."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
 
@@ -13,10 +12,6 @@ import pytest
 from advisor.simulate.runner import RunSpec, run
 from tests.simulate.helpers import hash_jobs
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("kvcache_sim") is None,
-    reason="kvcache-simulator is not installed (pip install kvcache-simulator, or the test extra)",
-)
 
 UNIT = 32
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from advisor.commands.common import SkipLog, open_traffic
+from advisor.ingest.source import SkipLog, open_traffic
 from advisor.simulate.inputs import to_jobs
 from advisor.simulate.runner import RunSpec, run
 from tests.conftest import trace

@@ -1,0 +1,94 @@
+"""From traffic paths and rendering options to token sequences, and the log of skipped lines.
+
+What every traffic command and the advisory share to read traffic; the commands only add
+their options around it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
+
+from advisor.console import log
+from advisor.errors import AdvisorError
+from advisor.ingest.chat import ChatRenderer, Llama3Layout
+from advisor.ingest.memo import MemoEncoder
+from advisor.ingest.pipeline import Renderer, Sequence, sequences
+from advisor.ingest.tokenizers import load_tokenizer
+from advisor.ingest.traffic import Skip, check_paths
+
+if TYPE_CHECKING:
+    from advisor.ingest.prompt_templates import PromptTemplate, TemplateSet
+
+SHOWN_SKIPS = 20
+
+
+@dataclass
+class SkipLog:
+    """Counts skipped lines; prints the first few as ``file:line: reason`` on stderr."""
+
+    shown: int = SHOWN_SKIPS
+    count: int = 0
+    items: list[Skip] = field(default_factory=list)
+    quiet: bool = False
+
+    def __call__(self, skip: Skip) -> None:
+        self.count += 1
+        if len(self.items) < 1000:
+            self.items.append(skip)
+        if not self.quiet and self.count <= self.shown:
+            log(str(skip))
+
+    def summary(self) -> None:
+        if not self.quiet and self.count > self.shown:
+            log(f"... and {self.count - self.shown} more skipped lines")
+        if self.count:
+            log(f"advisor: skipped {self.count} bad line(s)")
+
+
+def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | None,
+                  traffic: list[Path]) -> Renderer:
+    tok = load_tokenizer(tokenizer)
+    chat: ChatRenderer = Llama3Layout()
+    if chat_template:
+        from advisor.ingest.chat_template import load_chat_template
+
+        chat = load_chat_template(chat_template, tok.bos_token)
+    if templates is not None:
+        if not templates.is_dir():
+            raise AdvisorError(f"{templates}: templates folder not found")
+        dirs = [templates]
+    else:
+        # `template` records name templates that usually sit next to the traffic folder.
+        dirs = []
+        for p in traffic:
+            for d in (p.parent, p.parent.parent):
+                if d not in dirs:
+                    dirs.append(d)
+    return Renderer(tokenizer=tok, chat=chat, templates=TemplatesOnFirstUse(dirs))
+
+
+class TemplatesOnFirstUse:
+    """The prompt templates of ``folders``, loaded when a ``template`` record first asks:
+    traffic without such records never imports Jinja2 and YAML."""
+
+    def __init__(self, folders: list[Path]) -> None:
+        self.folders = folders
+        self._set: "TemplateSet | None" = None
+
+    def get(self, name: str) -> "PromptTemplate":
+        if self._set is None:
+            from advisor.ingest.prompt_templates import TemplateSet
+
+            self._set = TemplateSet(self.folders)
+        return self._set.get(name)
+
+
+def open_traffic(paths: list[Path], tokenizer: str, chat_template: Path | None, templates: Path | None,
+                 block_size: int, skips: SkipLog, memo: MemoEncoder | None = None) -> Iterator[Sequence]:
+    if block_size < 1:
+        raise AdvisorError("--block-size must be at least 1")
+    files = check_paths(paths)
+    renderer = make_renderer(tokenizer, chat_template, templates, files)
+    return sequences(files, renderer, skips, block_size=block_size, memo=memo)
