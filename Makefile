@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 TSTAMP := $(VENV)/.installed-test
 
-.PHONY: demo test bench traffic clean
+.PHONY: demo test check bench traffic clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,11 @@ demo: $(STAMP)
 test: $(TSTAMP)
 	$(PY) -m pytest
 
+# The static gate CI runs before the tests: ruff and mypy over advisor/ (settings in pyproject.toml).
+check: $(TSTAMP)
+	$(PY) -m ruff check advisor
+	$(PY) -m mypy
+
 bench: $(TSTAMP)
 	$(PY) bench/run.py
 
@@ -36,4 +41,4 @@ traffic: $(STAMP)
 	$(PY) templates/generate_traffic.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache

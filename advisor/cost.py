@@ -585,8 +585,10 @@ def prefill_flops(model: ModelSpec, tokens: int) -> float:
     if tokens <= 0:
         return 0.0
     if model.is_mla:
-        qk_dim = model.qk_nope_head_dim + model.qk_rope_head_dim  # type: ignore[operator]
-        v_dim = model.v_head_dim  # type: ignore[assignment]
+        assert model.qk_nope_head_dim is not None and model.qk_rope_head_dim is not None
+        assert model.v_head_dim is not None
+        qk_dim = model.qk_nope_head_dim + model.qk_rope_head_dim
+        v_dim = model.v_head_dim
     else:
         qk_dim = v_dim = model.head_dim
     per_pair = 2 * model.num_heads * (qk_dim + v_dim)

@@ -11,7 +11,7 @@ from typing import Callable, Iterable, Iterator
 
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from advisor.console import err_console, log, progress_enabled
+from advisor.console import err_console, progress_enabled
 from advisor.errors import AdvisorError
 from advisor.ingest.pipeline import Sequence
 # The commands read traffic through these; they live in ingest so that the advisory (and

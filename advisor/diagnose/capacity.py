@@ -13,28 +13,24 @@ from typing import Iterable
 from advisor.index.analyze import Analyzer
 from advisor.ingest.pipeline import TOKEN_NAMESPACE, Sequence
 from advisor.index.radix import pack
-from advisor.simulate.cache import make_pool
+from advisor.simulate.branch_lru import BranchPool
 from advisor.simulate.model import HitRules, Job
 
 
 def cached_with_capacity(seqs: Iterable[Sequence], capacity: int, page_size: int = 1,
                          pin: list[int] | None = None) -> int:
     """Cached tokens of ``seqs`` in arrival order with a pool of ``capacity`` tokens."""
-    pool = make_pool("branch-lru", capacity, HitRules("none", page_size))
+    pool = BranchPool(capacity, HitRules("none", page_size), "lru")
     key = pack(pin) if pin else None
-    pinned = key is None
     cached = 0
     for i, seq in enumerate(seqs):
         job = Job.from_sequence(i, seq)
         lease = pool.acquire(job, 0, True)
+        assert lease is not None  # forced: an acquire always gets a lease
         pool.commit(lease)
-        if not pinned and job.namespace == TOKEN_NAMESPACE and job.key.startswith(key):
-            tree = pool.trees[job.namespace]
-            # Inserting the prefix again splits the tree exactly at its end: the lock then
-            # covers the prefix and nothing after it.
-            node, _ = tree.insert_node(key)
-            tree.lock(node)
-            pinned = True
+        if key is not None and job.namespace == TOKEN_NAMESPACE and job.key.startswith(key):
+            pool.pin(job.namespace, key)
+            key = None
         pool.release(lease)
         cached += lease.cached
     return cached

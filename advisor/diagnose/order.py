@@ -166,11 +166,11 @@ class OrderDetector:
         distinct = Counter(s for s in seqs if len(s) >= 2)
         units = _units(distinct)
         unit_of = {h: i for i, u in enumerate(units) for h in u}
-        useqs = Counter()
+        useqs: Counter[tuple[int, ...]] = Counter()
         for s, c in distinct.items():
             useqs[_dedupe(unit_of[h] for h in s)] += c
         mean_pos = _mean_positions(useqs, len(units))
-        ucount = Counter()
+        ucount: Counter[int] = Counter()
         for s, c in useqs.items():
             for u in s:
                 ucount[u] += c

@@ -13,7 +13,7 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from advisor.ingest.pipeline import TOKEN_NAMESPACE, Sequence
+from advisor.ingest.pipeline import Sequence
 from advisor.index.radix import RadixTree
 
 

@@ -15,6 +15,7 @@ differ. Memory per process is the head tree, or one partition's share of tree to
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.context
 import signal
 from array import array
 import zlib
@@ -101,7 +102,11 @@ class LocalProcesses:
 
     def __init__(self, partitions: int, page_size: int, head_tokens: int, top: int) -> None:
         # Fork before the tokenizer's thread pool exists (the caller starts us first).
-        ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+        ctx: multiprocessing.context.ForkContext | multiprocessing.context.SpawnContext
+        if "fork" in multiprocessing.get_all_start_methods():
+            ctx = multiprocessing.get_context("fork")
+        else:
+            ctx = multiprocessing.get_context("spawn")
         self.conns = []
         self.procs = []
         for _ in range(partitions):
@@ -150,7 +155,9 @@ class DaskActors:
         n = partitions or max(1, sum(self.client.nthreads().values()))
         futures = [self.client.submit(PartitionIndexer, page_size, head_tokens, top, actor=True, pure=False)
                    for _ in range(n)]
-        self.actors = [f.result() for f in futures]
+        # Dask actor proxies: each method call returns a future (the class's own
+        # signatures do not describe them).
+        self.actors: list[Any] = [f.result() for f in futures]
         self.in_flight: list[Any] = []
         self.last: dict[int, Any] = {}
 

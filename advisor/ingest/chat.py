@@ -24,7 +24,8 @@ FALLBACK_NOW = dt.datetime(2026, 1, 1, 12, 0, 0, tzinfo=dt.timezone.utc)
 
 
 class ChatRenderer(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def render(self, messages: Sequence[dict[str, Any]], tools: Sequence[Any] | None,
                timestamp: float | None) -> str: ...

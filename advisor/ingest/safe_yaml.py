@@ -32,7 +32,7 @@ class _BudgetLoader(yaml.SafeLoader):
         super().__init__(stream)
         self._aliases = 0
 
-    def compose_node(self, parent: Node | None, index: Any) -> Node:
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()
             self._aliases += 1
@@ -40,9 +40,10 @@ class _BudgetLoader(yaml.SafeLoader):
                 raise YAMLBomb(None, None, f"more than {MAX_ALIASES} aliases (a YAML bomb?)", event.start_mark)
         return super().compose_node(parent, index)
 
-    def compose_document(self) -> Node:
+    def compose_document(self) -> Node | None:
         node = super().compose_document()
-        _check_expansion(node)
+        if node is not None:
+            _check_expansion(node)
         return node
 
 

@@ -315,7 +315,8 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, TemplateNotFound):
         return f"included template '{exc.name}' not found"
     if isinstance(exc, TemplateError):
-        where = f" (line {exc.lineno})" if getattr(exc, "lineno", None) else ""
+        lineno = getattr(exc, "lineno", None)
+        where = f" (line {lineno})" if lineno else ""
         return f"template error{where}: {_first_line(exc.message or str(exc))}"
     if isinstance(exc, OverflowError) and "range" in str(exc):
         return f"template stopped: {_first_line(str(exc))}"

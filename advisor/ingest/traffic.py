@@ -8,6 +8,7 @@ good records around it still load. An empty or missing file is an error of its o
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import zlib
 from dataclasses import dataclass, field
@@ -201,7 +202,7 @@ def _open(path: Path) -> BinaryIO:
     try:
         # A large buffer: with the default 8 KiB every prompt-sized line is a read call,
         # and each call gives up the GIL, which the encoding threads then hold on to.
-        raw = path.open("rb", buffering=READ_BUFFER)
+        raw: io.BufferedReader = path.open("rb", buffering=READ_BUFFER)  # type: ignore[assignment]
     except IsADirectoryError:
         raise AdvisorError(f"{path}: is a folder, not a traffic file")
     except OSError as exc:

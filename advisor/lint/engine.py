@@ -21,7 +21,9 @@ from advisor.lint.model import DEFAULT_STATIC_VARIABLES, Settings, SyntaxIssue, 
 from advisor.lint.rule import SEVERITIES, Context, Problem, Rule, token_counter
 
 # Folders a directory walk never enters: tooling state, not prompts.
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache", ".pytest_cache", "build", "dist"})
+SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache", ".pytest_cache", "build", "dist"}
+)
 
 
 @dataclass(frozen=True, order=True)
@@ -152,7 +154,7 @@ class Linter:
         )
 
     def template_findings(self, model: TemplateModel) -> list[Finding]:
-        out = []
+        out: list[Finding] = []
         for active in self.active:
             if active.rule.scope != "template":
                 continue
@@ -270,7 +272,14 @@ def _parallel(linter: Linter, files: list[tuple[Path, str]]) -> list[tuple[Templ
         _WORKER = None
 
 
-def lint_files(paths: list[str], config: LintConfig, registry: dict[str, Rule], count_tokens: Callable[[str], int], cwd: Path | None = None, parallel: bool | None = None) -> LintResult:
+def lint_files(
+    paths: list[str],
+    config: LintConfig,
+    registry: dict[str, Rule],
+    count_tokens: Callable[[str], int],
+    cwd: Path | None = None,
+    parallel: bool | None = None,
+) -> LintResult:
     cwd = cwd or Path.cwd()
     root = repo_root(cwd)
     files = collect(paths, root, config.exclude)

@@ -64,7 +64,9 @@ CLOCK_NAMES = frozenset({"now", "current_time", "current_datetime", "datetime", 
 DATE_NAMES = frozenset({"today", "current_date", "date", "date_string", "todays_date", "today_date"})
 RANDOM_NAMES = frozenset({"uuid", "nonce", "random_seed", "request_id", "trace_id"})
 # Jinja builtins that are functions, not data.
-BUILTIN_NAMES = frozenset({"range", "dict", "namespace", "cycler", "joiner", "true", "false", "none", "True", "False", "None", "raise_exception", "loop"})
+BUILTIN_NAMES = frozenset(
+    {"range", "dict", "namespace", "cycler", "joiner", "true", "false", "none", "True", "False", "None", "raise_exception", "loop"}
+)
 # strftime directives that only change once a day (or less often).
 _TIME_DIRECTIVES = re.compile(r"%[-_0^#]?[HIMSfpXcsTRrklzZ]")
 
@@ -262,7 +264,18 @@ def _scan(src: str) -> list[_Tag]:
                 pos = raw_end.end()
 
 
-_OPENERS = {"for": "endfor", "if": "endif", "macro": "endmacro", "call": "endcall", "filter": "endfilter", "block": "endblock", "with": "endwith", "raw": "endraw", "set": "endset", "autoescape": "endautoescape"}
+_OPENERS = {
+    "for": "endfor",
+    "if": "endif",
+    "macro": "endmacro",
+    "call": "endcall",
+    "filter": "endfilter",
+    "block": "endblock",
+    "with": "endwith",
+    "raw": "endraw",
+    "set": "endset",
+    "autoescape": "endautoescape",
+}
 
 
 class _Locator:
@@ -545,7 +558,9 @@ class _Walker:
         _, (l, c, el, ec, src) = self._control(node, ("for",))
         iter_taint = self.expr(node.iter)
         if iter_taint.volatile and iter_taint.kind == REQUEST:
-            iter_taint = Taint(REQUEST, f"a loop over {iter_taint.reason.replace('the per-request variable', 'the per-request')}", iter_taint.line)
+            iter_taint = Taint(
+                REQUEST, f"a loop over {iter_taint.reason.replace('the per-request variable', 'the per-request')}", iter_taint.line
+            )
         seg_index = self.emit(Segment("dynamic", "for", src, l, c, el, ec, iter_taint, self.guard))
         self.scopes.append({})
         for name in _target_names(node.target):
@@ -694,7 +709,7 @@ class _GenerationTag(Extension):
 
     tags = {"generation"}
 
-    def parse(self, parser):  # type: ignore[no-untyped-def]
+    def parse(self, parser):
         lineno = next(parser.stream).lineno
         body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
         return nodes.Scope(body, lineno=lineno)
@@ -729,7 +744,15 @@ def build_model(path: str, source: str, kind: str, pieces: list[Piece], settings
     for piece in pieces:
         if piece.role:
             model.sections.append(Section(normalise_section(piece.role), piece.role, piece.role_line, piece.role_column, "role"))
-            seg = Segment("static", "role", f"\x00role:{piece.role}\n", piece.role_line, piece.role_column, piece.role_line, piece.role_column + len(piece.role))
+            seg = Segment(
+                "static",
+                "role",
+                f"\x00role:{piece.role}\n",
+                piece.role_line,
+                piece.role_column,
+                piece.role_line,
+                piece.role_column + len(piece.role),
+            )
             model.segments.append(seg)
         _add_piece(model, env, piece, settings)
     return model
@@ -785,11 +808,30 @@ def _add_piece(model: TemplateModel, env: Environment, piece: Piece, settings: S
         el, ec = _shift(piece, seg.end_line, seg.end_column)
         taint = _shift_taint(seg.taint, piece)
         guard = _shift_taint(seg.guard, piece)
-        model.segments.append(replace(seg, line=l, column=c, end_line=el, end_column=ec, taint=taint, guard=guard, end_index=seg.end_index + base if seg.end_index else 0))
+        model.segments.append(
+            replace(
+                seg,
+                line=l,
+                column=c,
+                end_line=el,
+                end_column=ec,
+                taint=taint,
+                guard=guard,
+                end_index=seg.end_index + base if seg.end_index else 0,
+            )
+        )
     for site in walker.unstable + walker.unsafe:
         l, c = _shift(piece, site.line, site.column)
         el, ec = _shift(piece, site.end_line, site.end_column)
-        moved = replace(site, line=l, column=c, end_line=el, end_column=ec, taint=_shift_taint(site.taint, piece), segment_index=site.segment_index + base)
+        moved = replace(
+            site,
+            line=l,
+            column=c,
+            end_line=el,
+            end_column=ec,
+            taint=_shift_taint(site.taint, piece),
+            segment_index=site.segment_index + base,
+        )
         (model.unstable if site.kind == "unstable" else model.unsafe).append(moved)
     sections = list(walker.blocks)
     for seg in walker.segments:
@@ -889,7 +931,7 @@ def _restore(ast: nodes.Template, cores: list[tuple[str, str]]) -> None:
 
 def _comments(env: Environment, piece: Piece, compact: str) -> list[Comment]:
     """Jinja comments never reach the AST; the lexer still sees them."""
-    out = []
+    out: list[Comment] = []
     try:
         tokens = list(env.lex(compact))
     except TemplateSyntaxError:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import json
 from collections import Counter
-from typing import Iterable
+from typing import Any, Iterable
 
 from rich.console import Console
 from rich.text import Text
@@ -44,7 +44,15 @@ def summary_line(findings: list[Finding], files: int) -> str:
 
 def render_text(findings: list[Finding], files: int, color: bool = False) -> str:
     buf = io.StringIO()
-    console = Console(file=buf, force_terminal=color, no_color=not color, color_system="standard" if color else None, width=200, soft_wrap=True, highlight=False)
+    console = Console(
+        file=buf,
+        force_terminal=color,
+        no_color=not color,
+        color_system="standard" if color else None,
+        width=200,
+        soft_wrap=True,
+        highlight=False,
+    )
     current = None
     for f in findings:
         if f.path != current:
@@ -122,7 +130,7 @@ def render_sarif(findings: list[Finding], files: int, version: str, rules: list[
     }
     results = []
     for f in findings:
-        result = {
+        result: dict[str, Any] = {
             "ruleId": f.code,
             "level": _SARIF_LEVEL[f.severity],
             "message": {"text": f.message},

@@ -73,7 +73,7 @@ def _data_file(text: str, suffix: str) -> Loaded | None:
         if suffix == ".json":
             try:
                 json.loads(text)
-            except ValueError as jexc:
+            except json.JSONDecodeError as jexc:
                 return Loaded("messages", [], (f"invalid JSON: {jexc.msg}", jexc.lineno))
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
@@ -155,10 +155,20 @@ def _scalar_piece(node: yaml.ScalarNode, text: str, role: str | None, role_line:
                 break
         return Piece(value, line_offset=start.line + 1, first_col=indent, col=indent, role=role, role_line=role_line, role_column=role_col)
     if node.style in (None, "") and "\n" not in value:
-        return Piece(value, line_offset=start.line, first_col=start.column, col=start.column, role=role, role_line=role_line, role_column=role_col)
+        return Piece(
+            value, line_offset=start.line, first_col=start.column, col=start.column, role=role, role_line=role_line, role_column=role_col
+        )
     if node.style in ("'", '"') and start.line == node.end_mark.line:
         if "\\" not in text[start.index: node.end_mark.index]:
-            return Piece(value, line_offset=start.line, first_col=start.column + 1, col=start.column + 1, role=role, role_line=role_line, role_column=role_col)
+            return Piece(
+                value,
+                line_offset=start.line,
+                first_col=start.column + 1,
+                col=start.column + 1,
+                role=role,
+                role_line=role_line,
+                role_column=role_col,
+            )
     # Escaped or folded text cannot be mapped line by line: pin it to where it starts.
     return Piece(value, first_col=start.column, role=role, role_line=role_line, role_column=role_col, flat_line=start.line + 1)
 
@@ -176,7 +186,9 @@ def _prompty(text: str) -> Loaded:
                     safe_load(front)
                 except yaml.YAMLError as exc:
                     mark = getattr(exc, "problem_mark", None)
-                    return Loaded("prompty", [], (f"invalid front matter: {getattr(exc, 'problem', None) or exc}", (mark.line + 2) if mark else 1))
+                    return Loaded(
+                        "prompty", [], (f"invalid front matter: {getattr(exc, 'problem', None) or exc}", (mark.line + 2) if mark else 1)
+                    )
                 body_start = i + 1
                 break
     pieces: list[Piece] = []

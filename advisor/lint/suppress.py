@@ -14,7 +14,9 @@ from typing import Callable
 from advisor.lint.model import Comment
 
 _NOQA = re.compile(r"\bnoqa\b(?:\s*:\s*(?P<codes>[A-Za-z0-9_\-]+(?:\s*,\s*[A-Za-z0-9_\-]+)*))?", re.IGNORECASE)
-_DIRECTIVE = re.compile(r"\badvisor\s*:\s*(?P<verb>disable|enable)\b(?:\s*=\s*(?P<codes>[A-Za-z0-9_\-]+(?:\s*,\s*[A-Za-z0-9_\-]+)*))?", re.IGNORECASE)
+_DIRECTIVE = re.compile(
+    r"\badvisor\s*:\s*(?P<verb>disable|enable)\b(?:\s*=\s*(?P<codes>[A-Za-z0-9_\-]+(?:\s*,\s*[A-Za-z0-9_\-]+)*))?", re.IGNORECASE
+)
 
 ALL = "ALL"
 

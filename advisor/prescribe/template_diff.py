@@ -90,7 +90,7 @@ def _insert_end_of_section(path: Path, text: str, at: int, moved: str) -> str:
         nxt = _YAML_ROLE.search(text, at)
         end = nxt.start() if nxt else len(text)
         block = text[:end].rstrip("\n")
-        indent = re.match(r"[ \t]*", block.rsplit("\n", 1)[-1]).group(0)
+        indent = _indent(block.rsplit("\n", 1)[-1])
         moved_lines = "\n".join(indent + ln for ln in moved.split("\n"))
         return block + "\n\n" + moved_lines + "\n" + text[end:]
     return text.rstrip("\n") + "\n\n" + moved + "\n"
@@ -108,7 +108,7 @@ def _insert_last_user(path: Path, text: str, moved: str) -> str:
             end = nxt.start() if nxt else len(text)
             block = text[start:end].rstrip("\n")
             lines = [ln for ln in block.split("\n") if ln.strip()]
-            indent = re.match(r"[ \t]*", lines[-1]).group(0) if lines else "      "
+            indent = _indent(lines[-1]) if lines else "      "
             moved_lines = "\n".join(indent + ln for ln in moved.split("\n"))
             return text[:start] + block + "\n\n" + moved_lines + "\n" + text[end:].lstrip("\n")
     return text.rstrip("\n") + "\n\n" + MOVED_NOTE + "\n" + moved + "\n"
@@ -183,3 +183,8 @@ def _udiff(path: Path, folder: Path, old: str, new: str) -> str:
 def _one_line(text: str, width: int = 60) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 3] + "..."
+
+
+def _indent(line: str) -> str:
+    """The leading blanks of ``line``."""
+    return line[: len(line) - len(line.lstrip(" \t"))]

@@ -177,7 +177,8 @@ def to_markdown(data: dict[str, Any], picture: str | None) -> str:
     add(f"| KV bytes per token ({cost['kv_dtype']}, TP {cost['tp']}) | {cost['kv_bytes_per_token']:,} |")
     add(f"| hot prefix resident once (one radix branch) | {cost['prefix_tokens']:,} tokens = {_bytes(cost['prefix_bytes'])} |")
     add(f"| its share of the KV pool | {cost['prefix_pool_share']:.2%} |")
-    add(f"| batch of {cost['batch']}: prefix shared / unshared | {_bytes(cost['batch_bytes_shared'])} / {_bytes(cost['batch_bytes_unshared'])} |")
+    add(f"| batch of {cost['batch']}: prefix shared / unshared | "
+        f"{_bytes(cost['batch_bytes_shared'])} / {_bytes(cost['batch_bytes_unshared'])} |")
     shared = cost.get("concurrency_shared")
     add(f"| concurrent sequences that fit (unshared / shared prefix) | {cost.get('concurrency_unshared')} / "
         f"{shared if shared is not None else 'not limited by KV'} |")

@@ -186,6 +186,18 @@ class BranchPool:
         self.reserved -= lease.reserved
         lease.reserved = 0
 
+    def pin(self, namespace: str, key: bytes) -> None:
+        """Lock the prefix ``key`` of ``namespace`` for good, so eviction never takes it
+        (a serving engine's pinned or priority prefix). Inserting it splits the tree
+        exactly at its end, so the lock covers the prefix and nothing after it."""
+        tree = self.trees.get(namespace)
+        if tree is None:
+            raise KeyError(f"no request of namespace {namespace!r} is in the pool yet")
+        before = tree.total_tokens
+        node, _ = tree.insert_node(key)
+        self.tree_tokens += (tree.total_tokens - before) * self._units[id(tree)]
+        tree.lock(node)
+
     # --- eviction ------------------------------------------------------------------------
 
     def evict(self, tokens: int) -> int:

@@ -68,7 +68,7 @@ def to_jobs(seqs: Iterable[Sequence], output_len: int | None = None, rate: float
         store.set_arrivals(arrivals, sort=False)
         return store, False
     if have_stamps:
-        scale = timestamp_scale(stamps, timestamp_unit)  # type: ignore[arg-type]
+        scale = timestamp_scale(stamps, timestamp_unit)
         base = min(stamps)
         # Arrival order: by time, file order among equal times (a stable sort).
         store.set_arrivals(array("d", ((t - base) * scale for t in stamps)), sort=True)

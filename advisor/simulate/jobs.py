@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 import tempfile
 from array import array
-from typing import Iterable, Iterator
+from collections.abc import Sequence
+from typing import Iterable, Iterator, overload
 
 from advisor.errors import AdvisorError
 from advisor.simulate.model import Job
@@ -23,7 +24,7 @@ FLUSH_BYTES = 1 << 20
 NO_TENANT = -1
 
 
-class JobStore:
+class JobStore(Sequence[Job]):
     """Requests in arrival order; ``store[i]`` is a new ``Job`` with ``index == i``.
 
     Fill with ``append``, then ``seal``; ``set_arrivals`` may re-time and reorder them
@@ -104,7 +105,15 @@ class JobStore:
     def __len__(self) -> int:
         return len(self._offset)
 
-    def __getitem__(self, i: int) -> Job:
+    @overload
+    def __getitem__(self, i: int) -> Job: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Job]: ...
+
+    def __getitem__(self, i: int | slice) -> Job | list[Job]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
         if not self._sealed:
             self.seal()
         if i < 0:

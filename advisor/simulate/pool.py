@@ -38,7 +38,9 @@ class Pool(Protocol):
 
     rules: HitRules
     capacity: int | None
-    evicted_tokens: int
+
+    @property
+    def evicted_tokens(self) -> int: ...
     # SGLang refreshes waiting prefixes only under LRU of whole leaves (serve mode).
     refreshes_waiting: bool
 

@@ -3,6 +3,8 @@ per-policy explanation of where hits are won and lost."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence as SequenceOf
+
 import json
 from typing import Any
 
@@ -78,7 +80,7 @@ def explain(results: list[RunResult]) -> list[dict[str, Any]]:
     return notes
 
 
-def _mean(values: list[float]) -> float:
+def _mean(values: SequenceOf[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 

@@ -113,9 +113,9 @@ def run(jobs: SequenceOf[Job], spec: RunSpec, indexes: BlockIndexes | None = Non
             agg.requests += tt.requests
             agg.prompt_tokens += tt.prompt_tokens
             agg.cached_tokens += tt.cached_tokens
-    evicted = sum(e.pool.evicted_tokens - e.evicted_from for e in engines)
+    evicted_tokens = sum(e.pool.evicted_tokens - e.evicted_from for e in engines)
     makespan = total.last_finish - total.first_arrival if total.requests else 0.0
-    return RunResult(spec, total, [e.totals for e in engines], evicted,
+    return RunResult(spec, total, [e.totals for e in engines], evicted_tokens,
                      sum(e.prefill_seconds for e in engines), max(makespan, 0.0))
 
 

@@ -15,6 +15,7 @@ prompt, the tools and about two documents), where cache-aware ordering matters.
 from __future__ import annotations
 
 import random
+from typing import Any
 from array import array
 
 from advisor.errors import AdvisorError
@@ -27,7 +28,7 @@ DOC_TOKENS = 500
 DOCS = 4
 QUESTION_TOKENS = 60
 
-WORKLOAD_DEFAULTS = {
+WORKLOAD_DEFAULTS: dict[str, Any] = {
     "requests": 240,
     "rate": 40.0,  # requests/s: more than one H100 prefills at 2,860 uncached tokens each
     "output_len": 16,
@@ -93,7 +94,7 @@ def build_workload(name: str, requests: int | None = None, seed: int = 0,
     out_len = output_len or int(WORKLOAD_DEFAULTS["output_len"])
     jobs = JobStore()
     t = 0.0
-    for i in range(n):
+    for _ in range(n):
         doc = rng.randrange(DOCS)
         question = _section(encode, rng, "Question", QUESTION_TOKENS)
         parts = [system, tools, docs[doc]]
