@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from advisor.lint.model import DATE, RANDOM, REQUEST, TemplateModel
+from advisor.lint.model import DATE, RANDOM, REQUEST, Segment, Taint, TemplateModel
 from advisor.lint.rule import Context, Option, Problem, Rule, shared_tokens
 
 DOCS = """\
@@ -38,6 +38,12 @@ You are the support assistant for Corvina. Follow these rules ...
 Current date and time: {{ now }}
 Question: {{ question }}
 ```
+
+## Fix safety
+Unsafe fix (`--unsafe-fixes`): a line that holds nothing but the reported value and its own label
+(e.g. `Current date and time: {{ now }}`), and that no later line refers to, is moved after the
+last static text. The static text renders exactly as before, but the prompt changes (the
+value now comes later), which may change what the model does: review the diff.
 """
 
 OPTIONS = {
@@ -71,16 +77,26 @@ def check(model: TemplateModel, ctx: Context) -> Iterator[Problem]:
         if n == 0 or (not taint.timed and n < floor):
             continue
         cost = _COST.get(taint.kind, _CLOCK).format(n=n)
-        where = f" (set at line {taint.line})" if taint.line and taint.line != seg.line else ""
         what = "loop" if seg.construct == "for" else "value"
+        pin = f" (or pin `{taint.kwarg}` in chat_template_kwargs)" if taint.kwarg else ""
         yield Problem(
             seg.line,
             seg.column,
-            f"{_snippet(seg.text)} renders {taint.reason}{where} before static text; this {what} {cost}. Move it after the static text.",
+            f"{_snippet(seg.text)} renders {taint.reason}{_where(seg, taint)} before static text; this {what} {cost}. Move it after the static text{pin}.",
             seg.end_line,
             seg.end_column,
             tokens_at_risk=n,
         )
+
+
+def _where(seg: Segment, taint: Taint) -> str:
+    """Where the value was produced, when that is not the rendering line itself."""
+    parts = []
+    if taint.line and (taint.line != seg.line or taint.file):
+        parts.append(f"set at {taint.origin()}")
+    if taint.via:
+        parts.append(f"reaching it as {taint.via}")
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 def _snippet(text: str) -> str:

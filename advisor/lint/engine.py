@@ -112,11 +112,39 @@ def settings_for(config: LintConfig) -> Settings:
     )
 
 
-def model_for(shown: str, path: Path, text: str, settings: Settings) -> TemplateModel | None:
+def folder_loader(path: Path, root: Path) -> Callable[[str], tuple[str, str] | None]:
+    """Included and imported names resolve the way a FileSystemLoader over the template's
+    folder and its parents (up to the repository root) would, and never outside them."""
+    folders = []
+    folder = path.resolve().parent
+    top = root.resolve()
+    while True:
+        folders.append(folder)
+        if folder == top or top not in folder.parents:
+            break
+        folder = folder.parent
+
+    def load(name: str) -> tuple[str, str] | None:
+        parts = PurePosixPath(name).parts
+        if not parts or name.startswith("/") or ".." in parts or "\\" in name:
+            return None
+        for base in folders:
+            candidate = base.joinpath(*parts)
+            if candidate.is_file() and (candidate.resolve() == top or top in candidate.resolve().parents):
+                try:
+                    return display_path(candidate, top), candidate.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):
+                    return None
+        return None
+
+    return load
+
+
+def model_for(shown: str, path: Path, text: str, settings: Settings, loader: Callable[[str], tuple[str, str] | None] | None = None) -> TemplateModel | None:
     loaded = sources.load(path, text)
     if loaded is None:
         return None
-    model = build_model(shown, text, loaded.kind, loaded.pieces, settings)
+    model = build_model(shown, text, loaded.kind, loaded.pieces, settings, loader)
     if loaded.error:
         model.syntax_errors.append(SyntaxIssue(loaded.error[0], loaded.error[1]))
     return model
@@ -132,6 +160,7 @@ class Linter:
         self.settings = settings_for(config)
         self.count = count_tokens
         self.enabled = {a.rule.code for a in self.active}
+        self.root = Path.cwd()
 
     def _resolve(self, name: str) -> str | None:
         for rule in self.registry.values():
@@ -234,7 +263,8 @@ def _idle_cores() -> float:
 
 def _lint_one(linter: Linter, path: Path, shown: str) -> tuple[TemplateModel, list[Finding]] | None:
     text = sources.read_text(path, shown)
-    model = model_for(shown, path, text, linter.settings)
+    loader = folder_loader(path, linter.root) if ("include" in text or "import" in text) else None
+    model = model_for(shown, path, text, linter.settings, loader)
     if model is None:
         return None
     return model, linter.template_findings(model)
@@ -284,6 +314,7 @@ def lint_files(
     root = repo_root(cwd)
     files = collect(paths, root, config.exclude)
     linter = Linter(config, registry, count_tokens)
+    linter.root = root
     if parallel is None:
         parallel = len(files) >= PARALLEL_MIN_FILES and _idle_cores() >= 1 and hasattr(os, "fork")
     items = _parallel(linter, files) if parallel else [_lint_one(linter, p, s) for p, s in files]
@@ -296,8 +327,12 @@ def lint_texts(files: dict[str, str], config: LintConfig, registry: dict[str, Ru
     """Lint in-memory files (name -> text): what the rule-case tests use."""
     linter = Linter(config, registry, count_tokens)
     models = []
+
+    def loader(name: str) -> tuple[str, str] | None:
+        return (name, files[name]) if name in files else None
+
     for name in sorted(files):
-        model = model_for(name, Path(name), files[name], linter.settings)
+        model = model_for(name, Path(name), files[name], linter.settings, loader)
         if model is not None:
             models.append(model)
     return LintResult(linter.run(models), [m.path for m in models])

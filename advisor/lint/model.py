@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field, replace
-from typing import Iterable
+from typing import Callable, Iterable
 
 from jinja2 import Environment, TemplateSyntaxError, nodes
 from jinja2.ext import Extension
@@ -20,15 +20,22 @@ from jinja2.ext import Extension
 # --- taint: why a piece of output can differ between requests ------------------------------
 
 # Ranks order the kinds; the strongest reason wins when expressions combine.
-STATIC, REQUEST, DATE, CLOCK, RANDOM = "static", "request", "date", "clock", "random"
-_RANK = {STATIC: 0, REQUEST: 1, DATE: 2, CLOCK: 3, RANDOM: 4}
+# PAYLOAD is a chat template's conversation (``messages``): the caller's own text, which
+# turns of one conversation share, so it is not dynamic content. KWARG is a caller kwarg
+# the template gives a constant default: it only varies if the serving stack passes it.
+STATIC, PAYLOAD, KWARG, REQUEST, DATE, CLOCK, RANDOM = "static", "payload", "kwarg", "request", "date", "clock", "random"
+_RANK = {STATIC: 0, PAYLOAD: 1, KWARG: 2, REQUEST: 3, DATE: 4, CLOCK: 5, RANDOM: 6}
+_STEADY = frozenset({STATIC, PAYLOAD, KWARG})
 
 
 @dataclass(frozen=True)
 class Taint:
     kind: str = STATIC
     reason: str = ""
-    line: int = 0
+    line: int = 0  # where the value was produced
+    file: str = ""  # set when it was produced in an included or imported file
+    kwarg: str = ""  # the caller kwarg that would pin it (chat_template_kwargs)
+    via: str = ""  # how it reached the render: "macro argument `x`", "namespace attribute `ns.y`"
 
     @property
     def rank(self) -> int:
@@ -36,7 +43,13 @@ class Taint:
 
     @property
     def volatile(self) -> bool:
-        return self.kind != STATIC
+        return self.kind not in _STEADY
+
+    def origin(self) -> str:
+        """Where the value was produced, for messages: "line 3", "line 2 of partials/a.j2"."""
+        if not self.line:
+            return ""
+        return f"line {self.line} of {self.file}" if self.file else f"line {self.line}"
 
     @property
     def timed(self) -> bool:
@@ -64,9 +77,7 @@ CLOCK_NAMES = frozenset({"now", "current_time", "current_datetime", "datetime", 
 DATE_NAMES = frozenset({"today", "current_date", "date", "date_string", "todays_date", "today_date"})
 RANDOM_NAMES = frozenset({"uuid", "nonce", "random_seed", "request_id", "trace_id"})
 # Jinja builtins that are functions, not data.
-BUILTIN_NAMES = frozenset(
-    {"range", "dict", "namespace", "cycler", "joiner", "true", "false", "none", "True", "False", "None", "raise_exception", "loop"}
-)
+BUILTIN_NAMES = frozenset({"range", "dict", "namespace", "cycler", "joiner", "true", "false", "none", "True", "False", "None", "raise_exception", "loop", "caller"})
 # strftime directives that only change once a day (or less often).
 _TIME_DIRECTIVES = re.compile(r"%[-_0^#]?[HIMSfpXcsTRrklzZ]")
 
@@ -112,6 +123,9 @@ class Segment:
     guard: Taint = CONSTANT  # why enclosing control flow may skip or repeat it
     end_index: int = 0  # index after the segments nested inside this one (loops, ifs)
     has_output: bool = True  # for control spans: whether any branch renders text
+    # The string literals an output expression concatenates ('<|im_start|>' + role + ...):
+    # chat templates write most of their fixed text this way.
+    literal: str = ""
 
     @property
     def effective(self) -> Taint:
@@ -159,13 +173,16 @@ class TemplateModel:
     sections: list[Section] = field(default_factory=list)
     unstable: list[Site] = field(default_factory=list)
     unsafe: list[Site] = field(default_factory=list)
+    # Chat-structure sites: "reasoning-history" (earlier turns lose their reasoning) and
+    # "tool-set" (the tool list filtered, reordered or placed per request or per turn).
+    chat: list[Site] = field(default_factory=list)
     comments: list[Comment] = field(default_factory=list)
     syntax_errors: list[SyntaxIssue] = field(default_factory=list)
 
     def shared_text_after(self, index: int) -> list[Segment]:
         """Static text every request renders, after the construct at ``index`` ends."""
         start = max(self.segments[index].end_index, index + 1)
-        return [s for s in self.segments[start:] if s.is_shared_text]
+        return [s for s in self.segments[start:] if s.is_shared_text or (s.literal and not s.effective.volatile)]
 
     def prefix_end(self, include_timed: bool = True) -> int:
         """Index of the first segment whose text varies per request (len() if none).
@@ -385,10 +402,21 @@ class _Locator:
 
 # --- the walker ---------------------------------------------------------------------------------
 
+Span = tuple[int, int, int, int, str]
+# Includes, imports and macro calls are followed this deep (a template that includes itself
+# or a recursive macro would otherwise never end).
+MAX_INLINE_DEPTH = 6
+# Names a template tests with `is defined` that the renderer provides, not the caller.
+_PROVIDED = CLOCK_CALLS | RANDOM_CALLS | frozenset({"raise_exception", "strftime_now"})
+Resolver = Callable[[str], "tuple[str, nodes.Template] | None"]
+
+
 class _Walker:
-    def __init__(self, loc: _Locator, settings: Settings):
+    def __init__(self, loc: _Locator, settings: Settings, chat: bool = False, resolve: Resolver | None = None):
         self.loc = loc
         self.settings = settings
+        self.chat = chat
+        self.resolve = resolve
         self.segments: list[Segment] = []
         self.unstable: list[Site] = []
         self.unsafe: list[Site] = []
@@ -396,9 +424,24 @@ class _Walker:
         self.scopes: list[dict[str, Taint]] = [{}]
         self.guards: list[Taint] = []
         self.macros: dict[str, Taint] = {}
+        self.macro_defs: dict[str, tuple[nodes.Macro, str]] = {}
+        # While a macro body, a caller() body or an included file is walked in place, every
+        # segment it renders sits at the tag that renders it (the rendering line).
+        self.override: list[Span] = []
+        self.inlined: set[int] = set()
+        self.active: list[str] = []  # macros and files being walked in place (recursion guard)
+        self.callers: list[list[nodes.Node]] = []
+        self.file = ""  # the included/imported file being walked ("" = the template itself)
+        self.chat_sites: list[Site] = []
+        self.loops: list[Taint] = []  # iterable taints of the enclosing for loops
+        self.tool_names: set[str] = set(TOOL_NAMES)
+        self.tool_loops = 0  # depth of loops over the tool list
         # The tag being walked: sites found inside an expression point at its tag.
         self._expr_line = 0
         self._cur_span: tuple[int, int, int, int] | None = None
+
+    def taint(self, kind: str, reason: str, line: int, **extra: str) -> Taint:
+        return Taint(kind, reason, line, self.file, **extra)
 
     # names ------------------------------------------------------------------
     def bind(self, name: str, taint: Taint) -> None:
@@ -407,19 +450,40 @@ class _Walker:
         old = scope.get(name)
         scope[name] = taint if old is None or taint.rank > old.rank else old
 
-    def lookup(self, name: str, line: int) -> Taint:
+    def bind_attr(self, name: str, attr: str, taint: Taint) -> None:
+        """A namespace attribute lives where its namespace was made: loops assign into it."""
+        key = f"{name}.{attr}"
+        target = self.scopes[-1]
+        for scope in reversed(self.scopes):
+            if name in scope:
+                target = scope
+                break
+        if taint.volatile and not taint.via:
+            taint = replace(taint, via=f"namespace attribute `{key}`")
+        old = target.get(key)
+        target[key] = taint if old is None or taint.rank > old.rank else old
+
+    def bound(self, name: str) -> Taint | None:
         for scope in reversed(self.scopes):
             if name in scope:
                 return scope[name]
+        return None
+
+    def lookup(self, name: str, line: int) -> Taint:
+        found = self.bound(name)
+        if found is not None:
+            return found
         if name in self.settings.static_variables or name in BUILTIN_NAMES:
             return CONSTANT
+        if self.chat and name == "messages":
+            return self.taint(PAYLOAD, "the conversation `messages`", line)
         if name in CLOCK_NAMES:
-            return Taint(CLOCK, f"the clock value `{name}`", line)
+            return self.taint(CLOCK, f"the clock value `{name}`", line)
         if name in DATE_NAMES:
-            return Taint(DATE, f"the date value `{name}`", line)
+            return self.taint(DATE, f"the date value `{name}`", line)
         if name in RANDOM_NAMES:
-            return Taint(RANDOM, f"the per-request unique value `{name}`", line)
-        return Taint(REQUEST, f"the per-request variable `{name}`", line)
+            return self.taint(RANDOM, f"the per-request unique value `{name}`", line)
+        return self.taint(REQUEST, f"the per-request variable `{name}`", line)
 
     @property
     def guard(self) -> Taint:
@@ -437,15 +501,25 @@ class _Walker:
         if isinstance(node, nodes.Getattr):
             # `.items()` and friends are judged at the call (see _call).
             self._check_attr(node.attr, node)
+            if isinstance(node.node, nodes.Name):
+                attr = self.bound(f"{node.node.name}.{node.attr}")
+                if attr is not None:
+                    return attr
             return self.expr(node.node)
         if isinstance(node, nodes.Getitem):
             if isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
                 self._check_attr(node.arg.value, node)
+            last = (isinstance(node.arg, nodes.Const) and node.arg.value == -1) or (isinstance(node.arg, nodes.Neg) and isinstance(node.arg.node, nodes.Const) and node.arg.node.value == 1)
+            if last and _splits_reasoning(node.node):
+                self._site("reasoning-split", "`.split('</think>')[-1]` keeps only the answer of a turn", line, CONSTANT)
             return strongest((self.expr(node.node), self.expr(node.arg)))
         if isinstance(node, nodes.Call):
             return self._call(node, line)
         if isinstance(node, nodes.Filter):
             return self._filter(node, line)
+        if isinstance(node, nodes.Test) and node.name in ("defined", "undefined") and isinstance(node.node, nodes.Name):
+            if node.node.name in _PROVIDED:
+                return CONSTANT  # whether the renderer offers strftime_now is fixed per deployment
         return strongest(self.expr(child) for child in node.iter_child_nodes())
 
     def _args(self, node: nodes.Call | nodes.Filter | nodes.Test) -> list[Taint]:
@@ -457,38 +531,49 @@ class _Walker:
     def _call(self, node: nodes.Call, line: int) -> Taint:
         func = node.node
         fname = func.name if isinstance(func, nodes.Name) else func.attr if isinstance(func, nodes.Getattr) else ""
+        key = _macro_key(func)
+        if key in self.macros:
+            return strongest([self.macros[key]] + self._args(node))
         args = self._args(node)
         fmt = node.args[0].value if node.args and isinstance(node.args[0], nodes.Const) and isinstance(node.args[0].value, str) else None
         if fname in RANDOM_CALLS:
             self.expr(func)
-            return Taint(RANDOM, f"the random call `{fname}()`", line)
+            return self.taint(RANDOM, f"the random call `{fname}()`", line)
         if fname in CLOCK_CALLS and not isinstance(func, nodes.Getattr) or fname in ("now", "utcnow", "today", "strftime_now"):
             self.expr(func)
             if fmt is not None and _date_only(fmt):
-                return Taint(DATE, f'the date call `{fname}("{fmt}")`', line)
-            return Taint(CLOCK, f"the clock call `{fname}()`", line)
+                return self.taint(DATE, f'the date call `{fname}("{fmt}")`', line)
+            return self.taint(CLOCK, f"the clock call `{fname}()`", line)
         if fname == "strftime" and isinstance(func, nodes.Getattr):
             base = self.expr(func.node)
             if base.kind == CLOCK and fmt is not None and _date_only(fmt):
-                return Taint(DATE, f'{base.reason} formatted as a date ("{fmt}")', base.line)
+                return replace(base, kind=DATE, reason=f'{base.reason} formatted as a date ("{fmt}")')
             return strongest([base] + args)
-        if isinstance(func, nodes.Name) and fname in self.macros:
-            return strongest([self.macros[fname]] + args)
+        if fname == "namespace" and isinstance(func, nodes.Name):
+            return strongest(args)
         base = self.expr(func)
         if fname in ("items", "keys", "values") and isinstance(func, nodes.Getattr):
             self._unstable(node, f"`.{fname}()` of {base.reason or 'a mapping'}", base, line)
         return strongest([base] + args)
 
     def _filter(self, node: nodes.Filter, line: int) -> Taint:
+        if node.name in ("default", "d") and isinstance(node.node, nodes.Name) and node.args and all(isinstance(a, nodes.Const) for a in node.args):
+            name = node.node.name
+            if self.bound(name) is None and name not in self.settings.static_variables and name not in BUILTIN_NAMES:
+                return self._kwarg(name, node.args[0].value, line)  # type: ignore[attr-defined]
         base = self.expr(node.node)
         args = self._args(node)
         if node.name in RANDOM_FILTERS:
-            return Taint(RANDOM, f"the random filter `|{node.name}`", line)
+            return self.taint(RANDOM, f"the random filter `|{node.name}`", line)
         if node.name == "unique":
             self._unstable(node, "`|unique` (its output order follows the input's duplicates)", base, line, always=True)
         elif node.name in ("list", "join", "first", "last") and isinstance(node.node, nodes.Name) and _set_like(node.node.name):
             self._unstable(node, f"`|{node.name}` of the set-like `{node.node.name}`", base, line, always=True)
         return strongest([base] + args)
+
+    def _kwarg(self, name: str, default: object, line: int) -> Taint:
+        shown = _literal(default)
+        return self.taint(KWARG, f"the caller kwarg `{name}` (constant default {shown})", line, kwarg=name)
 
     def _unstable(self, node: nodes.Node, detail: str, base: Taint, line: int, always: bool = False) -> None:
         if not (always or base.volatile):
@@ -497,19 +582,84 @@ class _Walker:
         self.unstable.append(Site("unstable", detail, l, c, el, ec, base, len(self.segments)))
 
     def _check_attr(self, attr: str, node: nodes.Node) -> None:
+        if self.active:
+            return  # a body walked in place again: reported where it was first walked
         if attr.startswith("_") or attr in ("mro", "func_globals", "f_globals", "gi_frame", "cr_frame"):
             l, c, el, ec = self._here(getattr(node, "lineno", 0) or self._expr_line)
             self.unsafe.append(Site("unsafe", attr, l, c, el, ec, CONSTANT, len(self.segments)))
 
     def _here(self, line: int) -> tuple[int, int, int, int]:
+        if self.override:
+            return self.override[-1][:4]  # type: ignore[return-value]
         cur = self._cur_span
         if cur and cur[0] <= line <= cur[2]:
             return cur
         l, c, el, ec, _ = self.loc.span(None, line)
         return l, c, el, ec
 
+    # chat structure -------------------------------------------------------------
+    def _site(self, kind: str, detail: str, line: int, taint: Taint) -> None:
+        if not self.chat and kind != "tool-set":
+            return
+        l, c, el, ec = self._here(line)
+        if any(s.kind == kind and s.line == l and s.detail == detail for s in self.chat_sites):
+            return
+        self.chat_sites.append(Site(kind, detail, l, c, el, ec, taint, len(self.segments)))
+
+    def _mentions_tools(self, node: nodes.Node) -> bool:
+        if isinstance(node, nodes.Name):
+            return node.name in self.tool_names
+        return any(n.name in self.tool_names for n in node.find_all(nodes.Name))
+
+    def _tool_site(self, node: nodes.Node, line: int) -> None:
+        """The tool list must render the same for every request: not filtered, reordered or
+        placed by request data or by the conversation's length."""
+        for f in [node] + list(node.find_all(nodes.Filter)):
+            if not isinstance(f, nodes.Filter):
+                continue
+            args = strongest(self._args(f))
+            if f.name in RANDOM_FILTERS:
+                self._site("tool-set", f"the tool list is shuffled (`|{f.name}`)", line, args)
+            elif f.name in ("sort", "dictsort") and args.kind in (PAYLOAD, REQUEST):
+                self._site("tool-set", f"the tool list is reordered by {args.reason} (`|{f.name}`)", line, args)
+            elif f.name in ("selectattr", "rejectattr", "select", "reject", "batch", "slice") and args.kind in (PAYLOAD, REQUEST):
+                self._site("tool-set", f"the tool list is filtered by {args.reason} (`|{f.name}`)", line, args)
+        for g in node.find_all(nodes.Getitem):
+            if isinstance(g.arg, nodes.Slice) and self._mentions_tools(g.node):
+                bounds = strongest(self.expr(b) for b in (g.arg.start, g.arg.stop, g.arg.step))
+                if bounds.kind in (PAYLOAD, REQUEST):
+                    self._site("tool-set", f"the tool list is cut by {bounds.reason}", line, bounds)
+        turn = next((t for t in self.loops if t.kind == PAYLOAD), None)
+        if turn is not None:
+            self._site("tool-set", f"the tool list renders inside the loop over {turn.reason}: its place moves as the conversation grows", line, turn)
+            return
+        guard = next((g for g in self.guards if g.kind == REQUEST), None)
+        if guard is not None:
+            self._site("tool-set", f"the tool list renders only when {guard.reason} allows it", line, guard)
+
+    def _reasoning_branch(self, node: nodes.If) -> None:
+        """``{% if loop.index0 > ns.last_query_index %}<think>...`` keeps the reasoning of
+        some assistant turns only: earlier turns render without it."""
+        if not self.chat or not self.loops:
+            return
+        branches = [(node.test, node.body)] + [(e.test, e.body) for e in node.elif_]
+        positional = [t for t, _ in branches if _position_test(t)]
+        hit = next((t for t, b in branches if _position_test(t) and _renders_reasoning(b)), None)
+        if hit is None and positional and _renders_reasoning(node.else_):
+            hit = positional[0]
+        if hit is not None:
+            self._site("reasoning-history", f"reasoning renders only for some assistant turns (`if {_expr_source(hit)}`)", hit.lineno or node.lineno, CONSTANT)
+
+    def _blank_reasoning(self, text: str, line: int) -> None:
+        if text and "</think>" in text and _BLANK_THINK.search(text) and any(t.kind == PAYLOAD for t in self.loops):
+            self._site("reasoning-blank", "earlier assistant turns render an empty `<think></think>` block", line, CONSTANT)
+
     # statements -------------------------------------------------------------
     def emit(self, seg: Segment) -> int:
+        if self.override:
+            l, c, el, ec, _ = self.override[-1]
+            seg = replace(seg, line=l, column=c, end_line=el, end_column=ec)
+            self.inlined.add(len(self.segments))
         self.segments.append(seg)
         return len(self.segments) - 1
 
@@ -528,26 +678,107 @@ class _Walker:
                 elif isinstance(child, nodes.Expr):
                     self.expr(child)
 
+    def _place_output(self, lineno: int) -> Span:
+        if self.override:
+            return self.override[-1]
+        idx = self.loc.tag("{{", lineno)
+        return self.loc.span(idx, lineno)
+
     def _stmt_Output(self, node: nodes.Output) -> None:
         for child in node.nodes:
             if isinstance(child, nodes.TemplateData):
                 if not child.data:
                     continue
-                l, c, el, ec = self.loc.data(child.lineno, child.data)
+                if self.override:
+                    l, c, el, ec, _ = self.override[-1]
+                else:
+                    l, c, el, ec = self.loc.data(child.lineno, child.data)
                 self.emit(Segment("static", "text", child.data, l, c, el, ec, CONSTANT, self.guard))
+                self._blank_reasoning(child.data, child.lineno)
                 continue
-            idx = self.loc.tag("{{", child.lineno)
-            l, c, el, ec, src = self.loc.span(idx, child.lineno)
+            span = self._place_output(child.lineno)
+            l, c, el, ec, src = span
             self._cur_span = (l, c, el, ec)
             self._expr_line = child.lineno
             if isinstance(child, nodes.Const):
                 self.emit(Segment("static", "text", str(child.value), l, c, el, ec, CONSTANT, self.guard))
                 continue
+            if isinstance(child, nodes.Call) and self._inline_call(child, span):
+                continue
+            if self.chat and any(t.kind == PAYLOAD for t in self.loops) and _mentions_reasoning(child):
+                self._site("reasoning-kept", "an assistant turn renders its reasoning", child.lineno, CONSTANT)
             taint = self.expr(child)
+            if self._mentions_tools(child) and not self.tool_loops:
+                self._tool_site(child, child.lineno)
             construct = "call" if isinstance(child, nodes.Call) else "output"
-            self.emit(Segment("dynamic", construct, src, l, c, el, ec, taint, self.guard))
+            parts = list(_literals(child)) if isinstance(child, (nodes.Add, nodes.Concat)) else []
+            literal = "".join(parts)
+            for part in parts:
+                self._blank_reasoning(part, child.lineno)
+            self.emit(Segment("dynamic", construct, src, l, c, el, ec, taint, self.guard, literal=literal))
 
-    def _control(self, node: nodes.Node, keywords: tuple[str, ...]) -> tuple[int | None, tuple[int, int, int, int, str]]:
+    # walking bodies in place: macros, caller(), includes ------------------------------
+    def _in_place(self, span: Span, key: str, file: str, scope: dict[str, Taint], body: list[nodes.Node]) -> None:
+        self.override.append(span)
+        self.active.append(key)
+        self.scopes.append(scope)
+        saved_file, self.file = self.file, file
+        try:
+            self.body(body)
+        finally:
+            self.file = saved_file
+            self.scopes.pop()
+            self.active.pop()
+            self.override.pop()
+
+    def _inline_call(self, call: nodes.Call, span: Span, caller: list[nodes.Node] | None = None) -> bool:
+        """Render a macro (or caller()) at its call: the value of each argument flows into
+        the body, and the body's own text counts as text at the call."""
+        func = call.node
+        if isinstance(func, nodes.Name) and func.name == "caller" and self.callers and caller is None:
+            body = self.callers.pop()
+            try:
+                self._in_place(span, "caller()", self.file, {}, body)
+            finally:
+                self.callers.append(body)
+            return True
+        key = _macro_key(func)
+        found = self.macro_defs.get(key)
+        if found is None or key in self.active or len(self.active) >= MAX_INLINE_DEPTH:
+            return False
+        macro, file = found
+        scope: dict[str, Taint] = {}
+        first_default = len(macro.args) - len(macro.defaults)
+        kwargs = {k.key: k.value for k in call.kwargs}
+        for i, arg in enumerate(macro.args):
+            if i < len(call.args):
+                value: nodes.Node | None = call.args[i]
+            elif arg.name in kwargs:
+                value = kwargs[arg.name]
+            else:
+                value = macro.defaults[i - first_default] if i >= first_default else None
+            taint = self.expr(value)
+            if taint.volatile and not taint.via:
+                taint = replace(taint, via=f"macro argument `{arg.name}` of `{key}()`")
+            scope[arg.name] = taint
+            if value is not None and self._mentions_tools(value):
+                self.tool_names.add(arg.name)
+        rest = [self.expr(a) for a in call.args[len(macro.args):]] + [self.expr(call.dyn_args), self.expr(call.dyn_kwargs)]
+        scope["varargs"] = strongest(rest)
+        scope["kwargs"] = strongest([self.expr(v) for k, v in kwargs.items() if k not in scope])
+        if caller is not None:
+            self.callers.append(caller)
+        try:
+            self._in_place(span, key, file, scope, macro.body)
+        finally:
+            if caller is not None:
+                self.callers.pop()
+        return True
+
+    def _control(self, node: nodes.Node, keywords: tuple[str, ...]) -> tuple[int | None, Span]:
+        if self.override:
+            self._expr_line = node.lineno
+            return None, self.override[-1]
         idx = self.loc.tag("{%", node.lineno, keywords)
         span = self.loc.span(idx, node.lineno, through_end=True)
         self._cur_span = span[:4]
@@ -557,20 +788,34 @@ class _Walker:
     def _stmt_For(self, node: nodes.For) -> None:
         _, (l, c, el, ec, src) = self._control(node, ("for",))
         iter_taint = self.expr(node.iter)
+        item_taint = iter_taint
         if iter_taint.volatile and iter_taint.kind == REQUEST:
-            iter_taint = Taint(
-                REQUEST, f"a loop over {iter_taint.reason.replace('the per-request variable', 'the per-request')}", iter_taint.line
-            )
+            iter_taint = replace(iter_taint, reason=f"a loop over {iter_taint.reason.replace('the per-request variable', 'the per-request')}")
+            item_taint = iter_taint
+        elif iter_taint.timed and isinstance(node.iter, (nodes.List, nodes.Tuple)):
+            # A literal list has a fixed length: only its items vary, and they are found
+            # where the loop variable renders.
+            item_taint = replace(iter_taint, via=iter_taint.via or f"loop variable `{', '.join(_target_names(node.target))}`")
+            iter_taint = CONSTANT
         seg_index = self.emit(Segment("dynamic", "for", src, l, c, el, ec, iter_taint, self.guard))
+        over_tools = self._mentions_tools(node.iter)
+        if over_tools:
+            self._tool_site(node.iter, node.lineno)
         self.scopes.append({})
         for name in _target_names(node.target):
-            self.bind(name, iter_taint)
+            self.bind(name, item_taint)
         self.bind("loop", iter_taint)
         self.expr(node.test)
         # The body repeats once per item: its text is only shared when the items are.
         self.guards.append(iter_taint)
-        self.body(node.body)
-        self.body(node.else_)
+        self.loops.append(iter_taint)
+        self.tool_loops += over_tools
+        try:
+            self.body(node.body)
+            self.body(node.else_)
+        finally:
+            self.tool_loops -= over_tools
+            self.loops.pop()
         self.guards.pop()
         self.scopes.pop()
         self._close(seg_index, _renders(node))
@@ -579,29 +824,84 @@ class _Walker:
         if seg_index >= 0:
             self.segments[seg_index] = replace(self.segments[seg_index], end_index=len(self.segments), has_output=has_output)
 
+    def _default_target(self, node: nodes.If) -> str | None:
+        """``{% if not x is defined %}{% set x = ... %}{% endif %}``: x is a caller kwarg."""
+        test = node.test
+        if node.elif_ or node.else_:
+            return None
+        if isinstance(test, nodes.Not) and isinstance(test.node, nodes.Test) and test.node.name == "defined":
+            inner = test.node.node
+        elif isinstance(test, nodes.Test) and test.name == "undefined":
+            inner = test.node
+        else:
+            return None
+        if not isinstance(inner, nodes.Name):
+            return None
+        name = inner.name
+        if self.bound(name) is not None or name in self.settings.static_variables or name in _PROVIDED:
+            return None
+        return name
+
     def _stmt_If(self, node: nodes.If) -> None:
         _, (l, c, el, ec, src) = self._control(node, ("if", "elif"))
+        kwarg = self._default_target(node)
+        if kwarg is not None:
+            self._kwarg_default(node, kwarg, (l, c, el, ec, src))
+            return
         tests = [self.expr(node.test)] + [self.expr(e.test) for e in node.elif_]
         test = strongest(tests)
+        self._reasoning_branch(node)
+        if self.tool_loops and test.kind in (PAYLOAD, REQUEST) and _renders(node):
+            self._site("tool-set", f"the tool list is filtered by {test.reason} (`{_short(src)}`)", node.lineno, test)
         seg_index = self.emit(Segment("dynamic", "if", src, l, c, el, ec, test, self.guard))
         self.guards.append(test)
         self.body(node.body)
         for branch in node.elif_:
-            self.loc.tag("{%", branch.lineno, ("elif",))
+            if not self.override:
+                self.loc.tag("{%", branch.lineno, ("elif",))
             self.body(branch.body)
         self.body(node.else_)
         self.guards.pop()
         self._close(seg_index, _renders(node))
 
+    def _kwarg_default(self, node: nodes.If, name: str, span: Span) -> None:
+        l, c, el, ec, src = span
+        seg_index = self.emit(Segment("dynamic", "if", src, l, c, el, ec, CONSTANT, self.guard))
+        self.body(node.body)
+        self._close(seg_index, _renders(node))
+        got = self.bound(name)
+        if got is None:
+            return
+        if got.volatile:
+            # The default itself varies (strftime_now): passing the kwarg would pin it.
+            self.scopes[-1][name] = replace(got, kwarg=name)
+            return
+        default = next((a.node for a in node.find_all(nodes.Assign) if isinstance(a.target, nodes.Name) and a.target.name == name), None)
+        value = default.value if isinstance(default, nodes.Const) else "(an expression)"
+        self.scopes[-1][name] = self._kwarg(name, value, getattr(default, "lineno", node.lineno))
+
     def _stmt_Assign(self, node: nodes.Assign) -> None:
         self._control(node, ("set",))
         taint = strongest((self.expr(node.node), self.guard))
-        for name in _target_names(node.target):
+        target = node.target
+        if isinstance(target, nodes.NSRef):
+            self.bind_attr(target.name, target.attr, taint)
+            return
+        for name in _target_names(target):
             self.bind(name, taint)
+            if self._mentions_tools(node.node):
+                self.tool_names.add(name)
+        value = node.node
+        if isinstance(target, nodes.Name) and isinstance(value, nodes.Call) and isinstance(value.node, nodes.Name) and value.node.name == "namespace":
+            for kw in value.kwargs:
+                self.bind_attr(target.name, kw.key, strongest((self.expr(kw.value), self.guard)))
 
     def _stmt_AssignBlock(self, node: nodes.AssignBlock) -> None:
         self._control(node, ("set",))
         taint = self._captured(node.body)
+        if isinstance(node.target, nodes.NSRef):
+            self.bind_attr(node.target.name, node.target.attr, strongest((taint, self.guard)))
+            return
         for name in _target_names(node.target):
             self.bind(name, strongest((taint, self.guard)))
 
@@ -611,6 +911,7 @@ class _Walker:
         self.body(body)
         inner = self.segments[mark:]
         del self.segments[mark:]
+        self.inlined = {i for i in self.inlined if i < mark}
         # Ordering inside a body rendered elsewhere has no place in this order; private
         # attribute access (self.unsafe) is reported wherever it is.
         del self.unstable[sites:]
@@ -618,14 +919,24 @@ class _Walker:
 
     def _stmt_Macro(self, node: nodes.Macro) -> None:
         self._control(node, ("macro",))
+        self._define(node, node.name)
+
+    def _define(self, node: nodes.Macro, key: str) -> None:
         self.scopes.append({a.name: CONSTANT for a in node.args})
         # Arguments are judged at each call; the body's own clock or random use is not.
-        self.macros[node.name] = self._captured(node.body)
+        self.macros[key] = self._captured(node.body)
         self.scopes.pop()
+        self.macro_defs[key] = (node, self.file)
 
     def _stmt_CallBlock(self, node: nodes.CallBlock) -> None:
-        _, (l, c, el, ec, src) = self._control(node, ("call",))
-        taint = strongest((self.expr(node.call), self._captured(node.body)))
+        idx, span = self._control(node, ("call",))
+        l, c, el, ec, src = span
+        self.scopes.append({a.name: CONSTANT for a in node.args})
+        body_taint = self._captured(node.body)
+        self.scopes.pop()
+        if isinstance(node.call, nodes.Call) and self._inline_call(node.call, span, caller=node.body):
+            return
+        taint = strongest((self.expr(node.call), body_taint))
         self.emit(Segment("dynamic", "call", src, l, c, el, ec, taint, self.guard))
 
     def _stmt_FilterBlock(self, node: nodes.FilterBlock) -> None:
@@ -635,16 +946,68 @@ class _Walker:
 
     def _stmt_Block(self, node: nodes.Block) -> None:
         idx, (l, c, *_rest) = self._control(node, ("block",))
-        self.blocks.append(Section(normalise_section(node.name), node.name, l, c, "block"))
+        if not self.override:
+            self.blocks.append(Section(normalise_section(node.name), node.name, l, c, "block"))
         self.body(node.body)
 
+    def _load(self, template: nodes.Node) -> tuple[str, nodes.Template] | None:
+        if self.resolve is None or not isinstance(template, nodes.Const) or not isinstance(template.value, str):
+            return None
+        if template.value in self.active or len(self.active) >= MAX_INLINE_DEPTH:
+            return None
+        return self.resolve(template.value)
+
     def _stmt_Include(self, node: nodes.Include) -> None:
-        _, (l, c, el, ec, src) = self._control(node, ("include",))
+        _, span = self._control(node, ("include",))
+        l, c, el, ec, src = span
+        loaded = self._load(node.template)
+        if loaded is not None:
+            name, ast = loaded
+            self._in_place(span, str(node.template.value), name, {}, ast.body)  # type: ignore[attr-defined]
+            return
         taint = self.expr(node.template)
         self.emit(Segment("dynamic", "include", src, l, c, el, ec, taint, self.guard))
 
     def _stmt_Extends(self, node: nodes.Extends) -> None:
         self._stmt_Include(node)  # type: ignore[arg-type]
+
+    def _imported_macros(self, node: nodes.Import | nodes.FromImport, span: Span) -> dict[str, nodes.Macro] | None:
+        loaded = self._load(node.template)
+        if loaded is None:
+            return None
+        name, ast = loaded
+        found = {m.name: m for m in ast.body if isinstance(m, nodes.Macro)}
+        self.override.append(span)
+        saved, self.file = self.file, name
+        self._imported_file = name
+        try:
+            for key, macro in found.items():
+                self._define(macro, f"\x00{name}\x00{key}")
+        finally:
+            self.file = saved
+            self.override.pop()
+        return found
+
+    def _alias(self, name: str, key: str, file: str) -> None:
+        src = f"\x00{file}\x00{name}"
+        self.macros[key] = self.macros.pop(src)
+        self.macro_defs[key] = self.macro_defs.pop(src)
+
+    def _stmt_Import(self, node: nodes.Import) -> None:
+        _, span = self._control(node, ("import",))
+        found = self._imported_macros(node, span)
+        self.bind(node.target, CONSTANT)
+        for name in found or ():
+            self._alias(name, f"{node.target}.{name}", self._imported_file)
+
+    def _stmt_FromImport(self, node: nodes.FromImport) -> None:
+        _, span = self._control(node, ("from",))
+        found = self._imported_macros(node, span) or {}
+        for item in node.names:
+            name, alias = item if isinstance(item, tuple) else (item, item)
+            self.bind(alias, CONSTANT)
+            if name in found:
+                self._alias(name, alias, self._imported_file)
 
     def _stmt_With(self, node: nodes.With) -> None:
         self._control(node, ("with",))
@@ -660,6 +1023,117 @@ class _Walker:
 
     def _stmt_ScopedEvalContextModifier(self, node: nodes.ScopedEvalContextModifier) -> None:
         self.body(node.body)
+
+
+TOOL_NAMES = frozenset({"tools", "custom_tools", "functions", "tool_schemas", "builtin_tools", "xml_tools"})
+_BLANK_THINK = re.compile(r"<think>\s*</think>")
+_POSITION_ATTRS = frozenset({"last", "first", "index", "index0", "revindex", "revindex0"})
+_REASONING_WORDS = ("reasoning", "thinking", "thought")
+
+
+def _short(src: str) -> str:
+    one = " ".join(src.split())
+    return one if len(one) <= 60 else one[:57] + "..."
+
+
+def _expr_source(node: nodes.Node) -> str:
+    """A readable rendering of a test expression for messages (the AST keeps no source)."""
+    if isinstance(node, nodes.Name):
+        return node.name
+    if isinstance(node, nodes.Getattr):
+        return f"{_expr_source(node.node)}.{node.attr}"
+    if isinstance(node, nodes.Const):
+        return repr(node.value)
+    if isinstance(node, nodes.Not):
+        return f"not {_expr_source(node.node)}"
+    if isinstance(node, (nodes.And, nodes.Or)):
+        op = "and" if isinstance(node, nodes.And) else "or"
+        return f"{_expr_source(node.left)} {op} {_expr_source(node.right)}"
+    if isinstance(node, nodes.Compare):
+        ops = {"gt": ">", "lt": "<", "gteq": ">=", "lteq": "<=", "eq": "==", "ne": "!=", "in": "in", "notin": "not in"}
+        return " ".join([_expr_source(node.expr)] + [f"{ops.get(o.op, o.op)} {_expr_source(o.expr)}" for o in node.ops])
+    if isinstance(node, nodes.Test):
+        return f"{_expr_source(node.node)} is {node.name}"
+    if isinstance(node, nodes.Getitem):
+        return f"{_expr_source(node.node)}[{_expr_source(node.arg)}]"
+    return "..."
+
+
+def _position_test(test: nodes.Node) -> bool:
+    """Whether a test asks where in the conversation a turn sits (loop.last, an index)."""
+    for n in [test, *test.find_all((nodes.Getattr, nodes.Name))]:
+        if isinstance(n, nodes.Getattr) and isinstance(n.node, nodes.Name):
+            if n.node.name == "loop" and n.attr in _POSITION_ATTRS:
+                return True
+            if "last" in n.attr and ("query" in n.attr or "user" in n.attr or "index" in n.attr or "idx" in n.attr):
+                return True
+        if isinstance(n, nodes.Name) and "last" in n.name and ("query" in n.name or "user" in n.name or "idx" in n.name):
+            return True
+    return False
+
+
+def _renders_reasoning(body: list[nodes.Node]) -> bool:
+    for stmt in body:
+        for out in [stmt, *stmt.find_all(nodes.Output)]:
+            if not isinstance(out, nodes.Output):
+                continue
+            for child in out.nodes:
+                for c in [child, *child.find_all((nodes.Const, nodes.TemplateData, nodes.Name, nodes.Getattr, nodes.Getitem))]:
+                    if isinstance(c, (nodes.Const, nodes.TemplateData)) and isinstance(getattr(c, "value", getattr(c, "data", None)), str):
+                        text = c.value if isinstance(c, nodes.Const) else c.data  # type: ignore[union-attr]
+                        if "<think>" in text or "<|channel|>analysis" in text:
+                            return True
+                    elif isinstance(c, nodes.Name) and any(w in c.name for w in _REASONING_WORDS):
+                        return True
+                    elif isinstance(c, nodes.Getattr) and any(w in c.attr for w in _REASONING_WORDS):
+                        return True
+                    elif isinstance(c, nodes.Getitem) and isinstance(c.arg, nodes.Const) and isinstance(c.arg.value, str) and any(w in c.arg.value for w in _REASONING_WORDS):
+                        return True
+    return False
+
+
+def _mentions_reasoning(node: nodes.Node) -> bool:
+    for c in [node, *node.find_all((nodes.Name, nodes.Getattr))]:
+        name = c.name if isinstance(c, nodes.Name) else c.attr if isinstance(c, nodes.Getattr) else ""
+        if any(w in name for w in _REASONING_WORDS):
+            return True
+    return False
+
+
+def _splits_reasoning(node: nodes.Node) -> bool:
+    return (
+        isinstance(node, nodes.Call)
+        and isinstance(node.node, nodes.Getattr)
+        and node.node.attr in ("split", "rsplit")
+        and bool(node.args)
+        and isinstance(node.args[0], nodes.Const)
+        and node.args[0].value == "</think>"
+    )
+
+
+def _literals(node: nodes.Node) -> Iterable[str]:
+    if isinstance(node, nodes.Const) and isinstance(node.value, str):
+        yield node.value
+    elif isinstance(node, nodes.Add):
+        yield from _literals(node.left)
+        yield from _literals(node.right)
+    elif isinstance(node, nodes.Concat):
+        for part in node.nodes:
+            yield from _literals(part)
+
+
+def _macro_key(func: nodes.Node) -> str:
+    if isinstance(func, nodes.Name):
+        return func.name
+    if isinstance(func, nodes.Getattr) and isinstance(func.node, nodes.Name):
+        return f"{func.node.name}.{func.attr}"
+    return ""
+
+
+def _literal(value: object) -> str:
+    if isinstance(value, str):
+        return '"' + (value if len(value) <= 40 else value[:37] + "...") + '"'
+    return "none" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _target_names(target: nodes.Node) -> list[str]:
@@ -736,11 +1210,19 @@ def _env(settings: Settings, chat: bool) -> Environment:
     return env
 
 
-def build_model(path: str, source: str, kind: str, pieces: list[Piece], settings: Settings) -> TemplateModel:
-    """Parse every piece and join them, in file order, into one model with file coordinates."""
+Loader = Callable[[str], "tuple[str, str] | None"]
+
+
+def build_model(path: str, source: str, kind: str, pieces: list[Piece], settings: Settings, loader: Loader | None = None) -> TemplateModel:
+    """Parse every piece and join them, in file order, into one model with file coordinates.
+
+    ``loader`` maps an included or imported template name to (shown name, source), or None
+    when it is not inside the template folders; without it includes stay opaque.
+    """
     model = TemplateModel(path=path, source=source, kind=kind)
     chat = kind == "chat_template"
     env = _env(settings, chat)
+    resolve = _resolver(env, loader) if loader is not None else None
     for piece in pieces:
         if piece.role:
             model.sections.append(Section(normalise_section(piece.role), piece.role, piece.role_line, piece.role_column, "role"))
@@ -754,8 +1236,26 @@ def build_model(path: str, source: str, kind: str, pieces: list[Piece], settings
                 piece.role_column + len(piece.role),
             )
             model.segments.append(seg)
-        _add_piece(model, env, piece, settings)
+        _add_piece(model, env, piece, settings, chat, resolve)
     return model
+
+
+def _resolver(env: Environment, loader: Loader) -> Resolver:
+    parsed: dict[str, tuple[str, nodes.Template] | None] = {}
+
+    def resolve(name: str) -> tuple[str, nodes.Template] | None:
+        if name not in parsed:
+            got = loader(name)
+            ast = None
+            if got is not None:
+                try:
+                    ast = env.parse(got[1])
+                except (TemplateSyntaxError, RecursionError):
+                    ast = None  # the included file's own lint run reports it
+            parsed[name] = (got[0], ast) if got is not None and ast is not None else None
+        return parsed[name]
+
+    return resolve
 
 
 def _shift(piece: Piece, line: int, col: int) -> tuple[int, int]:
@@ -765,7 +1265,7 @@ def _shift(piece: Piece, line: int, col: int) -> tuple[int, int]:
     return line + piece.line_offset, col + (piece.first_col if line == 1 else piece.col)
 
 
-def _add_piece(model: TemplateModel, env: Environment, piece: Piece, settings: Settings) -> None:
+def _add_piece(model: TemplateModel, env: Environment, piece: Piece, settings: Settings, chat: bool = False, resolve: Resolver | None = None) -> None:
     text = piece.text
     loc = _Locator(text)
     compact, cores = _compact(text, loc)
@@ -784,7 +1284,7 @@ def _add_piece(model: TemplateModel, env: Environment, piece: Piece, settings: S
         return
     if cores:
         _restore(ast, cores)
-    walker = _Walker(loc, settings)
+    walker = _Walker(loc, settings, chat, resolve)
     try:
         walker.body(ast.body)
     except RecursionError:
@@ -797,9 +1297,10 @@ def _add_piece(model: TemplateModel, env: Environment, piece: Piece, settings: S
         model.segments.extend(walker.segments)
         model.unstable.extend(walker.unstable)
         model.unsafe.extend(walker.unsafe)
+        model.chat.extend(walker.chat_sites)
         sections = list(walker.blocks)
-        for seg in walker.segments:
-            if seg.kind == "static" and seg.construct == "text":
+        for i, seg in enumerate(walker.segments):
+            if seg.kind == "static" and seg.construct == "text" and i not in walker.inlined:
                 sections.extend(_text_sections(seg, settings))
         model.sections.extend(sorted(sections, key=lambda s: (s.line, s.column)))
         return
@@ -808,34 +1309,15 @@ def _add_piece(model: TemplateModel, env: Environment, piece: Piece, settings: S
         el, ec = _shift(piece, seg.end_line, seg.end_column)
         taint = _shift_taint(seg.taint, piece)
         guard = _shift_taint(seg.guard, piece)
-        model.segments.append(
-            replace(
-                seg,
-                line=l,
-                column=c,
-                end_line=el,
-                end_column=ec,
-                taint=taint,
-                guard=guard,
-                end_index=seg.end_index + base if seg.end_index else 0,
-            )
-        )
-    for site in walker.unstable + walker.unsafe:
+        model.segments.append(replace(seg, line=l, column=c, end_line=el, end_column=ec, taint=taint, guard=guard, end_index=seg.end_index + base if seg.end_index else 0))
+    for site in walker.unstable + walker.unsafe + walker.chat_sites:
         l, c = _shift(piece, site.line, site.column)
         el, ec = _shift(piece, site.end_line, site.end_column)
-        moved = replace(
-            site,
-            line=l,
-            column=c,
-            end_line=el,
-            end_column=ec,
-            taint=_shift_taint(site.taint, piece),
-            segment_index=site.segment_index + base,
-        )
-        (model.unstable if site.kind == "unstable" else model.unsafe).append(moved)
+        moved = replace(site, line=l, column=c, end_line=el, end_column=ec, taint=_shift_taint(site.taint, piece), segment_index=site.segment_index + base)
+        (model.unstable if site.kind == "unstable" else model.unsafe if site.kind == "unsafe" else model.chat).append(moved)
     sections = list(walker.blocks)
-    for seg in walker.segments:
-        if seg.kind == "static" and seg.construct == "text":
+    for i, seg in enumerate(walker.segments):
+        if seg.kind == "static" and seg.construct == "text" and i not in walker.inlined:
             sections.extend(_text_sections(seg, settings))
     for sec in sorted(sections, key=lambda s: (s.line, s.column)):
         l, c = _shift(piece, sec.line, sec.column)
@@ -843,7 +1325,7 @@ def _add_piece(model: TemplateModel, env: Environment, piece: Piece, settings: S
 
 
 def _shift_taint(taint: Taint, piece: Piece) -> Taint:
-    return replace(taint, line=_shift(piece, taint.line, 1)[0]) if taint.line else taint
+    return replace(taint, line=_shift(piece, taint.line, 1)[0]) if taint.line and not taint.file else taint
 
 
 # Lines that could be a heading, a tag or a label; one C-level pass instead of a Python loop

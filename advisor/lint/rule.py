@@ -77,4 +77,4 @@ def token_counter(encode: Callable[[str], list[int]]) -> Callable[[str], int]:
 
 
 def shared_tokens(model: TemplateModel, segments: list, count: Callable[[str], int]) -> int:
-    return sum(count(s.text) for s in segments if s.construct == "text")
+    return sum(count(s.text if s.construct == "text" else s.literal) for s in segments if s.construct == "text" or s.literal)

@@ -57,7 +57,9 @@ def test_endless_and_explosive_templates_lint_quickly(no_rendering):
     assert all(f.code != "PC001" for f in findings)
 
 
-def test_includes_are_not_read(tmp_path, monkeypatch, no_rendering):
+def test_includes_outside_the_template_folders_are_not_read(tmp_path, monkeypatch, no_rendering):
+    # Includes inside the template folders are followed (tests/lint/test_dataflow.py); a name
+    # that climbs out with `..`, an absolute name, or a link pointing outside is never read.
     read: list[str] = []
     real = Path.read_text
 
@@ -66,11 +68,18 @@ def test_includes_are_not_read(tmp_path, monkeypatch, no_rendering):
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(Path, "read_text", spy)
-    (tmp_path / "secret.j2").write_text("top secret")
-    (tmp_path / "main.j2").write_text("{% include 'secret.j2' %}\nHello\n")
+    outside = tmp_path / "outside"
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "prompts").mkdir()
+    outside.mkdir()
+    (outside / "secret.j2").write_text("top secret")
+    (repo / "prompts" / "link.j2").symlink_to(outside / "secret.j2")
+    (repo / "prompts" / "main.j2").write_text(
+        "{% include '../../outside/secret.j2' %}{% include '" + str(outside / "secret.j2") + "' %}{% include 'link.j2' %}\nHello\n")
     read.clear()
-    engine.lint_files([str(tmp_path / "main.j2")], config.LintConfig(), REGISTRY, engine.default_counter("llama3"), cwd=tmp_path)
-    assert not any(p.endswith("secret.j2") for p in read)
+    engine.lint_files([str(repo / "prompts" / "main.j2")], config.LintConfig(), REGISTRY, engine.default_counter("llama3"), cwd=repo)
+    assert not any(p.endswith(("secret.j2", "link.j2")) for p in read)
 
 
 def test_deeply_nested_template_is_a_finding_or_clean_not_a_crash(no_rendering):
