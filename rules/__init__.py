@@ -16,6 +16,9 @@ from advisor.rules import (
     pc201_section_order,
     pc202_prefix_drift,
     pc301_short_prefix,
+    pc401_caller_kwarg,
+    pc402_reasoning_history,
+    pc403_unstable_tool_set,
     pc901_unused_suppression,
 )
 
@@ -28,6 +31,9 @@ _MODULES = (
     pc201_section_order,
     pc202_prefix_drift,
     pc301_short_prefix,
+    pc401_caller_kwarg,
+    pc402_reasoning_history,
+    pc403_unstable_tool_set,
     pc901_unused_suppression,
 )
 

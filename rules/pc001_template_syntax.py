@@ -31,6 +31,9 @@ You are a support assistant.
 Offer priority support.
 {% endif %}
 ```
+
+## Fix safety
+No fix: a template that does not parse has no meaning to keep.
 """
 
 

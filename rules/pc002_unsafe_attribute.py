@@ -28,6 +28,9 @@ Pass the values the prompt needs as variables and read only their public fields:
 ```jinja
 {{ user.display_name }}
 ```
+
+## Fix safety
+No fix: what the access was meant to do is for its author to decide.
 """
 
 

@@ -32,6 +32,9 @@ You are the Corvina support assistant.
 Follow these rules when answering: ...
 Customer tier: {{ user.tier }}
 ```
+
+## Fix safety
+No fix: moving a branch changes which text a request sees where.
 """
 
 OPTIONS = {

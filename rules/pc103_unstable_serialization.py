@@ -36,6 +36,12 @@ User profile:
 {% for key, value in profile|dictsort %}{{ key }}: {{ value }}
 {% endfor %}
 ```
+
+## Fix safety
+Safe fix (`--fix`): `x.items()` becomes `x | dictsort`, `x.keys()` becomes `x | sort`,
+`x.values()` becomes `x | dictsort | map(attribute=1)`, and `|unique`, `|list`/`|join` of a
+set-like input get a `|sort` first. The same data then always renders in one order; a mapping
+or set carries no order of its own, so no meaning is lost.
 """
 
 OPTIONS = {

@@ -39,6 +39,9 @@ benefits from the other's traffic.
 ## Use instead
 Give every template of the set the same section order (stable content first, per-request
 content last), e.g. `# Tools`, `# Policies`, `# Context`, `Question:` everywhere.
+
+## Fix safety
+No fix: which order is canonical is a choice across the template set.
 """
 
 OPTIONS = {

@@ -41,6 +41,9 @@ You are the Corvina assistant.
 Follow the rules below. ... (2,000 shared tokens)
 Your area: billing questions.
 ```
+
+## Fix safety
+No fix: merging two templates' prefixes is an editorial change.
 """
 
 OPTIONS = {

@@ -34,6 +34,9 @@ the shared prefix reaches the minimum:
 You are the Corvina documentation assistant. ... (1,000+ tokens of stable instructions)
 Question: {{ question }}
 ```
+
+## Fix safety
+No fix: the remedy is more stable content, which only its author can write.
 """
 
 OPTIONS = {

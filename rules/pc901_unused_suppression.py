@@ -26,6 +26,9 @@ Remove the comment, or keep it only where a finding is intentionally accepted:
 ```jinja
 You are the Corvina assistant.
 ```
+
+## Fix safety
+No fix yet: delete the suppression comment by hand.
 """
 
 

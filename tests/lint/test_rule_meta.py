@@ -11,7 +11,7 @@ from advisor.rules import REGISTRY, find
 
 from .test_rule_cases import is_fail, load_cases
 
-SECTIONS = ("## What it does", "## Why is this bad?", "## Example", "## Use instead")
+SECTIONS = ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety")
 DESIGN_RULES = {
     "PC001": "template-syntax",
     "PC101": "dynamic-prefix",

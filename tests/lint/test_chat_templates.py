@@ -1,0 +1,84 @@
+"""Chat templates with the structure of official model templates give exactly the expected
+findings: no error on a constant-default kwarg or on the caller's own system message, and
+the same construct gets the same verdict in every template."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from advisor.lint import config, engine
+from advisor.lint.model import DEFAULT_STATIC_VARIABLES, Piece, Settings, build_model
+from advisor.rules import REGISTRY
+
+FOLDER = Path(__file__).parent / "fixtures" / "chat_templates"
+EXPECTED = yaml.safe_load((FOLDER / "expected.yaml").read_text(encoding="utf-8"))
+
+
+def lint_one(path: Path, counter):
+    cfg = config.parse({}, "test", REGISTRY)
+    return engine.lint_files([str(path)], cfg, REGISTRY, counter, cwd=FOLDER, parallel=False).findings
+
+
+def test_every_fixture_has_an_expectation():
+    assert sorted(EXPECTED) == sorted(p.name for p in FOLDER.glob("*.jinja"))
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_exact_findings(name, counter):
+    found = lint_one(FOLDER / name, counter)
+    assert [[f.code, f.line, f.severity] for f in found] == EXPECTED[name], [(f.code, f.line, f.message) for f in found]
+
+
+@pytest.mark.parametrize("name", ["llama31.chat_template.jinja", "llama33.chat_template.jinja", "qwen25.chat_template.jinja"])
+def test_correct_official_templates_pass_ci(name, counter):
+    assert not engine.fails(lint_one(FOLDER / name, counter), "warning")
+
+
+def test_constant_default_kwarg_is_named(counter):
+    (kwarg,) = lint_one(FOLDER / "llama31.chat_template.jinja", counter)
+    assert "`date_string`" in kwarg.message and "chat_template_kwargs" in kwarg.message and '"26 Jul 2024"' in kwarg.message
+
+
+def test_date_finding_names_where_the_value_was_produced(counter):
+    (date,) = lint_one(FOLDER / "mistral_small3.chat_template.jinja", counter)
+    assert "strftime_now" in date.message and "set at line 1" in date.message
+    (date,) = lint_one(FOLDER / "llama32.chat_template.jinja", counter)
+    assert "pin `date_string` in chat_template_kwargs" in date.message
+
+
+SYSTEM_FORMS = [
+    "{%- if messages[0].role == 'system' %}{{- '<s>' + messages[0].content + '</s>' }}{%- endif %}",
+    "{%- if messages[0]['role'] == 'system' %}{%- set sys = messages[0]['content']|trim %}{%- set messages = messages[1:] %}{%- else %}{%- set sys = '' %}{%- endif %}{{- '<s>' + sys + '</s>' }}",
+    "{%- set ns = namespace(sys='') %}{%- for m in messages %}{%- if m.role == 'system' %}{%- set ns.sys = m.content %}{%- endif %}{%- endfor %}{{- '<s>' + ns.sys + '</s>' }}",
+    "{%- macro sysblock(text) %}{{- '<s>' + text + '</s>' }}{%- endmacro %}{{- sysblock(messages[0].content) }}",
+]
+TAIL = "\n{{- 'You are a helpful assistant. Follow the policy exactly, answer in short numbered steps, cite the policy section you used, never promise refunds the policy does not allow, and escalate billing disputes to a human agent.' }}\n{%- for m in messages %}{{- '<t>' + m.content + '</t>' }}{%- endfor %}\n"
+
+
+@pytest.mark.parametrize("form", range(len(SYSTEM_FORMS)))
+def test_the_callers_system_message_is_never_dynamic_content(form, counter):
+    cfg = config.parse({}, "test", REGISTRY)
+    result = engine.lint_texts({"x.chat_template.jinja": SYSTEM_FORMS[form] + TAIL}, cfg, REGISTRY, counter)
+    assert result.findings == []
+
+
+@pytest.mark.parametrize("form", range(len(SYSTEM_FORMS)))
+def test_the_same_forms_with_an_injected_variable_are_errors(form, counter):
+    cfg = config.parse({}, "test", REGISTRY)
+    injected = SYSTEM_FORMS[form].replace("messages[0].content", "user_profile").replace("messages[0]['content']", "user_profile").replace("m.content %}", "user_profile %}")
+    result = engine.lint_texts({"x.chat_template.jinja": injected + TAIL}, cfg, REGISTRY, counter)
+    errors = [f for f in result.findings if f.severity == "error"]
+    assert [f.code for f in errors] == ["PC101"], [f.message for f in result.findings]
+    assert "user_profile" in errors[0].message
+
+
+def test_messages_is_payload_only_in_chat_templates():
+    settings = Settings(static_variables=DEFAULT_STATIC_VARIABLES)
+    text = "{{ messages[0].content }}\nFollow the policy.\n"
+    chat = build_model("c.chat_template.jinja", text, "chat_template", [Piece(text)], settings)
+    plain = build_model("p.j2", text, "jinja", [Piece(text)], settings)
+    assert not chat.segments[0].taint.volatile
+    assert plain.segments[0].taint.volatile
