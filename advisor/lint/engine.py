@@ -140,7 +140,10 @@ def folder_loader(path: Path, root: Path) -> Callable[[str], tuple[str, str] | N
     return load
 
 
-def model_for(shown: str, path: Path, text: str, settings: Settings, loader: Callable[[str], tuple[str, str] | None] | None = None) -> TemplateModel | None:
+Loader = Callable[[str], "tuple[str, str] | None"]
+
+
+def model_for(shown: str, path: Path, text: str, settings: Settings, loader: Loader | None = None) -> TemplateModel | None:
     loaded = sources.load(path, text)
     if loaded is None:
         return None

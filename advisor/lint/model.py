@@ -77,7 +77,10 @@ CLOCK_NAMES = frozenset({"now", "current_time", "current_datetime", "datetime", 
 DATE_NAMES = frozenset({"today", "current_date", "date", "date_string", "todays_date", "today_date"})
 RANDOM_NAMES = frozenset({"uuid", "nonce", "random_seed", "request_id", "trace_id"})
 # Jinja builtins that are functions, not data.
-BUILTIN_NAMES = frozenset({"range", "dict", "namespace", "cycler", "joiner", "true", "false", "none", "True", "False", "None", "raise_exception", "loop", "caller"})
+BUILTIN_NAMES = frozenset(
+    {"range", "dict", "namespace", "cycler", "joiner", "true", "false", "none", "True", "False", "None", "raise_exception", "loop",
+     "caller"}
+)
 # strftime directives that only change once a day (or less often).
 _TIME_DIRECTIVES = re.compile(r"%[-_0^#]?[HIMSfpXcsTRrklzZ]")
 
@@ -509,7 +512,10 @@ class _Walker:
         if isinstance(node, nodes.Getitem):
             if isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
                 self._check_attr(node.arg.value, node)
-            last = (isinstance(node.arg, nodes.Const) and node.arg.value == -1) or (isinstance(node.arg, nodes.Neg) and isinstance(node.arg.node, nodes.Const) and node.arg.node.value == 1)
+            arg = node.arg
+            last = (isinstance(arg, nodes.Const) and arg.value == -1) or (
+                isinstance(arg, nodes.Neg) and isinstance(arg.node, nodes.Const) and arg.node.value == 1
+            )
             if last and _splits_reasoning(node.node):
                 self._site("reasoning-split", "`.split('</think>')[-1]` keeps only the answer of a turn", line, CONSTANT)
             return strongest((self.expr(node.node), self.expr(node.arg)))
@@ -557,7 +563,8 @@ class _Walker:
         return strongest([base] + args)
 
     def _filter(self, node: nodes.Filter, line: int) -> Taint:
-        if node.name in ("default", "d") and isinstance(node.node, nodes.Name) and node.args and all(isinstance(a, nodes.Const) for a in node.args):
+        constant_args = bool(node.args) and all(isinstance(a, nodes.Const) for a in node.args)
+        if node.name in ("default", "d") and isinstance(node.node, nodes.Name) and constant_args:
             name = node.node.name
             if self.bound(name) is None and name not in self.settings.static_variables and name not in BUILTIN_NAMES:
                 return self._kwarg(name, node.args[0].value, line)  # type: ignore[attr-defined]
@@ -590,7 +597,8 @@ class _Walker:
 
     def _here(self, line: int) -> tuple[int, int, int, int]:
         if self.override:
-            return self.override[-1][:4]  # type: ignore[return-value]
+            l, c, el, ec, _ = self.override[-1]
+            return l, c, el, ec
         cur = self._cur_span
         if cur and cur[0] <= line <= cur[2]:
             return cur
@@ -631,7 +639,8 @@ class _Walker:
                     self._site("tool-set", f"the tool list is cut by {bounds.reason}", line, bounds)
         turn = next((t for t in self.loops if t.kind == PAYLOAD), None)
         if turn is not None:
-            self._site("tool-set", f"the tool list renders inside the loop over {turn.reason}: its place moves as the conversation grows", line, turn)
+            detail = f"the tool list renders inside the loop over {turn.reason}: its place moves as the conversation grows"
+            self._site("tool-set", detail, line, turn)
             return
         guard = next((g for g in self.guards if g.kind == REQUEST), None)
         if guard is not None:
@@ -648,7 +657,8 @@ class _Walker:
         if hit is None and positional and _renders_reasoning(node.else_):
             hit = positional[0]
         if hit is not None:
-            self._site("reasoning-history", f"reasoning renders only for some assistant turns (`if {_expr_source(hit)}`)", hit.lineno or node.lineno, CONSTANT)
+            detail = f"reasoning renders only for some assistant turns (`if {_expr_source(hit)}`)"
+            self._site("reasoning-history", detail, hit.lineno or node.lineno, CONSTANT)
 
     def _blank_reasoning(self, text: str, line: int) -> None:
         if text and "</think>" in text and _BLANK_THINK.search(text) and any(t.kind == PAYLOAD for t in self.loops):
@@ -790,7 +800,8 @@ class _Walker:
         iter_taint = self.expr(node.iter)
         item_taint = iter_taint
         if iter_taint.volatile and iter_taint.kind == REQUEST:
-            iter_taint = replace(iter_taint, reason=f"a loop over {iter_taint.reason.replace('the per-request variable', 'the per-request')}")
+            over = iter_taint.reason.replace("the per-request variable", "the per-request")
+            iter_taint = replace(iter_taint, reason=f"a loop over {over}")
             item_taint = iter_taint
         elif iter_taint.timed and isinstance(node.iter, (nodes.List, nodes.Tuple)):
             # A literal list has a fixed length: only its items vary, and they are found
@@ -892,7 +903,7 @@ class _Walker:
             if self._mentions_tools(node.node):
                 self.tool_names.add(name)
         value = node.node
-        if isinstance(target, nodes.Name) and isinstance(value, nodes.Call) and isinstance(value.node, nodes.Name) and value.node.name == "namespace":
+        if isinstance(target, nodes.Name) and isinstance(value, nodes.Call) and _is_name(value.node, "namespace"):
             for kw in value.kwargs:
                 self.bind_attr(target.name, kw.key, strongest((self.expr(kw.value), self.guard)))
 
@@ -1080,15 +1091,16 @@ def _renders_reasoning(body: list[nodes.Node]) -> bool:
             for child in out.nodes:
                 for c in [child, *child.find_all((nodes.Const, nodes.TemplateData, nodes.Name, nodes.Getattr, nodes.Getitem))]:
                     if isinstance(c, (nodes.Const, nodes.TemplateData)) and isinstance(getattr(c, "value", getattr(c, "data", None)), str):
-                        text = c.value if isinstance(c, nodes.Const) else c.data  # type: ignore[union-attr]
+                        text = c.value if isinstance(c, nodes.Const) else c.data
                         if "<think>" in text or "<|channel|>analysis" in text:
                             return True
                     elif isinstance(c, nodes.Name) and any(w in c.name for w in _REASONING_WORDS):
                         return True
                     elif isinstance(c, nodes.Getattr) and any(w in c.attr for w in _REASONING_WORDS):
                         return True
-                    elif isinstance(c, nodes.Getitem) and isinstance(c.arg, nodes.Const) and isinstance(c.arg.value, str) and any(w in c.arg.value for w in _REASONING_WORDS):
-                        return True
+                    elif isinstance(c, nodes.Getitem) and isinstance(c.arg, nodes.Const) and isinstance(c.arg.value, str):
+                        if any(w in c.arg.value for w in _REASONING_WORDS):
+                            return True
     return False
 
 
@@ -1120,6 +1132,10 @@ def _literals(node: nodes.Node) -> Iterable[str]:
     elif isinstance(node, nodes.Concat):
         for part in node.nodes:
             yield from _literals(part)
+
+
+def _is_name(node: nodes.Node, name: str) -> bool:
+    return isinstance(node, nodes.Name) and node.name == name
 
 
 def _macro_key(func: nodes.Node) -> str:
@@ -1265,7 +1281,9 @@ def _shift(piece: Piece, line: int, col: int) -> tuple[int, int]:
     return line + piece.line_offset, col + (piece.first_col if line == 1 else piece.col)
 
 
-def _add_piece(model: TemplateModel, env: Environment, piece: Piece, settings: Settings, chat: bool = False, resolve: Resolver | None = None) -> None:
+def _add_piece(
+    model: TemplateModel, env: Environment, piece: Piece, settings: Settings, chat: bool = False, resolve: Resolver | None = None
+) -> None:
     text = piece.text
     loc = _Locator(text)
     compact, cores = _compact(text, loc)
@@ -1309,11 +1327,13 @@ def _add_piece(model: TemplateModel, env: Environment, piece: Piece, settings: S
         el, ec = _shift(piece, seg.end_line, seg.end_column)
         taint = _shift_taint(seg.taint, piece)
         guard = _shift_taint(seg.guard, piece)
-        model.segments.append(replace(seg, line=l, column=c, end_line=el, end_column=ec, taint=taint, guard=guard, end_index=seg.end_index + base if seg.end_index else 0))
+        end_index = seg.end_index + base if seg.end_index else 0
+        model.segments.append(replace(seg, line=l, column=c, end_line=el, end_column=ec, taint=taint, guard=guard, end_index=end_index))
     for site in walker.unstable + walker.unsafe + walker.chat_sites:
         l, c = _shift(piece, site.line, site.column)
         el, ec = _shift(piece, site.end_line, site.end_column)
-        moved = replace(site, line=l, column=c, end_line=el, end_column=ec, taint=_shift_taint(site.taint, piece), segment_index=site.segment_index + base)
+        taint = _shift_taint(site.taint, piece)
+        moved = replace(site, line=l, column=c, end_line=el, end_column=ec, taint=taint, segment_index=site.segment_index + base)
         (model.unstable if site.kind == "unstable" else model.unsafe if site.kind == "unsafe" else model.chat).append(moved)
     sections = list(walker.blocks)
     for i, seg in enumerate(walker.segments):
