@@ -9,12 +9,13 @@ import typer
 
 from advisor.index.analyze import Analyzer, top_branches
 from advisor.cli import app
-from advisor.commands.common import SkipLog, check_format, emit_report, open_traffic, with_progress
+from advisor.commands.common import INPUT_FORMAT_HELP, SkipLog, check_format, emit_report, open_traffic, with_progress
 from advisor.console import log, out_console
 from advisor.ingest.memo import MemoEncoder
 from advisor.index.partition import run_partitioned
 from advisor.report import analysis as render
 from advisor.ingest.tokenizers import load_tokenizer
+from advisor.verify.compare import Observed, compare
 
 
 @app.command("analyze")
@@ -26,6 +27,7 @@ def analyze_command(
     page_size: int = typer.Option(1, min=1, help="Round cached tokens down to this page size."),
     block_size: int = typer.Option(512, min=1, help="Tokens per hash_ids block."),
     top: int = typer.Option(5, min=0, help="How many shared branches to list."),
+    input_format: str = typer.Option("auto", help=INPUT_FORMAT_HELP),
     format: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
     workers: int = typer.Option(0, min=0, help="Index in N local worker processes (radix tree partitioned by head)."),
@@ -51,14 +53,23 @@ def analyze_command(
         diagnoser = Diagnoser(load_tokenizer(tokenizer), diagnose_limit or None)
 
     def stream():
-        seqs = open_traffic(traffic, tokenizer, chat_template, templates, block_size, skips, memo)
+        seqs = open_traffic(traffic, tokenizer, chat_template, templates, block_size, skips, memo, input_format=input_format)
         seqs = with_progress(seqs, "analyze")
         return diagnoser.watch(seqs) if diagnoser is not None else seqs
 
+    observed = Observed()
+    predicted: list[int] = []
     if workers or dask:
         analysis = run_partitioned(stream, page_size, workers=workers, dask=dask, top=top)
     else:
-        analysis = Analyzer(page_size=page_size).add_all(stream())
+        analyzer = Analyzer(page_size=page_size)
+        for n, seq in enumerate(stream()):
+            cached = analyzer.add(seq)
+            req = seq.request
+            if req.cached_tokens is not None:
+                observed.add(n, req.where, req.id, seq.prompt_tokens, req.cached_tokens, req.reported_prompt_tokens)
+                predicted.append(cached)
+        analysis = analyzer.result
     skips.summary()
     if verbose:
         s = memo.stats
@@ -71,6 +82,10 @@ def analyze_command(
         skips.items, skips.count,
         diagnosis.finding_dicts() if diagnosis is not None else (),
     )
+    if len(observed):
+        # Predicted = analyze's definition (unlimited cache, --page-size): the ceiling the
+        # engine's count can reach; `advisor verify` splits the gap.
+        data["observed"] = compare(observed, predicted)
     if diagnosis is not None:
         data["loss_attribution"] = diagnosis.attribution.to_dict()
         data["diagnosis"] = {"text_requests": diagnosis.text_requests, "examined": diagnosis.examined,

@@ -18,10 +18,13 @@ from advisor.ingest.pipeline import Sequence
 # anything else below the CLI) uses them without importing the command layer.
 from advisor.ingest.source import SkipLog, TemplatesOnFirstUse, make_renderer, open_traffic
 
-__all__ = ["FORMATS", "SkipLog", "TemplatesOnFirstUse", "check_format", "emit", "emit_bytes", "emit_report",
+__all__ = ["FORMATS", "INPUT_FORMAT_HELP", "SkipLog", "TemplatesOnFirstUse", "check_format", "emit", "emit_bytes", "emit_report",
            "make_renderer", "open_traffic", "with_progress"]
 
 FORMATS = ("text", "json", "markdown")
+INPUT_FORMAT_HELP = ("Input format of the traffic files: auto (detected per file from its first records), "
+                     "advisor, openai-batch, openai-batch-output, openai-log, otel, litellm, litellm-spend, "
+                     "langfuse, vllm-log, sglang-log, bailian, servegen, mooncake-agentic.")
 
 
 def check_format(fmt: str, allowed: Iterable[str] = FORMATS) -> str:

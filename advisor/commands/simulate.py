@@ -8,7 +8,7 @@ from typing import List, Optional
 import typer
 
 from advisor.cli import app
-from advisor.commands.common import SkipLog, check_format, emit, open_traffic, with_progress
+from advisor.commands.common import INPUT_FORMAT_HELP, SkipLog, check_format, emit, open_traffic, with_progress
 from advisor.errors import AdvisorError
 from advisor.simulate.inputs import to_jobs
 from advisor.simulate.jobs import JobStore
@@ -74,6 +74,7 @@ def simulate_command(
     timestamp_unit: str = typer.Option("auto", help="auto, s or ms."),
     seed: int = typer.Option(0, help="Seed for random policies, routers and arrivals."),
     requests: Optional[int] = typer.Option(None, min=1, help="Requests of a --workload."),
+    input_format: str = typer.Option("auto", help=INPUT_FORMAT_HELP),
     format: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
 ) -> None:
@@ -111,7 +112,7 @@ def simulate_command(
     else:
         if not traffic:
             raise AdvisorError("give traffic files, or --workload rag|scrambled")
-        seqs = open_traffic(list(traffic), tokenizer, chat_template, templates, block_size, skips)
+        seqs = open_traffic(list(traffic), tokenizer, chat_template, templates, block_size, skips, input_format=input_format)
         jobs, has_time = to_jobs(with_progress(seqs, "simulate"), output_len, rate, timestamp_unit, seed)
         skips.summary()
         inputs.update({"files": [str(p) for p in traffic], "tokenizer": tokenizer})

@@ -94,7 +94,7 @@ def _id_sequence(req: Request, vocab_size: int, block_size: int) -> Sequence:
         if top > MAX_ID:
             raise AdvisorError(f"hash id {top} does not fit in 32 bits")
         ids = array("I", req.hash_ids or ())
-        return Sequence(req, f"hash:{req.source}", ids, int(req.input_length or 0), block_size)
+        return Sequence(req, f"hash:{req.source}", ids, int(req.input_length or 0), req.block_size or block_size)
     top = max(req.input_ids or (0,))
     if top >= vocab_size:
         raise AdvisorError(f"token id {top} is outside the tokenizer's vocabulary ({vocab_size})")
@@ -109,6 +109,7 @@ def sequences(
     block_size: int = 512,
     workers: int | None = None,
     memo: MemoEncoder | None = None,
+    input_format: str | None = None,
 ) -> Iterator[Sequence]:
     """Every request of ``paths`` as a ``Sequence``, in arrival (file) order.
 
@@ -116,7 +117,7 @@ def sequences(
     """
     workers = workers or min(4, os.cpu_count() or 1)
     tokenizer = renderer.tokenizer
-    requests = iter_requests(paths, on_skip, block_size)
+    requests = iter_requests(paths, on_skip, block_size, input_format)
     encoder = memo or MemoEncoder(tokenizer)
     pending: collections.deque[tuple[list[Sequence | Request], Future[list[array]] | None]] = collections.deque()
 

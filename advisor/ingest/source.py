@@ -86,9 +86,15 @@ class TemplatesOnFirstUse:
 
 
 def open_traffic(paths: list[Path], tokenizer: str, chat_template: Path | None, templates: Path | None,
-                 block_size: int, skips: SkipLog, memo: MemoEncoder | None = None) -> Iterator[Sequence]:
+                 block_size: int, skips: SkipLog, memo: MemoEncoder | None = None,
+                 input_format: str | None = None) -> Iterator[Sequence]:
+    """``input_format``: an adapter name of ``advisor.ingest.formats`` (None or ``auto``:
+    detected per file)."""
     if block_size < 1:
         raise AdvisorError("--block-size must be at least 1")
+    from advisor.ingest.formats import check_format as check_input_format
+
+    forced = check_input_format(input_format)
     files = check_paths(paths)
     renderer = make_renderer(tokenizer, chat_template, templates, files)
-    return sequences(files, renderer, skips, block_size=block_size, memo=memo)
+    return sequences(files, renderer, skips, block_size=block_size, memo=memo, input_format=forced)

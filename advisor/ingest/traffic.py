@@ -53,6 +53,11 @@ class Request:
     timestamp: float | None = None
     tenant: str | None = None
     output_length: int | None = None
+    # Set by the input adapters (advisor.ingest.formats) or the optional record fields:
+    block_size: int | None = None  # tokens per hash_ids block of this record's trace
+    cached_tokens: int | None = None  # cached tokens the engine or provider reported
+    reported_prompt_tokens: int | None = None  # prompt tokens it reported
+    session: str | None = None
 
     @property
     def where(self) -> str:
@@ -119,6 +124,20 @@ def _message(item: Any, index: int) -> dict[str, Any]:
     return item
 
 
+def _observed_fields(obj: dict[str, Any], meta: dict[str, Any]) -> None:
+    for name, attr in (("cached_tokens", "cached_tokens"), ("prompt_tokens", "reported_prompt_tokens")):
+        value = obj.get(name)
+        if value is not None:
+            if not _is_int(value) or value < 0:
+                raise BadRecord(f"'{name}' must be a non-negative integer")
+            meta[attr] = value
+    session = obj.get("session_id")
+    if session is not None:
+        if not isinstance(session, (str, int)) or isinstance(session, bool):
+            raise BadRecord("'session_id' must be a string")
+        meta["session"] = str(session)
+
+
 def parse_record(obj: Any, source: str, line: int, block_size: int = 512) -> Request:
     """Validate one decoded JSON value and build its ``Request``; raise ``BadRecord``."""
     if not isinstance(obj, dict):
@@ -131,9 +150,19 @@ def parse_record(obj: Any, source: str, line: int, block_size: int = 512) -> Req
         meta["id"] = str(rid)
     ts = obj.get("timestamp")
     if ts is not None:
+        if isinstance(ts, str):
+            from advisor.ingest.formats.timestamps import iso_seconds
+
+            ts = iso_seconds(ts)
         if not isinstance(ts, (int, float)) or isinstance(ts, bool) or ts != ts:
             raise BadRecord("'timestamp' must be a number")
         meta["timestamp"] = float(ts)
+    _observed_fields(obj, meta)
+    if obj.get("block_size") is not None:
+        block_size = obj["block_size"]
+        if not _is_int(block_size) or block_size < 1:
+            raise BadRecord("'block_size' must be a positive integer")
+        meta["block_size"] = block_size
     tenant = obj.get("tenant")
     if tenant is not None:
         if not isinstance(tenant, (str, int)) or isinstance(tenant, bool):
@@ -234,19 +263,56 @@ def _lines(handle: BinaryIO) -> Iterator[bytes]:
         yield raw
 
 
+def _decode(raw: bytes) -> Any:
+    # orjson validates UTF-8 itself; decoding first would copy every line.
+    try:
+        return _loads(raw)
+    except _DecodeError as exc:
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as uexc:
+            raise BadRecord(f"invalid UTF-8 at byte {uexc.start}") from None
+        raise BadRecord(f"invalid JSON ({_short(exc)})") from None
+
+
 def iter_file(
     path: Path | str,
     on_skip: Callable[[Skip], None],
     block_size: int = 512,
+    input_format: str | None = None,
+    observed: dict[str, dict[str, Any]] | None = None,
 ) -> Iterator[Request]:
-    """Stream the requests of one file; bad lines go to ``on_skip``."""
+    """Stream the requests of one file (``-``: standard input); bad lines go to ``on_skip``.
+
+    Lines become records through the file's input format (``advisor.ingest.formats``:
+    detected from the first records unless ``input_format`` names one); observations
+    of other requests (Batch output, SGLang Finish lines) go to ``observed`` by id."""
+    from advisor.ingest.formats import OBSERVE, FileFormat
+
+    stdin = str(path) == "-"
     path = Path(path)
-    if not path.exists():
+    if not stdin and not path.exists():
         raise AdvisorError(f"{path}: no such file")
-    source = str(path)
+    source = "<stdin>" if stdin else str(path)
+    fmt = FileFormat(source, input_format)
     seen_any = False
     lineno = 0
-    with _open(path) as handle:
+
+    def emit(items: list[tuple[int, Any]]) -> Iterator[Request]:
+        for line, item in items:
+            if isinstance(item, BadRecord):
+                on_skip(Skip(source, line, str(item)))
+            elif isinstance(item, dict) and OBSERVE in item:
+                if observed is not None:
+                    observed.setdefault(str(item[OBSERVE]), {}).update(
+                        {k: v for k, v in item.items() if k != OBSERVE and v is not None})
+            else:
+                try:
+                    yield parse_record(item, source, line, block_size)
+                except BadRecord as exc:
+                    on_skip(Skip(source, line, str(exc)))
+
+    with (_open_stdin() if stdin else _open(path)) as handle:
         try:
             for lineno, raw in enumerate(_lines(handle), start=1):
                 if raw.isspace() or not raw:
@@ -255,36 +321,45 @@ def iter_file(
                 if len(raw) > MAX_LINE_BYTES:
                     on_skip(Skip(source, lineno, f"line is over {MAX_LINE_BYTES >> 20} MiB (no request is that long)"))
                     continue
-                # orjson validates UTF-8 itself; decoding first would copy every line.
                 try:
-                    obj = _loads(raw)
-                except _DecodeError as exc:
-                    try:
-                        raw.decode("utf-8")
-                    except UnicodeDecodeError as uexc:
-                        on_skip(Skip(source, lineno, f"invalid UTF-8 at byte {uexc.start}"))
-                        continue
-                    on_skip(Skip(source, lineno, f"invalid JSON ({_short(exc)})"))
-                    continue
-                try:
-                    yield parse_record(obj, source, lineno, block_size)
+                    items = fmt.records(raw, lineno, _decode)
                 except BadRecord as exc:
                     on_skip(Skip(source, lineno, str(exc)))
+                    continue
+                yield from emit(items)
         except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
             on_skip(Skip(source, lineno + 1, f"gzip stream is corrupt or truncated ({_short(exc)})"))
             seen_any = True
     if not seen_any:
-        raise AdvisorError(f"{path}: file is empty (no requests)")
+        raise AdvisorError(f"{source}: file is empty (no requests)")
+    yield from emit(fmt.finish(_decode))
+
+
+def _open_stdin() -> BinaryIO:
+    import sys
+
+    raw = sys.stdin.buffer
+    peek = getattr(raw, "peek", None)
+    if peek is not None and peek(2)[:2] == GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
+    return raw
 
 
 def iter_requests(
     paths: Iterable[Path | str],
     on_skip: Callable[[Skip], None],
     block_size: int = 512,
+    input_format: str | None = None,
 ) -> Iterator[Request]:
-    """Stream the requests of several files in order (file order, then line order)."""
-    for path in paths:
-        yield from iter_file(path, on_skip, block_size)
+    """Stream the requests of several files in order (file order, then line order), with
+    observed counts from other lines joined by request id (``advisor.ingest.formats``)."""
+    from advisor.ingest.formats import sniff
+    from advisor.ingest.formats.join import joined
+
+    def read(p: Path, observed: dict[str, dict[str, Any]], fmt: str | None) -> Iterator[Request]:
+        return iter_file(p, on_skip, block_size, fmt, observed)
+
+    yield from joined((Path(p) for p in paths), read, sniff, input_format)
 
 
 def check_paths(paths: Iterable[Path | str]) -> list[Path]:
@@ -292,6 +367,9 @@ def check_paths(paths: Iterable[Path | str]) -> list[Path]:
     out = []
     for p in paths:
         path = Path(p)
+        if str(p) == "-":  # standard input
+            out.append(path)
+            continue
         if not path.exists():
             raise AdvisorError(f"{path}: no such file")
         if path.is_dir():

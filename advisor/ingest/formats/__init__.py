@@ -1,0 +1,237 @@
+"""Input adapters: the logs and traces teams already have, read as advisor records.
+
+One small module per format; this module holds the registry and ``FileFormat``, the
+per-file detector that ``advisor.ingest.traffic.iter_file`` calls where a line becomes
+records. The format is decided per file by the first record that some adapter
+recognises (``--input-format NAME`` forces one); later lines of another shape are
+skipped with a reason naming both formats. A file whose first records match no format
+is an error naming the formats tried.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from advisor.errors import AdvisorError
+from advisor.ingest.formats.base import Adapter
+from advisor.ingest.formats.block_traces import AGENTIC, BAILIAN, SERVEGEN
+from advisor.ingest.formats.langfuse import LANGFUSE
+from advisor.ingest.formats.litellm import LITELLM_PAYLOAD, LITELLM_SPEND
+from advisor.ingest.formats.native import NATIVE
+from advisor.ingest.formats.openai_batch import BATCH_INPUT, BATCH_OUTPUT, OBSERVE
+from advisor.ingest.formats.openai_log import OPENAI_LOG
+from advisor.ingest.formats.otel import OTEL
+from advisor.ingest.formats.sglang_log import SGLANG_LOG
+from advisor.ingest.formats.vllm_log import VLLM_LOG
+from advisor.ingest.traffic import BadRecord
+
+# Most specific shapes first: LiteLLM payloads also have "messages", agentic Mooncake
+# and Bailian rows also have "hash_ids"; advisor's own kinds are the fallback.
+JSON_ADAPTERS: tuple[Adapter, ...] = (
+    BATCH_INPUT, BATCH_OUTPUT, OTEL, LITELLM_SPEND, LITELLM_PAYLOAD, LANGFUSE, OPENAI_LOG,
+    BAILIAN, SERVEGEN, AGENTIC, NATIVE,
+)
+TEXT_ADAPTERS: tuple[Adapter, ...] = (VLLM_LOG, SGLANG_LOG)
+ADAPTERS = {a.name: a for a in JSON_ADAPTERS + TEXT_ADAPTERS}
+NAMES = tuple(ADAPTERS)
+
+# JSON-looking lines that match no format before the file is given up on.
+DETECT_LINES = 16
+# Text lines kept while the format is undecided (log noise before the first request).
+PENDING_LIMIT = 1000
+# A file that is one JSON document (an array, a pretty-printed object) is read whole.
+MAX_DOCUMENT_BYTES = 256 << 20
+
+Item = tuple[int, Any]  # (line, record dict or BadRecord)
+
+
+def check_format(name: str | None) -> str | None:
+    if name is None or name == "auto":
+        return None
+    if name not in ADAPTERS:
+        raise AdvisorError(f"unknown --input-format '{name}': use auto or one of {', '.join(NAMES)}")
+    return name
+
+
+class FileFormat:
+    """The format of one file, decided from its first records, and the line hook."""
+
+    def __init__(self, source: str, forced: str | None = None) -> None:
+        self.source = source
+        self.adapter: Adapter | None = ADAPTERS[forced] if forced else None
+        self.convert: Callable[[Any], list[Any]] | None = self.adapter.converter() if self.adapter else None
+        self.unmatched = 0
+        self.pending: list[Item] = []  # undecided non-JSON lines: noise of a log, or bad JSON
+        self.document: list[bytes] | None = None
+        self.document_line = 0
+        self.document_bytes = 0
+        self.seen = 0
+
+    @property
+    def name(self) -> str | None:
+        return self.adapter.name if self.adapter else None
+
+    def records(self, raw: bytes, line: int, decode: Callable[[bytes], Any]) -> list[Item]:
+        """The records of one non-blank line (``decode`` parses JSON or raises
+        ``BadRecord`` with the loader's reasons)."""
+        self.seen += 1
+        if self.document is not None:
+            self.document_bytes += len(raw)
+            if self.document_bytes > MAX_DOCUMENT_BYTES:
+                raise AdvisorError(f"{self.source}: a single JSON document over {MAX_DOCUMENT_BYTES >> 20} MiB; "
+                                   "write it as JSON Lines")
+            self.document.append(raw)
+            return []
+        adapter = self.adapter
+        if adapter is not None and adapter.text:
+            return self._convert(adapter, _text(raw), line)
+        head = raw.lstrip()[:1]
+        if adapter is None:
+            # Log lines can start with "[" too (SGLang's "[2025-... ] Receive: ...").
+            text = raw.decode("utf-8", "replace")
+            if head not in (b"{", b"[") or any(a.matches(text) for a in TEXT_ADAPTERS):
+                return self._undecided_text(raw, line)
+        try:
+            value = decode(raw)
+        except BadRecord as exc:
+            if adapter is None and self.seen == 1 and head in (b"{", b"["):
+                # Not a JSON line: maybe the first line of one pretty-printed document.
+                self.document, self.document_line, self.document_bytes = [raw], line, len(raw)
+                return []
+            if adapter is None:
+                return self._hold(line, exc)
+            return [(line, exc)]
+        out = self._values(value, line)
+        if adapter is None and self.adapter is not None and self.pending:
+            # Decided now: the lines held back were bad lines of this JSON Lines file.
+            out, self.pending = self.pending + out, []
+        return out
+
+    def _hold(self, line: int, exc: BadRecord) -> list[Item]:
+        """Undecided: keep a bad line's reason until the file's format is known (its
+        lines are then reported; a file that never matches is one error instead)."""
+        if len(self.pending) < PENDING_LIMIT:
+            self.pending.append((line, exc))
+        self._count_unmatched()
+        return []
+
+    def _values(self, value: Any, line: int, label: str = "") -> list[Item]:
+        # A JSON array of records (a whole-file export, or one line of several).
+        many = isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+        values = value if many else [value]
+        out: list[Item] = []
+        for i, item in enumerate(values):
+            tag = f"item {i + 1}: " if many and len(values) > 1 else label
+            adapter = self.adapter or self._detect(item)
+            if adapter is None:
+                self._hold(line, BadRecord(f"{tag}matches no known input format"))
+                continue
+            for ln, got in self._convert(adapter, item, line):
+                if isinstance(got, BadRecord) and tag:
+                    got = BadRecord(tag + str(got))
+                out.append((ln, got))
+        return out
+
+    def _detect(self, value: Any) -> Adapter | None:
+        for adapter in JSON_ADAPTERS:
+            if adapter.matches(value):
+                self._decide(adapter)
+                return adapter
+        return None
+
+    def _decide(self, adapter: Adapter) -> None:
+        self.adapter = adapter
+        self.convert = adapter.converter()
+
+    def _convert(self, adapter: Adapter, value: Any, line: int) -> list[Item]:
+        if adapter.text and not adapter.matches(value):
+            other = next((a.name for a in TEXT_ADAPTERS if a is not adapter and a.matches(value)), None)
+            if other is not None:
+                return [(line, BadRecord(f"a {other} line in a file read as {adapter.name}"))]
+        if not adapter.matches(value) and not adapter.text:
+            other = next((a.name for a in JSON_ADAPTERS if a.matches(value)), None)
+            if other is not None:
+                return [(line, BadRecord(f"a {other} record in a file read as {adapter.name}"))]
+            if adapter is not NATIVE:  # parse_record names advisor's own kinds itself
+                return [(line, BadRecord(f"not a {adapter.name} record (unknown shape)"))]
+        assert self.convert is not None
+        try:
+            got = self.convert(value)
+        except BadRecord as exc:
+            return [(line, exc)]
+        return [(line, g) for g in got]
+
+    def _undecided_text(self, raw: bytes, line: int) -> list[Item]:
+        text = _text(raw)
+        for adapter in TEXT_ADAPTERS:
+            if adapter.matches(text):
+                self._decide(adapter)
+                self.pending.clear()  # the lines before were log noise
+                return self._convert(adapter, text, line)
+        if len(self.pending) < PENDING_LIMIT:
+            self.pending.append((line, BadRecord("not JSON and not a request line of a known log format")))
+        return []
+
+    def _count_unmatched(self) -> None:
+        self.unmatched += 1
+        if self.adapter is None and self.unmatched >= DETECT_LINES:
+            raise AdvisorError(self._none_matched(f"the first {DETECT_LINES} records"))
+
+    def _none_matched(self, what: str) -> str:
+        return f"{self.source}: {what} match no known input format (tried: {', '.join(NAMES)})"
+
+    def finish(self, decode: Callable[[bytes], Any]) -> list[Item]:
+        """Records held back to the end: a whole-file JSON document; and the verdict on
+        a file whose format was never decided."""
+        out: list[Item] = []
+        if self.document is not None:
+            data = b"".join(self.document)
+            self.document = None
+            try:
+                value = decode(data)
+            except BadRecord as exc:
+                raise AdvisorError(f"{self.source}: neither JSON Lines nor one JSON document ({exc})") from None
+            if isinstance(value, dict) and isinstance(value.get("data"), list) and self._detect(value) is None:
+                value = value["data"]  # an API page: {"data": [...], "meta": {...}}
+            out = self._values(value, self.document_line)
+        if self.adapter is None and self.seen:
+            raise AdvisorError(self._none_matched("its first records"))
+        if self.adapter is not None and not self.adapter.text and self.pending:
+            out = self.pending + out  # a JSON Lines file after all: those lines were bad
+        self.pending = []
+        return out
+
+
+def sniff(path: Path) -> str | None:
+    """The format of a file from its first lines (None: not decided there), so that
+    the loader can read observation-only files first."""
+    from advisor.ingest.traffic import _decode, _lines, _open
+
+    fmt = FileFormat(str(path))
+    try:
+        with _open(path) as handle:
+            for n, raw in enumerate(_lines(handle)):
+                if n >= 4 * DETECT_LINES or fmt.document is not None:
+                    break
+                if raw.isspace() or not raw:
+                    continue
+                try:
+                    fmt.records(raw, n + 1, _decode)
+                except BadRecord:
+                    pass
+                if fmt.adapter is not None:
+                    return fmt.adapter.name
+    except (AdvisorError, OSError, EOFError, ValueError):
+        return None  # the real read reports it
+    return fmt.name
+
+
+def _text(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8").rstrip("\r\n")
+    except UnicodeDecodeError as exc:
+        raise BadRecord(f"invalid UTF-8 at byte {exc.start}") from None
+
+
+__all__ = ["ADAPTERS", "NAMES", "OBSERVE", "FileFormat", "check_format", "sniff"]

@@ -1,0 +1,21 @@
+"""advisor's own record kinds (DESIGN.md): the line is the record; ``parse_record``
+validates it. Also plain Mooncake rows (``hash_ids``, ``input_length``, ``timestamp``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.ingest.formats.base import Adapter
+
+KEYS = ("messages", "prompt", "input_ids", "tokens", "hash_ids", "template")
+
+
+def _matches(value: Any) -> bool:
+    return isinstance(value, dict) and any(k in value for k in KEYS)
+
+
+def _convert(value: Any) -> list[Any]:
+    return [value]
+
+
+NATIVE = Adapter("advisor", False, _matches, _convert)

@@ -1,0 +1,88 @@
+"""SGLang ``--log-requests`` output.
+
+``Receive: obj=GenerateReqInput(text='...', input_ids=None, ..., rid='...', ...)`` is the
+request as it arrives (``text`` or ``input_ids``; the line's ``[YYYY-MM-DD HH:MM:SS]``
+prefix is the arrival time, local time as logged). ``Finish: obj=..., out={...
+'meta_info': {'id': ..., 'prompt_tokens': N, 'completion_tokens': M, 'cached_tokens': K
+...}}`` gives what the engine reported; it is joined to its request by ``rid``.
+SGLang shortens long values to their two halves joined by `` ... ``
+(``--log-requests-level``'s length limit): such a line is reported as truncated."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from typing import Any
+
+from advisor.ingest.formats.base import Adapter, count, record
+from advisor.ingest.formats.pyliteral import Cut, value_at
+from advisor.ingest.traffic import BadRecord
+
+RECEIVE = re.compile(r"Receive: obj=\w*ReqInput\(")
+FINISH = re.compile(r"Finish: obj=\w*ReqInput\(")
+STAMP = re.compile(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?)")
+OBSERVE = "observe"  # record key of a Finish line: the id it reports on
+
+
+def _matches(line: Any) -> bool:
+    return isinstance(line, str) and bool(RECEIVE.search(line) or FINISH.search(line))
+
+
+def _field(line: str, name: str, start: int) -> tuple[Any, bool]:
+    """The value of ``name=`` in the dataclass repr after ``start``; whether it was cut."""
+    m = re.compile(r"[(,] ?" + name + "=").search(line, start)
+    if m is None:
+        return None, False
+    value, end = value_at(line, m.end())
+    return value, line.startswith(" ... ", end)
+
+
+def _time(line: str, head: int) -> float | None:
+    m = STAMP.search(line, 0, head)
+    if m is None:
+        return None
+    # The logged wall clock has no zone; only differences matter for arrivals.
+    return datetime.fromisoformat(m.group(1)).replace(tzinfo=timezone.utc).timestamp()
+
+
+def _convert(line: Any) -> list[dict[str, Any]]:
+    fin = FINISH.search(line)
+    rec = fin or RECEIVE.search(line)
+    if rec is None:
+        return []
+    try:
+        rid, _ = _field(line, "rid", rec.end() - 1)
+        if fin is not None:
+            return [_finish(line, rid)]
+        text, text_cut = _field(line, "text", rec.end() - 1)
+        ids, ids_cut = _field(line, "input_ids", rec.end() - 1)
+    except Cut as exc:
+        raise BadRecord(f"truncated log line ({exc})") from None
+    if text_cut or ids_cut:
+        raise BadRecord(f"truncated log line for request {rid}: SGLang shortened the "
+                        f"{'text' if text_cut else 'input_ids'} (raise --log-requests-level)")
+    meta = {"id": None if rid is None else str(rid), "timestamp": _time(line, rec.start())}
+    if isinstance(ids, list) and ids and all(isinstance(i, int) for i in ids):
+        return [record({"input_ids": ids}, **meta)]
+    if isinstance(text, str) and text:
+        return [record({"prompt": text}, **meta)]
+    raise BadRecord(f"request {rid} has neither text nor input_ids (a batch or a level that omits them)")
+
+
+def _finish(line: str, rid: Any) -> dict[str, Any]:
+    at = line.find("'meta_info': ")
+    if at < 0:
+        raise BadRecord("Finish line without meta_info")
+    meta, _ = value_at(line, at + len("'meta_info': "))
+    if not isinstance(meta, dict):
+        raise BadRecord("Finish line's meta_info is not a dict")
+    rid = meta.get("id", rid)
+    if rid is None:
+        raise BadRecord("Finish line without a request id")
+    return {OBSERVE: str(rid),
+            "cached_tokens": count(meta.get("cached_tokens"), "cached_tokens"),
+            "prompt_tokens": count(meta.get("prompt_tokens"), "prompt_tokens"),
+            "output_length": count(meta.get("completion_tokens"), "completion_tokens")}
+
+
+SGLANG_LOG = Adapter("sglang-log", True, _matches, _convert)

@@ -1,0 +1,74 @@
+"""vLLM request log lines (``--enable-log-requests``).
+
+Older form, one line: ``Received request ID: prompt: '...', params: SamplingParams(...),
+prompt_token_ids: [...], lora_request: None, ...``. Newer form: ``Request ID details:
+prompt: '...', prompt_token_ids: [...], prompt_embeds shape: None.`` (at DEBUG level),
+with a separate ``Received request ID: params: ...`` line that carries no prompt.
+``prompt_token_ids`` (the engine's own tokens) are used when logged, else the prompt
+text. ``--max-log-len N`` cuts the prompt to N characters and the ids to N ids: a line
+where both have the same length (16 or more) is reported as truncated, as is a line
+whose prompt or id list is cut off. The line's ``MM-DD HH:MM:SS`` time is the arrival
+(relative: vLLM's log format has no year or zone)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from advisor.ingest.formats.base import Adapter, record
+from advisor.ingest.formats.pyliteral import Cut, value_at
+from advisor.ingest.traffic import BadRecord
+
+OLD = re.compile(r"Received request (\S+): prompt: ")
+NEW = re.compile(r"Request (\S+) details: prompt: ")
+OTHER = re.compile(r"Received request \S+: params: |Generated response |Finished request ")
+STAMP = re.compile(r"(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d+))?")
+CUT_MIN = 16
+DAYS_BEFORE = (0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)
+
+
+def _matches(line: Any) -> bool:
+    return isinstance(line, str) and bool(OLD.search(line) or NEW.search(line))
+
+
+def line_time(line: str, head: int) -> float | None:
+    """Seconds within a (non-leap) year from the log prefix's ``MM-DD HH:MM:SS``."""
+    m = STAMP.search(line, 0, head)
+    if m is None:
+        return None
+    month, day, hh, mm, ss = (int(g) for g in m.groups()[:5])
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return None
+    frac = float("0." + m.group(6)) if m.group(6) else 0.0
+    return (DAYS_BEFORE[month - 1] + day - 1) * 86400 + hh * 3600 + mm * 60 + ss + frac
+
+
+def _convert(line: Any) -> list[dict[str, Any]]:
+    m = OLD.search(line) or NEW.search(line)
+    if m is None:
+        return []  # any other log line: not a request
+    rid = m.group(1)
+    try:
+        prompt, end = value_at(line, m.end())
+        ids = None
+        key = line.find("prompt_token_ids: ", end)
+        if key >= 0:
+            ids, _ = value_at(line, key + len("prompt_token_ids: "))
+    except Cut as exc:
+        raise BadRecord(f"truncated log line for request {rid} ({exc})") from None
+    if prompt is not None and not isinstance(prompt, str):
+        raise BadRecord(f"request {rid}: prompt is not a quoted string")
+    if ids is not None and not (isinstance(ids, list) and all(isinstance(i, int) for i in ids)):
+        raise BadRecord(f"request {rid}: prompt_token_ids is not a list of integers")
+    if isinstance(prompt, str) and ids and len(ids) == len(prompt) >= CUT_MIN:
+        raise BadRecord(f"truncated log line for request {rid}: prompt and prompt_token_ids both cut to "
+                        f"{len(ids)} (--max-log-len)")
+    meta = {"id": rid, "timestamp": line_time(line, m.start())}
+    if ids:
+        return [record({"input_ids": ids}, **meta)]
+    if isinstance(prompt, str) and prompt:
+        return [record({"prompt": prompt}, **meta)]
+    raise BadRecord(f"request {rid} has neither prompt text nor prompt_token_ids")
+
+
+VLLM_LOG = Adapter("vllm-log", True, _matches, _convert)
