@@ -37,7 +37,7 @@ def _group() -> None:
 # small logs and in pre-commit hooks).
 COMMAND_MODULES = {
     "lint": "lint", "rules": "lint", "rule": "lint", "analyze": "analyze", "simulate": "simulate",
-    "prescribe": "prescribe", "cost": "cost", "report": "report",
+    "prescribe": "prescribe", "cost": "cost", "report": "report", "verify": "verify", "export": "export",
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from pathlib import Path
 from typing import List, Optional
 
@@ -11,6 +12,9 @@ from advisor.cli import app
 from advisor.commands.common import INPUT_FORMAT_HELP, SkipLog, check_format, emit, open_traffic, with_progress
 from advisor.errors import AdvisorError
 from advisor.simulate.inputs import to_jobs
+from advisor.verify.attribution import align, verify
+from advisor.verify.collect import watch
+from advisor.verify.compare import Observed, compare
 from advisor.simulate.jobs import JobStore
 from advisor.simulate.model import (
     ENGINE_EVICTION, ENGINE_PAGE, ENGINES, EVICTIONS, MODES, POLICIES, ROUTERS, CostModel,
@@ -95,6 +99,7 @@ def simulate_command(
     policies = _choices(policy, POLICIES, "--policy") or ["fcfs"]
     evictions = _choices(eviction, EVICTIONS, "--eviction") or [ENGINE_EVICTION[engine]]
     skips = SkipLog()
+    observed = Observed()
     inputs: dict = {"engine": engine, "block_size": block_size}
     if workload is not None:
         if traffic:
@@ -113,7 +118,7 @@ def simulate_command(
         if not traffic:
             raise AdvisorError("give traffic files, or --workload rag|scrambled")
         seqs = open_traffic(list(traffic), tokenizer, chat_template, templates, block_size, skips, input_format=input_format)
-        jobs, has_time = to_jobs(with_progress(seqs, "simulate"), output_len, rate, timestamp_unit, seed)
+        jobs, has_time = to_jobs(watch(with_progress(seqs, "simulate"), observed), output_len, rate, timestamp_unit, seed)
         skips.summary()
         inputs.update({"files": [str(p) for p in traffic], "tokenizer": tokenizer})
     if not jobs:
@@ -133,14 +138,18 @@ def simulate_command(
     indexes = BlockIndexes()
     results: list[RunResult] = []
     findings: list[dict] = []
+    per_run: list[array | None] = []
     for ev in evictions:
         for pol in policies:
             spec = _spec(base, pol, ev)
-            shared = run(jobs, spec, indexes)
+            per = array("q", bytes(8 * len(jobs))) if len(observed) else None
+            shared = run(jobs, spec, indexes, per)
             results.append(shared)
+            per_run.append(per)
             if len(tenants) >= 2 and capacity is not None:
                 twin = run(jobs, with_budget(spec, budget or parse_budget("equal", tenants) or ()), indexes)
                 results.append(twin)
+                per_run.append(None)
                 findings += starvation_findings(shared, twin)
     if capacity is not None:
         ceiling = run(jobs, _spec(base, "fcfs", "branch-lru", None), indexes).totals.hit_rate
@@ -153,14 +162,31 @@ def simulate_command(
                 for pol in policies:
                     sweep_results.append(run(jobs, _spec(base, pol, ev, cap), indexes))
     data = simulate_dict(results, inputs, sweep_results, findings, skips.count)
+    if len(observed):
+        _observed(data, jobs, observed, results, per_run, indexes)
+    from advisor.verify import render as verify_render
+
+    extra = data.get("observed")
     if format == "json":
         emit(to_json(data), output)
     elif format == "markdown" or output is not None:
-        emit(to_markdown(data), output)
+        emit(to_markdown(data) + ("\n" + verify_render.to_markdown(extra, "##") if extra else ""), output)
     else:
-        emit(to_text(data), None)
+        emit(to_text(data) + ("\n" + verify_render.to_text(extra) if extra else ""), None)
     if skips.count:
         raise typer.Exit(1)
+
+
+def _observed(data: dict, jobs: JobStore, observed: Observed, results: list[RunResult],
+              per_run: list[array | None], indexes: BlockIndexes) -> None:
+    """Observed counts in the records: each run's error against them, and for the first
+    run the gap split (advisor verify's report)."""
+    for r, per, out in zip(results, per_run, data["runs"]):
+        if per is None:
+            continue
+        got = align(observed, jobs, r.spec.warmup)
+        out["observed"] = compare(got.observed, [per[a] for a in got.arrival], top=5)
+    data["observed"] = verify(jobs, observed, results[0].spec, results[0].spec.mode == "serve", indexes)
 
 
 def _spec(base: RunSpec, policy: str, eviction: str, capacity: int | None | str = "same") -> RunSpec:

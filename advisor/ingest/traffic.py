@@ -11,9 +11,10 @@ import gzip
 import io
 import json
 import zlib
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterable, Iterator
+from typing import Any, BinaryIO
 
 from advisor.errors import AdvisorError
 

@@ -98,6 +98,10 @@ def to_markdown(data: dict[str, Any]) -> str:
         lines += ["", "## Tenants", "", "| tenant | requests | prompt tokens | hit rate |", "| --- | ---: | ---: | ---: |"]
         for name, t in data["tenants"].items():
             lines.append(f"| {name} | {t['requests']:,} | {t['prompt_tokens']:,} | {t['hit_rate']:.2%} |")
+    if data.get("observed"):
+        from advisor.verify.render import to_markdown as observed_markdown
+
+        lines += ["", observed_markdown(data["observed"], "##").rstrip("\n")]
     return "\n".join(lines) + "\n"
 
 
@@ -144,3 +148,7 @@ def print_text(data: dict[str, Any], console: Console) -> None:
         for name, t in data["tenants"].items():
             table.add_row(name, f"{t['requests']:,}", f"{t['prompt_tokens']:,}", f"{t['hit_rate']:.2%}")
         console.print(table)
+    if data.get("observed"):
+        from advisor.verify.render import to_text as observed_text
+
+        console.print(observed_text(data["observed"]), highlight=False, markup=False)

@@ -133,6 +133,10 @@ class JobStore(Sequence[Job]):
         for i in range(len(self)):
             yield self[i]
 
+    def record_of(self, i: int) -> int:
+        """The input (file-order) position of the request at arrival position ``i``."""
+        return i if self._order is None else self._order[i]
+
     # --- columns (no key read) -----------------------------------------------------------
 
     def tenants(self) -> list[str]:

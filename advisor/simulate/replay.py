@@ -9,6 +9,7 @@ since a replay has no clock.
 from __future__ import annotations
 
 import math
+from array import array
 from collections import deque
 from collections.abc import Iterable
 from collections.abc import Sequence as SequenceOf
@@ -24,10 +25,11 @@ def warmup_count(n: int, warmup: float) -> int:
 
 
 def replay(jobs: SequenceOf[Job], pools: list[Pool], warmup: float = 0.0,
-           router: Router | None = None, order: Iterable[int] | None = None
-           ) -> tuple[Totals, list[Totals], list[int]]:
+           router: Router | None = None, order: Iterable[int] | None = None,
+           per_request: array | None = None) -> tuple[Totals, list[Totals], list[int]]:
     """Run ``jobs`` in ``order`` (positions; default: as given); return totals overall
     and per replica, and the tokens each pool evicted during the measured part.
+    ``per_request[job.index]`` receives each request's cached tokens when given.
 
     Each job is fetched when its turn comes and dropped after it, so a ``JobStore``'s
     requests are never all in memory at once."""
@@ -57,6 +59,8 @@ def replay(jobs: SequenceOf[Job], pools: list[Pool], warmup: float = 0.0,
         assert lease is not None
         pool.commit(lease)
         pool.release(lease)
+        if per_request is not None:
+            per_request[job.index] = lease.cached
         if i >= skip:
             total.add(job, lease.cached, lease.matched)
             per[r].add(job, lease.cached, lease.matched)

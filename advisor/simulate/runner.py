@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Sequence as SequenceOf
 from dataclasses import dataclass, field, replace
 
@@ -83,18 +84,20 @@ def _pool(spec: RunSpec, indexes: BlockIndexes) -> Pool:
     return PartitionedPool(parts, rules)
 
 
-def run(jobs: SequenceOf[Job], spec: RunSpec, indexes: BlockIndexes | None = None) -> RunResult:
-    """One simulation of ``jobs`` (in arrival order) under ``spec``."""
+def run(jobs: SequenceOf[Job], spec: RunSpec, indexes: BlockIndexes | None = None,
+        per_request: array | None = None) -> RunResult:
+    """One simulation of ``jobs`` (in arrival order) under ``spec``; ``per_request``
+    (one slot per job) receives each request's cached tokens by job index."""
     indexes = indexes or BlockIndexes()
     pools = [_pool(spec, indexes) for _ in range(spec.replicas)]
     router = Router(spec.router, seed=spec.seed)
     if spec.mode == "replay":
         order = None if spec.policy == "fcfs" else offline_order(spec.policy, jobs, spec.seed)
-        total, per, evicted = replay(jobs, pools, spec.warmup, router, order)
+        total, per, evicted = replay(jobs, pools, spec.warmup, router, order, per_request)
         prefill = spec.cost.prefill_seconds(total.prompt_tokens - total.cached_tokens)
         return RunResult(spec, total, per, sum(evicted), prefill)
     config = ServeConfig(spec.policy, spec.max_running, spec.max_prefill_tokens, spec.cost, spec.seed)
-    engines = serve(jobs, pools, config, spec.warmup, router)
+    engines = serve(jobs, pools, config, spec.warmup, router, per_request)
     total = Totals()
     for e in engines:
         t = e.totals

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from array import array
 import random
 from collections.abc import Sequence as SequenceOf
 from dataclasses import dataclass, field
@@ -68,6 +69,7 @@ class Engine:
     _finish: list[tuple[int, int, Lease]] = field(default_factory=list)
     _rng: random.Random = field(default_factory=random.Random)
     _dirty: bool = True
+    per_request: array | None = None  # cached tokens by job index, when asked for
     _passes: int = 0
 
     def __post_init__(self) -> None:
@@ -167,6 +169,8 @@ class Engine:
         for lease in batch:
             job = lease.job
             self.pool.commit(lease)
+            if self.per_request is not None:
+                self.per_request[job.index] = lease.cached
             if job.index >= self.measure_from:
                 t = self.totals
                 t.add(job, lease.cached, lease.matched)
@@ -185,13 +189,13 @@ class Engine:
 
 
 def serve(jobs: SequenceOf[Job], pools: list[Pool], config: ServeConfig, warmup: float = 0.0,
-          router: Router | None = None) -> list[Engine]:
+          router: Router | None = None, per_request: array | None = None) -> list[Engine]:
     """Feed ``jobs`` (in arrival order) to one engine per pool; return the engines.
     A job is fetched when it arrives and held only while it waits or runs."""
     from advisor.simulate.replay import warmup_count
 
     skip = warmup_count(len(jobs), warmup)
-    engines = [Engine(p, config, skip) for p in pools]
+    engines = [Engine(p, config, skip, per_request=per_request) for p in pools]
     router = router or Router("round-robin")
     evicted_at: list[int] | None = None
     for i, job in enumerate(jobs):

@@ -41,11 +41,12 @@ class Observed:
         return len(self.observed)
 
 
-def points(tokens: int | float, prompt: int) -> float:
+def points(tokens: float, prompt: int) -> float:
     return 100.0 * tokens / prompt if prompt else 0.0
 
 
-def compare(obs: Observed, predicted: "array | list[int]", top: int = TOP) -> dict[str, Any]:
+def compare(obs: Observed, predicted: array | list[int], top: int = TOP,
+            stages: dict[str, list[int]] | None = None) -> dict[str, Any]:
     """``predicted[i]`` for the i-th observed request; the comparison over them."""
     n = len(obs)
     if len(predicted) != n:
@@ -77,7 +78,8 @@ def compare(obs: Observed, predicted: "array | list[int]", top: int = TOP) -> di
         "prompt_tokens_mismatched": mismatched,
         "most_different": [
             {"where": obs.lines[i], "id": obs.ids[i], "prompt_tokens": obs.prompt[i],
-             "observed": obs.observed[i], "predicted": pred[i], "error_points": round(errors[i], 6)}
+             "observed": obs.observed[i], "predicted": pred[i], "error_points": round(errors[i], 6),
+             **({"stages": {k: v[i] for k, v in stages.items()}} if stages else {})}
             for i in order[:top] if abs_err[i] > 0
         ],
     }

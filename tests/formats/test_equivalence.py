@@ -5,7 +5,6 @@ as the plain messages file."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

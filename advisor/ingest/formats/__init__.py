@@ -10,8 +10,9 @@ is an error naming the formats tried.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from advisor.errors import AdvisorError
 from advisor.ingest.formats.base import Adapter

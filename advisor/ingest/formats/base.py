@@ -11,8 +11,9 @@ A value it cannot map raises ``BadRecord`` with the reason the user sees.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from advisor.ingest.traffic import BadRecord
 

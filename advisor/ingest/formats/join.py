@@ -4,9 +4,10 @@ Batch output files (their input file holds the prompts) and SGLang ``Finish`` li
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from advisor.ingest.traffic import Request
 
@@ -33,7 +34,7 @@ OUTPUTS = frozenset({"openai-batch-output"})  # files that only observe
 OBSERVING = frozenset({"sglang-log"})  # files that observe their own requests
 
 
-def joined(paths: Iterable[Path], read: Reader, sniff: Callable[[Path], "str | None"],
+def joined(paths: Iterable[Path], read: Reader, sniff: Callable[[Path], str | None],
            forced: str | None, observing: frozenset[str] = OBSERVING,
            outputs: frozenset[str] = OUTPUTS) -> Iterator[Request]:
     """Requests of ``paths`` in order, with observations joined. Files that only observe

@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.ingest.formats.base import Adapter, count, guess_payloads, maybe_json, record
+from advisor.ingest.formats.base import (
+    Adapter,
+    count,
+    guess_payloads,
+    maybe_json,
+    record,
+)
 from advisor.ingest.formats.timestamps import parse_timestamp
 from advisor.ingest.traffic import BadRecord
 

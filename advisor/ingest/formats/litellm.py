@@ -11,7 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.ingest.formats.base import Adapter, count, guess_payloads, maybe_json, numbered, usage_of
+from advisor.ingest.formats.base import (
+    Adapter,
+    count,
+    guess_payloads,
+    maybe_json,
+    numbered,
+    usage_of,
+)
 from advisor.ingest.formats.timestamps import parse_timestamp
 from advisor.ingest.traffic import BadRecord
 

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.ingest.formats.base import Adapter, body_payloads, guess_payloads, numbered, obj, usage_of
+from advisor.ingest.formats.base import (
+    Adapter,
+    body_payloads,
+    guess_payloads,
+    numbered,
+    obj,
+    usage_of,
+)
 from advisor.ingest.formats.timestamps import parse_timestamp
 from advisor.ingest.traffic import BadRecord
 

@@ -47,7 +47,7 @@ def attributes(raw: Any) -> dict[str, Any]:
         return raw
     if not isinstance(raw, list):
         return {}
-    return {a.get("key"): _any_value(a.get("value")) for a in raw if isinstance(a, dict)}
+    return {str(a.get("key")): _any_value(a.get("value")) for a in raw if isinstance(a, dict)}
 
 
 def _spans(value: dict[str, Any]):

@@ -1,0 +1,51 @@
+"""`advisor export`: an anonymised block-hash trace that other tools replay."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from advisor.cli import app
+from advisor.commands.common import INPUT_FORMAT_HELP, SkipLog, emit, open_traffic, with_progress
+from advisor.errors import AdvisorError
+from advisor.export.trace import FORMATS, Hasher, rows, write
+
+
+@app.command("export")
+def export_command(
+    traffic: List[Path] = typer.Argument(..., help="Traffic files (any input format; - is stdin)."),
+    format: str = typer.Option(..., "--format", "-f", help="mooncake (kvcache-simulator, AIPerf, Dynamo) or bailian."),
+    block_size: int = typer.Option(..., min=1, help="Tokens per hash block: the engine's block size "
+                                   "(vLLM 16, Mooncake traces 512)."),
+    salt: Optional[str] = typer.Option(None, help="Key of the block hashes (default: random; never printed)."),
+    timestamp_unit: str = typer.Option("auto", help="Unit of the input timestamps: auto, s or ms."),
+    tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
+    chat_template: Optional[Path] = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
+    templates: Optional[Path] = typer.Option(None, help="Folder of prompt templates for 'template' records."),
+    input_format: str = typer.Option("auto", help=INPUT_FORMAT_HELP),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the trace to this file (default: stdout)."),
+) -> None:
+    """Write an anonymised trace: chained salted block hashes as integers, lengths, times, sessions."""
+    if format not in FORMATS:
+        raise AdvisorError(f"unknown --format '{format}': use mooncake or bailian")
+    if timestamp_unit not in ("auto", "s", "ms"):
+        raise AdvisorError(f"unknown --timestamp-unit '{timestamp_unit}': use auto, s or ms")
+    if salt is not None and not salt:
+        raise AdvisorError("--salt is empty")
+    key = salt.encode("utf-8") if salt is not None else secrets.token_bytes(32)
+    if len(key) > 64:  # BLAKE2b keys are at most 64 bytes
+        import hashlib
+
+        key = hashlib.blake2b(key, digest_size=64).digest()
+    skips = SkipLog()
+    seqs = open_traffic(list(traffic), tokenizer, chat_template, templates, block_size, skips, input_format=input_format)
+    found = rows(with_progress(seqs, "export"), Hasher(block_size, key))
+    skips.summary()
+    if not found:
+        raise AdvisorError("no requests to export")
+    emit("".join(write(found, format, block_size, timestamp_unit)), output)
+    if skips.count:
+        raise typer.Exit(1)

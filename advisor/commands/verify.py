@@ -1,0 +1,79 @@
+"""`advisor verify`: what the engine reported against what advisor predicts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from advisor.cli import app
+from advisor.commands.common import INPUT_FORMAT_HELP, SkipLog, check_format, emit, open_traffic, with_progress
+from advisor.errors import AdvisorError
+from advisor.simulate.inputs import to_jobs
+from advisor.simulate.model import ENGINE_EVICTION, ENGINE_PAGE, EVICTIONS, POLICIES, CostModel
+from advisor.simulate.runner import RunSpec
+from advisor.verify.attribution import verify
+from advisor.verify.collect import watch
+from advisor.verify.compare import Observed
+
+
+@app.command("verify")
+def verify_command(
+    traffic: List[Path] = typer.Argument(..., help="Traffic with observed cached tokens (any input format; - is stdin)."),
+    engine: str = typer.Option(..., help="The engine that served it: sglang or vllm (its hit rules and eviction)."),
+    capacity_tokens: Optional[int] = typer.Option(None, min=0, help="The engine's KV pool in tokens (default: unlimited)."),
+    page_size: Optional[int] = typer.Option(None, min=1, help="SGLang page / vLLM block in tokens (default: sglang 1, vllm 16)."),
+    eviction: Optional[str] = typer.Option(None, help="branch-lru, block-lru, lfu or fifo (default: the engine's)."),
+    policy: str = typer.Option("fcfs", help="The engine's scheduling policy (serve stage)."),
+    warmup: float = typer.Option(0.0, min=0.0, max=1.0, help="Compare only after the first FRACTION of requests."),
+    block_size: int = typer.Option(512, min=1, help="Tokens per hash_ids block."),
+    max_running: int = typer.Option(256, min=1, help="Running requests (serve stage)."),
+    max_prefill_tokens: int = typer.Option(16384, min=1, help="Prefill token budget per step (serve stage)."),
+    timestamp_unit: str = typer.Option("auto", help="auto, s or ms."),
+    tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
+    chat_template: Optional[Path] = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
+    templates: Optional[Path] = typer.Option(None, help="Folder of prompt templates for 'template' records."),
+    input_format: str = typer.Option("auto", help=INPUT_FORMAT_HELP),
+    top: int = typer.Option(10, min=0, help="How many of the requests that differ most to list."),
+    format: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
+) -> None:
+    """Predicted against observed cached tokens, and the gap split into what advisor can name."""
+    check_format(format)
+    if engine not in ("sglang", "vllm"):
+        raise AdvisorError(f"unknown --engine '{engine}': use sglang or vllm")
+    if eviction is not None and eviction not in EVICTIONS:
+        raise AdvisorError(f"unknown --eviction '{eviction}': use {', '.join(EVICTIONS)}")
+    if policy not in POLICIES:
+        raise AdvisorError(f"unknown --policy '{policy}': use {', '.join(POLICIES)}")
+    if timestamp_unit not in ("auto", "s", "ms"):
+        raise AdvisorError(f"unknown --timestamp-unit '{timestamp_unit}': use auto, s or ms")
+    skips = SkipLog()
+    observed = Observed()
+    seqs = open_traffic(list(traffic), tokenizer, chat_template, templates, block_size, skips, input_format=input_format)
+    jobs, has_time = to_jobs(watch(with_progress(seqs, "verify"), observed), None, None, timestamp_unit)
+    skips.summary()
+    if not len(jobs):
+        raise AdvisorError("no requests to verify")
+    if not len(observed):
+        raise AdvisorError("no record carries an observed cached-token count (cached_tokens, "
+                           "usage.prompt_tokens_details.cached_tokens, gen_ai.usage.cache_read.input_tokens ...)")
+    spec = RunSpec(policy=policy, eviction=eviction or ENGINE_EVICTION[engine], engine=engine,
+                   capacity=capacity_tokens, page=page_size or ENGINE_PAGE[engine], warmup=warmup,
+                   max_running=max_running, max_prefill_tokens=max_prefill_tokens, cost=CostModel())
+    data = verify(jobs, observed, spec, has_time, top=top)
+    data = {"input": {"files": [str(p) for p in traffic], "tokenizer": tokenizer, "block_size": block_size},
+            "skipped": skips.count, **data}
+    from advisor.verify import render
+
+    if format == "json":
+        import json
+
+        emit(json.dumps(data, indent=2) + "\n", output)
+    elif format == "markdown" or output is not None:
+        emit(render.to_markdown(data), output)
+    else:
+        emit(render.to_text(data), None)
+    if skips.count:
+        raise typer.Exit(1)

@@ -1,0 +1,1 @@
+"""Anonymised, replayable traces written from any traffic advisor reads."""
