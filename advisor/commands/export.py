@@ -4,29 +4,34 @@ from __future__ import annotations
 
 import secrets
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
 from advisor.cli import app
-from advisor.commands.common import INPUT_FORMAT_HELP, SkipLog, emit, open_traffic, with_progress
+from advisor.commands.common import (
+    INPUT_FORMAT_HELP,
+    SkipLog,
+    emit,
+    open_traffic,
+    with_progress,
+)
 from advisor.errors import AdvisorError
 from advisor.export.trace import FORMATS, Hasher, rows, write
 
 
 @app.command("export")
 def export_command(
-    traffic: List[Path] = typer.Argument(..., help="Traffic files (any input format; - is stdin)."),
+    traffic: list[Path] = typer.Argument(..., help="Traffic files (any input format; - is stdin)."),
     format: str = typer.Option(..., "--format", "-f", help="mooncake (kvcache-simulator, AIPerf, Dynamo) or bailian."),
     block_size: int = typer.Option(..., min=1, help="Tokens per hash block: the engine's block size "
                                    "(vLLM 16, Mooncake traces 512)."),
-    salt: Optional[str] = typer.Option(None, help="Key of the block hashes (default: random; never printed)."),
+    salt: str | None = typer.Option(None, help="Key of the block hashes (default: random; never printed)."),
     timestamp_unit: str = typer.Option("auto", help="Unit of the input timestamps: auto, s or ms."),
     tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
-    chat_template: Optional[Path] = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
-    templates: Optional[Path] = typer.Option(None, help="Folder of prompt templates for 'template' records."),
+    chat_template: Path | None = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
+    templates: Path | None = typer.Option(None, help="Folder of prompt templates for 'template' records."),
     input_format: str = typer.Option("auto", help=INPUT_FORMAT_HELP),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the trace to this file (default: stdout)."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the trace to this file (default: stdout)."),
 ) -> None:
     """Write an anonymised trace: chained salted block hashes as integers, lengths, times, sessions."""
     if format not in FORMATS:

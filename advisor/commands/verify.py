@@ -3,15 +3,27 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
 from advisor.cli import app
-from advisor.commands.common import INPUT_FORMAT_HELP, SkipLog, check_format, emit, open_traffic, with_progress
+from advisor.commands.common import (
+    INPUT_FORMAT_HELP,
+    SkipLog,
+    check_format,
+    emit,
+    open_traffic,
+    with_progress,
+)
 from advisor.errors import AdvisorError
 from advisor.simulate.inputs import to_jobs
-from advisor.simulate.model import ENGINE_EVICTION, ENGINE_PAGE, EVICTIONS, POLICIES, CostModel
+from advisor.simulate.model import (
+    ENGINE_EVICTION,
+    ENGINE_PAGE,
+    EVICTIONS,
+    POLICIES,
+    CostModel,
+)
 from advisor.simulate.runner import RunSpec
 from advisor.verify.attribution import verify
 from advisor.verify.collect import watch
@@ -20,11 +32,11 @@ from advisor.verify.compare import Observed
 
 @app.command("verify")
 def verify_command(
-    traffic: List[Path] = typer.Argument(..., help="Traffic with observed cached tokens (any input format; - is stdin)."),
+    traffic: list[Path] = typer.Argument(..., help="Traffic with observed cached tokens (any input format; - is stdin)."),
     engine: str = typer.Option(..., help="The engine that served it: sglang or vllm (its hit rules and eviction)."),
-    capacity_tokens: Optional[int] = typer.Option(None, min=0, help="The engine's KV pool in tokens (default: unlimited)."),
-    page_size: Optional[int] = typer.Option(None, min=1, help="SGLang page / vLLM block in tokens (default: sglang 1, vllm 16)."),
-    eviction: Optional[str] = typer.Option(None, help="branch-lru, block-lru, lfu or fifo (default: the engine's)."),
+    capacity_tokens: int | None = typer.Option(None, min=0, help="The engine's KV pool in tokens (default: unlimited)."),
+    page_size: int | None = typer.Option(None, min=1, help="SGLang page / vLLM block in tokens (default: sglang 1, vllm 16)."),
+    eviction: str | None = typer.Option(None, help="branch-lru, block-lru, lfu or fifo (default: the engine's)."),
     policy: str = typer.Option("fcfs", help="The engine's scheduling policy (serve stage)."),
     warmup: float = typer.Option(0.0, min=0.0, max=1.0, help="Compare only after the first FRACTION of requests."),
     block_size: int = typer.Option(512, min=1, help="Tokens per hash_ids block."),
@@ -32,12 +44,12 @@ def verify_command(
     max_prefill_tokens: int = typer.Option(16384, min=1, help="Prefill token budget per step (serve stage)."),
     timestamp_unit: str = typer.Option("auto", help="auto, s or ms."),
     tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
-    chat_template: Optional[Path] = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
-    templates: Optional[Path] = typer.Option(None, help="Folder of prompt templates for 'template' records."),
+    chat_template: Path | None = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
+    templates: Path | None = typer.Option(None, help="Folder of prompt templates for 'template' records."),
     input_format: str = typer.Option("auto", help=INPUT_FORMAT_HELP),
     top: int = typer.Option(10, min=0, help="How many of the requests that differ most to list."),
     format: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the report to this file."),
 ) -> None:
     """Predicted against observed cached tokens, and the gap split into what advisor can name."""
     check_format(format)

@@ -16,8 +16,8 @@ from __future__ import annotations
 import hashlib
 import json
 from array import array
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
 
 from advisor.errors import AdvisorError
 from advisor.ingest.pipeline import Sequence

@@ -20,10 +20,12 @@ All sums are over the requests that carry an observed count.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence as SequenceOf
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 from advisor.simulate.jobs import JobStore
+from advisor.simulate.model import Job
 from advisor.simulate.replay import warmup_count
 from advisor.simulate.runner import BlockIndexes, RunResult, RunSpec, run
 from advisor.verify.compare import Observed, compare, points
@@ -31,8 +33,8 @@ from advisor.verify.compare import Observed, compare, points
 PARTS = (("granularity", "ideal", "engine_rules",
           "engine granularity: page/block rounding and the last prompt token recomputed"),
          ("capacity", "engine_rules", "pool", "capacity and eviction at the stated pool"),
-         ("in_flight", "pool", "in_flight", "requests in flight together (a prefix still being prefilled "
-                                            "cannot be hit)"))
+         ("in_flight", "pool", "in_flight",
+          "requests in flight together (a prefix still being prefilled cannot be hit)"))
 
 
 @dataclass
@@ -64,7 +66,7 @@ def align(obs: Observed, jobs: JobStore, warmup: float = 0.0) -> Aligned:
 
 def run_with_requests(jobs: JobStore, spec: RunSpec, indexes: BlockIndexes) -> tuple[RunResult, array]:
     per = array("q", bytes(8 * len(jobs)))
-    return run(jobs, spec, indexes, per), per
+    return run(cast("SequenceOf[Job]", jobs), spec, indexes, per), per
 
 
 def stage_specs(base: RunSpec, has_time: bool) -> dict[str, RunSpec | None]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from advisor.ingest.pipeline import Sequence
 from advisor.verify.compare import Observed

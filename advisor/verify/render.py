@@ -5,15 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 
-
 def _plain(head: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(str(c)) for c in col) for col in zip(head, *rows)]
-    fmt = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
+    fmt = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()
     return [fmt(head), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows]
 
 
 def _md(head: list[str], rows: list[list[str]]) -> list[str]:
-    cell = lambda c: str(c).replace("|", "\\|")  # noqa: E731
+    cell = lambda c: str(c).replace("|", "\\|")
     out = ["| " + " | ".join(cell(h) for h in head) + " |", "|" + " --- |" * len(head)]
     return out + ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
 
@@ -33,8 +32,8 @@ def _summary(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     if data.get("observed_over_prompt"):
         rows.append(["observed above the prompt length", f"{data['observed_over_prompt']:,} (another tokenizer?)"])
     if data.get("prompt_tokens_mismatched"):
-        rows.append(["reported prompt tokens differ", f"{data['prompt_tokens_mismatched']:,} (another tokenizer "
-                     "or chat template?)"])
+        note = "(another tokenizer or chat template?)"
+        rows.append(["reported prompt tokens differ", f"{data['prompt_tokens_mismatched']:,} {note}"])
     return ["", "value"], rows
 
 

@@ -57,7 +57,7 @@ def _jsonl(path: Path, rows: list[Any]) -> Path:
 
 
 def native(path: Path, cs: list[Call]) -> Path:
-    return _jsonl(path, [{"id": c.id, "timestamp": c.t, "messages": c.messages,
+    return _jsonl(path, [{"id": c.id, "timestamp": c.t, "session_id": c.session, "messages": c.messages,
                           **({"tools": c.tools} if c.tools else {}), "output_length": c.output_length,
                           "cached_tokens": c.cached} for c in cs])
 
