@@ -7,12 +7,17 @@ from typing import Any
 
 def _plain(head: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(str(c)) for c in col) for col in zip(head, *rows)]
-    fmt = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()
-    return [fmt(head), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows]
+
+    def line(r: list[str]) -> str:
+        return "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()
+
+    return [line(head), line(["-" * w for w in widths])] + [line(r) for r in rows]
 
 
 def _md(head: list[str], rows: list[list[str]]) -> list[str]:
-    cell = lambda c: str(c).replace("|", "\\|")
+    def cell(c: str) -> str:
+        return str(c).replace("|", "\\|")
+
     out = ["| " + " | ".join(cell(h) for h in head) + " |", "|" + " --- |" * len(head)]
     return out + ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
 
