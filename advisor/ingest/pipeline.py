@@ -19,7 +19,8 @@ from advisor.ingest.chat import ChatRenderer
 from advisor.errors import AdvisorError
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.tokenizers import Tokenizer
-from advisor.ingest.traffic import Request, Skip, iter_requests
+from advisor.ingest.formats import iter_requests
+from advisor.ingest.traffic import Request, Skip
 
 if TYPE_CHECKING:
     from advisor.ingest.prompt_templates import PromptTemplate

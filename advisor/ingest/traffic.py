@@ -14,7 +14,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 from advisor.errors import AdvisorError
 
@@ -151,10 +151,6 @@ def parse_record(obj: Any, source: str, line: int, block_size: int = 512) -> Req
         meta["id"] = str(rid)
     ts = obj.get("timestamp")
     if ts is not None:
-        if isinstance(ts, str):
-            from advisor.ingest.formats.timestamps import iso_seconds
-
-            ts = iso_seconds(ts)
         if not isinstance(ts, (int, float)) or isinstance(ts, bool) or ts != ts:
             raise BadRecord("'timestamp' must be a number")
         meta["timestamp"] = float(ts)
@@ -280,22 +276,18 @@ def iter_file(
     path: Path | str,
     on_skip: Callable[[Skip], None],
     block_size: int = 512,
-    input_format: str | None = None,
-    observed: dict[str, dict[str, Any]] | None = None,
+    line_format: "LineFormat | None" = None,
 ) -> Iterator[Request]:
     """Stream the requests of one file (``-``: standard input); bad lines go to ``on_skip``.
 
-    Lines become records through the file's input format (``advisor.ingest.formats``:
-    detected from the first records unless ``input_format`` names one); observations
-    of other requests (Batch output, SGLang Finish lines) go to ``observed`` by id."""
-    from advisor.ingest.formats import OBSERVE, FileFormat
-
+    ``line_format`` turns each line into record dicts (the input adapters of
+    ``advisor.ingest.formats``); without one a line is one JSON record."""
     stdin = str(path) == "-"
     path = Path(path)
     if not stdin and not path.exists():
         raise AdvisorError(f"{path}: no such file")
     source = "<stdin>" if stdin else str(path)
-    fmt = FileFormat(source, input_format)
+    fmt = line_format if line_format is not None else JsonLines()
     seen_any = False
     lineno = 0
 
@@ -303,10 +295,6 @@ def iter_file(
         for line, item in items:
             if isinstance(item, BadRecord):
                 on_skip(Skip(source, line, str(item)))
-            elif isinstance(item, dict) and OBSERVE in item:
-                if observed is not None:
-                    observed.setdefault(str(item[OBSERVE]), {}).update(
-                        {k: v for k, v in item.items() if k != OBSERVE and v is not None})
             else:
                 try:
                     yield parse_record(item, source, line, block_size)
@@ -336,6 +324,26 @@ def iter_file(
     yield from emit(fmt.finish(_decode))
 
 
+class LineFormat(Protocol):
+    """Where a line becomes records: ``records`` for each non-blank line (``decode``
+    parses JSON or raises ``BadRecord``), ``finish`` for what is held to the end. Items
+    are ``(line, record dict)`` or ``(line, BadRecord)``."""
+
+    def records(self, raw: bytes, line: int, decode: Callable[[bytes], Any]) -> list[tuple[int, Any]]: ...
+
+    def finish(self, decode: Callable[[bytes], Any]) -> list[tuple[int, Any]]: ...
+
+
+class JsonLines:
+    """advisor's own JSON Lines: one record per line."""
+
+    def records(self, raw: bytes, line: int, decode: Callable[[bytes], Any]) -> list[tuple[int, Any]]:
+        return [(line, decode(raw))]
+
+    def finish(self, decode: Callable[[bytes], Any]) -> list[tuple[int, Any]]:
+        return []
+
+
 def _open_stdin() -> BinaryIO:
     import sys
 
@@ -350,17 +358,10 @@ def iter_requests(
     paths: Iterable[Path | str],
     on_skip: Callable[[Skip], None],
     block_size: int = 512,
-    input_format: str | None = None,
 ) -> Iterator[Request]:
-    """Stream the requests of several files in order (file order, then line order), with
-    observed counts from other lines joined by request id (``advisor.ingest.formats``)."""
-    from advisor.ingest.formats import sniff
-    from advisor.ingest.formats.join import joined
-
-    def read(p: Path, observed: dict[str, dict[str, Any]], fmt: str | None) -> Iterator[Request]:
-        return iter_file(p, on_skip, block_size, fmt, observed)
-
-    yield from joined((Path(p) for p in paths), read, sniff, input_format)
+    """Stream the requests of several files in order (file order, then line order)."""
+    for path in paths:
+        yield from iter_file(path, on_skip, block_size)
 
 
 def check_paths(paths: Iterable[Path | str]) -> list[Path]:

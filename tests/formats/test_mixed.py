@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from advisor.ingest.traffic import iter_requests
+from advisor.ingest.formats import iter_requests
 
 GOOD = {"messages": [{"role": "user", "content": "Where is my order 1234?"}]}
 BATCH = {"custom_id": "a", "method": "POST", "url": "/v1/chat/completions", "body": {"messages": GOOD["messages"]}}

@@ -10,7 +10,7 @@ is an error naming the formats tried.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from advisor.ingest.formats.openai_log import OPENAI_LOG
 from advisor.ingest.formats.otel import OTEL
 from advisor.ingest.formats.sglang_log import SGLANG_LOG
 from advisor.ingest.formats.vllm_log import VLLM_LOG
-from advisor.ingest.traffic import BadRecord
+from advisor.ingest.traffic import BadRecord, Request, Skip, iter_file
 
 # Most specific shapes first: LiteLLM payloads also have "messages", agentic Mooncake
 # and Bailian rows also have "hash_ids"; advisor's own kinds are the fallback.
@@ -58,8 +58,11 @@ def check_format(name: str | None) -> str | None:
 class FileFormat:
     """The format of one file, decided from its first records, and the line hook."""
 
-    def __init__(self, source: str, forced: str | None = None) -> None:
+    def __init__(self, source: str, forced: str | None = None,
+                 observed: dict[str, dict[str, Any]] | None = None) -> None:
         self.source = source
+        # Counts reported on lines of their own (Batch output, SGLang Finish), by request id.
+        self.observed = observed if observed is not None else {}
         self.adapter: Adapter | None = ADAPTERS[forced] if forced else None
         self.convert: Callable[[Any], list[Any]] | None = self.adapter.converter() if self.adapter else None
         self.unmatched = 0
@@ -75,7 +78,20 @@ class FileFormat:
 
     def records(self, raw: bytes, line: int, decode: Callable[[bytes], Any]) -> list[Item]:
         """The records of one non-blank line (``decode`` parses JSON or raises
-        ``BadRecord`` with the loader's reasons)."""
+        ``BadRecord`` with the loader's reasons); observations are kept aside."""
+        return self._route(self._records(raw, line, decode))
+
+    def _route(self, items: list[Item]) -> list[Item]:
+        out = []
+        for line, item in items:
+            if isinstance(item, dict) and OBSERVE in item:
+                got = self.observed.setdefault(str(item[OBSERVE]), {})
+                got.update({k: v for k, v in item.items() if k != OBSERVE and v is not None})
+            else:
+                out.append((line, item))
+        return out
+
+    def _records(self, raw: bytes, line: int, decode: Callable[[bytes], Any]) -> list[Item]:
         self.seen += 1
         if self.document is not None:
             self.document_bytes += len(raw)
@@ -185,6 +201,9 @@ class FileFormat:
     def finish(self, decode: Callable[[bytes], Any]) -> list[Item]:
         """Records held back to the end: a whole-file JSON document; and the verdict on
         a file whose format was never decided."""
+        return self._route(self._finish(decode))
+
+    def _finish(self, decode: Callable[[bytes], Any]) -> list[Item]:
         out: list[Item] = []
         if self.document is not None:
             data = b"".join(self.document)
@@ -209,6 +228,8 @@ def sniff(path: Path) -> str | None:
     the loader can read observation-only files first."""
     from advisor.ingest.traffic import _decode, _lines, _open
 
+    if not path.is_file():
+        return None  # a pipe is read once: its format is decided as it streams
     fmt = FileFormat(str(path))
     try:
         with _open(path) as handle:
@@ -218,7 +239,7 @@ def sniff(path: Path) -> str | None:
                 if raw.isspace() or not raw:
                     continue
                 try:
-                    fmt.records(raw, n + 1, _decode)
+                    fmt._records(raw, n + 1, _decode)
                 except BadRecord:
                     pass
                 if fmt.adapter is not None:
@@ -228,6 +249,19 @@ def sniff(path: Path) -> str | None:
     return fmt.name
 
 
+def iter_requests(paths: Iterable[Path | str], on_skip: Callable[[Skip], None], block_size: int = 512,
+                  input_format: str | None = None) -> Iterator[Request]:
+    """The requests of ``paths`` in order, each file read through its input format, with
+    observed counts from other lines joined by request id (``join``)."""
+    from advisor.ingest.formats.join import joined
+
+    def read(p: Path, observed: dict[str, dict[str, Any]], fmt: str | None) -> Iterator[Request]:
+        source = "<stdin>" if str(p) == "-" else str(p)
+        return iter_file(p, on_skip, block_size, FileFormat(source, fmt, observed))
+
+    return joined((Path(p) for p in paths), read, sniff, input_format)
+
+
 def _text(raw: bytes) -> str:
     try:
         return raw.decode("utf-8").rstrip("\r\n")
@@ -235,4 +269,4 @@ def _text(raw: bytes) -> str:
         raise BadRecord(f"invalid UTF-8 at byte {exc.start}") from None
 
 
-__all__ = ["ADAPTERS", "NAMES", "OBSERVE", "FileFormat", "check_format", "sniff"]
+__all__ = ["ADAPTERS", "NAMES", "OBSERVE", "FileFormat", "check_format", "iter_requests", "sniff"]

@@ -9,15 +9,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from advisor.ingest.traffic import Request
 
 FIELDS = {"cached_tokens": "cached_tokens", "prompt_tokens": "reported_prompt_tokens",
           "output_length": "output_length"}
 
-Reader = Callable[[Path, dict[str, dict[str, Any]], "str | None"], Iterator[Request]]
+# Requests are advisor.ingest.traffic.Request (not imported: the package reads traffic's
+# records, traffic never imports the package).
+Reader = Callable[[Path, dict[str, dict[str, Any]], "str | None"], Iterator[Any]]
 
 
-def attach(req: Request, observed: dict[str, dict[str, Any]]) -> Request:
+def attach(req: Any, observed: dict[str, dict[str, Any]]) -> Any:
     if req.id is None:
         return req
     got = observed.get(req.id)
@@ -36,7 +37,7 @@ OBSERVING = frozenset({"sglang-log"})  # files that observe their own requests
 
 def joined(paths: Iterable[Path], read: Reader, sniff: Callable[[Path], str | None],
            forced: str | None, observing: frozenset[str] = OBSERVING,
-           outputs: frozenset[str] = OUTPUTS) -> Iterator[Request]:
+           outputs: frozenset[str] = OUTPUTS) -> Iterator[Any]:
     """Requests of ``paths`` in order, with observations joined. Files that only observe
     (Batch output) are read first; files that observe their own requests are held
     until read whole."""

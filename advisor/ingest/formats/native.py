@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.ingest.formats.base import Adapter
+from advisor.ingest.formats.timestamps import iso_seconds
 
 KEYS = ("messages", "prompt", "input_ids", "tokens", "hash_ids", "template")
 
@@ -15,6 +16,9 @@ def _matches(value: Any) -> bool:
 
 
 def _convert(value: Any) -> list[Any]:
+    stamp = value.get("timestamp") if isinstance(value, dict) else None
+    if isinstance(stamp, str):  # ISO-8601 with a zone; numbers pass as they are
+        value = {**value, "timestamp": iso_seconds(stamp)}
     return [value]
 
 
