@@ -111,7 +111,8 @@ def test_json_shape_and_tenants(tmp_path: Path, cli) -> None:
     assert set(data["tenants"]) == {"a", "b"}
     assert data["tenants"]["a"]["requests"] == 4
     top = data["branches"][0]
-    assert top["requests"] == 6 and top["preview"].startswith("You are a careful assistant.")
+    # Llama 3.1's system turn opens with its knowledge-date header, then the system prompt.
+    assert top["requests"] == 6 and top["preview"].startswith("Cutting Knowledge Date: December 2023 Today Date: 26 Jul 2024 You are a")
     assert data["hit_distribution"]["p10"] == 0.0  # the first request can hit nothing
     # Same input, byte-identical output.
     assert cli("analyze", path, "--format", "json", "--page-size", "16").out == res.out
@@ -131,28 +132,22 @@ def test_text_and_markdown_formats(tmp_path: Path, cli) -> None:
     assert res.code == 0 and res.out == "" and json.loads(out.read_text())["requests"] == 2
 
 
-# A Llama 3 chat template in HuggingFace form, written for this test: rendering through it
-# must give exactly the built-in layout.
-LLAMA3_JINJA = (
-    "{{ bos_token }}{% for message in messages %}"
-    "{{ '<|start_header_id|>' + message['role'] + '<|end_header_id|>\n\n' + message['content'] | trim + '<|eot_id|>' }}"
-    "{% endfor %}{% if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\n\n' }}{% endif %}"
-)
-
-
 def test_hf_chat_template_matches_builtin_layout(tmp_path: Path) -> None:
+    # The built-in layout is Llama 3.1 Instruct's: the test template with that template's
+    # structure renders the same text, from a bare .jinja (BOS from the tokenizer) and from
+    # a tokenizer_config.json (BOS from the config).
+    llama31 = (Path(__file__).parent / "chat_templates" / "llama31.jinja").read_text()
     messages = [{"role": "system", "content": "Be brief. "}, {"role": "user", "content": "Hi\n"},
                 {"role": "assistant", "content": "Hello."}, {"role": "user", "content": "Bye"}]
     jinja = tmp_path / "llama3.jinja"
-    jinja.write_text(LLAMA3_JINJA)
+    jinja.write_text(llama31)
     config = tmp_path / "tokenizer_config.json"
-    config.write_text(json.dumps({"chat_template": LLAMA3_JINJA, "bos_token": "<|begin_of_text|>"}))
+    config.write_text(json.dumps({"chat_template": llama31, "bos_token": "<|begin_of_text|>"}))
     builtin = Llama3Layout().render(messages, None)
-    assert builtin.startswith("<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nBe brief.<|eot_id|>")
+    assert builtin.startswith("<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\n"
+                              "Cutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\nBe brief.<|eot_id|>")
     assert builtin.endswith("<|start_header_id|>assistant<|end_header_id|>\n\n")
-    jinja_tpl = load_chat_template(jinja)
-    jinja_tpl.bos_token = "<|begin_of_text|>"
-    assert jinja_tpl.render(messages, None) == builtin
+    assert load_chat_template(jinja, "<|begin_of_text|>").render(messages, None) == builtin
     assert load_chat_template(config).render(messages, None) == builtin
 
 
@@ -173,13 +168,14 @@ def test_chat_template_sees_request_clock_and_is_sandboxed(tmp_path: Path) -> No
 
 def test_chat_template_option_on_cli(tmp_path: Path, cli) -> None:
     jinja = tmp_path / "llama3.jinja"
-    jinja.write_text(LLAMA3_JINJA)
+    jinja.write_text((Path(__file__).parent / "chat_templates" / "llama31.jinja").read_text())
     path = tmp_path / "t.jsonl"
     path.write_text(json.dumps({"messages": [{"role": "user", "content": "Hi"}]}) + "\n")
     a = json.loads(cli("analyze", path, "--format", "json").out)
     b = json.loads(cli("analyze", path, "--format", "json", "--chat-template", jinja).out)
-    # The .jinja file takes BOS from the tokenizer, so it renders exactly the built-in layout.
-    assert a["prompt_tokens"] == b["prompt_tokens"] == 11
+    # The .jinja file takes BOS from the tokenizer, so it renders exactly the built-in layout:
+    # 11 tokens of turns and headers, and 25 of Llama 3.1's system turn with its date lines.
+    assert a["prompt_tokens"] == b["prompt_tokens"] == 36
     bare = tmp_path / "bare.jinja"
     bare.write_text("{% for m in messages %}{{ m['content'] }}{% endfor %}")
     c = json.loads(cli("analyze", path, "--format", "json", "--chat-template", bare).out)

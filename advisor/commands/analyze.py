@@ -12,6 +12,7 @@ from advisor.cli import app
 from advisor.commands.common import INPUT_FORMAT_HELP, SkipLog, check_format, emit_report, open_traffic, with_progress
 from advisor.console import log, out_console
 from advisor.ingest.memo import MemoEncoder
+from advisor.ingest.preprocess import DEFAULT_ENGINE, ENGINE_HELP, check_engine
 from advisor.index.partition import run_partitioned
 from advisor.report import analysis as render
 from advisor.ingest.tokenizers import load_tokenizer
@@ -23,6 +24,7 @@ def analyze_command(
     traffic: List[Path] = typer.Argument(..., help="Traffic files (.jsonl or .jsonl.gz)."),
     tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
     chat_template: Optional[Path] = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
+    engine: str = typer.Option(DEFAULT_ENGINE, help=ENGINE_HELP),
     templates: Optional[Path] = typer.Option(None, help="Folder of prompt templates for 'template' records."),
     page_size: int = typer.Option(1, min=1, help="Round cached tokens down to this page size."),
     block_size: int = typer.Option(512, min=1, help="Tokens per hash_ids block."),
@@ -41,6 +43,7 @@ def analyze_command(
 ) -> None:
     """Measure the prefix-cache hit rate that the traffic allows (unlimited cache)."""
     check_format(format)
+    check_engine(engine)
     skips = SkipLog()
     memo = MemoEncoder(load_tokenizer(tokenizer))
 
@@ -53,7 +56,8 @@ def analyze_command(
         diagnoser = Diagnoser(load_tokenizer(tokenizer), diagnose_limit or None)
 
     def stream():
-        seqs = open_traffic(traffic, tokenizer, chat_template, templates, block_size, skips, memo, input_format=input_format)
+        seqs = open_traffic(traffic, tokenizer, chat_template, templates, block_size, skips, memo,
+                            input_format=input_format, engine=engine)
         seqs = with_progress(seqs, "analyze")
         return diagnoser.watch(seqs) if diagnoser is not None else seqs
 

@@ -13,6 +13,7 @@ from advisor.console import out_console
 from advisor.diagnose.detect import Diagnoser
 from advisor.errors import AdvisorError
 from advisor.ingest.memo import MemoEncoder
+from advisor.ingest.preprocess import DEFAULT_ENGINE, ENGINE_HELP, check_engine
 from advisor.prescribe.actions import prescribe
 from advisor.report import prescription as render
 from advisor.prescribe.template_diff import template_diffs
@@ -28,6 +29,7 @@ def prescribe_command(
                                              "and the templates of 'template' records."),
     tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
     chat_template: Optional[Path] = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
+    engine: str = typer.Option(DEFAULT_ENGINE, help=ENGINE_HELP),
     page_size: int = typer.Option(1, min=1, help="Round cached tokens down to this page size."),
     capacity_tokens: Optional[int] = typer.Option(None, min=1, help="KV pool size in tokens: hit rates through "
                                                   "an LRU pool of this size, eviction in the loss attribution, "
@@ -42,7 +44,9 @@ def prescribe_command(
         raise AdvisorError(f"{templates}: templates folder not found")
     skips = SkipLog()
     tok = load_tokenizer(tokenizer)
-    seqs_iter = open_traffic(traffic, tokenizer, chat_template, templates, block_size, skips, MemoEncoder(tok))
+    check_engine(engine)
+    seqs_iter = open_traffic(traffic, tokenizer, chat_template, templates, block_size, skips, MemoEncoder(tok),
+                             engine=engine)
     diagnoser = Diagnoser(tok)
     seqs = []
     for seq in with_progress(seqs_iter, "prescribe"):
@@ -52,7 +56,7 @@ def prescribe_command(
     if not seqs:
         raise AdvisorError("no usable requests in the traffic")
     # Rewritten requests render through the same settings as the logged ones.
-    renderer = make_renderer(tokenizer, chat_template, templates, list(traffic))
+    renderer = make_renderer(tokenizer, chat_template, templates, list(traffic), engine=engine)
     diagnosis = diagnoser.finish()
     result = prescribe(seqs, renderer, diagnosis, page_size, capacity_tokens)
     if templates is not None:

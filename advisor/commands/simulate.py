@@ -11,6 +11,8 @@ import typer
 from advisor.cli import app
 from advisor.commands.common import INPUT_FORMAT_HELP, SkipLog, check_format, emit, open_traffic, with_progress
 from advisor.errors import AdvisorError
+from advisor.ingest.preprocess import DEFAULT_ENGINE
+from advisor.ingest.preprocess import ENGINES as PREPROCESS_ENGINES
 from advisor.simulate.inputs import to_jobs
 from advisor.verify.attribution import align, verify
 from advisor.verify.collect import watch
@@ -60,7 +62,8 @@ def simulate_command(
     gpu: Optional[str] = typer.Option(None, help="GPU for --model."),
     policy: str = typer.Option("fcfs", help="Scheduling policies, comma-separated: fcfs, lpm, dfs-weight, lof, random."),
     eviction: Optional[str] = typer.Option(None, help="Eviction policies, comma-separated: branch-lru (SGLang whole leaves), block-lru (vLLM blocks), lfu, fifo (SGLang's, whole leaves). Default: the engine's."),
-    engine: str = typer.Option("none", help="Hit rules: none (analyze's LCP), sglang (L-1 cap, pages) or vllm (L-1 cap, full blocks)."),
+    engine: str = typer.Option("none", help="Hit rules: none (analyze's LCP), sglang (L-1 cap, pages) or vllm (L-1 cap, full blocks); "
+                        "sglang or vllm also renders the traffic with that engine's request preprocessing (none: sglang's)."),
     mode: Optional[str] = typer.Option(None, help="replay (one at a time) or serve (discrete-event engine). Default: serve when timestamps or --rate exist."),
     page_size: Optional[int] = typer.Option(None, min=1, help="SGLang page / vLLM block in tokens. Default: sglang 1, vllm 16; block-lru on token traffic 16."),
     block_size: int = typer.Option(512, min=1, help="Tokens per hash_ids block."),
@@ -117,7 +120,11 @@ def simulate_command(
     else:
         if not traffic:
             raise AdvisorError("give traffic files, or --workload rag|scrambled")
-        seqs = open_traffic(list(traffic), tokenizer, chat_template, templates, block_size, skips, input_format=input_format)
+        # The hit rules' engine is also the one whose request preprocessing renders the
+        # traffic; with no engine's hit rules, the default engine's preprocessing.
+        seqs = open_traffic(list(traffic), tokenizer, chat_template, templates, block_size, skips,
+                            input_format=input_format,
+                            engine=engine if engine in PREPROCESS_ENGINES else DEFAULT_ENGINE)
         jobs, has_time = to_jobs(watch(with_progress(seqs, "simulate"), observed), output_len, rate, timestamp_unit, seed)
         skips.summary()
         inputs.update({"files": [str(p) for p in traffic], "tokenizer": tokenizer})

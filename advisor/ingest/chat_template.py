@@ -1,65 +1,175 @@
-"""HuggingFace chat templates (``.jinja`` or ``tokenizer_config.json``) in place of the
-built-in Llama 3 layout, rendered in the sandbox with the environment HF
-``apply_chat_template`` uses.
+"""HuggingFace chat templates (``.jinja``, ``chat_template.json`` or a
+``tokenizer_config.json``), rendered in the sandbox as ``apply_chat_template`` renders them.
+
+What the template sees is what the engine hands ``apply_chat_template`` after its own
+request preprocessing (``advisor.ingest.preprocess``), then what transformers itself does
+to it: keys whose value is ``None`` dropped from each message, the reasoning text copied
+under ``thinking`` and ``reasoning_content``, the tokenizer's special tokens as variables,
+and its Jinja environment (``tojson`` that keeps key order and non-ASCII text,
+``raise_exception``, ``strftime_now``, a ``{% generation %}`` block, ``dict`` and
+``namespace`` without underscore attributes).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
-from jinja2 import DictLoader
-from jinja2.exceptions import TemplateError
+from jinja2 import DictLoader, nodes
+from jinja2.exceptions import SecurityError, TemplateError
+from jinja2.ext import Extension
+from jinja2.utils import Namespace
 
-from advisor.ingest.chat import BOS, _clock
 from advisor.errors import AdvisorError
+from advisor.ingest.chat import BOS, clock_for, cut_at_tag, tag_final_message
+from advisor.ingest.preprocess import DEFAULT_ENGINE, Prepared, prepare
 from advisor.ingest.sandbox import LimitedSandbox, compile_untrusted, render_untrusted
+
+SPECIAL_TOKEN_NAMES = ("bos_token", "eos_token", "unk_token", "pad_token")
+# The names a message's reasoning text comes under; templates read the first.
+REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
 
 
 def _raise_exception(message: str) -> None:
     raise TemplateError(message)
 
 
+def _tojson(value: Any, ensure_ascii: bool = False, indent: int | None = None, separators: Any = None,
+            sort_keys: bool = False) -> str:
+    # HF's own tojson keeps key order and non-ASCII text (Jinja's default sorts and escapes).
+    return json.dumps(value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
+
+
+class GenerationBlock(Extension):
+    """``{% generation %}...{% endgeneration %}``: marks the assistant's tokens for
+    training masks; for a prompt it renders its body unchanged."""
+
+    tags = {"generation"}
+
+    def parse(self, parser: Any) -> nodes.Node:
+        lineno = next(parser.stream).lineno
+        body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+        return nodes.CallBlock(self.call_method("_body"), [], [], body).set_lineno(lineno)
+
+    def _body(self, caller: Any) -> str:
+        return caller()
+
+
+class _TemplateDict:
+    """``dict(...)`` in a template, without the class itself to climb from."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> dict:
+        return dict(*args, **kwargs)
+
+    def fromkeys(self, *args: Any, **kwargs: Any) -> dict:
+        return dict.fromkeys(*args, **kwargs)
+
+
+class _TemplateNamespace(Namespace):
+    """``namespace(...)`` that refuses underscore attributes, as transformers' does."""
+
+    def __init__(*args: Any, **kwargs: Any) -> None:  # noqa: N805 - Namespace's own signature trick
+        self, rest = args[0], args[1:]
+        attrs = dict(*rest, **kwargs)
+        for name in attrs:
+            _TemplateNamespace._check(name)
+        Namespace.__init__(self, attrs)
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        _TemplateNamespace._check(name)
+        Namespace.__setitem__(self, name, value)
+
+    @staticmethod
+    def _check(name: Any) -> None:
+        if isinstance(name, str) and name.startswith("_"):
+            raise SecurityError(f"Chat templates cannot store underscore-prefixed attributes on a namespace, "
+                                f"but got {name!r}. Please rename the attribute.")
+
+
+def template_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The messages as transformers passes them to the template: ``None`` values dropped,
+    reasoning text aliased."""
+    out = []
+    for message in messages:
+        msg = {k: v for k, v in message.items() if v is not None}
+        reasoning = next((msg[k] for k in REASONING_FIELDS if msg.get(k) is not None), None)
+        if reasoning is not None:
+            msg = {"thinking": reasoning, **msg, "reasoning_content": reasoning}
+        out.append(msg)
+    return out
+
+
 @dataclass
 class HFChatTemplate:
-    """A HuggingFace Jinja chat template, rendered the way ``apply_chat_template`` does."""
+    """A HuggingFace Jinja chat template, fed the way ``engine`` feeds it."""
 
     source: str
     text: str
     bos_token: str = BOS
     eos_token: str = "<|end_of_text|>"
     name: str = "hf"
+    engine: str = DEFAULT_ENGINE
+    unk_token: str | None = None
+    pad_token: str | None = None
+    timezone: dt.tzinfo = dt.timezone.utc
+    content_format: str = field(default="", init=True)
 
     def __post_init__(self) -> None:
         # A chat template is one self-contained text: `{% include %}` finds nothing.
-        env = LimitedSandbox(trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols"],
-                             loader=DictLoader({}))
+        env = LimitedSandbox(trim_blocks=True, lstrip_blocks=True,
+                             extensions=["jinja2.ext.loopcontrols", GenerationBlock], loader=DictLoader({}))
         env.filters["tojson"] = _tojson
         env.globals["raise_exception"] = _raise_exception
+        env.globals["dict"] = _TemplateDict()
+        env.globals["namespace"] = _TemplateNamespace
         self._template = compile_untrusted(env, self.text, self.source, "chat template")
+        if not self.content_format:
+            from advisor.ingest.content_format import detect
+
+            self.content_format = detect(self.text, self.engine)
+
+    def special_tokens(self) -> dict[str, str]:
+        values = {"bos_token": self.bos_token, "eos_token": self.eos_token, "unk_token": self.unk_token,
+                  "pad_token": self.pad_token}
+        # A token the tokenizer does not define is not a variable at all (undefined).
+        return {k: v for k, v in values.items() if v}
 
     def render(self, messages: Sequence[dict[str, Any]], tools: Sequence[Any] | None,
-               timestamp: float | None = None) -> str:
-        now = _clock(timestamp)
-        variables = {
-            "messages": [dict(m) for m in messages],
-            "tools": list(tools) if tools else None,
-            "bos_token": self.bos_token,
-            "eos_token": self.eos_token,
-            "add_generation_prompt": True,
-            "strftime_now": lambda fmt: now.strftime(fmt),
-        }
+               timestamp: float | None = None, options: Mapping[str, Any] | None = None) -> str:
+        prepared = prepare(self.engine, messages, tools, options, self.content_format)
+        return self.render_prepared(prepared, clock_for(timestamp, self.timezone))
+
+    def render_prepared(self, prepared: Prepared, now: dt.datetime) -> str:
         try:
-            return render_untrusted(self._template, variables)
+            text = self._render(prepared, prepared.tools, now)
+        except AdvisorError:
+            if prepared.fallback_tools is None:
+                raise
+            # SGLang retries once with the bare function objects (templates that expect
+            # tools without the OpenAI wrapper).
+            text = self._render(prepared, prepared.fallback_tools, now)
+        return text + prepared.suffix
+
+    def _render(self, prepared: Prepared, tools: list[dict[str, Any]] | None, now: dt.datetime) -> str:
+        messages = template_messages(prepared.messages)
+        final = None
+        if prepared.continue_final_message:
+            final = tag_final_message(messages, self.source, "content" in self.text)
+        variables: dict[str, Any] = dict(self.special_tokens())
+        variables.update(prepared.kwargs)
+        variables.update(messages=messages, tools=tools, documents=None,
+                         add_generation_prompt=prepared.add_generation_prompt,
+                         strftime_now=lambda fmt: now.strftime(fmt))
+        try:
+            text = render_untrusted(self._template, variables)
         except AdvisorError as exc:
             raise AdvisorError(f"{self.source}: {exc}")
-
-
-def _tojson(value: Any, indent: int | None = None, ensure_ascii: bool = False, sort_keys: bool = False) -> str:
-    # HF's own tojson keeps key order and non-ASCII text (Jinja's default sorts and escapes).
-    return json.dumps(value, indent=indent, ensure_ascii=ensure_ascii, sort_keys=sort_keys)
+        if final is not None:
+            text = cut_at_tag(text, final, self.source)
+        return text
 
 
 def _special_text(value: Any) -> str | None:
@@ -70,32 +180,59 @@ def _special_text(value: Any) -> str | None:
     return None
 
 
-def load_chat_template(path: Path | str, bos_token: str | None = None,
-                       eos_token: str | None = None) -> HFChatTemplate:
-    """A ``.jinja`` chat template file or a ``tokenizer_config.json`` carrying one.
+def special_tokens_of(config: Mapping[str, Any]) -> dict[str, str]:
+    """bos/eos/unk/pad token text from a ``tokenizer_config.json``."""
+    out = {}
+    for name in SPECIAL_TOKEN_NAMES:
+        text = _special_text(config.get(name))
+        if text:
+            out[name] = text
+    return out
 
-    A bare ``.jinja`` file does not say its special tokens: they come from the tokenizer.
+
+def _template_text(template: Any) -> str | None:
+    if isinstance(template, list):
+        named = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}
+        template = named.get("default") or next(iter(named.values()), None)
+    return template if isinstance(template, str) else None
+
+
+def load_chat_template(path: Path | str, bos_token: str | None = None, eos_token: str | None = None,
+                       engine: str = DEFAULT_ENGINE, specials: Mapping[str, str] | None = None,
+                       timezone: dt.tzinfo = dt.timezone.utc) -> HFChatTemplate:
+    """A ``.jinja`` chat template file, a ``chat_template.json`` or a
+    ``tokenizer_config.json`` carrying one.
+
+    A bare ``.jinja`` file does not say its special tokens: they come from ``specials``
+    (the model's tokenizer files) or the tokenizer's ``bos_token``.
     """
     path = Path(path)
     try:
         raw = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise AdvisorError(f"{path}: cannot read chat template ({exc})")
+    tokens: dict[str, str] = {}
+    if bos_token:
+        tokens["bos_token"] = bos_token
+    if eos_token:
+        tokens["eos_token"] = eos_token
+    tokens.update(specials or {})
     if path.suffix != ".json":
-        return HFChatTemplate(source=str(path), text=raw, bos_token=bos_token or "", eos_token=eos_token or "")
-    try:
-        config = json.loads(raw)
-    except ValueError as exc:
-        raise AdvisorError(f"{path}: not valid JSON ({exc})")
-    template = config.get("chat_template") if isinstance(config, dict) else None
-    if isinstance(template, list):
-        named = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}
-        template = named.get("default") or next(iter(named.values()), None)
-    if not isinstance(template, str):
-        raise AdvisorError(f"{path}: has no 'chat_template' string")
+        text = raw
+    else:
+        try:
+            config = json.loads(raw)
+        except ValueError as exc:
+            raise AdvisorError(f"{path}: not valid JSON ({exc})")
+        text = _template_text(config.get("chat_template")) if isinstance(config, dict) else None
+        if text is None:
+            raise AdvisorError(f"{path}: has no 'chat_template' string")
+        if specials is None:
+            # The config's own tokens are the model's; the tokenizer's defaults are not.
+            tokens = special_tokens_of(config)
     return HFChatTemplate(
-        source=str(path),
-        text=template,
-        bos_token=_special_text(config.get("bos_token")) or "",
-        eos_token=_special_text(config.get("eos_token")) or "",
+        source=str(path), text=text,
+        bos_token=tokens.get("bos_token", ""), eos_token=tokens.get("eos_token", ""),
+        unk_token=tokens.get("unk_token"), pad_token=tokens.get("pad_token"),
+        engine=engine, timezone=timezone,
     )

@@ -68,7 +68,7 @@ class Renderer:
     def text_of(self, req: Request) -> str | None:
         """The text to tokenize, or None for records that carry ids already."""
         if req.kind == "messages":
-            return self.chat.render(req.messages or (), req.tools, req.timestamp)
+            return self.chat.render(req.messages or (), req.tools, req.timestamp, req.options)
         if req.kind == "prompt":
             return self._with_bos(req.prompt or "")
         if req.kind == "template":
@@ -76,7 +76,7 @@ class Renderer:
                 raise AdvisorError("a 'template' record needs --templates DIR")
             rendered = self.templates.get(req.template or "").render(dict(req.variables or {}))
             if rendered.messages is not None:
-                return self.chat.render(rendered.messages, req.tools, req.timestamp)
+                return self.chat.render(rendered.messages, req.tools, req.timestamp, req.options)
             return self._with_bos(rendered.prompt or "")
         return None
 

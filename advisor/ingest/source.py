@@ -15,6 +15,7 @@ from advisor.errors import AdvisorError
 from advisor.ingest.chat import ChatRenderer, Llama3Layout
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import Renderer, Sequence, sequences
+from advisor.ingest.preprocess import DEFAULT_ENGINE, check_engine
 from advisor.ingest.tokenizers import load_tokenizer
 from advisor.ingest.traffic import Skip, check_paths
 
@@ -48,13 +49,14 @@ class SkipLog:
 
 
 def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | None,
-                  traffic: list[Path]) -> Renderer:
+                  traffic: list[Path], engine: str = DEFAULT_ENGINE) -> Renderer:
     tok = load_tokenizer(tokenizer)
-    chat: ChatRenderer = Llama3Layout()
+    check_engine(engine)
+    chat: ChatRenderer = Llama3Layout(engine=engine)
     if chat_template:
         from advisor.ingest.chat_template import load_chat_template
 
-        chat = load_chat_template(chat_template, tok.bos_token)
+        chat = load_chat_template(chat_template, tok.bos_token, engine=engine)
     if templates is not None:
         if not templates.is_dir():
             raise AdvisorError(f"{templates}: templates folder not found")
@@ -87,7 +89,7 @@ class TemplatesOnFirstUse:
 
 def open_traffic(paths: list[Path], tokenizer: str, chat_template: Path | None, templates: Path | None,
                  block_size: int, skips: SkipLog, memo: MemoEncoder | None = None,
-                 input_format: str | None = None) -> Iterator[Sequence]:
+                 input_format: str | None = None, engine: str = DEFAULT_ENGINE) -> Iterator[Sequence]:
     """``input_format``: an adapter name of ``advisor.ingest.formats`` (None or ``auto``:
     detected per file)."""
     if block_size < 1:
@@ -96,5 +98,5 @@ def open_traffic(paths: list[Path], tokenizer: str, chat_template: Path | None, 
 
     forced = check_input_format(input_format)
     files = check_paths(paths)
-    renderer = make_renderer(tokenizer, chat_template, templates, files)
+    renderer = make_renderer(tokenizer, chat_template, templates, files, engine=engine)
     return sequences(files, renderer, skips, block_size=block_size, memo=memo, input_format=forced)

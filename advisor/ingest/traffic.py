@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
 from advisor.errors import AdvisorError
+from advisor.ingest.preprocess import REQUEST_OPTIONS
 
 try:  # orjson parses several times faster; the standard library is the fallback.
     import orjson
@@ -59,6 +60,9 @@ class Request:
     cached_tokens: int | None = None  # cached tokens the engine or provider reported
     reported_prompt_tokens: int | None = None  # prompt tokens it reported
     session: str | None = None
+    # Request-level fields of a chat request that change what the engine renders
+    # (tool_choice, chat_template_kwargs, ...; advisor.ingest.preprocess.REQUEST_OPTIONS).
+    options: dict[str, Any] | None = field(default=None, hash=False, compare=False)
 
     @property
     def where(self) -> str:
@@ -112,9 +116,10 @@ def _message(item: Any, index: int) -> dict[str, Any]:
             if not isinstance(call, dict) or not isinstance(call.get("function", {}), dict):
                 raise BadRecord(f"messages[{index}] has a tool call that is not an object with a 'function' object")
     content = item.get("content")
+    # `content: null` is valid OpenAI input (an assistant tool call, and more): each engine
+    # decides what it becomes (advisor.ingest.preprocess), so it is not refused here.
     if content is None:
-        if not calls:
-            raise BadRecord(f"messages[{index}] has no content")
+        pass
     elif isinstance(content, list):
         # OpenAI content parts: only text parts carry prompt text we can tokenize.
         for part in content:
@@ -180,10 +185,12 @@ def parse_record(obj: Any, source: str, line: int, block_size: int = 512) -> Req
         tools = obj.get("tools")
         if tools is not None and not isinstance(tools, list):
             raise BadRecord("'tools' must be a list")
+        options = {k: obj[k] for k in REQUEST_OPTIONS if k in obj}
         return Request(
             source, line, "messages",
             messages=tuple(_message(m, i) for i, m in enumerate(msgs)),
-            tools=tuple(tools) if tools else None, **meta,
+            # An empty list stays one: vLLM hands `tools: []` to the template as such.
+            tools=tuple(tools) if tools is not None else None, options=options or None, **meta,
         )
     if "prompt" in obj:
         prompt = obj["prompt"]

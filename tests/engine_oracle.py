@@ -1,0 +1,286 @@
+"""A second, independent statement of what vLLM and SGLang hand the chat template.
+
+advisor.ingest.preprocess implements the engines' request handling as plain functions.
+This oracle states it another way: the request models are pydantic models with the
+engines' field lists, types and defaults (so key order, defaults and dropped keys come
+from pydantic's own ``model_dump``, as they do in the engines), and the message handling
+is written from the engines' code paths step by step. Rendering is HuggingFace
+transformers' own ``apply_chat_template``. Nothing here imports advisor.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any, Dict, List, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Rejected(Exception):
+    """The engine answers 400."""
+
+
+# ------------------------------------------------------------------------ SGLang models
+
+
+class SgTextPart(BaseModel):
+    type: Literal["text"]
+    text: str
+
+
+class SgImageURL(BaseModel):
+    url: str
+    detail: Optional[Literal["auto", "low", "high"]] = "auto"
+    max_dynamic_patch: Optional[int] = None
+    min_dynamic_patch: Optional[int] = None
+    content_hash: Optional[str] = None
+
+
+class SgImagePart(BaseModel):
+    type: Literal["image_url"]
+    image_url: SgImageURL
+    modalities: Optional[Literal["image", "multi-images", "video"]] = "image"
+
+
+SgPart = Union[SgTextPart, SgImagePart]
+
+
+class SgFunctionResponse(BaseModel):
+    name: Optional[str] = None
+    arguments: Optional[Union[str, Dict[str, Any]]] = None
+
+
+class SgToolCall(BaseModel):
+    id: Optional[str] = None
+    index: Optional[int] = None
+    type: Literal["function"] = "function"
+    function: SgFunctionResponse
+
+
+class SgFunction(BaseModel):
+    description: Optional[str] = Field(default=None)
+    name: str
+    parameters: Optional[object] = None
+    strict: bool = False
+
+
+class SgTool(BaseModel):
+    type: str = "function"
+    function: SgFunction
+    defer_loading: Optional[bool] = None
+
+
+class SgGeneric(BaseModel):
+    role: Literal["system", "assistant", "tool", "function", "developer"]
+    content: Union[str, List[SgPart], None] = None
+    tool_call_id: Optional[str] = None
+    name: Optional[str] = None
+    reasoning_content: Optional[str] = None
+    tool_calls: Optional[List[SgToolCall]] = None
+    tools: Optional[List[SgTool]] = None
+
+
+class SgUser(BaseModel):
+    role: Literal["user"]
+    content: Union[str, List[SgPart]]
+
+
+def _sg_message(raw: dict) -> BaseModel:
+    try:
+        return SgUser(**raw) if raw.get("role") == "user" else SgGeneric(**raw)
+    except Exception as exc:  # pydantic's ValidationError: FastAPI answers 422
+        raise Rejected(str(exc).splitlines()[0])
+
+
+def sglang(request: dict, content_format: str) -> dict:
+    """The messages, tools and kwargs SGLang passes to apply_chat_template, with the
+    suffix it appends and the function-only tools it retries with."""
+    messages = [_sg_message(m).model_dump() for m in request["messages"]]
+    for m in messages:
+        if m.get("role") == "assistant" and isinstance(m.get("tool_calls"), list):
+            for call in m["tool_calls"]:
+                args = call["function"].get("arguments")
+                if isinstance(args, str):
+                    try:
+                        value = json.loads(args)
+                    except ValueError:
+                        raise Rejected("Assistant tool call function.arguments must be valid JSON.")
+                    if not isinstance(value, dict):
+                        raise Rejected("Assistant tool call function.arguments must be a JSON object.")
+                    call["function"]["arguments"] = value
+    out = []
+    for m in copy.deepcopy(messages):
+        if m.get("content") is None:
+            m["content"] = ""
+        if isinstance(m["content"], list):
+            if content_format == "openai":
+                parts = [{"type": "image"} if p.get("type") == "image_url" else p for p in m["content"]]
+                new = {k: v for k, v in m.items() if v is not None and k != "content"}
+                new["content"] = parts
+            else:
+                texts = [p["text"] for p in m["content"] if p.get("type") == "text"]
+                new = {**m, "content": " ".join(texts) if texts else ""}
+                new = {k: v for k, v in new.items() if v is not None}
+        else:
+            new = {k: v for k, v in m.items() if v is not None}
+        if new["role"] == "tool" and isinstance(new.get("content"), list):
+            if all(isinstance(p, dict) and p.get("type") == "text" for p in new["content"]):
+                new["content"] = " ".join(p.get("text", "") for p in new["content"])
+        out.append(new)
+    suffix = ""
+    if out and out[-1]["role"] == "assistant" and isinstance(out[-1].get("content"), str):
+        if request.get("continue_final_message"):
+            suffix = out[-1]["content"]
+            out = out[:-1]
+        else:
+            out[-1] = {"role": "user", "content": out[-1]["content"]}
+    tools = None
+    raw_tools = request.get("tools")
+    choice = request.get("tool_choice")
+    if raw_tools and choice != "none":
+        models = [SgTool(**t) for t in raw_tools]
+        if isinstance(choice, dict):
+            models = [t for t in models if t.function.name == choice["function"]["name"]]
+        tools = [t.model_dump() for t in models]
+    kwargs: dict = {}
+    ctk = dict(request.get("chat_template_kwargs") or {})
+    effort = request.get("reasoning_effort")
+    if effort is not None:
+        ctk.setdefault("thinking", effort != "none")
+        ctk.setdefault("enable_thinking", effort != "none")
+    if ctk.get("reasoning_effort") is not None:
+        effort = ctk.pop("reasoning_effort")
+    if effort is not None:
+        kwargs["reasoning_effort"] = effort
+    kwargs.update(ctk)
+    fallback = [t.get("function", t) for t in tools] if tools else None
+    return {"messages": out, "tools": tools, "kwargs": kwargs, "suffix": suffix, "fallback": fallback,
+            "continue_final_message": False, "add_generation_prompt": True}
+
+
+# -------------------------------------------------------------------------- vLLM models
+
+
+class VlBase(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class VlFunctionDefinition(VlBase):
+    name: str
+    description: Optional[str] = None
+    parameters: Optional[Dict[str, Any]] = None
+
+
+class VlTool(VlBase):
+    type: Literal["function"] = "function"
+    function: VlFunctionDefinition
+
+
+def vllm(request: dict, content_format: str) -> dict:
+    conversation = []
+    for message in request["messages"]:
+        role = message["role"]
+        content = message.get("content")
+        if content is None:
+            items: list = []
+        elif isinstance(content, str):
+            items = [{"type": "text", "text": content}]
+        else:
+            items = content
+        texts: list = []
+        for item in items:
+            if isinstance(item, str):
+                texts.append(item)
+                continue
+            kind = item.get("type")
+            if kind in ("text", "input_text", "output_text"):
+                value = item.get("text")
+            elif kind == "refusal":
+                value = item.get("refusal")
+            elif kind == "image_url":
+                if content_format != "openai":
+                    raise Rejected("image part needs a multimodal model")
+                texts.append({"type": "image"})
+                continue
+            else:
+                raise Rejected(f"Unknown part type: {kind}")
+            if value is None:
+                continue
+            texts.append(value)
+        if content_format == "openai":
+            body: Any = [t if isinstance(t, dict) else {"type": "text", "text": t} for t in texts]
+        else:
+            body = "\n".join(texts)
+        msg: dict = {"role": role, "content": body}
+        if role == "assistant":
+            if message.get("tool_calls") is not None:
+                msg["tool_calls"] = copy.deepcopy(list(message["tool_calls"]))
+            reasoning = message.get("reasoning", message.get("reasoning_content"))
+            if reasoning is not None:
+                msg["reasoning"] = reasoning
+                msg["reasoning_content"] = reasoning
+        elif role == "tool" and "tool_call_id" in message:
+            msg["tool_call_id"] = message["tool_call_id"]
+        if isinstance(message.get("name"), str):
+            msg["name"] = message["name"]
+        if role == "developer":
+            msg["tools"] = message.get("tools")
+        conversation.append(msg)
+    for msg in conversation:
+        if msg["role"] != "assistant" or not isinstance(msg.get("tool_calls"), list):
+            continue
+        if not msg["tool_calls"]:
+            del msg["tool_calls"]
+            continue
+        for call in msg["tool_calls"]:
+            fn = call["function"]
+            args = fn.get("arguments")
+            if not args:
+                fn["arguments"] = {}
+            elif isinstance(args, dict):
+                pass
+            else:
+                try:
+                    parsed = json.loads(args) if isinstance(args, str) else args
+                except ValueError:
+                    parsed = None
+                fn["arguments"] = parsed if isinstance(parsed, dict) else {}
+    raw_tools = request.get("tools")
+    tools = None if raw_tools is None else [VlTool(**t).model_dump() for t in raw_tools]
+    return {"messages": conversation, "tools": tools, "kwargs": dict(request.get("chat_template_kwargs") or {}),
+            "suffix": "", "fallback": None,
+            "continue_final_message": bool(request.get("continue_final_message", False)),
+            "add_generation_prompt": bool(request.get("add_generation_prompt", True))}
+
+
+def reference_render(tokenizer: Any, prepared: dict, now: Any) -> str:
+    """transformers' apply_chat_template on what the engine prepared, with the engine's
+    retry (SGLang) and suffix."""
+    import transformers.utils.chat_template_utils as hf
+
+    def once(tools: Any) -> str:
+        return tokenizer.apply_chat_template(
+            prepared["messages"], tools=tools, tokenize=False,
+            add_generation_prompt=prepared["add_generation_prompt"],
+            continue_final_message=prepared["continue_final_message"], **prepared["kwargs"])
+
+    class _Clock:
+        # transformers' strftime_now reads `datetime.now()` of its module: the server's
+        # clock at request time, which the request's timestamp stands for here.
+        @staticmethod
+        def now() -> Any:
+            return now
+
+    saved = hf.datetime
+    hf.datetime = _Clock  # type: ignore[assignment]
+    try:
+        try:
+            text = once(prepared["tools"])
+        except Exception:
+            if prepared["fallback"] is None:
+                raise
+            text = once(prepared["fallback"])
+    finally:
+        hf.datetime = saved
+    return text + prepared["suffix"]
