@@ -18,75 +18,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from jinja2 import DictLoader, nodes
-from jinja2.exceptions import SecurityError, TemplateError
-from jinja2.ext import Extension
-from jinja2.utils import Namespace
+from jinja2 import DictLoader
 
 from advisor.errors import AdvisorError
 from advisor.ingest.chat import BOS, clock_for, cut_at_tag, tag_final_message
+from advisor.ingest.hf_jinja import GenerationBlock, TemplateDict, TemplateNamespace, raise_exception, tojson
 from advisor.ingest.preprocess import DEFAULT_ENGINE, Prepared, prepare
 from advisor.ingest.sandbox import LimitedSandbox, compile_untrusted, render_untrusted
 
 SPECIAL_TOKEN_NAMES = ("bos_token", "eos_token", "unk_token", "pad_token")
 # The names a message's reasoning text comes under; templates read the first.
 REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
-
-
-def _raise_exception(message: str) -> None:
-    raise TemplateError(message)
-
-
-def _tojson(value: Any, ensure_ascii: bool = False, indent: int | None = None, separators: Any = None,
-            sort_keys: bool = False) -> str:
-    # HF's own tojson keeps key order and non-ASCII text (Jinja's default sorts and escapes).
-    return json.dumps(value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
-
-
-class GenerationBlock(Extension):
-    """``{% generation %}...{% endgeneration %}``: marks the assistant's tokens for
-    training masks; for a prompt it renders its body unchanged."""
-
-    tags = {"generation"}
-
-    def parse(self, parser: Any) -> nodes.Node:
-        lineno = next(parser.stream).lineno
-        body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
-        return nodes.CallBlock(self.call_method("_body"), [], [], body).set_lineno(lineno)
-
-    def _body(self, caller: Any) -> str:
-        return caller()
-
-
-class _TemplateDict:
-    """``dict(...)`` in a template, without the class itself to climb from."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> dict:
-        return dict(*args, **kwargs)
-
-    def fromkeys(self, *args: Any, **kwargs: Any) -> dict:
-        return dict.fromkeys(*args, **kwargs)
-
-
-class _TemplateNamespace(Namespace):
-    """``namespace(...)`` that refuses underscore attributes, as transformers' does."""
-
-    def __init__(*args: Any, **kwargs: Any) -> None:  # noqa: N805 - Namespace's own signature trick
-        self, rest = args[0], args[1:]
-        attrs = dict(*rest, **kwargs)
-        for name in attrs:
-            _TemplateNamespace._check(name)
-        Namespace.__init__(self, attrs)
-
-    def __setitem__(self, name: str, value: Any) -> None:
-        _TemplateNamespace._check(name)
-        Namespace.__setitem__(self, name, value)
-
-    @staticmethod
-    def _check(name: Any) -> None:
-        if isinstance(name, str) and name.startswith("_"):
-            raise SecurityError(f"Chat templates cannot store underscore-prefixed attributes on a namespace, "
-                                f"but got {name!r}. Please rename the attribute.")
 
 
 def template_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -121,10 +63,10 @@ class HFChatTemplate:
         # A chat template is one self-contained text: `{% include %}` finds nothing.
         env = LimitedSandbox(trim_blocks=True, lstrip_blocks=True,
                              extensions=["jinja2.ext.loopcontrols", GenerationBlock], loader=DictLoader({}))
-        env.filters["tojson"] = _tojson
-        env.globals["raise_exception"] = _raise_exception
-        env.globals["dict"] = _TemplateDict()
-        env.globals["namespace"] = _TemplateNamespace
+        env.filters["tojson"] = tojson
+        env.globals["raise_exception"] = raise_exception
+        env.globals["dict"] = TemplateDict()
+        env.globals["namespace"] = TemplateNamespace
         self._template = compile_untrusted(env, self.text, self.source, "chat template")
         if not self.content_format:
             from advisor.ingest.content_format import detect
@@ -224,9 +166,10 @@ def load_chat_template(path: Path | str, bos_token: str | None = None, eos_token
             config = json.loads(raw)
         except ValueError as exc:
             raise AdvisorError(f"{path}: not valid JSON ({exc})")
-        text = _template_text(config.get("chat_template")) if isinstance(config, dict) else None
-        if text is None:
+        found = _template_text(config.get("chat_template")) if isinstance(config, dict) else None
+        if found is None:
             raise AdvisorError(f"{path}: has no 'chat_template' string")
+        text = found
         if specials is None:
             # The config's own tokens are the model's; the tokenizer's defaults are not.
             tokens = special_tokens_of(config)

@@ -15,6 +15,8 @@ from typing import Iterator
 
 from jinja2 import Environment, nodes
 
+from advisor.ingest.hf_jinja import GenerationBlock
+
 _SGLANG_MESSAGE_NAMES = ("message", "msg", "m")
 
 
@@ -72,10 +74,7 @@ def _loop_targets(root: nodes.Template, sources: list[str], key: str | None) -> 
 
 def _parse(text: str) -> nodes.Template | None:
     env = Environment(trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols"])
-    # The `{% generation %}` block of HF templates: parsed as a plain block here.
-    from advisor.ingest.chat_template import GenerationBlock
-
-    env.add_extension(GenerationBlock)
+    env.add_extension(GenerationBlock)  # HF templates' `{% generation %}` block
     try:
         return env.parse(text)
     except Exception:  # a template that does not parse is rendered (and fails) later
