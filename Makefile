@@ -25,6 +25,8 @@ demo: $(STAMP)
 	$(VENV)/bin/advisor analyze $(DEMO_TRAFFIC)
 	$(VENV)/bin/advisor report templates $(addprefix --traffic ,$(DEMO_TRAFFIC))
 	@echo "advisory written to outputs/skill-radix-scheduler-advisor.md"
+	$(VENV)/bin/advisor plan --example scrambled --requests 400 --output outputs/plan-scrambled.md
+	@echo "planned advisory (from a workload description) written to outputs/plan-scrambled.md"
 
 test: $(TSTAMP)
 	$(PY) -m pytest

@@ -38,6 +38,7 @@ def _group() -> None:
 COMMAND_MODULES = {
     "lint": "lint", "rules": "lint", "rule": "lint", "analyze": "analyze", "simulate": "simulate",
     "prescribe": "prescribe", "cost": "cost", "report": "report", "verify": "verify", "export": "export",
+    "plan": "plan", "spec": "spec",
 }
 
 

@@ -53,7 +53,7 @@ def _capacity(capacity_tokens: int | None, model: str | None, gpu: str | None, e
 @app.command("simulate")
 def simulate_command(
     traffic: Optional[List[Path]] = typer.Argument(None, help="Traffic files (.jsonl or .jsonl.gz)."),
-    workload: Optional[str] = typer.Option(None, help="Built-in seed workload instead of traffic: rag or scrambled."),
+    workload: Optional[str] = typer.Option(None, help="A bundled workload spec instead of traffic: rag, agent, support-chat, multi-tenant, single-shot or scrambled."),
     tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
     chat_template: Optional[Path] = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
     templates: Optional[Path] = typer.Option(None, help="Folder of prompt templates for 'template' records."),
@@ -107,19 +107,19 @@ def simulate_command(
     if workload is not None:
         if traffic:
             raise AdvisorError("give traffic files or --workload, not both")
-        from advisor.simulate.workloads import WORKLOAD_DEFAULTS, build_workload
+        from advisor.simulate.workloads import WORKLOAD_DEFAULTS, build_workload, default_capacity
 
         jobs = build_workload(workload, requests=requests, seed=seed, rate=rate, output_len=output_len)
         defaults = WORKLOAD_DEFAULTS
         has_time = True
         if capacity_tokens is None and not (model or gpu) and not sweep:
-            capacity_tokens = defaults["capacity_tokens"]
+            capacity_tokens = default_capacity(jobs)
         if policy == "fcfs":
             policies = list(defaults["policies"])
         inputs.update({"workload": workload, "files": []})
     else:
         if not traffic:
-            raise AdvisorError("give traffic files, or --workload rag|scrambled")
+            raise AdvisorError("give traffic files, or --workload NAME (a bundled spec, e.g. rag or scrambled)")
         # The hit rules' engine is also the one whose request preprocessing renders the
         # traffic; with no engine's hit rules, the default engine's preprocessing.
         seqs = open_traffic(list(traffic), tokenizer, chat_template, templates, block_size, skips,

@@ -1,106 +1,62 @@
-"""Seed workloads: the classic RAG experiment, in order and scrambled, as real tokens.
+"""Seed workloads for `simulate --workload NAME`: the bundled workload specs, as jobs.
 
-Each request = a 2,000-token system prompt, a 300-token tool block, one of 4 documents
-of 500 tokens and a 60-token question (REFERENCE-style sizes from the issue). The text
-is English-like prose from a fixed vocabulary, tokenized with the Llama 3 tokenizer and
-cut to exact token counts, so the sharing is what real tokenized sections give.
-``scrambled`` permutes system, tools and document per request (the question stays
-last), which destroys most shared prefixes: the point of the experiment.
-
-Arrivals come in bursts (Poisson at a rate above what one replica serves) so a queue
-forms and the scheduler has choices; the default pool is small (room for the system
-prompt, the tools and about two documents), where cache-aware ordering matters.
+Each name is a spec of ``advisor/spec/examples`` (rag, agent, support-chat, multi-tenant,
+single-shot, scrambled). Its traffic is generated (real text, exact section lengths),
+rendered and tokenized like any log, and turned into jobs. Arrivals come in bursts
+(Poisson at a rate above what one replica serves) so a queue forms and the scheduler has
+choices; the default pool is small (the static prefix plus room for about two requests'
+varying parts), where cache-aware ordering matters.
 """
 
 from __future__ import annotations
 
-import random
-from typing import Any
-from array import array
+import os
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, cast
 
 from advisor.errors import AdvisorError
-from advisor.index.radix import pack
 from advisor.simulate.jobs import JobStore
-
-SYSTEM_TOKENS = 2000
-TOOLS_TOKENS = 300
-DOC_TOKENS = 500
-DOCS = 4
-QUESTION_TOKENS = 60
 
 WORKLOAD_DEFAULTS: dict[str, Any] = {
     "requests": 240,
-    "rate": 40.0,  # requests/s: more than one H100 prefills at 2,860 uncached tokens each
-    "output_len": 16,
-    "capacity_tokens": 4_000,
+    "rate": 40.0,  # requests/s: more than one H100 prefills at a few thousand uncached tokens each
     "policies": ("fcfs", "lpm", "dfs-weight"),
 }
-
-_WORDS = (
-    "the a of to and in for on with by from at as that this these those it its is are was "
-    "be been has have had will would can could should may might must not no all any each "
-    "every some many more most other such only also very just than then there here when "
-    "where which who what how why customer account order invoice payment refund policy "
-    "service support request response system model document section table record field "
-    "value report summary question answer context source data file page version update "
-    "change error issue problem result process step task tool call function parameter "
-    "argument schema format date time number name address email phone product item price "
-    "quantity total balance status active pending closed open review approve reject send "
-    "receive check verify confirm cancel create delete search find list show return use "
-    "read write store load save keep follow explain describe include provide ensure avoid "
-    "always never please note important relevant accurate clear short detailed helpful "
-    "assistant user team company office region market quarter annual monthly weekly daily"
-).split()
-
-
-def _prose(rng: random.Random, words: int) -> str:
-    out = []
-    sentence: list[str] = []
-    for _ in range(words):
-        sentence.append(rng.choice(_WORDS))
-        if len(sentence) >= rng.randint(8, 18):
-            out.append(" ".join(sentence).capitalize() + ".")
-            sentence = []
-    if sentence:
-        out.append(" ".join(sentence).capitalize() + ".")
-    return " ".join(out)
-
-
-def _section(encode, rng: random.Random, title: str, tokens: int) -> list[int]:
-    """Real tokens of generated prose, cut to exactly ``tokens``."""
-    ids = encode(f"\n\n## {title}\n\n" + _prose(rng, tokens))
-    while len(ids) < tokens:
-        ids += encode(" " + _prose(rng, tokens))
-    return ids[:tokens]
 
 
 def build_workload(name: str, requests: int | None = None, seed: int = 0,
                    rate: float | None = None, output_len: int | None = None) -> JobStore:
-    """Jobs of the ``rag`` or ``scrambled`` seed workload, in arrival order."""
-    if name not in ("rag", "scrambled"):
-        raise AdvisorError(f"unknown --workload '{name}': use rag or scrambled")
+    """Jobs of the bundled spec ``name``, in arrival order."""
+    from advisor.ingest.chat import ChatRenderer, Llama3Layout
+    from advisor.ingest.pipeline import Renderer, sequences
     from advisor.ingest.tokenizers import load_tokenizer
+    from advisor.ingest.traffic import Skip
+    from advisor.simulate.inputs import to_jobs
+    from advisor.spec.generate import generate
+    from advisor.spec.load import EXAMPLES, load_example
 
-    tok = load_tokenizer("llama3")
-    encode = tok.encode
-    text_rng = random.Random(1234)  # the same sections for every seed and both workloads
-    system = _section(encode, text_rng, "System", SYSTEM_TOKENS)
-    tools = _section(encode, text_rng, "Tools", TOOLS_TOKENS)
-    docs = [_section(encode, text_rng, f"Document {i + 1}", DOC_TOKENS) for i in range(DOCS)]
-    bos = encode(tok.bos_token)[:1] if tok.bos_token else []
-    rng = random.Random(seed)
-    n = requests or int(WORKLOAD_DEFAULTS["requests"])
-    lam = rate or float(WORKLOAD_DEFAULTS["rate"])
-    out_len = output_len or int(WORKLOAD_DEFAULTS["output_len"])
-    jobs = JobStore()
-    t = 0.0
-    for _ in range(n):
-        doc = rng.randrange(DOCS)
-        question = _section(encode, rng, "Question", QUESTION_TOKENS)
-        parts = [system, tools, docs[doc]]
-        if name == "scrambled":
-            rng.shuffle(parts)
-        ids = array("I", bos + parts[0] + parts[1] + parts[2] + question)
-        jobs.append("tokens", pack(ids), len(ids), 1, t, out_len)
-        t += rng.expovariate(lam)
-    return jobs.seal()
+    if name not in EXAMPLES:
+        raise AdvisorError(f"unknown --workload '{name}': use {', '.join(EXAMPLES)}")
+    spec = replace(load_example(name), requests=requests or int(WORKLOAD_DEFAULTS["requests"]), seed=seed)
+    gen = generate(spec)
+    skips: list[Skip] = []
+    renderer = Renderer(tokenizer=load_tokenizer(spec.tokenizer), chat=cast(ChatRenderer, Llama3Layout()))
+    with tempfile.TemporaryDirectory(prefix="advisor-workload-") as tmp:
+        path = Path(tmp) / f"{name}.jsonl"
+        gen.write(path)
+        jobs, _ = to_jobs(sequences([path], renderer, skips.append), output_len,
+                          rate or float(WORKLOAD_DEFAULTS["rate"]), seed=seed)
+    if skips:
+        raise AdvisorError(f"workload {name}: {skips[0]}")
+    return jobs
+
+
+def default_capacity(jobs: JobStore) -> int:
+    """The prefix every request shares plus room for about two requests' varying parts,
+    rounded to whole thousands of tokens."""
+    keys = [j.key for j in jobs]
+    static_prefix = len(os.path.commonprefix(keys)) // 4 if keys else 0
+    mean = sum(j.prompt_tokens for j in jobs) / max(1, len(jobs))
+    return int(round((static_prefix + 2 * max(0.0, mean - static_prefix)) / 1000.0) or 1) * 1000

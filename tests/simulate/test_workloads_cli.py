@@ -1,4 +1,4 @@
-"""Seed workloads and the command's output contract."""
+"""Seed workloads (the bundled workload specs) and the command's output contract."""
 
 from __future__ import annotations
 
@@ -6,42 +6,60 @@ import json
 
 import pytest
 
+from advisor.ingest.tokenizers import load_tokenizer
 from advisor.simulate.runner import RunSpec, run
-from advisor.simulate.workloads import DOC_TOKENS, QUESTION_TOKENS, SYSTEM_TOKENS, TOOLS_TOKENS, build_workload
+from advisor.simulate.workloads import build_workload, default_capacity
 from tests.simulate.helpers import token_jobs, write_jsonl
+from tests.spec.helpers import BOS, header
 
 CONTRACT = {"policy", "eviction", "engine", "capacity_tokens", "page_size", "replicas", "router", "requests",
             "prompt_tokens", "cached_tokens", "hit_rate", "prefill_tokens", "evicted_tokens", "per_tenant"}
+NAMES = ("rag", "scrambled", "multi-tenant", "agent")
 
 
 @pytest.fixture(scope="module")
 def rates():
     out = {}
-    for name in ("rag", "scrambled"):
+    for name in NAMES:
         jobs = build_workload(name, requests=160)
         for policy in ("fcfs", "lpm", "dfs-weight"):
-            res = run(jobs, RunSpec(policy=policy, eviction="branch-lru", capacity=4000, mode="serve"))
+            res = run(jobs, RunSpec(policy=policy, eviction="branch-lru", capacity=default_capacity(jobs), mode="serve"))
             out[name, policy] = res.totals.hit_rate
     return out
 
 
 def test_workload_shape():
     jobs = build_workload("rag", requests=8)
-    assert all(j.prompt_tokens == 1 + SYSTEM_TOKENS + TOOLS_TOKENS + DOC_TOKENS + QUESTION_TOKENS for j in jobs)
+    tok = load_tokenizer("llama3")
+    layout = sum(len(tok.encode(t)) for t in (BOS, header("system"), "<|eot_id|>", header("user"), "<|eot_id|>",
+                                              header("assistant")))
+    fixed = layout + 2000 + 300 + 4 * 500  # the rag spec: instructions, tools, four passages
+    assert all(fixed + 40 <= j.prompt_tokens <= fixed + 80 for j in jobs)  # the question: 40-80 tokens
     again = build_workload("rag", requests=8)
     assert [j.key for j in jobs] == [j.key for j in again]  # deterministic
+    assert len({j.key[:4 * (fixed - 60)] for j in jobs}) == 8 > len({j.key[:4 * 2300] for j in jobs}) == 1
     scrambled = build_workload("scrambled", requests=8)
     assert len({j.key[:40] for j in scrambled}) > 1  # different sections first
 
 
-def test_rag_cache_aware_beats_fcfs(rates):
-    assert rates["rag", "lpm"] > rates["rag", "fcfs"] + 0.02
-    assert rates["rag", "dfs-weight"] > rates["rag", "fcfs"] + 0.02
+def test_cache_aware_beats_fcfs(rates):
+    # Tenants' long private prefixes and agents' growing conversations are where cache-aware
+    # scheduling pays under a small pool.
+    for name in ("multi-tenant", "agent"):
+        assert rates[name, "lpm"] > rates[name, "fcfs"] + 0.02, name
+        assert rates[name, "dfs-weight"] > rates[name, "fcfs"] + 0.02, name
+    # rag draws four of 1,000 passages: past the shared system prompt there is little to group.
+    assert rates["rag", "lpm"] >= rates["rag", "fcfs"] - 0.01
 
 
 def test_scrambled_both_drop(rates):
     for policy in ("fcfs", "lpm", "dfs-weight"):
         assert rates["scrambled", policy] < rates["rag", policy] - 0.1, policy
+
+
+def test_unknown_workload(cli):
+    res = cli("simulate", "--workload", "chatbot")
+    assert res.code == 2 and "unknown --workload 'chatbot'" in res.err and "support-chat" in res.err
 
 
 def test_cli_workload_text_and_json(cli):

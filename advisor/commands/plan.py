@@ -1,0 +1,59 @@
+"""`advisor plan`: the go/no-go advisory from a workload description, before there are logs."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import typer
+
+from advisor.cli import app
+from advisor.commands.common import check_format, emit, emit_bytes
+from advisor.errors import AdvisorError
+from advisor.spec.load import EXAMPLES, load_example, load_spec
+
+
+def spec_from(spec: Path | None, example: str | None, requests: int | None, seed: int | None):
+    if (spec is None) == (example is None):
+        raise AdvisorError(f"give a spec file or --example NAME ({', '.join(EXAMPLES)}), not both")
+    loaded = load_example(example) if example is not None else load_spec(spec)  # type: ignore[arg-type]
+    if requests is not None:
+        loaded = replace(loaded, requests=requests)
+    if seed is not None:
+        loaded = replace(loaded, seed=seed)
+    return loaded
+
+
+@app.command("plan")
+def plan_command(
+    spec: Path | None = typer.Argument(None, metavar="[SPEC]", help="Workload spec (YAML; advisor spec --schema)."),
+    example: str | None = typer.Option(None, "--example", help=f"A bundled spec: {', '.join(EXAMPLES)}."),
+    requests: int | None = typer.Option(None, min=1, max=1_000_000, help="Requests to generate (default: the spec's)."),
+    seed: int | None = typer.Option(None, min=0, help="Seed (default: the spec's)."),
+    go_above: float = typer.Option(0.40, min=0.0, max=1.0, help="Go when the planned hit rate is above this."),
+    no_go_below: float = typer.Option(0.30, min=0.0, max=1.0, help="No-go when it is below this."),
+    format: str = typer.Option("markdown", "--format", "-f", help="markdown or json."),
+    output: Path = typer.Option(Path("-"), "--output", "-o", help="Where to write the advisory ('-': stdout)."),
+) -> None:
+    """Plan from a description: generate its traffic, run the whole pipeline, add the ordering recipe."""
+    check_format(format, ("markdown", "json"))
+    if no_go_below > go_above:
+        raise AdvisorError("--no-go-below must not exceed --go-above")
+    from advisor.report import advisory as render
+    from advisor.spec import report as plan_render
+    from advisor.spec.plan import Thresholds, plan
+
+    data = plan(spec_from(spec, example, requests, seed), Thresholds(go_above, no_go_below))
+    to_stdout = str(output) == "-"
+    picture = None
+    sim = data.get("simulation")
+    if sim is not None and not to_stdout and format == "markdown":
+        from advisor.report.plot import capacity_curve_png
+
+        png = output.with_suffix(".png")
+        emit_bytes(capacity_curve_png(sim["curve"], data["cost"]["kv_pool_tokens"], data["cost"]["gpu"],
+                                     sim["unlimited_hit_rate"]), png)
+        picture = png.name
+        data["picture"] = picture
+    text = render.to_json(data) if format == "json" else plan_render.to_markdown(data, picture)
+    emit(text, None if to_stdout else output)

@@ -1,0 +1,107 @@
+"""The JSON Schema of a workload spec (`advisor spec --schema`).
+
+The schema documents the format and lets editors check a spec as it is typed; the loader
+(``advisor.spec.load``) enforces the same rules plus those a schema cannot state (shares
+that sum to one, k no larger than the corpus, unique section names) with one-line errors.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+_POSITIVE_INT = {"type": "integer", "minimum": 1}
+
+LENGTH: dict[str, Any] = {
+    "description": "Tokens under the spec's tokenizer: a number, a uniform range or a normal distribution.",
+    "oneOf": [
+        {**_POSITIVE_INT},
+        {"type": "object", "additionalProperties": False, "required": ["min", "max"],
+         "properties": {"min": _POSITIVE_INT, "max": _POSITIVE_INT}},
+        {"type": "object", "additionalProperties": False, "required": ["mean", "sd"],
+         "properties": {"mean": {"type": "number", "exclusiveMinimum": 0}, "sd": {"type": "number", "minimum": 0}}},
+    ],
+}
+
+_SHARES = {"type": "array", "items": {"type": "number", "minimum": 0}, "minItems": 1,
+           "description": "Fractions that sum to one."}
+
+VARY: dict[str, Any] = {
+    "description": "How the section's text varies between requests.",
+    "oneOf": [
+        {"enum": ["static", "tenant", "session", "request"]},
+        {"type": "object", "additionalProperties": False, "required": ["variants"], "properties": {
+            "variants": {"type": "object", "additionalProperties": False, "required": ["count"], "properties": {
+                "count": _POSITIVE_INT, "weights": _SHARES}}}},
+        {"type": "object", "additionalProperties": False, "required": ["clock"], "properties": {
+            "clock": {"type": "object", "additionalProperties": False, "required": ["resolution_seconds"],
+                      "properties": {"resolution_seconds": {"type": "number", "exclusiveMinimum": 0}}}}},
+        {"type": "object", "additionalProperties": False, "required": ["retrieved"], "properties": {
+            "retrieved": {"type": "object", "additionalProperties": False, "required": ["documents", "k"],
+                          "properties": {
+                              "documents": _POSITIVE_INT, "k": _POSITIVE_INT,
+                              "popularity": {"oneOf": [
+                                  {"const": "uniform"},
+                                  {"type": "object", "additionalProperties": False, "required": ["zipf"],
+                                   "properties": {"zipf": {"type": "number", "exclusiveMinimum": 0}}}]}}}}},
+    ],
+}
+
+SECTION: dict[str, Any] = {
+    "type": "object", "additionalProperties": False, "required": ["name", "tokens"],
+    "properties": {
+        "name": {"type": "string", "minLength": 1, "description": "Unique within the spec."},
+        "tokens": {**LENGTH, "description": "Tokens of the section (of each passage, for retrieved)."},
+        "vary": {**VARY, "default": "static"},
+    },
+}
+
+MESSAGE: dict[str, Any] = {
+    "type": "object", "additionalProperties": False, "required": ["role", "sections"],
+    "properties": {
+        "role": {"enum": ["system", "developer", "user", "assistant", "tool"]},
+        "shuffle": {"type": "boolean", "default": False,
+                    "description": "Sections in a random order per request (an unstable prompt assembler)."},
+        "sections": {"type": "array", "minItems": 1, "items": SECTION},
+    },
+}
+
+SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "advisor workload spec",
+    "description": "A prompt workload described before there are logs: the prompt's ordered sections, "
+                   "their token lengths and variability, tenants, conversations, arrivals and serving.",
+    "type": "object", "additionalProperties": False, "required": ["name", "messages"],
+    "properties": {
+        "name": {"type": "string", "minLength": 1},
+        "description": {"type": "string"},
+        "requests": {**_POSITIVE_INT, "default": 1000},
+        "seed": {"type": "integer", "default": 0},
+        "tokenizer": {"type": "string", "default": "llama3"},
+        "model": {"type": "string", "default": "llama-3.1-8b"},
+        "gpu": {"type": "string", "default": "h100"},
+        "engine": {"type": "object", "additionalProperties": False, "properties": {
+            "name": {"enum": ["sglang", "vllm"], "default": "sglang"},
+            "page_size": {**_POSITIVE_INT, "default": 1},
+            "tp": {**_POSITIVE_INT, "default": 1},
+            "kv_dtype": {"enum": ["bf16", "fp8"], "default": "bf16"}}},
+        "arrival": {"type": "object", "additionalProperties": False, "properties": {
+            "rate": {"type": "number", "exclusiveMinimum": 0, "default": 10,
+                     "description": "Requests per second (Poisson arrivals)."}}},
+        "tenants": {"type": "object", "additionalProperties": False, "properties": {
+            "count": _POSITIVE_INT,
+            "names": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
+            "shares": _SHARES}},
+        "conversation": {"type": "object", "additionalProperties": False, "required": ["turns"], "properties": {
+            "turns": LENGTH,
+            "think_seconds": {"type": "number", "minimum": 0, "default": 30},
+            "append": {"type": "array", "items": MESSAGE,
+                       "description": "Messages each later turn appends after the assistant's answer."}}},
+        "output_tokens": {**LENGTH, "default": 128},
+        "messages": {"type": "array", "minItems": 1, "items": MESSAGE},
+    },
+}
+
+
+def schema_json() -> str:
+    return json.dumps(SCHEMA, indent=2) + "\n"

@@ -1,0 +1,128 @@
+"""`advisor plan`: the report's advisory from a description, the recipe, go/no-go with reasons."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from advisor.spec.load import EXAMPLES
+
+REPORT_KEYS = {"decision", "engine", "reasons", "hit_rate", "hit_rate_after_prescription", "cost"}
+
+
+def _plan(cli, *args):
+    res = cli("plan", *args, "--format", "json")
+    assert res.code == 0, res.err
+    return json.loads(res.out)
+
+
+@pytest.fixture(scope="module")
+def scrambled_run(tmp_path_factory):
+    import contextlib
+    import io
+
+    from advisor.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["plan", "--example", "scrambled", "--requests", "400", "--format", "json"]) == 0
+    return json.loads(out.getvalue())
+
+
+def test_scrambled_prescribes_the_canonical_order(scrambled_run, cli, tmp_path):
+    data = scrambled_run
+    rec = data["recipe"]
+    assert [s["section"] for s in rec["described_order"]] == ["current-date", "instructions", "tools", "passages",
+                                                              "question"]
+    assert all(s.get("shuffled") for s in rec["described_order"][:4])
+    assert rec["changed"]
+    assert [s["section"] for s in rec["order"]] == ["instructions", "tools", "current-date", "passages", "question"]
+    assert not any(s.get("shuffled") for s in rec["order"])
+    hr = rec["hit_rate"]
+    assert hr["described"] == data["hit_rate"]
+    assert hr["recipe"] > hr["described"] + 0.2
+    assert any("recipe" in r and "decision then: go" in r for r in data["reasons"])
+    # The recipe's YAML is a spec: planning it measures what the recipe promised.
+    path = tmp_path / "recipe.yaml"
+    path.write_text(rec["yaml"])
+    again = _plan(cli, path)
+    assert abs(again["hit_rate"] - hr["recipe"]) < 0.02
+    assert again["decision"] == "go"
+    assert not again["recipe"]["changed"]
+    # Closed forms beside the measured figures, for both orders.
+    cf = data["closed_form"]
+    assert abs(cf["described"]["hit_rate"] - hr["described"]) < 0.03
+    assert abs(cf["recipe"]["hit_rate"] - hr["recipe"]) < 0.02
+
+
+def test_plan_json_shape(scrambled_run):
+    data = scrambled_run
+    assert REPORT_KEYS <= set(data)
+    assert data["planned"]["from"] == "description" and data["planned"]["spec"] == "scrambled"
+    assert data["spec"]["name"] == "scrambled" and data["spec"]["requests"] == 400
+    assert set(data["recipe"]["hit_rate"]) == {"described", "recipe"}
+    assert yaml.safe_load(data["recipe"]["yaml"])["messages"][0]["role"] == "system"
+    assert data["input"]["traffic"] == ["spec scrambled (400 generated requests, seed 0)"]
+    # The described order goes through the linter: the unordered assembly is an unstable serialization.
+    assert any(f["code"] == "PC103" for f in data["lint"])
+    assert data["simulation"]["at_pool"]["fcfs"]["hit_rate"] <= data["simulation"]["unlimited_hit_rate"] + 1e-9
+
+
+def test_single_shot_is_no_go_with_reasons(cli):
+    data = _plan(cli, "--example", "single-shot", "--requests", "200")
+    assert data["decision"] == "no-go"
+    assert data["hit_rate"] < 0.05
+    assert any("Single-shot" in r for r in data["refusals"])
+    assert any(f["code"] == "TR301" for f in data["traffic"]["findings"])
+    assert data["reasons"][0].startswith("Planned from the workload description 'single-shot'")
+
+
+def test_rag_is_go_with_reasons(cli):
+    data = _plan(cli, "--example", "rag", "--requests", "300")
+    assert data["decision"] == "go"
+    assert any("above the 40% go threshold" in r for r in data["reasons"])
+    assert not data["recipe"]["changed"]
+    assert abs(data["closed_form"]["described"]["hit_rate"] - data["hit_rate"]) < 0.01
+
+
+def test_markdown_is_marked_planned_and_deterministic(cli, tmp_path):
+    out = tmp_path / "plan.md"
+    res = cli("plan", "--example", "multi-tenant", "--requests", "150", "-o", out)
+    assert res.code == 0, res.err
+    text = out.read_text()
+    assert "**Planned from a description**: workload spec `multi-tenant`" in text
+    assert "## 8. Ordering recipe" in text and "## 9. Closed-form hit rates" in text and "```yaml" in text
+    assert (tmp_path / "plan.png").exists()
+    first = out.read_bytes()
+    assert cli("plan", "--example", "multi-tenant", "--requests", "150", "-o", out).code == 0
+    assert out.read_bytes() == first
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_every_example_plans(cli, name):
+    data = _plan(cli, "--example", name, "--requests", "60")
+    assert data["decision"] in ("go", "no-go", "trial") and data["reasons"]
+
+
+def test_spec_generate_writes_loadable_traffic(cli, tmp_path):
+    out = tmp_path / "traffic.jsonl"
+    res = cli("spec", "generate", "--example", "agent", "--requests", "40", "-o", out)
+    assert res.code == 0, res.err
+    lines = out.read_text().splitlines()
+    assert len(lines) == 40 and all(json.loads(line)["messages"] for line in lines)
+    analyzed = cli("analyze", out, "--format", "json")
+    assert analyzed.code == 0, analyzed.err
+    assert json.loads(analyzed.out)["requests"] == 40
+
+
+def test_committed_demo_plan_is_fresh(scrambled_run):
+    # `make demo` writes outputs/plan-scrambled.md from `plan --example scrambled --requests 400`.
+    from pathlib import Path
+
+    from advisor.spec.report import to_markdown
+
+    committed = Path(__file__).resolve().parents[2] / "outputs" / "plan-scrambled.md"
+    assert to_markdown(scrambled_run, "plan-scrambled.png") == committed.read_text(), \
+        "outputs/plan-scrambled.md is stale: run `make demo` and commit it"
