@@ -28,6 +28,7 @@ from advisor.spec.text import Fitter, corpus
 # templates that read the request's time see a real date.
 EPOCH = dt.datetime(2026, 12, 1, 9, 0, 0, tzinfo=dt.timezone.utc).timestamp()
 CHECKED_RECORDS = 32
+SEPARATOR = "\n\n"
 LAYOUT_ROLES = {"tool": "ipython"}  # Llama 3's name for the tool-result role
 
 
@@ -99,7 +100,7 @@ class _Texts:
     def __init__(self, spec: Spec, tokenizer: Tokenizer) -> None:
         self.spec = spec
         self.fitter = Fitter(tokenizer.encode)
-        self.memo: dict[tuple[str, str, bool], tuple[str, int]] = {}
+        self.memo: dict[tuple[str, str, str], tuple[str, int]] = {}
         # Each value of a section starts at its own word of the corpus (a seeded permutation
         # of the words, taken in the order values first appear): two values share no opening
         # words until the section has more values than the corpus has words.
@@ -116,8 +117,8 @@ class _Texts:
             self.starts[name] = perm
         return perm[slot % len(perm)]
 
-    def text(self, section: Section, value: str, leading: bool, lead: str = "") -> tuple[str, int]:
-        key = (section.name, value, leading)
+    def text(self, section: Section, value: str, tail: str, lead: str = "") -> tuple[str, int]:
+        key = (section.name, value, tail)
         hit = self.memo.get(key)
         if hit is None:
             seed = self.spec.seed
@@ -125,7 +126,7 @@ class _Texts:
             stream = f"{seed}:{section.name}:{'fill' if lead else value}"
             start = None if lead else self.start(section.name, value)
             try:
-                hit = (self.fitter.fill(tokens, stream, leading, lead, start), tokens)
+                hit = (self.fitter.fill(tokens, stream, tail, lead, start), tokens)
             except AdvisorError as exc:
                 raise AdvisorError(f"{self.spec.name}: section '{section.name}': {exc}") from None
             if section.vary.kind not in ("request", "session") and len(self.memo) < 200_000:
@@ -188,16 +189,19 @@ class _Builder:
         order = list(msg.sections)
         if msg.shuffle:
             _rng(self.spec.seed, "shuffle", index, created).shuffle(order)
+        wanted = [(section, value, lead) for section in order
+                  for value, lead in self.values(section, created, session, tenant, now)]
         parts: list[str] = []
-        for section in order:
-            for value, lead in self.values(section, created, session, tenant, now):
-                text, tokens = self.texts.text(section, value, bool(parts), lead)
-                parts.append(text)
-                pieces.append(Piece(section.name, value, index, text, tokens))
+        for i, (section, value, lead) in enumerate(wanted):
+            # A blank line separates the sections of a message, as prompts are written.
+            tail = SEPARATOR if i + 1 < len(wanted) else ""
+            text, tokens = self.texts.text(section, value, tail, lead)
+            parts.append(text)
+            pieces.append(Piece(section.name, value, index, text, tokens))
         return {"role": msg.role, "content": "".join(parts)}
 
     def assistant(self, created: str, tokens: int, index: int, pieces: list[Piece]) -> dict[str, Any]:
-        text = self.texts.fitter.fill(tokens, f"{self.spec.seed}:assistant:{created}", False,
+        text = self.texts.fitter.fill(tokens, f"{self.spec.seed}:assistant:{created}",
                                       start=self.texts.start("<assistant>", created))
         pieces.append(Piece("assistant", f"a{created}", index, text, tokens))
         return {"role": "assistant", "content": text}

@@ -12,6 +12,7 @@ from yaml.nodes import MappingNode, Node, SequenceNode
 from advisor.errors import AdvisorError
 from advisor.ingest import safe_yaml
 from advisor.spec.model import (
+    MIN_TOKENS,
     Conversation,
     Engine,
     Length,
@@ -132,18 +133,19 @@ class _Reader:
             raise self.fail(path, f"must sum to 1 (they sum to {total:g})")
         return out
 
-    def length(self, value: Any, path: str) -> Length:
+    def length(self, value: Any, path: str, minimum: int = MIN_TOKENS) -> Length:
         if isinstance(value, dict):
             if "mean" in value or "sd" in value:
                 self.mapping(value, path, ("mean", "sd"), ("mean", "sd"))
                 return Length(mean=self.number(value["mean"], f"{path}.mean"),
-                              sd=self.number(value["sd"], f"{path}.sd", positive=False))
+                              sd=self.number(value["sd"], f"{path}.sd", positive=False), minimum=minimum)
             self.mapping(value, path, ("min", "max"), ("min", "max"))
-            low, high = self.integer(value["min"], f"{path}.min"), self.integer(value["max"], f"{path}.max")
+            low = self.integer(value["min"], f"{path}.min", minimum)
+            high = self.integer(value["max"], f"{path}.max", minimum)
             if high < low:
                 raise self.fail(f"{path}.max", f"must not be below min ({high} < {low})")
-            return Length(low=low, high=high)
-        return Length(fixed=self.integer(value, path))
+            return Length(low=low, high=high, minimum=minimum)
+        return Length(fixed=self.integer(value, path, minimum), minimum=minimum)
 
     def vary(self, value: Any, path: str, spec: dict) -> Vary:
         if isinstance(value, str):
@@ -257,7 +259,7 @@ class _Reader:
                       else tuple(1.0 / len(tnames) for _ in tnames))
             kwargs["tenants"] = Tenants(tnames, shares)
         if "output_tokens" in d:
-            kwargs["output_tokens"] = self.length(d["output_tokens"], "output_tokens")
+            kwargs["output_tokens"] = self.length(d["output_tokens"], "output_tokens", 1)
         raw_messages = d["messages"]
         if not isinstance(raw_messages, list) or not raw_messages:
             raise self.fail("messages", "must be a non-empty list of messages")
@@ -268,7 +270,7 @@ class _Reader:
             if not isinstance(append, list):
                 raise self.fail("conversation.append", "must be a list of messages")
             kwargs["conversation"] = Conversation(
-                turns=self.length(c["turns"], "conversation.turns"),
+                turns=self.length(c["turns"], "conversation.turns", 1),
                 think_seconds=self.number(c.get("think_seconds", 30), "conversation.think_seconds", positive=False),
                 append=tuple(self.message(m, f"conversation.append[{i}]", d, names) for i, m in enumerate(append)))
         return Spec(**kwargs)

@@ -12,15 +12,20 @@ from typing import Any
 KINDS = ("static", "variants", "tenant", "clock", "session", "retrieved", "request")
 
 
+MIN_TOKENS = 2
+
+
 @dataclass(frozen=True)
 class Length:
-    """A token length: fixed, uniform between ``low`` and ``high``, or normal (rounded, at least 1)."""
+    """A token length: fixed, uniform between ``low`` and ``high``, or normal (rounded, at least
+    ``MIN_TOKENS``: a section is some text and the blank line before the next one)."""
 
     fixed: int | None = None
     low: int | None = None
     high: int | None = None
     mean: float | None = None
     sd: float | None = None
+    minimum: int = MIN_TOKENS  # 1 for counts that are not section lengths (turns, output tokens)
 
     def draw(self, rng: random.Random) -> int:
         if self.fixed is not None:
@@ -28,7 +33,7 @@ class Length:
         if self.low is not None and self.high is not None:
             return rng.randint(self.low, self.high)
         assert self.mean is not None and self.sd is not None
-        return max(1, round(rng.gauss(self.mean, self.sd)))
+        return max(self.minimum, round(rng.gauss(self.mean, self.sd)))
 
     @property
     def expected(self) -> float:
@@ -140,7 +145,7 @@ class Spec:
     rate: float = 10.0  # requests per second, Poisson
     tenants: Tenants | None = None
     conversation: Conversation | None = None
-    output_tokens: Length = field(default_factory=lambda: Length(fixed=128))
+    output_tokens: Length = field(default_factory=lambda: Length(fixed=128, minimum=1))
 
     def sections(self) -> list[Section]:
         out = [s for m in self.messages for s in m.sections]

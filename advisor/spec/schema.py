@@ -11,17 +11,24 @@ import json
 from typing import Any
 
 _POSITIVE_INT = {"type": "integer", "minimum": 1}
+# A section is some text and the blank line before the next section: two tokens at least.
+_TOKENS = {"type": "integer", "minimum": 2}
 
-LENGTH: dict[str, Any] = {
-    "description": "Tokens under the spec's tokenizer: a number, a uniform range or a normal distribution.",
-    "oneOf": [
-        {**_POSITIVE_INT},
-        {"type": "object", "additionalProperties": False, "required": ["min", "max"],
-         "properties": {"min": _POSITIVE_INT, "max": _POSITIVE_INT}},
-        {"type": "object", "additionalProperties": False, "required": ["mean", "sd"],
-         "properties": {"mean": {"type": "number", "exclusiveMinimum": 0}, "sd": {"type": "number", "minimum": 0}}},
-    ],
-}
+def _length(minimum: dict[str, Any], what: str) -> dict[str, Any]:
+    return {
+        "description": what + ": a number, a uniform range or a normal distribution.",
+        "oneOf": [
+            {**minimum},
+            {"type": "object", "additionalProperties": False, "required": ["min", "max"],
+             "properties": {"min": minimum, "max": minimum}},
+            {"type": "object", "additionalProperties": False, "required": ["mean", "sd"],
+             "properties": {"mean": {"type": "number", "exclusiveMinimum": 0},
+                            "sd": {"type": "number", "minimum": 0}}},
+        ],
+    }
+
+
+LENGTH = _length(_TOKENS, "Tokens under the spec's tokenizer")
 
 _SHARES = {"type": "array", "items": {"type": "number", "minimum": 0}, "minItems": 1,
            "description": "Fractions that sum to one."}
@@ -93,11 +100,11 @@ SCHEMA: dict[str, Any] = {
             "names": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
             "shares": _SHARES}},
         "conversation": {"type": "object", "additionalProperties": False, "required": ["turns"], "properties": {
-            "turns": LENGTH,
+            "turns": _length(_POSITIVE_INT, "Requests per session"),
             "think_seconds": {"type": "number", "minimum": 0, "default": 30},
             "append": {"type": "array", "items": MESSAGE,
                        "description": "Messages each later turn appends after the assistant's answer."}}},
-        "output_tokens": {**LENGTH, "default": 128},
+        "output_tokens": {**_length(_POSITIVE_INT, "Output tokens per request"), "default": 128},
         "messages": {"type": "array", "minItems": 1, "items": MESSAGE},
     },
 }

@@ -246,10 +246,11 @@ def test_section_order_template_diff(tmp_path: Path, cli) -> None:
 
 
 def test_scrambled_seed_workload_token_ids(tmp_path: Path, cli) -> None:
-    # The simulator's seed experiment (system, tools and a document permuted per request),
-    # given as token ids: diagnosed from decoded text, rewritten and re-encoded as ids.
-    from advisor.simulate import workloads
+    # The simulator's former seed experiment (system, tools and a document permuted per
+    # request), given as token ids: diagnosed from decoded text, rewritten and re-encoded as ids.
     from array import array
+
+    from tests.diagnose import seed_workload as workloads
 
     def records(name: str) -> list[dict]:
         out = []

@@ -51,7 +51,7 @@ def _random_spec(rng: random.Random) -> str:
     if rng.random() < 0.5:
         lines += ["conversation:", f"  turns: {{min: 1, max: {rng.randint(1, 4)}}}", "  append:",
                   "    - role: user", "      sections:",
-                  f"        - {{name: more, tokens: {rng.randint(1, 40)}, vary: request}}"]
+                  f"        - {{name: more, tokens: {rng.randint(2, 40)}, vary: request}}"]
     lines.append("messages:")
     n = 0
     for role in rng.sample(["system", "user", "tool", "developer"], rng.randint(1, 3)):
@@ -61,7 +61,7 @@ def _random_spec(rng: random.Random) -> str:
             kind = rng.choice(kinds)
             vary = {"variants": "{variants: {count: 4}}", "clock": "{clock: {resolution_seconds: 5}}",
                     "retrieved": f"{{retrieved: {{documents: 9, k: {rng.randint(1, 3)}}}}}"}.get(kind, kind)
-            tokens = rng.choice([str(rng.randint(1, 90)), f"{{min: 1, max: {rng.randint(2, 60)}}}",
+            tokens = rng.choice([str(rng.randint(2, 90)), f"{{min: 2, max: {rng.randint(3, 60)}}}",
                                  f"{{mean: {rng.randint(5, 50)}, sd: 9}}"])
             if kind == "clock":
                 tokens = str(rng.randint(20, 40))

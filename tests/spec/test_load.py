@@ -40,7 +40,7 @@ BAD = [
     (("vary: tenant", "vary: tenantly"), "messages[0].sections[1].vary", 7, "unknown variability"),
     (("{name: q,", "{name: rules,"), "messages[1].sections[1].name", 13, "duplicate section name"),
     (("role: user", "role: robot"), "messages[1].role", 8, "unknown role"),
-    (("tokens: 50", "tokens: 0"), "messages[1].sections[0].tokens", 11, "at least 1"),
+    (("tokens: 50", "tokens: 0"), "messages[1].sections[0].tokens", 11, "at least 2"),
     (("tokens: 50", "tokens: many"), "messages[1].sections[0].tokens", 11, "whole number"),
     (("name: t\n", ""), "spec", 1, "missing required key 'name'"),
 ]
@@ -110,7 +110,7 @@ def test_schema_printed_valid_and_agrees_with_the_loader(cli):
     assert not list(validator.iter_errors(yaml.safe_load(GOOD)))
     # What a schema can say (unknown keys, negative or zero lengths, unknown names), it says too.
     for edit, _path, _line, words in BAD:
-        if words in ("unknown key", "negative", "unknown variability", "unknown role", "at least 1",
+        if words in ("unknown key", "negative", "unknown variability", "unknown role", "at least 2",
                      "whole number", "missing required key 'name'"):
             assert list(validator.iter_errors(yaml.safe_load(_bad(edit)))), edit
 
