@@ -46,9 +46,8 @@ from typing import Any
 
 import numpy as np
 
-from advisor.ingest.chat import BOS, EOT, HEADER
 from advisor.ingest.tokenizers import Tokenizer, load_tokenizer
-from advisor.spec.generate import EPOCH, LAYOUT_ROLES
+from advisor.spec.generate import EPOCH, layout_around
 from advisor.spec.model import Section, Spec, zipf_weights
 
 MAX_TUPLE_CLASSES = 2_000_000
@@ -238,9 +237,9 @@ def _closed_form(spec: Spec, tok: Tokenizer, n: int) -> ClosedForm:
         cached += tokens * seen(state)
         length += tokens
 
-    layout(BOS)
-    for m in spec.messages:
-        layout(HEADER.format(role=LAYOUT_ROLES.get(m.role, m.role)))
+    fixed = layout_around(tuple(m.role for m in spec.messages))
+    for m, before in zip(spec.messages, fixed):
+        layout(before)
         if not m.shuffle or len(m.sections) == 1:
             for section in m.sections:
                 for var, depth in _pieces(section):
@@ -266,8 +265,7 @@ def _closed_form(spec: Spec, tok: Tokenizer, n: int) -> ClosedForm:
                 for var, depth in _pieces(section):
                     state = _add(state, var, depth)
             orders *= math.factorial(total)
-        layout(EOT)
-    layout(HEADER.format(role="assistant"))
+    layout(fixed[-1])
     cached -= seen(state)  # the L-1 cap on prompts seen whole
     return ClosedForm(cached / (n * length), n, length, cached / n,
                       note="unlimited capacity, independent draws per request, page size 1, L-1 cap")

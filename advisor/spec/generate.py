@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
+import functools
 import json
 import random
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -19,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from advisor.errors import AdvisorError
-from advisor.ingest.chat import BOS, EOT, HEADER
 from advisor.ingest.tokenizers import Tokenizer, load_tokenizer
 from advisor.spec.model import Message, Section, Spec, zipf_weights
 from advisor.spec.text import Fitter, corpus
@@ -29,7 +30,6 @@ from advisor.spec.text import Fitter, corpus
 EPOCH = dt.datetime(2026, 12, 1, 9, 0, 0, tzinfo=dt.timezone.utc).timestamp()
 CHECKED_RECORDS = 32
 SEPARATOR = "\n\n"
-LAYOUT_ROLES = {"tool": "ipython"}  # Llama 3's name for the tool-result role
 
 
 @dataclass(frozen=True)
@@ -244,24 +244,35 @@ def _output(spec: Spec, session: int, turn: int) -> int:
     return spec.output_tokens.draw(_rng(spec.seed, "output", session, turn))
 
 
-def layout_pieces(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    """The rendered prompt of a record as (kind, text) pieces in Llama 3's layout:
-    ``layout`` for the fixed tokens around messages, ``content`` for a message's text."""
-    yield "layout", BOS
-    for m in record["messages"]:
-        yield "layout", HEADER.format(role=LAYOUT_ROLES.get(m["role"], m["role"]))
-        yield "content", m["content"]
-        yield "layout", EOT
-    yield "layout", HEADER.format(role="assistant")
+_MARK = re.compile("\u0001([0-9]+)\u0001")
+
+
+@functools.lru_cache(maxsize=256)
+def layout_around(roles: tuple[str, ...]) -> tuple[str, ...]:
+    """The fixed text of the built-in chat layout (Llama 3.1 Instruct's, as the pipeline
+    renders it) around the contents of messages with these roles: ``len(roles) + 1``
+    strings, the first before the first content, the last after the last one."""
+    from advisor.ingest.chat import Llama3Layout
+
+    marked = [{"role": role, "content": f"\u0001{i}\u0001"} for i, role in enumerate(roles)]
+    parts = _MARK.split(Llama3Layout().render(marked, None, None))
+    if [int(x) for x in parts[1::2]] != list(range(len(roles))):
+        raise AdvisorError("the chat layout does not render every message's content in order")
+    return tuple(parts[0::2])
+
+
+def render(record: dict[str, Any]) -> str:
+    from advisor.ingest.chat import Llama3Layout
+
+    return Llama3Layout().render(record["messages"], None, record.get("timestamp"))
 
 
 def check_lengths(tok: Tokenizer, record: dict[str, Any], pieces: list[Piece]) -> None:
     """Refuse to go on when the rendered prompt's tokens are not the layout's plus the
     sections' (a tokenizer that merges across a boundary would make lengths inexact)."""
     expected = sum(p.tokens for p in pieces)
-    layout = sum(len(tok.encode(text)) for kind, text in layout_pieces(record) if kind == "layout")
-    text = "".join(text for _, text in layout_pieces(record))
-    got = len(tok.encode(text))
+    layout = sum(len(tok.encode(text)) for text in layout_around(tuple(m["role"] for m in record["messages"])))
+    got = len(tok.encode(render(record)))
     if got != expected + layout:
         raise AdvisorError(f"tokenizer '{tok.name}' merges tokens across section boundaries in the Llama 3 chat "
                            f"layout ({got} tokens, sections and layout add up to {expected + layout}); exact "

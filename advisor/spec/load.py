@@ -24,7 +24,9 @@ from advisor.spec.model import (
 )
 
 EXAMPLES = ("rag", "agent", "support-chat", "multi-tenant", "single-shot", "scrambled")
-ROLES = ("system", "developer", "user", "assistant", "tool")
+# Roles whose content the built-in chat layout renders as text (a tool result is rendered
+# as a JSON string, which would change its tokens).
+ROLES = ("system", "developer", "user", "assistant")
 SHARE_TOLERANCE = 1e-6
 MAX_REQUESTS = 1_000_000
 

@@ -66,7 +66,7 @@ SECTION: dict[str, Any] = {
 MESSAGE: dict[str, Any] = {
     "type": "object", "additionalProperties": False, "required": ["role", "sections"],
     "properties": {
-        "role": {"enum": ["system", "developer", "user", "assistant", "tool"]},
+        "role": {"enum": ["system", "developer", "user", "assistant"]},
         "shuffle": {"type": "boolean", "default": False,
                     "description": "Sections in a random order per request (an unstable prompt assembler)."},
         "sections": {"type": "array", "minItems": 1, "items": SECTION},

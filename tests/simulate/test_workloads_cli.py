@@ -6,11 +6,10 @@ import json
 
 import pytest
 
-from advisor.ingest.tokenizers import load_tokenizer
 from advisor.simulate.runner import RunSpec, run
 from advisor.simulate.workloads import build_workload, default_capacity
 from tests.simulate.helpers import token_jobs, write_jsonl
-from tests.spec.helpers import BOS, header
+from tests.spec.helpers import layout_tokens
 
 CONTRACT = {"policy", "eviction", "engine", "capacity_tokens", "page_size", "replicas", "router", "requests",
             "prompt_tokens", "cached_tokens", "hit_rate", "prefill_tokens", "evicted_tokens", "per_tenant"}
@@ -30,10 +29,7 @@ def rates():
 
 def test_workload_shape():
     jobs = build_workload("rag", requests=8)
-    tok = load_tokenizer("llama3")
-    layout = sum(len(tok.encode(t)) for t in (BOS, header("system"), "<|eot_id|>", header("user"), "<|eot_id|>",
-                                              header("assistant")))
-    fixed = layout + 2000 + 300 + 4 * 500  # the rag spec: instructions, tools, four passages
+    fixed = layout_tokens("system", "user") + 2000 + 300 + 4 * 500  # the rag spec: instructions, tools, passages
     assert all(fixed + 40 <= j.prompt_tokens <= fixed + 80 for j in jobs)  # the question: 40-80 tokens
     again = build_workload("rag", requests=8)
     assert [j.key for j in jobs] == [j.key for j in again]  # deterministic

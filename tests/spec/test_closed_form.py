@@ -14,7 +14,8 @@ from advisor.ingest.tokenizers import load_tokenizer
 from advisor.spec.closed_form import closed_form
 from advisor.spec.load import parse_spec
 from advisor.spec.plan import plan
-from tests.spec.helpers import BOS, header
+from advisor.spec.generate import layout_around
+from tests.spec.helpers import EOT_AND_ASSISTANT, layout_tokens, tokens
 
 STATIC_UNIQUE = """
 name: static-unique
@@ -43,21 +44,19 @@ messages:
 """
 
 
-def _tokens(text: str) -> int:
-    return len(load_tokenizer("llama3").encode(text))
-
-
 def _static_unique_expected(n: int) -> float:
     # Every request shares BOS, the system turn and the user header; the question is unique,
     # so the L-1 cap never binds. The first request misses everything.
-    shared = _tokens(BOS + header("system")) + 700 + _tokens("<|eot_id|>" + header("user"))
-    prompt = shared + 40 + _tokens("<|eot_id|>" + header("assistant"))
+    tail = tokens(EOT_AND_ASSISTANT)
+    shared = layout_tokens("system", "user") - tail + 700
+    prompt = shared + 40 + tail
     return (n - 1) * shared / (n * prompt)
 
 
 def _k_of_n_expected(n: int, docs: int, k: int, passage: int) -> float:
-    shared = _tokens(BOS + header("system")) + 300 + _tokens("<|eot_id|>" + header("user"))
-    prompt = shared + k * passage + 30 + _tokens("<|eot_id|>" + header("assistant"))
+    tail = tokens(EOT_AND_ASSISTANT)
+    shared = layout_tokens("system", "user") - tail + 300
+    prompt = shared + k * passage + 30 + tail
     cached = (n - 1) * shared
     for j in range(1, k + 1):
         tuples = math.perm(docs, j)  # ordered first-j passages, equally likely
@@ -121,8 +120,7 @@ def _monte_carlo(spec, runs: int, seed: int = 7) -> tuple[float, float]:
     """Mean and standard error of cached tokens per run: draw each request's values, walk
     its segments, count a segment when its whole prefix tuple occurred in an earlier request."""
     tok = load_tokenizer("llama3")
-    layout = {role: len(tok.encode(header(role))) for role in ("system", "user", "assistant")}
-    bos, eot = len(tok.encode(BOS)), len(tok.encode("<|eot_id|>"))
+    fixed = [len(tok.encode(t)) for t in layout_around(tuple(m.role for m in spec.messages))]
     rng = random.Random(seed)
     totals = []
     for _ in range(runs):
@@ -130,9 +128,9 @@ def _monte_carlo(spec, runs: int, seed: int = 7) -> tuple[float, float]:
         total = 0
         for _i in range(spec.requests):
             tenant = _pick(rng, list(spec.tenants.shares)) if spec.tenants else None
-            segments: list[tuple[int, object]] = [(bos, None)]
-            for m in spec.messages:
-                segments.append((layout[m.role], None))
+            segments: list[tuple[int, object]] = []
+            for m, before in zip(spec.messages, fixed):
+                segments.append((before, None))
                 order = list(m.sections)
                 if m.shuffle:
                     rng.shuffle(order)
@@ -153,8 +151,7 @@ def _monte_carlo(spec, runs: int, seed: int = 7) -> tuple[float, float]:
                                 values.append(d)
                     for value in values:
                         segments.append((s.tokens.fixed, (s.name, value)))
-                segments.append((eot, None))
-            segments.append((layout["assistant"], None))
+            segments.append((fixed[-1], None))
             key: tuple = ()
             cached = 0
             prefixes = []

@@ -54,7 +54,7 @@ def _random_spec(rng: random.Random) -> str:
                   f"        - {{name: more, tokens: {rng.randint(2, 40)}, vary: request}}"]
     lines.append("messages:")
     n = 0
-    for role in rng.sample(["system", "user", "tool", "developer"], rng.randint(1, 3)):
+    for role in rng.sample(["system", "user", "assistant", "developer"], rng.randint(1, 3)):
         lines += [f"  - role: {role}", f"    shuffle: {str(rng.random() < 0.3).lower()}", "    sections:"]
         for _ in range(rng.randint(1, 3)):
             n += 1
@@ -186,10 +186,21 @@ def test_examples_generate_real_text(name):
             assert sum(w.strip(".,;:'\"()?!").isalpha() for w in words) / len(words) > 0.9
 
 
-def test_tokenizer_that_merges_across_boundaries_is_refused():
-    spec = replace(load_example("rag").with_requests(2), tokenizer="cl100k")
+def test_cl100k_lengths_exact_too():
+    spec = replace(load_example("scrambled").with_requests(12), tokenizer="cl100k")
+    gen = generate(spec)
+    for record, pieces in zip(gen.records, gen.pieces):
+        assert section_token_lengths(record, pieces, "cl100k") == [p.tokens for p in pieces]
+
+
+def test_lengths_that_do_not_add_up_are_refused():
+    from advisor.ingest.tokenizers import load_tokenizer
+    from advisor.spec.generate import check_lengths
+
+    gen = generate(load_example("rag").with_requests(1))
+    pieces = [replace(p, tokens=p.tokens + 1) if i == 0 else p for i, p in enumerate(gen.pieces[0])]
     with pytest.raises(AdvisorError, match="merges tokens across section boundaries"):
-        generate(spec)
+        check_lengths(load_tokenizer("llama3"), gen.records[0], pieces)
 
 
 def test_clock_too_short_names_the_section():
