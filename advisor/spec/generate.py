@@ -14,7 +14,6 @@ import functools
 import json
 import random
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path

@@ -9,7 +9,8 @@ import pytest
 from advisor.simulate.runner import RunSpec, run
 from advisor.simulate.workloads import build_workload, default_capacity
 from tests.simulate.helpers import token_jobs, write_jsonl
-from tests.spec.helpers import layout_tokens
+from advisor.spec.generate import layout_around
+from tests.spec.helpers import layout_tokens, tokens
 
 CONTRACT = {"policy", "eviction", "engine", "capacity_tokens", "page_size", "replicas", "router", "requests",
             "prompt_tokens", "cached_tokens", "hit_rate", "prefill_tokens", "evicted_tokens", "per_tenant"}
@@ -35,7 +36,8 @@ def test_workload_shape():
     assert [j.key for j in jobs] == [j.key for j in again]  # deterministic
     assert len({j.key[:4 * (fixed - 60)] for j in jobs}) == 8 > len({j.key[:4 * 2300] for j in jobs}) == 1
     scrambled = build_workload("scrambled", requests=8)
-    assert len({j.key[:40] for j in scrambled}) > 1  # different sections first
+    opening = tokens(layout_around(("system", "user"))[0]) + 10  # the layout, then the first section
+    assert len({j.key[: 4 * opening] for j in scrambled}) > 1  # different sections first
 
 
 def test_cache_aware_beats_fcfs(rates):
