@@ -78,7 +78,7 @@ def simulate_command(
     max_prefill_tokens: int = typer.Option(16384, min=1, help="Prefill token budget per step (serve)."),
     prefill_token_seconds: float = typer.Option(CostModel.prefill_token_s, help="Seconds per prefill token (default: Llama 3.1 8B, H100)."),
     decode_step_seconds: float = typer.Option(CostModel.decode_step_s, help="Seconds per decode step (default: Llama 3.1 8B, H100)."),
-    timestamp_unit: str = typer.Option("auto", help="auto, s or ms."),
+    timestamp_unit: str = typer.Option("auto", help="auto, s, ms, us or ns."),
     seed: int = typer.Option(0, help="Seed for random policies, routers and arrivals."),
     requests: Optional[int] = typer.Option(None, min=1, help="Requests of a --workload."),
     input_format: str = typer.Option("auto", help=INPUT_FORMAT_HELP),
@@ -92,8 +92,8 @@ def simulate_command(
     if router not in ROUTERS:
         raise AdvisorError(f"unknown --router '{router}': use {', '.join(ROUTERS)}")
     # Checked before the traffic is read, so a typo does not cost a whole load.
-    if timestamp_unit not in ("auto", "s", "ms"):
-        raise AdvisorError(f"unknown --timestamp-unit '{timestamp_unit}': use auto, s or ms")
+    if timestamp_unit not in ("auto", "s", "ms", "us", "ns"):
+        raise AdvisorError(f"unknown --timestamp-unit '{timestamp_unit}': use auto, s, ms, us or ns")
     if rate is not None and not rate > 0:
         raise AdvisorError("--rate must be positive")
     for name, value in (("--prefill-token-seconds", prefill_token_seconds), ("--decode-step-seconds", decode_step_seconds)):

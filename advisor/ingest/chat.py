@@ -268,22 +268,30 @@ def cut_at_tag(text: str, final: str, source: str) -> str:
     return text[:at].rstrip()
 
 
+def _epoch_seconds(timestamp: float) -> float | None:
+    """Epoch seconds of an epoch time in s, ms, us or ns (told apart by size, each from
+    2001 to 2286 in its unit); None for an offset from the trace's start."""
+    seconds = timestamp
+    for scale in (1e9, 1e6, 1e3):
+        if timestamp > 1e9 * scale:
+            seconds = timestamp / scale
+            break
+    return seconds if 1e9 < seconds < 1e10 else None
+
+
 def clock_for(timestamp: float | None, tz: dt.tzinfo = dt.timezone.utc) -> dt.datetime:
     """The wall clock a template sees: the request's own time when it is an epoch time,
     in the server's time zone (UTC unless told); else the one fixed ``FALLBACK_NOW``."""
     if timestamp is not None:
-        seconds = timestamp / 1000.0 if timestamp > 1e11 else timestamp
-        if seconds > 1e9:  # after 2001: an absolute time, not an offset from trace start
+        seconds = _epoch_seconds(timestamp)
+        if seconds is not None:
             return dt.datetime.fromtimestamp(seconds, tz=tz)
     return FALLBACK_NOW.astimezone(tz)
 
 
 def has_clock(timestamp: float | None) -> bool:
     """Whether ``clock_for`` reads this timestamp (else it uses ``FALLBACK_NOW``)."""
-    if timestamp is None:
-        return False
-    seconds = timestamp / 1000.0 if timestamp > 1e11 else timestamp
-    return seconds > 1e9
+    return timestamp is not None and _epoch_seconds(timestamp) is not None
 
 
 def _clock(timestamp: float | None) -> dt.datetime:

@@ -21,6 +21,7 @@ from typing import Any, Mapping, Sequence
 from jinja2 import DictLoader
 
 from advisor.errors import AdvisorError
+from advisor.ingest import safe_open
 from advisor.ingest.chat import BOS, clock_for, cut_at_tag, tag_final_message
 from advisor.ingest.hf_jinja import GenerationBlock, TemplateDict, TemplateNamespace, raise_exception, tojson
 from advisor.ingest.preprocess import DEFAULT_ENGINE, Prepared, prepare
@@ -149,10 +150,8 @@ def load_chat_template(path: Path | str, bos_token: str | None = None, eos_token
     (the model's tokenizer files) or the tokenizer's ``bos_token``.
     """
     path = Path(path)
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AdvisorError(f"{path}: cannot read chat template ({exc})")
+    # Regular files only, capped: `--chat-template /dev/zero` is refused, not read for ever.
+    raw = safe_open.read_text(path, max_bytes=safe_open.MAX_TEMPLATE_BYTES, what="chat template")
     tokens: dict[str, str] = {}
     if bos_token:
         tokens["bos_token"] = bos_token

@@ -13,7 +13,7 @@ from array import array
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol
 
 from advisor.ingest.chat import ChatRenderer
 from advisor.errors import AdvisorError
@@ -80,12 +80,87 @@ class Renderer:
             return self._with_bos(rendered.prompt or "")
         return None
 
+    def texts_of(self, reqs: list[Request]) -> list[str | None | Exception]:
+        """``text_of`` for a batch: what renders out of process (prompt templates, an HF chat
+        template) goes in one round trip per stage. A failure is that request's entry."""
+        out: list[str | None | Exception] = [None] * len(reqs)
+        chats: list[int] = []
+        chat_items: list[tuple[Any, Any, Any]] = []
+        rendered = self._templates_of(reqs)
+        for i, req in enumerate(reqs):
+            try:
+                if req.kind == "messages":
+                    chats.append(i)
+                    chat_items.append((req.messages or (), req.tools, req.timestamp))
+                elif req.kind == "prompt":
+                    out[i] = self._with_bos(req.prompt or "")
+                elif req.kind == "template":
+                    result = rendered[i]
+                    if isinstance(result, Exception):
+                        out[i] = result
+                    elif result.messages is not None:
+                        chats.append(i)
+                        chat_items.append((result.messages, req.tools, req.timestamp))
+                    else:
+                        out[i] = self._with_bos(result.prompt or "")
+            except Exception as exc:  # one record's failure is that record's skip
+                out[i] = exc
+        for i, text in zip(chats, _render_chats(self.chat, chat_items)):
+            out[i] = text
+        return out
+
+    def _templates_of(self, reqs: list[Request]) -> dict[int, Any]:
+        index = [i for i, r in enumerate(reqs) if r.kind == "template"]
+        if not index:
+            return {}
+        if self.templates is None:
+            return {i: AdvisorError("a 'template' record needs --templates DIR") for i in index}
+        items = [(reqs[i].template or "", dict(reqs[i].variables or {})) for i in index]
+        many = getattr(self.templates, "render_many", None)
+        if many is not None:
+            return dict(zip(index, many(items)))
+        out: dict[int, Any] = {}
+        for i, (name, variables) in zip(index, items):
+            try:
+                out[i] = self.templates.get(name).render(variables)
+            except Exception as exc:
+                out[i] = exc
+        return out
+
     def _with_bos(self, text: str) -> str:
         # Raw prompts get BOS, as the engine's tokenizer adds it, unless already there.
         bos = self.tokenizer.bos_token
         if bos and not text.startswith(bos):
             return bos + text
         return text
+
+
+def _render_chats(chat: ChatRenderer, items: list[tuple[Any, Any, Any]]) -> list[str | Exception]:
+    if not items:
+        return []
+    many = getattr(chat, "render_many", None)
+    if many is not None:
+        return list(many(items))
+    out: list[str | Exception] = []
+    for messages, tools, timestamp in items:
+        try:
+            out.append(chat.render(messages, tools, timestamp))
+        except Exception as exc:
+            out.append(exc)
+    return out
+
+
+def reason_of(exc: BaseException) -> str:
+    """The skip reason for a failure inside one record: advisor's own one-line message, or
+    the exception's type and first line (a bug in advisor, but still only that line)."""
+    if isinstance(exc, AdvisorError):
+        return str(exc)
+    if isinstance(exc, RecursionError):
+        return "record is nested too deeply"
+    if isinstance(exc, MemoryError):
+        return "record needs more memory than is available"
+    text = (str(exc).splitlines() or [""])[0][:200]
+    return f"cannot process record ({type(exc).__name__}{': ' + text if text else ''})"
 
 
 def _id_sequence(req: Request, vocab_size: int, block_size: int) -> Sequence:
@@ -120,10 +195,16 @@ def sequences(
     tokenizer = renderer.tokenizer
     requests = iter_requests(paths, on_skip, block_size, input_format)
     encoder = memo or MemoEncoder(tokenizer)
-    pending: collections.deque[tuple[list[Sequence | Request], Future[list[array]] | None]] = collections.deque()
+    pending: collections.deque[tuple[list[Sequence | Request], Future[list[array | Exception]] | None]] = collections.deque()
 
-    def encode_chunk(texts: list[str]) -> list[array]:
-        return [encoder.encode(t) for t in texts]
+    def encode_one(text: str) -> array | Exception:
+        try:
+            return encoder.encode(text)
+        except Exception as exc:  # e.g. text the tokenizer cannot take: that record's skip
+            return exc
+
+    def encode_chunk(texts: list[str]) -> list[array | Exception]:
+        return [encode_one(t) for t in texts]
 
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="advisor-tok") as pool:
         batch: list[Sequence | Request] = []
@@ -146,25 +227,37 @@ def sequences(
                         yield item
                     else:
                         ids = next(encoded)
+                        if isinstance(ids, Exception):
+                            on_skip(Skip(item.source, item.line, reason_of(ids)))
+                            continue
                         if not ids:
                             on_skip(Skip(item.source, item.line, "renders to no tokens"))
                             continue
                         yield Sequence(item, TOKEN_NAMESPACE, ids, len(ids), 1)
 
+        def render(reqs: list[Request]) -> None:
+            # Every record under one guard: whatever fails in it is its own skipped line.
+            for req, text in zip(reqs, renderer.texts_of(reqs)):
+                try:
+                    if isinstance(text, Exception):
+                        raise text
+                    if text is None:
+                        batch.append(_id_sequence(req, tokenizer.vocab_size, block_size))
+                    else:
+                        batch.append(req)
+                        texts.append(text)
+                except Exception as exc:
+                    on_skip(Skip(req.source, req.line, reason_of(exc)))
+
+        waiting: list[Request] = []
         for req in requests:
-            try:
-                text = renderer.text_of(req)
-                if text is None:
-                    batch.append(_id_sequence(req, tokenizer.vocab_size, block_size))
-                else:
-                    batch.append(req)
-                    texts.append(text)
-            except AdvisorError as exc:
-                on_skip(Skip(req.source, req.line, str(exc)))
-                continue
-            if len(batch) >= BATCH:
+            waiting.append(req)
+            if len(waiting) >= BATCH:
+                render(waiting)
+                waiting = []
                 flush()
                 # Keep a few batches in flight: the pool stays busy, memory stays bounded.
                 yield from drain(keep=workers * 2)
+        render(waiting)
         flush()
         yield from drain(keep=0)

@@ -8,15 +8,17 @@ render to chat messages.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jinja2 import FileSystemLoader
+from jinja2 import BaseLoader, Environment, TemplateNotFound
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from advisor.errors import AdvisorError
+from advisor.ingest import safe_open
 from advisor.ingest.safe_yaml import YAMLError, error_line, error_reason, safe_compose, safe_load
 from advisor.ingest.sandbox import LimitedSandbox, compile_untrusted, render_untrusted
 
@@ -34,10 +36,10 @@ class Rendered:
 
 
 class PromptTemplate:
-    def __init__(self, path: Path, env: LimitedSandbox) -> None:
+    def __init__(self, path: Path, env: LimitedSandbox, folder: Path | None = None) -> None:
         self.path = path
         self.name = path.stem
-        text = _read(path)
+        text = _read(path, folder)
         if path.suffix in TEXT_SUFFIXES:
             self.kind = "text"
             self._text = compile_untrusted(env, text, str(path))
@@ -65,11 +67,38 @@ class PromptTemplate:
             raise AdvisorError(f"{self.path}: {exc}")
 
 
-def _read(path: Path) -> str:
+def _read(path: Path, folder: Path | None = None) -> str:
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        return safe_open.read_text(path, max_bytes=safe_open.MAX_TEMPLATE_BYTES, what="template", within=folder)
+    except AdvisorError as exc:
         raise AdvisorError(f"{path}: cannot read template ({exc})")
+
+
+class FolderLoader(BaseLoader):
+    """``{% include %}`` and ``{% extends %}`` inside the template folders only: each part of
+    the name a plain component, the file regular, capped, and inside its folder once its
+    symlinks are resolved (Jinja's FileSystemLoader follows links anywhere, and reads FIFOs)."""
+
+    def __init__(self, folders: list[Path]) -> None:
+        self.folders = folders
+
+    def get_source(self, environment: Environment, template: str) -> tuple[str, str, Any]:
+        parts = [p for p in template.replace("\\", "/").split("/") if p and p != "."]
+        try:
+            for part in parts:
+                safe_open.check_name(part, "included template name")
+        except AdvisorError:
+            raise TemplateNotFound(template) from None
+        if not parts:
+            raise TemplateNotFound(template)
+        for folder in self.folders:
+            path = folder.joinpath(*parts)
+            if not os.path.lexists(path):
+                continue
+            text = safe_open.read_text(path, max_bytes=safe_open.MAX_TEMPLATE_BYTES, what="included template",
+                                       within=folder)
+            return text, str(path), lambda: False  # compiled once per run: never stale
+        raise TemplateNotFound(template)
 
 
 def _prompty_body(text: str, path: Path) -> str:
@@ -141,19 +170,16 @@ class TemplateSet:
 
     def __init__(self, folders: list[Path]) -> None:
         self.folders = [f for f in folders if f.is_dir()]
-        # `{% include %}` and `{% extends %}` resolve inside the template folders only
-        # (the loader refuses `..` and absolute names).
-        self._env = LimitedSandbox(loader=FileSystemLoader([str(f) for f in self.folders]))
+        # `{% include %}` and `{% extends %}` resolve inside the template folders only.
+        self._env = LimitedSandbox(loader=FolderLoader(self.folders))
         self._cache: dict[str, PromptTemplate] = {}
 
     def get(self, name: str) -> PromptTemplate:
         if name in self._cache:
             return self._cache[name]
-        for folder in self.folders:
-            for suffix in TEXT_SUFFIXES + MESSAGE_SUFFIXES:
-                candidate = folder / f"{name}{suffix}"
-                if candidate.is_file():
-                    self._cache[name] = PromptTemplate(candidate, self._env)
-                    return self._cache[name]
+        found = safe_open.find_in(self.folders, name, TEXT_SUFFIXES + MESSAGE_SUFFIXES)
+        if found is not None:
+            self._cache[name] = PromptTemplate(found[0], self._env, found[1])
+            return self._cache[name]
         where = ", ".join(str(f) for f in self.folders) or "no template folder"
         raise AdvisorError(f"template '{name}' not found in {where} (use --templates DIR)")

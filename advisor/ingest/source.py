@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from advisor.console import log
 from advisor.errors import AdvisorError
@@ -20,7 +20,8 @@ from advisor.ingest.tokenizers import load_tokenizer
 from advisor.ingest.traffic import Skip, check_paths
 
 if TYPE_CHECKING:
-    from advisor.ingest.prompt_templates import PromptTemplate, TemplateSet
+    from advisor.ingest.prompt_templates import PromptTemplate, Rendered
+    from advisor.ingest.render_worker import RemoteTemplates
 
 SHOWN_SKIPS = 20
 
@@ -54,9 +55,11 @@ def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | 
     check_engine(engine)
     chat: ChatRenderer = Llama3Layout(engine=engine)
     if chat_template:
-        from advisor.ingest.chat_template import load_chat_template
+        from advisor.ingest.render_worker import RemoteChat, RenderClient, WorkerConfig
 
-        chat = load_chat_template(chat_template, tok.bos_token, engine=engine)
+        # Compiled and rendered in the worker process, under CPU-time and memory limits.
+        chat = RemoteChat(RenderClient(WorkerConfig(chat=(str(chat_template), tok.bos_token, None, engine))),
+                          str(chat_template), engine)
     if templates is not None:
         if not templates.is_dir():
             raise AdvisorError(f"{templates}: templates folder not found")
@@ -72,19 +75,26 @@ def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | 
 
 
 class TemplatesOnFirstUse:
-    """The prompt templates of ``folders``, loaded when a ``template`` record first asks:
-    traffic without such records never imports Jinja2 and YAML."""
+    """The prompt templates of ``folders``, rendered by the worker process (CPU-time and
+    memory limits) started when a ``template`` record first asks: traffic without such
+    records never starts it, nor imports Jinja2 and YAML."""
 
     def __init__(self, folders: list[Path]) -> None:
         self.folders = folders
-        self._set: "TemplateSet | None" = None
+        self._set: "RemoteTemplates | None" = None
+
+    def _remote(self) -> "RemoteTemplates":
+        if self._set is None:
+            from advisor.ingest.render_worker import RemoteTemplates, RenderClient, WorkerConfig
+
+            self._set = RemoteTemplates(RenderClient(WorkerConfig(folders=tuple(str(f) for f in self.folders))))
+        return self._set
 
     def get(self, name: str) -> "PromptTemplate":
-        if self._set is None:
-            from advisor.ingest.prompt_templates import TemplateSet
+        return self._remote().get(name)  # type: ignore[return-value]
 
-            self._set = TemplateSet(self.folders)
-        return self._set.get(name)
+    def render_many(self, items: "list[tuple[str, dict[str, Any]]]") -> "list[Rendered | AdvisorError]":
+        return self._remote().render_many(items)
 
 
 def open_traffic(paths: list[Path], tokenizer: str, chat_template: Path | None, templates: Path | None,

@@ -10,6 +10,9 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
+import re
+import stat
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -18,6 +21,7 @@ from typing import Any, BinaryIO, Protocol
 
 from advisor.errors import AdvisorError
 from advisor.ingest.preprocess import REQUEST_OPTIONS
+from advisor.ingest.safe_open import check_name, open_binary
 
 try:  # orjson parses several times faster; the standard library is the fallback.
     import orjson
@@ -34,6 +38,16 @@ GZIP_MAGIC = b"\x1f\x8b"
 # A line longer than this is skipped unread: 32 MiB holds millions of tokens of text or ids,
 # past any model's context, and parsing it would cost gigabytes.
 MAX_LINE_BYTES = 32 << 20
+# Epoch nanoseconds reach 1.8e18 in 2027; anything past 1e19 is not a time.
+MAX_TIMESTAMP = 1e19
+# Output tokens of one request: simulators pack it in 32 bits; no model generates 2**31.
+MAX_OUTPUT_LENGTH = 2**31 - 1
+UTF8_BOM = b"\xef\xbb\xbf"
+# Other compressions, by magic number: read through the standard library, or refused.
+BZIP2_MAGIC = b"BZh"
+XZ_MAGIC = b"\xfd7zXZ\x00"
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -158,6 +172,9 @@ def parse_record(obj: Any, source: str, line: int, block_size: int = 512) -> Req
     if ts is not None:
         if not isinstance(ts, (int, float)) or isinstance(ts, bool) or ts != ts:
             raise BadRecord("'timestamp' must be a number")
+        if not -MAX_TIMESTAMP <= ts <= MAX_TIMESTAMP:
+            # Differences of such times overflow to infinity (and -Infinity is not JSON).
+            raise BadRecord(f"'timestamp' {ts:g} is out of range (at most {MAX_TIMESTAMP:g}, an epoch in ns)")
         meta["timestamp"] = float(ts)
     _observed_fields(obj, meta)
     if obj.get("block_size") is not None:
@@ -174,6 +191,8 @@ def parse_record(obj: Any, source: str, line: int, block_size: int = 512) -> Req
     if out_len is not None:
         if not _is_int(out_len) or out_len < 0:
             raise BadRecord("'output_length' must be a non-negative integer")
+        if out_len > MAX_OUTPUT_LENGTH:
+            raise BadRecord(f"'output_length' {out_len} is over {MAX_OUTPUT_LENGTH:,} (no model generates that much)")
         meta["output_length"] = out_len
 
     if "messages" in obj:
@@ -219,6 +238,10 @@ def parse_record(obj: Any, source: str, line: int, block_size: int = 512) -> Req
         name = obj["template"]
         if not isinstance(name, str) or not name:
             raise BadRecord("'template' must be a template name")
+        try:
+            check_name(name)  # looked up in a folder: one plain file name, never a path
+        except AdvisorError as exc:
+            raise BadRecord(f"'template': {exc}") from None
         variables = obj.get("variables", {})
         if not isinstance(variables, dict):
             raise BadRecord("'variables' must be an object")
@@ -232,39 +255,104 @@ READ_BUFFER = 1 << 20
 
 
 def _open(path: Path) -> BinaryIO:
+    # A regular file, or a pipe (`<(zcat log.gz)`); a device such as /dev/zero is refused.
+    # A large buffer: with the default 8 KiB every prompt-sized line is a read call,
+    # and each call gives up the GIL, which the encoding threads then hold on to.
+    raw: io.BufferedReader = open_binary(path, what="a traffic file", allow_pipe=True,  # type: ignore[assignment]
+                                         buffering=READ_BUFFER)
     try:
-        # A large buffer: with the default 8 KiB every prompt-sized line is a read call,
-        # and each call gives up the GIL, which the encoding threads then hold on to.
-        raw: io.BufferedReader = path.open("rb", buffering=READ_BUFFER)  # type: ignore[assignment]
-    except IsADirectoryError:
-        raise AdvisorError(f"{path}: is a folder, not a traffic file")
-    except OSError as exc:
-        raise AdvisorError(f"{path}: cannot read ({exc.strerror or exc})")
-    # peek, not read and seek: the traffic may come through a pipe (`<(zcat log.gz)`).
-    head = raw.peek(2)[:2]
-    if head == GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
-    if path.suffix == ".gz":
+        return _decompressed(raw, str(path))
+    except BaseException:
         raw.close()
-        raise AdvisorError(f"{path}: named .gz but is not gzip data")
+        raise
+
+
+def _decompressed(raw: Any, shown: str) -> BinaryIO:
+    """The stream, decompressed when its first bytes say so, whatever its name."""
+    # peek, not read and seek: the traffic may come through a pipe.
+    peek = getattr(raw, "peek", None)
+    head = peek(6)[:6] if peek is not None else b""
+    if head[:2] == GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
+    if head[:3] == BZIP2_MAGIC and head[3:4].isdigit():
+        import bz2
+
+        return bz2.BZ2File(raw)  # type: ignore[return-value]
+    if head == XZ_MAGIC:
+        import lzma
+
+        return lzma.LZMAFile(raw)  # type: ignore[return-value]
+    if head[:4] == ZSTD_MAGIC:
+        raise AdvisorError(f"{shown}: is zstd-compressed; decompress it first (advisor analyze <(zstd -dc FILE))")
+    if shown.endswith(".gz"):
+        raise AdvisorError(f"{shown}: named .gz but is not gzip data")
     return raw
 
 
+_NON_BLANK = re.compile(rb"[^ \t\r\n\f\v]")
+
+
+class _Lines:
+    """The non-blank lines of a binary stream as (line number, bytes), read in 1 MiB chunks.
+
+    Runs of blank lines are skipped by a regex search and a count of newlines, in C: a
+    gzip of blank lines decompresses to hundreds of MB of them. A line over
+    ``MAX_LINE_BYTES`` comes back as ``None`` (its bytes are read and dropped), so memory
+    stays bounded. ``lineno`` is the line being read (for a report of a corrupt stream).
+    """
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self.handle = handle
+        self.lineno = 1
+
+    def __iter__(self) -> Iterator[tuple[int, bytes | None]]:
+        read = getattr(self.handle, "read1", self.handle.read)
+        parts: list[bytes] = []  # the current line, when it spans chunks
+        size = 0
+        too_long = False
+        while True:
+            chunk = read(CHUNK)
+            if not chunk:
+                break
+            pos, end = 0, len(chunk)
+            while pos < end:
+                if not parts and not too_long:
+                    m = _NON_BLANK.search(chunk, pos)
+                    if m is None:
+                        self.lineno += chunk.count(b"\n", pos)
+                        break
+                    start = m.start()
+                    newlines = chunk.count(b"\n", pos, start)
+                    if newlines:
+                        self.lineno += newlines
+                        pos = chunk.rfind(b"\n", pos, start) + 1
+                stop = chunk.find(b"\n", pos)
+                piece = chunk[pos:] if stop < 0 else chunk[pos:stop + 1]
+                pos = end if stop < 0 else stop + 1
+                if not too_long:
+                    size += len(piece)
+                    if size > MAX_LINE_BYTES:
+                        too_long, parts = True, []
+                    else:
+                        parts.append(piece)
+                if stop >= 0:
+                    yield self.lineno, (None if too_long else b"".join(parts))
+                    self.lineno += 1
+                    parts, size, too_long = [], 0, False
+        if parts or too_long:
+            yield self.lineno, (None if too_long else b"".join(parts))
+
+
 def _lines(handle: BinaryIO) -> Iterator[bytes]:
-    """The lines of ``handle``; a line over ``MAX_LINE_BYTES`` comes back as its first
-    ``MAX_LINE_BYTES + 1`` bytes (the rest is read and dropped), so memory stays bounded."""
-    limit = MAX_LINE_BYTES + 1
-    readline = handle.readline
-    while True:
-        raw = readline(limit)
-        if not raw:
-            return
-        if len(raw) == limit and not raw.endswith(b"\n"):
-            while True:  # drop the rest of the over-long line
-                more = readline(1 << 20)
-                if not more or more.endswith(b"\n"):
-                    break
-        yield raw
+    """The non-blank lines of ``handle`` (over-long ones left out): format sniffing."""
+    for _, raw in _Lines(handle):
+        if raw is not None:
+            yield raw
+
+
+def _is_stream_error(exc: OSError) -> bool:
+    # bz2 and lzma report corrupt data as OSError / LZMAError without an errno.
+    return exc.errno is None
 
 
 def _decode(raw: bytes) -> Any:
@@ -291,7 +379,7 @@ def iter_file(
     ``advisor.ingest.formats``); without one a line is one JSON record."""
     stdin = str(path) == "-"
     path = Path(path)
-    if not stdin and not path.exists():
+    if not stdin and not os.path.lexists(path):
         raise AdvisorError(f"{path}: no such file")
     source = "<stdin>" if stdin else str(path)
     fmt = line_format if line_format is not None else JsonLines()
@@ -307,14 +395,19 @@ def iter_file(
                     yield parse_record(item, source, line, block_size)
                 except BadRecord as exc:
                     on_skip(Skip(source, line, str(exc)))
+                except Exception as exc:  # one record's failure is that line's skip, never the run's end
+                    on_skip(Skip(source, line, f"cannot read record ({type(exc).__name__}: {_short(exc)})"))
 
     with (_open_stdin() if stdin else _open(path)) as handle:
+        lines = _Lines(handle)
         try:
-            for lineno, raw in enumerate(_lines(handle), start=1):
-                if raw.isspace() or not raw:
-                    continue
+            for lineno, raw in lines:
+                if lineno == 1 and raw is not None and raw.startswith(UTF8_BOM):
+                    raw = raw[len(UTF8_BOM):]  # an editor's byte-order mark is not part of the JSON
+                    if raw.isspace() or not raw:
+                        continue
                 seen_any = True
-                if len(raw) > MAX_LINE_BYTES:
+                if raw is None:
                     on_skip(Skip(source, lineno, f"line is over {MAX_LINE_BYTES >> 20} MiB (no request is that long)"))
                     continue
                 try:
@@ -322,9 +415,15 @@ def iter_file(
                 except BadRecord as exc:
                     on_skip(Skip(source, lineno, str(exc)))
                     continue
+                except Exception as exc:  # an adapter's failure on one line is that line's skip
+                    on_skip(Skip(source, lineno, f"cannot read record ({type(exc).__name__}: {_short(exc)})"))
+                    continue
                 yield from emit(items)
-        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-            on_skip(Skip(source, lineno + 1, f"gzip stream is corrupt or truncated ({_short(exc)})"))
+        except (EOFError, zlib.error, gzip.BadGzipFile, OSError) as exc:
+            if isinstance(exc, OSError) and not _is_stream_error(exc):
+                raise AdvisorError(f"{source}: cannot read ({exc.strerror or exc})") from None
+            kind = "gzip" if isinstance(handle, gzip.GzipFile) else "compressed"
+            on_skip(Skip(source, lines.lineno, f"{kind} stream is corrupt or truncated ({_short(exc)})"))
             seen_any = True
     if not seen_any:
         raise AdvisorError(f"{source}: file is empty (no requests)")
@@ -354,11 +453,7 @@ class JsonLines:
 def _open_stdin() -> BinaryIO:
     import sys
 
-    raw = sys.stdin.buffer
-    peek = getattr(raw, "peek", None)
-    if peek is not None and peek(2)[:2] == GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
-    return raw
+    return _decompressed(sys.stdin.buffer, "<stdin>")
 
 
 def iter_requests(
@@ -379,11 +474,17 @@ def check_paths(paths: Iterable[Path | str]) -> list[Path]:
         if str(p) == "-":  # standard input
             out.append(path)
             continue
-        if not path.exists():
-            raise AdvisorError(f"{path}: no such file")
-        if path.is_dir():
+        try:
+            info = path.stat()
+        except FileNotFoundError:
+            raise AdvisorError(f"{path}: no such file") from None
+        except (OSError, ValueError) as exc:
+            raise AdvisorError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+        if stat.S_ISDIR(info.st_mode):
             raise AdvisorError(f"{path}: is a folder, not a traffic file")
-        if path.is_file() and path.stat().st_size == 0:  # a pipe has no size until read
+        if not (stat.S_ISREG(info.st_mode) or stat.S_ISFIFO(info.st_mode) or stat.S_ISSOCK(info.st_mode)):
+            raise AdvisorError(f"{path}: is not a regular file or a pipe (a device is never read as traffic)")
+        if stat.S_ISREG(info.st_mode) and info.st_size == 0:  # a pipe has no size until read
             raise AdvisorError(f"{path}: file is empty (no requests)")
         out.append(path)
     if not out:

@@ -14,22 +14,25 @@ from advisor.simulate.model import Job
 # A relative trace spanning more than this many "seconds" is taken to be in ms: ten
 # hours of seconds is a long trace, ten hours of ms (36 s) a short one.
 MS_SPAN = 36_000.0
+UNITS = {"ms": 1e-3, "us": 1e-6, "ns": 1e-9}
 
 
 def timestamp_scale(stamps: "array | list[float]", unit: str = "auto") -> float:
-    """Seconds per timestamp unit. ``auto``: epoch ms (> 1e12) or a long relative span
+    """Seconds per timestamp unit. ``auto``: epoch ns, us or ms (> 1e18, 1e15, 1e12) or a long relative span
     (the Mooncake traces: 0..3,536,999 ms) means milliseconds, otherwise seconds."""
     if unit == "s":
         return 1.0
-    if unit == "ms":
-        return 1e-3
+    if unit in UNITS:
+        return UNITS[unit]
     if unit != "auto":
-        raise AdvisorError(f"unknown timestamp unit {unit!r}: use auto, s or ms")
+        raise AdvisorError(f"unknown timestamp unit {unit!r}: use auto, s, ms, us or ns")
     if not stamps:
         return 1.0
     lo, hi = min(stamps), max(stamps)
-    if hi > 1e12:
-        return 1e-3
+    # Epoch ns, us or ms (each past 2001 in its unit).
+    for scale in (1e-9, 1e-6, 1e-3):
+        if hi > 1e9 / scale:
+            return scale
     if lo > 1e9:  # epoch seconds
         return 1.0
     return 1e-3 if hi - lo > MS_SPAN else 1.0

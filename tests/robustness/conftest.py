@@ -101,6 +101,39 @@ def build_traffic(case: dict, path: Path) -> tuple[int, dict[int, str]]:
     elif make == "gzip-garbage":
         path.write_bytes(gzip.compress(GOOD_LINE.encode() * 5, mtime=0) + b"this is not gzip")
         return 5, {6: "gzip stream is corrupt or truncated"}
+    elif make == "deep-arguments":
+        args: object = 1
+        for _ in range(1000):
+            args = {"a": args}
+        call = {"function": {"name": "f", "arguments": "__ARGS__"}}
+        record = {"messages": [{"role": "user", "content": "x"}, {"role": "assistant", "tool_calls": [call]}]}
+        middle = json.dumps(record).replace('"__ARGS__"', "{\"a\": " * 1000 + "1" + "}" * 1000).encode() + b"\n"
+    elif make == "deep-tools":
+        tools = "[" * 990 + "]" * 990
+        middle = ('{"messages": [{"role": "user", "content": "x"}], "tools": [' + tools + "]}\n").encode()
+    elif make == "bom":
+        path.write_bytes(b"\xef\xbb\xbf" + GOOD_LINE.encode() * 3)
+        return 3, {}
+    elif make in ("gzip-unnamed", "bzip2", "xz", "zstd"):
+        import bz2
+        import lzma
+
+        body = GOOD_LINE.encode() * 3
+        packed = {"gzip-unnamed": lambda b: gzip.compress(b, mtime=0), "bzip2": bz2.compress, "xz": lzma.compress,
+                  "zstd": lambda b: b"\x28\xb5\x2f\xfd" + b"\x00" * 16}[make](body)
+        path.write_bytes(packed)
+        return (0 if make == "zstd" else 3), {}
+    elif make == "gzip-blank":
+        # ~870 MB of blank lines in ~850 KB of gzip, between two records.
+        comp = zlib.compressobj(9, zlib.DEFLATED, 31)
+        parts = [comp.compress(GOOD_LINE.encode())]
+        block = b"\n" * (1 << 20)
+        for _ in range(830):
+            parts.append(comp.compress(block))
+        parts.append(comp.compress(GOOD_LINE.encode()))
+        parts.append(comp.flush())
+        path.write_bytes(b"".join(parts))
+        return 2, {}
     else:
         raise AssertionError(f"unknown make {make!r}")
     path.write_bytes(head + middle + tail)

@@ -1,0 +1,171 @@
+"""The one way advisor opens a path that came from untrusted input or an untrusted tree.
+
+advisor runs in CI on pull requests: a template folder, a lint tree, a record's
+``template`` name or an ``{% include %}`` is written by someone else. So a path is opened
+only if:
+
+* it is a regular file, checked with ``fstat`` on the opened descriptor (a swap of the
+  path between a check and the open cannot race it); ``O_NONBLOCK`` makes the open of a
+  FIFO return at once instead of waiting for a writer, and the ``fstat`` then refuses it.
+  Traffic given on the command line may also be a pipe (``advisor analyze <(zcat log.gz)``);
+* it is no bigger than a cap that fits what it is (a template, a config), with a one-line
+  error past it, so a committed ``evil.j2`` of gigabytes is refused, not read;
+* found inside a folder, it resolves (symlinks followed) to a path inside that folder, and
+  the last component is opened with ``O_NOFOLLOW`` so it cannot be swapped for a link;
+* named by untrusted data, the name is one plain path component: no separator, no ``..``,
+  no NUL, not absolute, not absurdly long.
+
+Every refusal is an ``AdvisorError`` naming the path.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+from pathlib import Path
+from typing import BinaryIO
+
+from advisor.errors import AdvisorError
+
+KiB = 1 << 10
+MiB = 1 << 20
+# HF chat templates are ~10-30 KB; a tokenizer_config.json with its added tokens a few MB.
+MAX_TEMPLATE_BYTES = 16 * MiB
+MAX_CONFIG_BYTES = 4 * MiB
+# tokenizer.json of the large-vocabulary models is ~10-30 MB.
+MAX_TOKENIZER_BYTES = 256 * MiB
+# Longest name a record may give for a template (a file stem); 255 is the usual file-name limit.
+MAX_NAME_CHARS = 200
+READ_BUFFER = 1 << 20
+
+
+class UnsafePath(AdvisorError):
+    """A path refused before anything was read from it."""
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _size(n: int) -> str:
+    return f"{n // MiB} MiB" if n >= MiB else f"{n // KiB} KiB"
+
+
+def check_name(name: str, what: str = "template name") -> str:
+    """A name taken from untrusted data and looked up in a folder: one plain component."""
+    if not isinstance(name, str) or not name:
+        raise UnsafePath(f"{what} is empty")
+    if len(name) > MAX_NAME_CHARS:
+        raise UnsafePath(f"{what} is {len(name)} characters long (at most {MAX_NAME_CHARS})")
+    shown = name if len(name) <= 60 else name[:60] + "..."
+    if "/" in name or "\\" in name or "\0" in name:
+        raise UnsafePath(f"{what} {shown!r} has a path separator: only a file name is allowed")
+    if name in (".", "..") or name.startswith(".."):
+        raise UnsafePath(f"{what} {shown!r} is not a plain file name")
+    return name
+
+
+def resolve_inside(path: Path | str, folder: Path | str) -> Path:
+    """``path`` with every symlink resolved; refused unless it stays inside ``folder``."""
+    root = os.path.realpath(folder)
+    real = os.path.realpath(path)
+    try:
+        inside = os.path.commonpath([real, root]) == root
+    except ValueError:  # different drives (Windows) or a mix of absolute and relative
+        inside = False
+    if not inside:
+        raise UnsafePath(f"{path}: resolves to a path outside {folder} (symlinks may not leave the folder)")
+    return Path(real)
+
+
+def _open_fd(path: Path | str, within: Path | str | None, allow_pipe: bool, what: str) -> tuple[int, os.stat_result]:
+    target: Path | str = resolve_inside(path, within) if within is not None else path
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    if within is not None:
+        # Resolved already: a link in the last component now can only be a swap after the check.
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(target, flags)
+    except IsADirectoryError:
+        raise UnsafePath(f"{path}: is a folder, not {what}") from None
+    except FileNotFoundError:
+        raise UnsafePath(f"{path}: no such file") from None
+    except OSError as exc:
+        raise UnsafePath(f"{path}: cannot read {what} ({exc.strerror or exc})") from None
+    try:
+        info = os.fstat(fd)
+        mode = info.st_mode
+        if stat.S_ISREG(mode):
+            pass
+        elif allow_pipe and (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+            os.set_blocking(fd, True)  # a pipe is read as a stream, waiting for its writer
+        else:
+            allowed = "a regular file or a pipe" if allow_pipe else "a regular file"
+            raise UnsafePath(f"{path}: is {_kind(mode)}, not {allowed}; refused as {what}")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info
+
+
+def open_binary(path: Path | str, *, what: str = "file", within: Path | str | None = None,
+                allow_pipe: bool = False, buffering: int = READ_BUFFER) -> BinaryIO:
+    """A buffered binary reader of a regular file (or a pipe, when ``allow_pipe``)."""
+    fd, _ = _open_fd(path, within, allow_pipe, what)
+    return os.fdopen(fd, "rb", buffering=buffering)
+
+
+def read_bytes(path: Path | str, *, max_bytes: int, what: str = "file",
+               within: Path | str | None = None) -> bytes:
+    """The whole content of a regular file of at most ``max_bytes``."""
+    fd, info = _open_fd(path, within, False, what)
+    with os.fdopen(fd, "rb", buffering=0) as handle:
+        if info.st_size > max_bytes:
+            raise UnsafePath(f"{path}: {what} is {_size(info.st_size)}, over the {_size(max_bytes)} limit")
+        buf = io.BytesIO()
+        # Read one byte past the cap: a file that grew after the fstat is still refused.
+        while buf.tell() <= max_bytes:
+            chunk = handle.read(min(READ_BUFFER, max_bytes + 1 - buf.tell()))
+            if not chunk:
+                break
+            buf.write(chunk)
+        if buf.tell() > max_bytes:
+            raise UnsafePath(f"{path}: {what} is over the {_size(max_bytes)} limit")
+        return buf.getvalue()
+
+
+def read_text(path: Path | str, *, max_bytes: int, what: str = "file",
+              within: Path | str | None = None) -> str:
+    """``read_bytes`` decoded as UTF-8 (a leading BOM dropped); bad UTF-8 names its line."""
+    data = read_bytes(path, max_bytes=max_bytes, what=what, within=within)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise AdvisorError(f"{path}:{line}: cannot read {what} (not UTF-8 text)") from None
+
+
+def find_in(folders: list[Path], name: str, suffixes: tuple[str, ...]) -> tuple[Path, Path] | None:
+    """The first ``folder/name+suffix`` that exists, as (path, folder); ``name`` is checked
+    first. Existence only: opening it goes through ``read_text(..., within=folder)``."""
+    check_name(name)
+    for folder in folders:
+        for suffix in suffixes:
+            candidate = folder / f"{name}{suffix}"
+            try:
+                if os.path.lexists(candidate):
+                    return candidate, folder
+            except (OSError, ValueError):
+                continue
+    return None

@@ -1,0 +1,172 @@
+"""Templates rendered in the worker process under CPU-time and address-space limits (issue 15).
+
+The payloads here pass every per-operation check of the sandbox and blow up inside ONE C
+call (or many small allocations): only the operating system's limits stop them. Each is
+one skipped line with its reason, the good records around it count, and the run ends
+in bounded time and memory. Speed figures are in bench/hardening_bench.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import time
+
+import pytest
+
+from advisor.errors import AdvisorError
+from advisor.ingest import render_worker, sandbox
+from tests.robustness.conftest import GOOD_LINE, check_stderr
+
+CPU = "CPU time limit|of CPU time"
+MEMORY = "out of memory|MemoryError|over the 4,000,000 limit|too large"
+
+# (name, template, reason) - the cases of issue 15, item 1.
+OS_CASES = [
+    ("sum-of-lists", "{{ ([[1]] * 250000)|sum(start=[]) }}", CPU + "|" + MEMORY),
+    ("sum-of-lists-variable", "{{ ([[q]] * 250000)|sum(start=[]) }}", CPU + "|" + MEMORY),
+    ("bytes-times", "{{ 'x'.encode() * 10**9 }}", MEMORY),
+    ("bytes-doubling", "{% set ns = namespace(b='ab'.encode()) %}{% for i in range(40) %}{% set ns.b = ns.b + ns.b %}{% endfor %}", MEMORY + "|" + CPU),
+    ("center-times", "{{ ('a'|center(999999)) * 19 }}", MEMORY),
+    ("center-list", "{% set s = 'a'|center(999999) %}{{ ([s] * 20)|join }}", MEMORY),
+    ("translate", "{{ ('a' * 1000000).translate({97: 'b' * 1000}) }}", MEMORY),
+    ("tojson-indent", "{{ ([0] * 1000000)|tojson(indent=999999) }}", MEMORY),
+    ("indent-many-lines", "{{ ('x\\n' * 5000000)|indent(999999) }}", MEMORY),
+    ("indent-string-lines", "{{ ('x\\n' * 1000000)|indent('y' * 1000) }}", MEMORY),
+    ("wordwrap-string", "{{ ('a ' * 5000000)|wordwrap(1, wrapstring='x' * 100000) }}", MEMORY + "|" + CPU),
+    ("list-stack", "".join(f"{{% set l{i} = [0] * 20000000 %}}" for i in range(8)) + "{{ l0|length }}", MEMORY),
+]
+
+
+def _as_limit(limit: int):
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    return apply
+
+
+def test_issue_cases_are_skipped_lines_in_bounded_memory(tmp_path):
+    """All cases in one real run under a 1 GiB address-space limit: each a skipped line with
+    its reason, the good records counted, no process past 500 MB resident."""
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    lines = [GOOD_LINE]
+    for name, text, _ in OS_CASES:
+        (folder / f"{name}.j2").write_text(text)
+        lines.append(json.dumps({"template": name, "variables": {"q": [1]}}) + "\n")
+    lines.append(GOOD_LINE)
+    traffic = tmp_path / "traffic.jsonl"
+    traffic.write_text("".join(lines))
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "advisor", "analyze", str(traffic), "--templates", str(folder), "-f", "json"],
+        capture_output=True, text=True, env={**os.environ, "ADVISOR_NO_PROGRESS": "1"},
+        preexec_fn=_as_limit(1 << 30), timeout=300,
+    )
+    wall = time.perf_counter() - start
+    check_stderr(proc.stderr)
+    assert proc.returncode == 1, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["requests"] == 2 and data["skipped"] == len(OS_CASES)
+    for n, (name, _, reason) in enumerate(OS_CASES, start=2):
+        [skip] = [ln for ln in proc.stderr.splitlines() if ln.startswith(f"{traffic}:{n}: ")]
+        assert str(folder / f"{name}.j2") in skip, skip
+        assert re.search(reason, skip), skip
+    # CPU-bound cases cost at most the budget plus the grace each; the rest are fast.
+    assert wall < 30 + 5 * len(OS_CASES), wall
+    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    assert peak_kib < 500_000, f"peak RSS {peak_kib} KiB"
+
+
+def test_time_limit_counts_cpu_time_not_wall_time():
+    """In the worker the sandbox's clock is CPU time: sleeping (a loaded machine, where the
+    process waits for a core) never counts, so the result does not depend on load."""
+    saved = dict(sandbox._CLOCK)
+    try:
+        sandbox.use_cpu_clock()
+        with sandbox.time_limit(0.3):
+            time.sleep(0.6)  # wall time past the limit, no CPU time
+        with pytest.raises(sandbox.RenderTimeout, match="of CPU time"):
+            with sandbox.time_limit(0.3):
+                while True:
+                    pass
+    finally:
+        sandbox._CLOCK.clear()
+        sandbox._CLOCK.update(saved)
+
+
+def test_worker_is_reused_and_restarted_after_a_kill(tmp_path, cli):
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    (folder / "ok.j2").write_text("You are a careful assistant. Question: {{ q }}")
+    (folder / "bomb.j2").write_text(OS_CASES[0][1])
+    records = [{"template": "ok", "variables": {"q": f"question {i}"}} for i in range(150)]
+    records.insert(70, {"template": "bomb", "variables": {}})
+    traffic = tmp_path / "t.jsonl"
+    traffic.write_text("".join(json.dumps(r) + "\n" for r in records))
+    before = render_worker.worker_starts()
+    res = cli("analyze", traffic, "--templates", folder, "-f", "json")
+    check_stderr(res.err)
+    assert res.code == 1
+    assert json.loads(res.out)["requests"] == 150
+    [skip] = [ln for ln in res.err.splitlines() if ln.startswith(f"{traffic}:71: ")]
+    assert re.search(CPU + "|" + MEMORY, skip), skip
+    # One start for the run at most, one more after the kill (the worker may already run).
+    assert render_worker.worker_starts() - before <= 2
+
+
+def test_chat_template_renders_in_the_worker(tmp_path, cli):
+    chat = tmp_path / "chat.jinja"
+    chat.write_text("{% for m in messages %}{% if m.content == 'boom' %}{{ ('a' * 1000000).translate({97: 'b' * 1000}) }}"
+                    "{% endif %}<{{ m.role }}>{{ m.content }}{% endfor %}")
+    traffic = tmp_path / "t.jsonl"
+    traffic.write_text(GOOD_LINE
+                       + json.dumps({"messages": [{"role": "user", "content": "boom"}]}) + "\n"
+                       + json.dumps({"messages": [{"role": "user", "content": "fine"}]}) + "\n")
+    res = cli("analyze", traffic, "--chat-template", chat, "-f", "json")
+    check_stderr(res.err)
+    assert res.code == 1
+    assert json.loads(res.out)["requests"] == 2
+    [skip] = [ln for ln in res.err.splitlines() if ln.startswith(f"{traffic}:2: ")]
+    assert f"{chat}: " in skip and re.search(CPU + "|" + MEMORY, skip), skip
+
+
+def test_chat_template_that_always_blows_up_skips_its_records_and_the_rest_count(tmp_path, cli):
+    chat = tmp_path / "bomb.jinja"
+    chat.write_text("{{ ([0] * 1000000)|tojson(indent=999999) }}")
+    traffic = tmp_path / "t.jsonl"
+    traffic.write_text(GOOD_LINE + json.dumps({"messages": [{"role": "user", "content": "hi"}]}) + "\n")
+    res = cli("analyze", traffic, "--chat-template", chat, "-f", "json")
+    check_stderr(res.err)
+    assert res.code == 1 and json.loads(res.out)["requests"] == 1
+    assert re.search(rf"{re.escape(str(traffic))}:2: {re.escape(str(chat))}: .*({CPU}|{MEMORY})", res.err), res.err
+
+
+@pytest.mark.parametrize("stamp", [1_764_403_200_000_000, 1_764_403_200_000_000_000, 1.7e308])
+def test_micro_and_nano_epochs_with_a_chat_template(stamp, tmp_path, cli):
+    chat = tmp_path / "date.jinja"
+    chat.write_text("{{ strftime_now('%d %b %Y') }}|{% for m in messages %}{{ m.content }}{% endfor %}")
+    traffic = tmp_path / "t.jsonl"
+    traffic.write_text(GOOD_LINE + json.dumps({"messages": [{"role": "user", "content": "x"}], "timestamp": stamp}) + "\n")
+    res = cli("analyze", traffic, "--chat-template", chat, "-f", "json")
+    check_stderr(res.err)
+    if stamp > 1e19:
+        assert res.code == 1 and "out of range" in res.err
+    else:
+        assert res.code == 0, res.err
+        assert json.loads(res.out)["requests"] == 2
+
+
+def test_nested_variables_past_the_pickle_depth_are_a_skip(tmp_path):
+    client = render_worker.RenderClient(render_worker.WorkerConfig(folders=(str(tmp_path),)))
+    deep: object = 1
+    for _ in range(5000):
+        deep = [deep]
+    templates = render_worker.RemoteTemplates(client)
+    (tmp_path / "t.j2").write_text("{{ v|length }}")
+    [result, fine] = templates.render_many([("t", {"v": deep}), ("t", {"v": [1, 2]})])
+    assert isinstance(result, AdvisorError) and "nested too deeply" in str(result)
+    assert fine.prompt == "2"
