@@ -17,6 +17,7 @@ Every failure becomes one ``AdvisorError`` line.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 import signal
 import threading
@@ -289,12 +290,24 @@ class LimitedSandbox(ImmutableSandboxedEnvironment):
 
 # The clock time limits run on: wall time by default; CPU time in the render worker
 # (advisor.ingest.render_worker), where a busy machine must not change which templates pass.
-_CLOCK = {"timer": signal.ITIMER_REAL, "signal": signal.SIGALRM, "unit": "s"}
+@dataclasses.dataclass
+class _Clock:
+    timer: int = signal.ITIMER_REAL
+    signal: int = signal.SIGALRM
+    unit: str = "s"
+
+
+_CLOCK = _Clock()
 
 
 def use_cpu_clock() -> None:
     """Time limits from now on count this process' CPU time (user and system)."""
-    _CLOCK.update(timer=signal.ITIMER_PROF, signal=signal.SIGPROF, unit="s of CPU time")
+    _CLOCK.timer, _CLOCK.signal, _CLOCK.unit = signal.ITIMER_PROF, signal.SIGPROF, "s of CPU time"
+
+
+def use_wall_clock() -> None:
+    """Back to wall time (the default)."""
+    _CLOCK.timer, _CLOCK.signal, _CLOCK.unit = signal.ITIMER_REAL, signal.SIGALRM, "s"
 
 
 @contextlib.contextmanager
@@ -307,13 +320,13 @@ def time_limit(seconds: float) -> Iterator[None]:
     def _fire(signum: int, frame: Any) -> None:
         raise _Alarm()
 
-    timer, signum = _CLOCK["timer"], _CLOCK["signal"]
+    timer, signum = _CLOCK.timer, _CLOCK.signal
     previous = signal.signal(signum, _fire)
     signal.setitimer(timer, seconds)
     try:
         yield
     except _Alarm:
-        raise RenderTimeout(f"rendering took longer than {seconds:g} {_CLOCK['unit']} and was stopped")
+        raise RenderTimeout(f"rendering took longer than {seconds:g} {_CLOCK.unit} and was stopped")
     finally:
         signal.setitimer(timer, 0)
         signal.signal(signum, previous)
@@ -356,7 +369,7 @@ def compile_untrusted(env: LimitedSandbox, text: str, source: str, what: str = "
         line = (exc.lineno or 1) + line_offset
         raise AdvisorError(f"{source}:{line}: {what} syntax error: {_first_line(exc.message or str(exc))}")
     except RenderTimeout:
-        raise AdvisorError(f"{source}: compiling the {what} took longer than {seconds:g} {_CLOCK['unit']} and was stopped")
+        raise AdvisorError(f"{source}: compiling the {what} took longer than {seconds:g} {_CLOCK.unit} and was stopped")
     except Exception as exc:  # parser recursion on deep nesting, and anything else: one line
         raise AdvisorError(f"{source}: {_reason(exc)}")
 
