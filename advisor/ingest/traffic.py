@@ -415,6 +415,8 @@ def iter_file(
                 except BadRecord as exc:
                     on_skip(Skip(source, lineno, str(exc)))
                     continue
+                except AdvisorError:
+                    raise  # the file as a whole cannot be read (no format matches it)
                 except Exception as exc:  # an adapter's failure on one line is that line's skip
                     on_skip(Skip(source, lineno, f"cannot read record ({type(exc).__name__}: {_short(exc)})"))
                     continue

@@ -109,8 +109,9 @@ def build_traffic(case: dict, path: Path) -> tuple[int, dict[int, str]]:
         record = {"messages": [{"role": "user", "content": "x"}, {"role": "assistant", "tool_calls": [call]}]}
         middle = json.dumps(record).replace('"__ARGS__"', "{\"a\": " * 1000 + "1" + "}" * 1000).encode() + b"\n"
     elif make == "deep-tools":
-        tools = "[" * 990 + "]" * 990
-        middle = ('{"messages": [{"role": "user", "content": "x"}], "tools": [' + tools + "]}\n").encode()
+        params = '{"p": ' * 990 + "1" + "}" * 990
+        tool = '{"type": "function", "function": {"name": "f", "parameters": ' + params + "}}"
+        middle = ('{"messages": [{"role": "user", "content": "x"}], "tools": [' + tool + "]}\n").encode()
     elif make == "bom":
         path.write_bytes(b"\xef\xbb\xbf" + GOOD_LINE.encode() * 3)
         return 3, {}
