@@ -7,8 +7,9 @@ size 1, and the hit rule every command reports (longest common prefix with any e
 request, capped at ``L - 1`` tokens as SGLang and vLLM never serve the last prompt token
 from cache).
 
-Derivation. Cut the rendered prompt into segments: the chat layout's fixed tokens and
-each section's text (each retrieved passage is its own segment). A segment's tokens are
+Derivation. Cut the rendered prompt into segments: the chat layout's fixed tokens, each
+section's text (each retrieved passage is its own segment) and the blank line after a
+section that another section of its message follows. A segment's tokens are
 cached exactly when the tuple of values of everything up to and including it has
 occurred in an earlier request (distinct values of a section are assumed to share no
 leading tokens; the generator starts each value at its own word, so only a stray common
@@ -47,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from advisor.ingest.tokenizers import Tokenizer, load_tokenizer
-from advisor.spec.generate import EPOCH, layout_around
+from advisor.spec.generate import EPOCH, SEPARATOR, layout_around
 from advisor.spec.model import Section, Spec, zipf_weights
 
 MAX_TUPLE_CLASSES = 2_000_000
@@ -238,13 +239,19 @@ def _closed_form(spec: Spec, tok: Tokenizer, n: int) -> ClosedForm:
         length += tokens
 
     fixed = layout_around(tuple(m.role for m in spec.messages))
+    sep = len(tok.encode(SEPARATOR))  # the blank line between two sections of a message
     for m, before in zip(spec.messages, fixed):
         layout(before)
+        count = sum(len(_pieces(s)) for s in m.sections)
+        length += sep * (count - 1)
         if not m.shuffle or len(m.sections) == 1:
+            done = 0
             for section in m.sections:
                 for var, depth in _pieces(section):
                     state = _add(state, var, depth)
-                    cached += section.tokens.expected * seen(state)
+                    done += 1
+                    # The piece, and the blank line after it when another follows.
+                    cached += (section.tokens.expected + (sep if done < count else 0)) * seen(state)
                     length += section.tokens.expected
         else:
             sections = list(m.sections)
@@ -253,13 +260,16 @@ def _closed_form(spec: Spec, tok: Tokenizer, n: int) -> ClosedForm:
                 p_order = math.perm(total, j) ** -1
                 for order in itertools.permutations(range(total), j):
                     st = dict(state)
+                    done = 0
                     for idx in order[:-1]:
                         for var, depth in _pieces(sections[idx]):
                             st = _add(st, var, depth)
+                            done += 1
                     last = sections[order[-1]]
                     for var, depth in _pieces(last):
                         st = _add(st, var, depth)
-                        cached += last.tokens.expected * seen(st, p_order)
+                        done += 1
+                        cached += (last.tokens.expected + (sep if done < count else 0)) * seen(st, p_order)
             for section in sections:
                 length += section.tokens.expected * len(_pieces(section))
                 for var, depth in _pieces(section):

@@ -99,7 +99,7 @@ class _Texts:
     def __init__(self, spec: Spec, tokenizer: Tokenizer) -> None:
         self.spec = spec
         self.fitter = Fitter(tokenizer.encode)
-        self.memo: dict[tuple[str, str, str], tuple[str, int]] = {}
+        self.memo: dict[tuple[str, str], tuple[str, int]] = {}
         # Each value of a section starts at its own word of the corpus (a seeded permutation
         # of the words, taken in the order values first appear): two values share no opening
         # words until the section has more values than the corpus has words.
@@ -116,8 +116,8 @@ class _Texts:
             self.starts[name] = perm
         return perm[slot % len(perm)]
 
-    def text(self, section: Section, value: str, tail: str, lead: str = "") -> tuple[str, int]:
-        key = (section.name, value, tail)
+    def text(self, section: Section, value: str, lead: str = "") -> tuple[str, int]:
+        key = (section.name, value)
         hit = self.memo.get(key)
         if hit is None:
             seed = self.spec.seed
@@ -125,7 +125,7 @@ class _Texts:
             stream = f"{seed}:{section.name}:{'fill' if lead else value}"
             start = None if lead else self.start(section.name, value)
             try:
-                hit = (self.fitter.fill(tokens, stream, tail, lead, start), tokens)
+                hit = (self.fitter.fill(tokens, stream, lead, start), tokens)
             except AdvisorError as exc:
                 raise AdvisorError(f"{self.spec.name}: section '{section.name}': {exc}") from None
             if section.vary.kind not in ("request", "session") and len(self.memo) < 200_000:
@@ -137,8 +137,8 @@ def _clock_line(seconds: float, resolution: float) -> tuple[str, str]:
     at = int(seconds // resolution * resolution)
     when = dt.datetime.fromtimestamp(at, tz=dt.timezone.utc)
     if resolution >= 86_400:
-        return f"day{at}", when.strftime("Today is %A, %d %B %Y.")
-    return f"t{at}", when.strftime("Current time: %Y-%m-%d %H:%M:%S UTC.")
+        return f"day{at}", when.strftime("Today is %A, %d %B %Y")
+    return f"t{at}", when.strftime("Current time: %Y-%m-%d %H:%M:%S UTC")
 
 
 def _draw_docs(section: Section, key: str, seed: int, weights: dict[str, list[float]]) -> list[int]:
@@ -191,13 +191,12 @@ class _Builder:
         wanted = [(section, value, lead) for section in order
                   for value, lead in self.values(section, created, session, tenant, now)]
         parts: list[str] = []
-        for i, (section, value, lead) in enumerate(wanted):
-            # A blank line separates the sections of a message, as prompts are written.
-            tail = SEPARATOR if i + 1 < len(wanted) else ""
-            text, tokens = self.texts.text(section, value, tail, lead)
+        for section, value, lead in wanted:
+            text, tokens = self.texts.text(section, value, lead)
             parts.append(text)
             pieces.append(Piece(section.name, value, index, text, tokens))
-        return {"role": msg.role, "content": "".join(parts)}
+        # A blank line separates the sections of a message, as prompts are written.
+        return {"role": msg.role, "content": SEPARATOR.join(parts)}
 
     def assistant(self, created: str, tokens: int, index: int, pieces: list[Piece]) -> dict[str, Any]:
         text = self.texts.fitter.fill(tokens, f"{self.spec.seed}:assistant:{created}",
@@ -260,6 +259,12 @@ def layout_around(roles: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(parts[0::2])
 
 
+def separators(record: dict[str, Any], pieces: list[Piece]) -> int:
+    """Blank lines between sections: one fewer than the pieces of each message."""
+    per_message = {p.message for p in pieces}
+    return len(pieces) - len(per_message)
+
+
 def render(record: dict[str, Any]) -> str:
     from advisor.ingest.chat import Llama3Layout
 
@@ -269,7 +274,7 @@ def render(record: dict[str, Any]) -> str:
 def check_lengths(tok: Tokenizer, record: dict[str, Any], pieces: list[Piece]) -> None:
     """Refuse to go on when the rendered prompt's tokens are not the layout's plus the
     sections' (a tokenizer that merges across a boundary would make lengths inexact)."""
-    expected = sum(p.tokens for p in pieces)
+    expected = sum(p.tokens for p in pieces) + separators(record, pieces) * len(tok.encode(SEPARATOR))
     layout = sum(len(tok.encode(text)) for text in layout_around(tuple(m["role"] for m in record["messages"])))
     got = len(tok.encode(render(record)))
     if got != expected + layout:

@@ -8,12 +8,12 @@ sentences follow at random), while every sentence is ordinary English.
 
 Exact lengths rely on one property of byte-level BPE tokenizers with a pre-tokenizer
 (Llama 3's split pattern): a space followed by a word always starts a new piece, so the
-tokens of ``"a b c"`` are the tokens of ``"a"``, ``" b"`` and ``" c"`` one after another;
-and a blank line followed by a word ends the piece before it. Sections of one message are
-separated by a blank line (counted in the section before it), so a section's tokens are
-the same wherever it sits, and counting each word's tokens once is enough to fill it to
-the token. The generator checks the property on the rendered prompts and refuses a
-tokenizer that breaks it.
+tokens of ``"a b c"`` are the tokens of ``"a"``, ``" b"`` and ``" c"`` one after another.
+Sections of one message are separated by a blank line; a section ends on a letter or
+digit, so the blank line is always one token of its own and a section's text and tokens
+are the same wherever it sits. Counting each word's tokens once is then enough to fill a
+section to the token. The generator checks the property on the rendered prompts and
+refuses a tokenizer that breaks it.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from advisor.errors import AdvisorError
 
 SENTENCE_END = (".", "?", "!")
+_PUNCTUATION = ".,;:!?'\")-"
 
 
 @dataclass(frozen=True)
@@ -79,39 +80,43 @@ class Fitter:
             n = self._cost[piece] = len(self.encode(piece))
         return n
 
-    def fill(self, tokens: int, key: str, tail: str = "", lead: str = "", start: int | None = None) -> str:
-        """Text of exactly ``tokens`` tokens, ending with ``tail`` (the blank line before the
-        next section of the message, counted in this section's tokens).
+    def fill(self, tokens: int, key: str, lead: str = "", start: int | None = None) -> str:
+        """Text of exactly ``tokens`` tokens that ends with a letter or digit.
 
         ``lead`` is fixed text that opens the section (a clock line); the rest comes from
         the corpus stream of ``key``. A word that would overshoot is passed over, so only
-        the last few words of a section can be out of sentence order. The tail may merge
-        with the last word (``.`` and a blank line are one token), so each candidate is
-        costed as the last word with the tail after it.
+        the last few words of a section can be out of sentence order. The text ends on a
+        letter or digit (the last word loses its punctuation if need be) so that the blank
+        line after it, when another section follows, is always one token of its own: the
+        section has the same text and the same tokens wherever it sits.
         """
         pieces: list[str] = []
-        total = 0  # tokens of the pieces without the tail
+        total = 0
         if lead:
             pieces.append(lead)
             total = self.cost(lead)
-        if lead and self.cost(lead + tail) > tokens:
-            raise AdvisorError(f"{tokens} tokens cannot hold the text '{lead}' ({self.cost(lead + tail)} tokens)")
+            if total > tokens:
+                raise AdvisorError(f"{tokens} tokens cannot hold the text '{lead}' ({total} tokens)")
         stream = word_stream(key, start)
         stuck = 0
-        while not pieces or total - self.cost(pieces[-1]) + self.cost(pieces[-1] + tail) != tokens:
+        while total < tokens or not pieces[-1][-1:].isalnum():
+            if total == tokens:  # the right length, but ending on punctuation: give the word back
+                total -= self.cost(pieces.pop())
             word = next(stream)
             piece = " " + word if pieces else word
-            if total + self.cost(piece + tail) <= tokens:
+            if total + self.cost(piece) == tokens and not piece[-1].isalnum():
+                bare = piece.rstrip(_PUNCTUATION)
+                if bare.strip() and bare[-1].isalnum() and total + self.cost(bare) == tokens:
+                    piece = bare
+            if total + self.cost(piece) <= tokens and (total + self.cost(piece) < tokens or piece[-1].isalnum()):
                 pieces.append(piece)
                 total += self.cost(piece)
                 stuck = 0
                 continue
             stuck += 1
             if stuck > 300:
-                # The remainder fits no word with the tail after it (one token before a
-                # blank line): give back the last word and go on.
                 if not pieces or (lead and len(pieces) == 1):
-                    raise AdvisorError(f"{tokens} tokens cannot hold text and the blank line after it")
+                    raise AdvisorError(f"cannot fill {tokens} tokens from the corpus")
                 total -= self.cost(pieces.pop())
                 stuck = 0
-        return "".join(pieces) + tail
+        return "".join(pieces)

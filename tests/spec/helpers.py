@@ -37,12 +37,15 @@ def section_token_lengths(record: dict, pieces, tokenizer: str = "llama3") -> li
     at = 0
     for i, m in enumerate(record["messages"]):
         parts = by_message.get(i, [])
-        assert "".join(p.text for p in parts) == m["content"], "pieces do not make up the message"
+        assert "\n\n".join(p.text for p in parts) == m["content"], "pieces and blank lines do not make up the message"
         at = text.index(m["content"], at)
-        for p in parts:
+        for j, p in enumerate(parts):
+            if j:
+                at += 2  # the blank line between two sections
             before = tok.encode(text[:at])
+            assert full[: len(before)] == before, "a section starts inside a token"
             at += len(p.text)
             after = tok.encode(text[:at])
-            assert full[: len(after)] == after, "a section boundary falls inside a token"
+            assert full[: len(after)] == after, "a section ends inside a token"
             out.append(len(after) - len(before))
     return out

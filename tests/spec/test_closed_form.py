@@ -55,13 +55,14 @@ def _static_unique_expected(n: int) -> float:
 
 def _k_of_n_expected(n: int, docs: int, k: int, passage: int) -> float:
     tail = tokens(EOT_AND_ASSISTANT)
+    blank = tokens("\n\n")  # between two sections of a message: after each passage here
     shared = layout_tokens("system", "user") - tail + 300
-    prompt = shared + k * passage + 30 + tail
+    prompt = shared + k * (passage + blank) + 30 + tail
     cached = (n - 1) * shared
     for j in range(1, k + 1):
         tuples = math.perm(docs, j)  # ordered first-j passages, equally likely
         first_seen = tuples * (1 - (1 - 1 / tuples) ** n)  # E[distinct] = first occurrences
-        cached += passage * (n - first_seen)
+        cached += (passage + blank) * (n - first_seen)
     return cached / (n * prompt)
 
 
@@ -121,6 +122,7 @@ def _monte_carlo(spec, runs: int, seed: int = 7) -> tuple[float, float]:
     its segments, count a segment when its whole prefix tuple occurred in an earlier request."""
     tok = load_tokenizer("llama3")
     fixed = [len(tok.encode(t)) for t in layout_around(tuple(m.role for m in spec.messages))]
+    blank = len(tok.encode("\n\n"))
     rng = random.Random(seed)
     totals = []
     for _ in range(runs):
@@ -134,6 +136,7 @@ def _monte_carlo(spec, runs: int, seed: int = 7) -> tuple[float, float]:
                 order = list(m.sections)
                 if m.shuffle:
                     rng.shuffle(order)
+                first_piece = len(segments)
                 for s in order:
                     v = s.vary
                     if v.kind == "static" or v.kind == "clock":
@@ -150,6 +153,8 @@ def _monte_carlo(spec, runs: int, seed: int = 7) -> tuple[float, float]:
                             if d not in values:
                                 values.append(d)
                     for value in values:
+                        if len(segments) > first_piece:
+                            segments.append((blank, None))  # the blank line after the previous section
                         segments.append((s.tokens.fixed, (s.name, value)))
             segments.append((fixed[-1], None))
             key: tuple = ()
