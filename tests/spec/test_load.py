@@ -119,3 +119,21 @@ def test_spec_round_trips_through_its_yaml():
     spec = parse_spec(GOOD, "t.yaml")
     again = parse_spec(yaml.safe_dump(spec.to_yaml()), "again.yaml")
     assert again == spec
+
+
+@pytest.mark.parametrize("content,words", [
+    (b"", "spec: must be a mapping"),
+    (b"- just\n- a list\n", "spec: must be a mapping"),
+    (b"name: t\nmessages: [\n", "t.yaml:"),
+    (b"\xff\xfe\x00bad", "cannot read the spec"),
+    (b"a: &a [x, x, x, x, x, x, x, x, x, x]\n" + b"".join(
+        b"%c: &%c [*%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c]\n" % ((98 + i, 98 + i) + (97 + i,) * 10)
+        for i in range(12)), "alias"),
+])
+def test_unusable_files_are_one_line_errors(cli, tmp_path, content, words):
+    f = tmp_path / "t.yaml"
+    f.write_bytes(content)
+    res = cli("spec", "check", f)
+    assert res.code == 2, res.err
+    lines = res.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("advisor: error: ") and words in lines[0], res.err
