@@ -47,6 +47,7 @@ def lint(
     ignore: List[str] = typer.Option([], "--ignore", metavar="RULES", help="Rules to skip: codes, prefixes or names."),
     fail_on: Optional[str] = typer.Option(None, "--fail-on", metavar="SEVERITY", help="Lowest severity that makes the exit status 1: error, warning or info (default: warning)."),
     tokenizer: Optional[str] = typer.Option(None, "--tokenizer", metavar="NAME", help="Tokenizer for counting static tokens (default: llama3)."),
+    allow_empty: bool = typer.Option(False, "--allow-empty", help="Exit 0 rather than 2 when no given file is a prompt template (pre-commit passes whatever changed)."),
 ) -> None:
     """Lint prompt templates for patterns that break prefix caching."""
     if fmt is None:
@@ -69,11 +70,26 @@ def lint(
         cfg = lint_config.LintConfig(**{**cfg.__dict__, **overrides})
     counter = engine.default_counter(tokenizer or cfg.tokenizer or "llama3")
     result = engine.lint_files(list(paths), cfg, REGISTRY, counter)
+    _report_skipped(result.skipped)
+    if not result.files and not result.excluded and not allow_empty:
+        named = ", ".join(paths)
+        raise AdvisorError(f"no templates found in {named} ({len(result.skipped)} files skipped; see docs/lint.md, Inputs)")
     active = [a.rule for a in lint_config.active_rules(cfg, REGISTRY)]
     color = fmt == "text" and destination is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     _emit(output.render(fmt, result.findings, len(result.files), __version__, active, color=color), destination)
     if engine.fails(result.findings, fail_on or cfg.fail_on or "warning"):
         raise typer.Exit(code=1)
+
+
+# Enough names to see what happened; a folder of thousands of other files stays readable.
+_SKIPPED_SHOWN = 20
+
+
+def _report_skipped(skipped: list[tuple[str, str]]) -> None:
+    for shown, why in skipped[:_SKIPPED_SHOWN]:
+        sys.stderr.write(f"advisor: skipped {shown}: {why}\n")
+    if len(skipped) > _SKIPPED_SHOWN:
+        sys.stderr.write(f"advisor: skipped {len(skipped) - _SKIPPED_SHOWN} more files that are not prompt templates\n")
 
 
 @app.command("rules")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable
 
@@ -45,6 +45,15 @@ class Finding:
 class LintResult:
     findings: list[Finding]
     files: list[str]
+    # Files that were looked at and are not prompt templates: (shown path, why).
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    excluded: int = 0  # files left out by `exclude` patterns
+
+
+def _not_a_template(name: str) -> str:
+    suffix = PurePosixPath(name).suffix.lower()
+    kind = f"{suffix} files are" if suffix else "files without a suffix are"
+    return f"not a prompt template ({kind} not linted; see docs/lint.md, Inputs)"
 
 
 def repo_root(cwd: Path) -> Path:
@@ -75,9 +84,17 @@ def _excluded(shown: str, patterns: Iterable[str]) -> bool:
     return False
 
 
-def collect(paths: list[str], root: Path, exclude: Iterable[str]) -> list[tuple[Path, str]]:
-    """Files to lint, each once, with its repository-relative POSIX path, in path order."""
+def collect(
+    paths: list[str], root: Path, exclude: Iterable[str], skipped: list[tuple[str, str]] | None = None, excluded: list[str] | None = None
+) -> list[tuple[Path, str]]:
+    """Files to lint, each once, with its repository-relative POSIX path, in path order.
+
+    Files that are not prompt templates go to ``skipped`` with the reason, files that
+    ``exclude`` leaves out to ``excluded``, so that a run can say what it did not lint.
+    """
     exclude = tuple(exclude)
+    skipped = skipped if skipped is not None else []
+    excluded = excluded if excluded is not None else []
     found: dict[str, Path] = {}
     for raw in paths:
         path = Path(raw)
@@ -89,15 +106,23 @@ def collect(paths: list[str], root: Path, exclude: Iterable[str]) -> list[tuple[
             for folder, dirs, files in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
                 for name in sorted(files):
-                    if name.lower().endswith(sources.ALL_SUFFIXES):
-                        file = Path(folder) / name
-                        shown = display_path(file, root)
-                        if not _excluded(shown, exclude):
-                            found.setdefault(shown, file)
+                    file = Path(folder) / name
+                    shown = display_path(file, root)
+                    if _excluded(shown, exclude):
+                        excluded.append(shown)
+                    elif not name.lower().endswith(sources.ALL_SUFFIXES):
+                        if not name.startswith("."):
+                            skipped.append((shown, _not_a_template(name)))
+                    else:
+                        found.setdefault(shown, file)
         else:
             shown = display_path(path, root)
             # Excludes apply to named files too: pre-commit passes files one by one.
-            if not _excluded(shown, exclude):
+            if _excluded(shown, exclude):
+                excluded.append(shown)
+            elif not path.name.lower().endswith(sources.ALL_SUFFIXES):
+                skipped.append((shown, _not_a_template(path.name)))
+            else:
                 found.setdefault(shown, path)
     return sorted(((p, s) for s, p in found.items()), key=lambda ps: ps[1])
 
@@ -315,7 +340,9 @@ def lint_files(
 ) -> LintResult:
     cwd = cwd or Path.cwd()
     root = repo_root(cwd)
-    files = collect(paths, root, config.exclude)
+    skipped: list[tuple[str, str]] = []
+    excluded: list[str] = []
+    files = collect(paths, root, config.exclude, skipped, excluded)
     linter = Linter(config, registry, count_tokens)
     linter.root = root
     if parallel is None:
@@ -323,7 +350,10 @@ def lint_files(
     items = _parallel(linter, files) if parallel else [_lint_one(linter, p, s) for p, s in files]
     models = [item[0] for item in items if item is not None]
     per_path = {item[0].path: item[1] for item in items if item is not None}
-    return LintResult(linter.finish(models, per_path), [m.path for m in models])
+    for (_, shown), item in zip(files, items):
+        if item is None:
+            skipped.append((shown, "not a prompt template (YAML/JSON without a `messages` list or a `chat_template`)"))
+    return LintResult(linter.finish(models, per_path), [m.path for m in models], sorted(set(skipped)), len(set(excluded)))
 
 
 def lint_texts(files: dict[str, str], config: LintConfig, registry: dict[str, Rule], count_tokens: Callable[[str], int]) -> LintResult:

@@ -175,3 +175,36 @@ def test_rules_and_rule_commands(capsys):
     assert code == 0 and "PC301" in out
     code, _ = run(["rule", "nope"], capsys)
     assert code == 2
+
+
+def test_non_templates_are_named_as_skipped_and_nothing_lintable_exits_2(project):
+    (project / "traffic").mkdir()
+    (project / "traffic" / "rag.jsonl").write_text('{"prompt": "x"}\n')
+    (project / "traffic" / "app.py").write_text("print('hi')\n")
+    (project / "traffic" / "config.yaml").write_text("name: x\n")
+    proc = cli(["lint", "traffic"], project)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert lines[:3] == [
+        "advisor: skipped traffic/app.py: not a prompt template (.py files are not linted; see docs/lint.md, Inputs)",
+        "advisor: skipped traffic/config.yaml: not a prompt template (YAML/JSON without a `messages` list or a `chat_template`)",
+        "advisor: skipped traffic/rag.jsonl: not a prompt template (.jsonl files are not linted; see docs/lint.md, Inputs)",
+    ]
+    assert lines[3] == "advisor: error: no templates found in traffic (3 files skipped; see docs/lint.md, Inputs)"
+    assert "Traceback" not in proc.stderr and len(lines) == 4
+
+
+def test_a_named_non_template_is_skipped_not_linted(project):
+    (project / "prompts" / "ok.j2").write_text(CLEAN)
+    (project / "app.py").write_text("x = '{{ now }}'\n")
+    proc = cli(["lint", "prompts/ok.j2", "app.py", "--format", "concise", "--select", "PC101"], project)
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert "advisor: skipped app.py: not a prompt template (.py files" in proc.stderr
+
+
+def test_allow_empty_for_pre_commit(project):
+    (project / "notes.md").write_text("# notes\n")
+    proc = cli(["lint", "notes.md", "--allow-empty"], project)
+    assert proc.returncode == 0, proc.stderr
+    assert "advisor: skipped notes.md" in proc.stderr
