@@ -9,22 +9,23 @@ render to chat messages.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from jinja2 import BaseLoader, Environment, TemplateNotFound
-from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from yaml.nodes import ScalarNode
 
 from advisor.errors import AdvisorError
-from advisor.ingest import safe_open
-from advisor.ingest.safe_yaml import YAMLError, error_line, error_reason, safe_compose, safe_load
+from advisor.ingest import prompt_files, safe_open
+from advisor.ingest.prompt_files import TEXT_SUFFIXES
+from advisor.ingest.safe_yaml import YAMLError, error_line, error_reason, safe_compose
 from advisor.ingest.sandbox import LimitedSandbox, compile_untrusted, render_untrusted
 
-TEXT_SUFFIXES = (".j2", ".jinja", ".jinja2", ".txt")
-MESSAGE_SUFFIXES = (".yaml", ".yml", ".prompty")
-ROLE_LINE = re.compile(r"^[ \t]*(system|user|assistant|developer)[ \t]*:[ \t]*$", re.IGNORECASE | re.MULTILINE)
+# File kinds, front matter, role lines and messages are read by advisor.ingest.prompt_files,
+# the reader the linter and the template diffs share: one file, one reading.
+MESSAGE_SUFFIXES = prompt_files.DATA_SUFFIXES + prompt_files.PROMPTY_SUFFIXES
+ROLE_LINE = prompt_files.ROLE_LINE
 
 
 @dataclass(frozen=True)
@@ -43,16 +44,20 @@ class PromptTemplate:
         if path.suffix in TEXT_SUFFIXES:
             self.kind = "text"
             self._text = compile_untrusted(env, text, str(path))
-        elif path.suffix == ".prompty":
+        elif path.suffix in prompt_files.PROMPTY_SUFFIXES:
             self.kind = "prompty"
-            body = _prompty_body(text, path)
+            try:
+                body, offset = prompt_files.prompty_body(text)
+            except prompt_files.PromptFileError as exc:
+                raise AdvisorError(f"{path}:{exc.line}: {exc.message}")
             # Line numbers of the body count from the top of the file.
-            offset = text[: len(text) - len(body)].count("\n")
             self._text = compile_untrusted(env, "\n" * offset + body, str(path))
         else:
             self.kind = "messages"
-            self._messages = [(role, compile_untrusted(env, content, str(path), line_offset=offset))
-                              for role, content, offset in _yaml_messages(text, path)]
+            self._messages = [
+                (role, [compile_untrusted(env, content, str(path), line_offset=offset) for content, offset in parts])
+                for role, parts in _messages(text, path)
+            ]
 
     def render(self, variables: dict[str, Any]) -> Rendered:
         try:
@@ -60,8 +65,9 @@ class PromptTemplate:
                 return Rendered(prompt=render_untrusted(self._text, variables))
             if self.kind == "prompty":
                 return Rendered(messages=split_roles(render_untrusted(self._text, variables)))
+            # OpenAI text parts of one message reach the model joined by newlines, as vLLM joins them.
             return Rendered(messages=tuple(
-                {"role": role, "content": render_untrusted(t, variables)} for role, t in self._messages
+                {"role": role, "content": "\n".join(render_untrusted(t, variables) for t in parts)} for role, parts in self._messages
             ))
         except AdvisorError as exc:
             raise AdvisorError(f"{self.path}: {exc}")
@@ -101,68 +107,31 @@ class FolderLoader(BaseLoader):
         raise TemplateNotFound(template)
 
 
-def _prompty_body(text: str, path: Path) -> str:
-    lines = text.split("\n")
-    if lines and lines[0].strip() == "---":
-        for i in range(1, len(lines)):
-            if lines[i].strip() == "---":
-                return "\n".join(lines[i + 1:])
-        raise AdvisorError(f"{path}:1: front matter is not closed by '---'")
-    return text
-
-
-def _yaml_messages(text: str, path: Path) -> list[tuple[str, str, int]]:
-    """(role, content, lines above the content in the file) per message."""
+def _messages(text: str, path: Path) -> list[tuple[str, list[tuple[str, int]]]]:
+    """Per message: its role and, per content part, the Jinja text and the file lines above it
+    (so that a template error inside a message names the file's line)."""
     try:
-        data = safe_load(text)
+        root = safe_compose(text)
     except YAMLError as exc:
         raise AdvisorError(f"{path}:{error_line(exc)}: invalid YAML ({error_reason(exc)})")
-    messages = data.get("messages") if isinstance(data, dict) else None
-    if not isinstance(messages, list) or not messages:
+    found = prompt_files.messages(root)
+    if not found:
         raise AdvisorError(f"{path}: a YAML prompt file needs a 'messages' list")
-    offsets = _content_offsets(text)
     out = []
-    for i, m in enumerate(messages):
-        if not (isinstance(m, dict) and isinstance(m.get("role"), str) and isinstance(m.get("content"), str)):
+    for i, m in enumerate(found):
+        content = prompt_files.get(m.item, "content")
+        not_text = isinstance(content, ScalarNode) and content.tag != "tag:yaml.org,2002:str"
+        if m.role is None or not m.parts or not_text:
             raise AdvisorError(f"{path}: messages[{i}] needs string 'role' and 'content'")
-        out.append((m["role"], m["content"], offsets[i] if i < len(offsets) else 0))
+        # A block scalar (| or >) starts on the line after its indicator.
+        parts = [(node.value, node.start_mark.line + (1 if node.style in ("|", ">") else 0)) for node in m.parts]
+        out.append((m.role, parts))
     return out
-
-
-def _content_offsets(text: str) -> list[int]:
-    """Per message, the file lines above its content's first line (so a template error
-    inside a message names the file's line)."""
-    root = safe_compose(text)
-    messages = _node_get(root, "messages")
-    out = []
-    for item in getattr(messages, "value", []) if isinstance(messages, SequenceNode) else []:
-        node = _node_get(item, "content")
-        if isinstance(node, ScalarNode):
-            # A block scalar (| or >) starts on the line after its indicator.
-            out.append(node.start_mark.line + (1 if node.style in ("|", ">") else 0))
-        else:
-            out.append(0)
-    return out
-
-
-def _node_get(node: Any, key: str) -> Any:
-    if isinstance(node, MappingNode):
-        for k, v in node.value:
-            if isinstance(k, ScalarNode) and k.value == key:
-                return v
-    return None
 
 
 def split_roles(rendered: str) -> tuple[dict[str, str], ...]:
     """Split a rendered Prompty body at its role lines into chat messages."""
-    marks = list(ROLE_LINE.finditer(rendered))
-    if not marks:
-        return ({"role": "system", "content": rendered.strip()},)
-    out = []
-    for i, m in enumerate(marks):
-        end = marks[i + 1].start() if i + 1 < len(marks) else len(rendered)
-        out.append({"role": m.group(1).lower(), "content": rendered[m.end():end].strip()})
-    return tuple(out)
+    return prompt_files.split_rendered(rendered)
 
 
 class TemplateSet:

@@ -10,7 +10,6 @@ lines of the original file.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,14 +17,14 @@ import yaml
 
 from advisor.errors import AdvisorError
 from advisor.lint.model import Piece
-from advisor.ingest.safe_yaml import safe_compose, safe_load
+from advisor.ingest import prompt_files
+from advisor.ingest.prompt_files import DATA_SUFFIXES, PROMPTY_SUFFIXES
+from advisor.ingest.prompt_files import TEXT_SUFFIXES as JINJA_SUFFIXES
+from advisor.ingest.safe_yaml import safe_compose
 
-JINJA_SUFFIXES = (".j2", ".jinja", ".jinja2", ".txt")
-DATA_SUFFIXES = (".yaml", ".yml", ".json")
-PROMPTY_SUFFIXES = (".prompty",)
+# The file kinds and their structure are read by advisor.ingest.prompt_files, which the
+# renderer and the template diffs use too; this module only turns them into Jinja pieces.
 ALL_SUFFIXES = JINJA_SUFFIXES + DATA_SUFFIXES + PROMPTY_SUFFIXES
-
-_ROLE_LINE = re.compile(r"^[ \t]*(system|user|assistant|developer|tool)[ \t]*:[ \t]*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -84,9 +83,9 @@ def _data_file(text: str, suffix: str) -> Loaded | None:
     chat = _get(root, "chat_template")
     if chat is not None:
         return Loaded("chat_template", _chat_template_pieces(chat, text))
-    messages = _get(root, "messages")
-    if isinstance(messages, yaml.SequenceNode):
-        pieces = _message_pieces(messages, text)
+    found = prompt_files.messages(root)
+    if found is not None:
+        pieces = _message_pieces(found, text)
         # A list of plain strings is some other kind of file, not chat messages.
         return Loaded("messages", pieces) if pieces else None
     return None
@@ -113,28 +112,15 @@ def _chat_template_pieces(node: yaml.Node, text: str) -> list[Piece]:
     return pieces
 
 
-def _message_pieces(messages: yaml.SequenceNode, text: str) -> list[Piece]:
+def _message_pieces(found: list[prompt_files.Message], text: str) -> list[Piece]:
     pieces = []
-    for item in messages.value:
-        if not isinstance(item, yaml.MappingNode):
-            continue
-        role = _get(item, "role")
-        role_name = role.value if isinstance(role, yaml.ScalarNode) else "message"
-        role_line = (role or item).start_mark.line + 1
-        role_col = (role or item).start_mark.column + 1
-        content = _get(item, "content")
-        scalars: list[yaml.ScalarNode] = []
-        if isinstance(content, yaml.ScalarNode):
-            scalars.append(content)
-        elif isinstance(content, yaml.SequenceNode):
-            # OpenAI content parts: [{"type": "text", "text": "..."}]
-            for part in content.value:
-                if isinstance(part, yaml.MappingNode):
-                    t = _get(part, "text")
-                    if isinstance(t, yaml.ScalarNode):
-                        scalars.append(t)
+    for message in found:
+        role_name = message.role or "message"
+        anchor = message.role_node or message.item
+        role_line = anchor.start_mark.line + 1
+        role_col = anchor.start_mark.column + 1
         first = True
-        for scalar in scalars:
+        for scalar in message.parts:
             pieces.append(_scalar_piece(scalar, text, role_name if first else None, role_line, role_col))
             first = False
         if first:
@@ -176,33 +162,12 @@ def _scalar_piece(node: yaml.ScalarNode, text: str, role: str | None, role_line:
 # --- .prompty -------------------------------------------------------------------------------------
 
 def _prompty(text: str) -> Loaded:
-    lines = text.split("\n")
-    body_start = 0
-    if lines and lines[0].strip() == "---":
-        for i in range(1, len(lines)):
-            if lines[i].strip() == "---":
-                front = "\n".join(lines[1:i])
-                try:
-                    safe_load(front)
-                except yaml.YAMLError as exc:
-                    mark = getattr(exc, "problem_mark", None)
-                    return Loaded(
-                        "prompty", [], (f"invalid front matter: {getattr(exc, 'problem', None) or exc}", (mark.line + 2) if mark else 1)
-                    )
-                body_start = i + 1
-                break
-    pieces: list[Piece] = []
-    role: str | None = None
-    role_line = 0
-    chunk_start = body_start
-    for i in range(body_start, len(lines) + 1):
-        m = _ROLE_LINE.match(lines[i]) if i < len(lines) else None
-        if m or i == len(lines):
-            chunk = "\n".join(lines[chunk_start:i])
-            if role is not None or chunk.strip():
-                pieces.append(Piece(chunk, line_offset=chunk_start, role=role, role_line=role_line, role_column=1))
-            if m:
-                role = m.group(1).lower()
-                role_line = i + 1
-                chunk_start = i + 1
+    try:
+        body, offset = prompt_files.prompty_body(text)
+    except prompt_files.PromptFileError as exc:
+        return Loaded("prompty", [], (exc.message, exc.line))
+    pieces = [
+        Piece(s.text, line_offset=s.line_offset, role=s.role, role_line=s.role_line or s.line_offset + 1, role_column=1)
+        for s in prompt_files.prompty_sections(body, offset)
+    ]
     return Loaded("prompty", pieces)

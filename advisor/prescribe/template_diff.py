@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from advisor.diagnose.detect import Diagnosis, Finding
+from advisor.ingest import prompt_files
 from advisor.prescribe.rewrite import LAST_USER, MESSAGE_END, cut_span
 
-SUFFIXES = (".j2", ".jinja", ".jinja2", ".txt", ".yaml", ".yml", ".prompty")
-_USER_LINE = re.compile(r"^[ \t]*user[ \t]*:[ \t]*$", re.IGNORECASE | re.MULTILINE)
+SUFFIXES = prompt_files.TEXT_SUFFIXES + (".yaml", ".yml") + prompt_files.PROMPTY_SUFFIXES
 _YAML_USER = re.compile(r"^[ \t]*-[ \t]*role:[ \t]*['\"]?user['\"]?[ \t]*$", re.MULTILINE)
 _YAML_ROLE = re.compile(r"^[ \t]*-[ \t]*role:", re.MULTILINE)
-_ANY_ROLE_LINE = re.compile(r"^[ \t]*(system|user|assistant|developer)[ \t]*:[ \t]*$", re.IGNORECASE | re.MULTILINE)
+# Role lines of a .prompty body as the linter and the renderer read them.
+_ANY_ROLE_LINE = prompt_files.ROLE_LINE
 MOVED_NOTE = ("{# advisor: per-request value moved after all static content. In chat traffic, "
               "send it at the end of the last user turn. #}")
 
@@ -98,7 +99,7 @@ def _insert_end_of_section(path: Path, text: str, at: int, moved: str) -> str:
 
 def _insert_last_user(path: Path, text: str, moved: str) -> str:
     """``moved`` at the end of the last user section of the template, or at its end."""
-    if path.suffix == ".prompty" and _USER_LINE.search(text):
+    if path.suffix == ".prompty" and any(m.group(1).lower() == "user" for m in _ANY_ROLE_LINE.finditer(text)):
         return text.rstrip("\n") + "\n\n" + moved + "\n"
     if path.suffix in (".yaml", ".yml"):
         users = list(_YAML_USER.finditer(text))
