@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from advisor.lint.fix import UNSAFE, Edit, Fix, offset
 from advisor.lint.model import DATE, RANDOM, REQUEST, Segment, Taint, TemplateModel
 from advisor.lint.rule import Context, Option, Problem, Rule, shared_tokens
 
@@ -86,7 +87,41 @@ def check(model: TemplateModel, ctx: Context) -> Iterator[Problem]:
             seg.end_line,
             seg.end_column,
             tokens_at_risk=n,
+            fix=_move_fix(model, i),
         )
+
+
+# Only a plain template or a Prompty body keeps its text in file order with nothing around
+# it; in a chat template the end of the file is the generation prompt.
+_MOVABLE_KINDS = ("jinja", "prompty")
+
+
+def _move_fix(model: TemplateModel, index: int) -> Fix | None:
+    """Move the value's line to the end of the file, when the line holds nothing but this one
+    output and its own static label, outside every loop, branch and macro."""
+    seg = model.segments[index]
+    source = model.source
+    if model.kind not in _MOVABLE_KINDS or seg.construct not in ("output", "call") or seg.line != seg.end_line or not source:
+        return None
+    if any(s.kind == "dynamic" and s.construct in ("for", "if", "call") and j < index < s.end_index for j, s in enumerate(model.segments)):
+        return None
+    start = offset(source, seg.line, 1)
+    nl = source.find("\n", start)
+    end = len(source) if nl < 0 else nl + 1
+    line = source[start:end]
+    body = line.rstrip("\n")
+    if body.count("{{") != 1 or "{%" in body or "{#" in body or "{{-" in body or "-}}" in body or not body.strip():
+        return None
+    if body[body.index("{{"):].split("}}", 1)[-1].strip():
+        return None  # text after the value on its line would still follow it
+    if source[start:].lstrip("\n").strip() == body.strip():
+        return None  # already the last line
+    moved = body + "\n" if source.endswith("\n") else "\n" + body
+    return Fix(
+        UNSAFE,
+        f"move line {seg.line} after the static text, to the end of the file",
+        (Edit(start, end, ""), Edit(len(source), len(source), moved)),
+    )
 
 
 def _where(seg: Segment, taint: Taint) -> str:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
-from advisor.lint.model import TemplateModel
+from advisor.lint.fix import SAFE, Edit, Fix, offset
+from advisor.lint.model import Site, TemplateModel
 from advisor.lint.rule import Context, Option, Problem, Rule
 
 DOCS = """\
@@ -66,7 +68,41 @@ def check(model: TemplateModel, ctx: Context) -> Iterator[Problem]:
             site.end_line,
             site.end_column,
             tokens_at_risk=n,
+            fix=_fix(model.source, site),
         )
+
+
+# Method calls that iterate a mapping in insertion order, and their sorted spelling. A filter
+# binds to the same operand as the call it replaces (`a ~ b.items()` is `a ~ (b|dictsort)`).
+_SORTED = {
+    "items": " | dictsort",
+    "keys": " | sort",
+    "values": " | dictsort | map(attribute=1)",
+}
+
+
+def _fix(source: str, site: Site) -> Fix | None:
+    """Sort what the site iterates, when its tag spells it exactly once."""
+    if not site.fixable or not source:
+        return None
+    start = offset(source, site.line, site.column)
+    end = offset(source, site.end_line, site.end_column)
+    tag = source[start:end]
+    if site.fixable in _SORTED:
+        pattern = re.compile(r"\.\s*" + site.fixable + r"\s*\(\s*\)")
+        replacement = _SORTED[site.fixable]
+        message = f"iterate with `{replacement.strip()}` instead of `.{site.fixable}()`"
+    else:
+        name_filter, _, name = site.fixable.partition(":")
+        filt = name_filter.lstrip("|")
+        pattern = re.compile(r"\b" + re.escape(name) + r"\s*\|\s*" + filt + r"\b")
+        replacement = f"{name} | sort | {filt}"
+        message = f"sort `{name}` before `|{filt}`"
+    found = list(pattern.finditer(tag))
+    if len(found) != 1:
+        return None
+    m = found[0]
+    return Fix(SAFE, message, (Edit(start + m.start(), start + m.end(), replacement),))
 
 
 RULE = Rule(

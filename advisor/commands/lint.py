@@ -48,6 +48,9 @@ def lint(
     fail_on: Optional[str] = typer.Option(None, "--fail-on", metavar="SEVERITY", help="Lowest severity that makes the exit status 1: error, warning or info (default: warning)."),
     tokenizer: Optional[str] = typer.Option(None, "--tokenizer", metavar="NAME", help="Tokenizer for counting static tokens (default: llama3)."),
     allow_empty: bool = typer.Option(False, "--allow-empty", help="Exit 0 rather than 2 when no given file is a prompt template (pre-commit passes whatever changed)."),
+    fix: bool = typer.Option(False, "--fix", help="Apply the safe fixes (e.g. sorted keys) to the files, then report what remains."),
+    unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="Also apply fixes that change the prompt text (a dynamic line moved after the static text); implies --fix unless --diff."),
+    diff: bool = typer.Option(False, "--diff", help="Print the fixes as a unified diff instead of writing them (exit 1 when there is one)."),
 ) -> None:
     """Lint prompt templates for patterns that break prefix caching."""
     if fmt is None:
@@ -74,11 +77,32 @@ def lint(
     if not result.files and not result.excluded and not allow_empty:
         named = ", ".join(paths)
         raise AdvisorError(f"no templates found in {named} ({len(result.skipped)} files skipped; see docs/lint.md, Inputs)")
+    if diff or fix or unsafe_fixes:
+        fixed = engine.fix_files(list(paths), result, cfg, REGISTRY, counter, unsafe=unsafe_fixes)
+        count = sum(f.count for f in fixed)
+        if diff:
+            _emit("".join(f.diff() for f in fixed), destination)
+            sys.stderr.write(f"advisor: would fix {_count(count, 'finding')} in {_count(len(fixed), 'file')}\n")
+            if fixed:
+                raise typer.Exit(code=1)
+            return
+        for f in fixed:
+            try:
+                emit(f.after, f.path)
+            except OSError as exc:
+                raise AdvisorError(f"{f.shown}: cannot write the fix ({exc.strerror or exc})") from None
+        sys.stderr.write(f"advisor: fixed {_count(count, 'finding')} in {_count(len(fixed), 'file')}\n")
+        if fixed:
+            result = engine.lint_files(list(paths), cfg, REGISTRY, counter)
     active = [a.rule for a in lint_config.active_rules(cfg, REGISTRY)]
     color = fmt == "text" and destination is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     _emit(output.render(fmt, result.findings, len(result.files), __version__, active, color=color), destination)
     if engine.fails(result.findings, fail_on or cfg.fail_on or "warning"):
         raise typer.Exit(code=1)
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 # Enough names to see what happened; a folder of thousands of other files stays readable.

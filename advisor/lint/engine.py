@@ -16,7 +16,9 @@ from typing import Callable, Iterable
 
 from advisor.errors import AdvisorError
 from advisor.lint import sources, suppress
+from advisor.lint import fix as fixes
 from advisor.lint.config import ActiveRule, LintConfig, active_rules
+from advisor.lint.fix import Fix
 from advisor.lint.model import DEFAULT_STATIC_VARIABLES, Settings, SyntaxIssue, TemplateModel, build_model
 from advisor.lint.rule import SEVERITIES, Context, Problem, Rule, token_counter
 
@@ -39,6 +41,7 @@ class Finding:
     end_line: int | None = None
     end_column: int | None = None
     tokens_at_risk: int | None = None
+    fix: Fix | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -208,6 +211,7 @@ class Linter:
             end_line=p.end_line,
             end_column=p.end_column,
             tokens_at_risk=p.tokens_at_risk,
+            fix=p.fix,
         )
 
     def template_findings(self, model: TemplateModel) -> list[Finding]:
@@ -369,6 +373,64 @@ def lint_texts(files: dict[str, str], config: LintConfig, registry: dict[str, Ru
         if model is not None:
             models.append(model)
     return LintResult(linter.run(models), [m.path for m in models])
+
+
+# Each round applies the fixes that do not overlap; a few rounds settle any template.
+MAX_FIX_ROUNDS = 10
+
+
+def fix_text(shown: str, path: Path, text: str, linter: Linter, unsafe: bool) -> tuple[str, int]:
+    """The file text with its fixes applied (``unsafe`` adds the unsafe ones) and how many."""
+    loader = folder_loader(path, linter.root) if ("include" in text or "import" in text) else None
+    total = 0
+    for _ in range(MAX_FIX_ROUNDS):
+        model = model_for(shown, path, text, linter.settings, loader)
+        if model is None or model.syntax_errors:
+            break
+        wanted = [f.fix for f in linter.run([model]) if f.fix is not None and fixes.wanted(f.fix, unsafe)]
+        if not wanted:
+            break
+        text, applied = fixes.apply(text, wanted)
+        total += len(applied)
+    return text, total
+
+
+@dataclass(frozen=True)
+class FileFix:
+    shown: str
+    path: Path
+    before: str
+    after: str
+    count: int  # fixes applied
+
+    def diff(self) -> str:
+        return fixes.unified_diff(self.shown, self.before, self.after)
+
+
+def fix_files(
+    paths: list[str],
+    result: LintResult,
+    config: LintConfig,
+    registry: dict[str, Rule],
+    count_tokens: Callable[[str], int],
+    unsafe: bool,
+    cwd: Path | None = None,
+) -> list[FileFix]:
+    """The fixed text of every file with a wanted fix among ``result``'s findings, in path
+    order. Nothing is written here: the command decides between writing and a diff."""
+    root = repo_root(cwd or Path.cwd())
+    with_fix = {f.path for f in result.findings if fixes.wanted(f.fix, unsafe)}
+    linter = Linter(config, registry, count_tokens)
+    linter.root = root
+    out = []
+    for path, shown in collect(paths, root, config.exclude):
+        if shown not in with_fix:
+            continue
+        before = sources.read_text(path, shown)
+        after, count = fix_text(shown, path, before, linter, unsafe)
+        if after != before:
+            out.append(FileFix(shown, path, before, after, count))
+    return out
 
 
 def fails(findings: list[Finding], fail_on: str) -> bool:

@@ -152,6 +152,7 @@ class Site:
     end_column: int
     taint: Taint = CONSTANT
     segment_index: int = 0  # segments at or after this index render after the site
+    fixable: str = ""  # what a fix would change: "items", "keys", "values", "|join:tag_set"
 
 
 @dataclass(frozen=True)
@@ -559,7 +560,7 @@ class _Walker:
             return strongest(args)
         base = self.expr(func)
         if fname in ("items", "keys", "values") and isinstance(func, nodes.Getattr):
-            self._unstable(node, f"`.{fname}()` of {base.reason or 'a mapping'}", base, line)
+            self._unstable(node, f"`.{fname}()` of {base.reason or 'a mapping'}", base, line, fixable=fname)
         return strongest([base] + args)
 
     def _filter(self, node: nodes.Filter, line: int) -> Taint:
@@ -575,18 +576,19 @@ class _Walker:
         if node.name == "unique":
             self._unstable(node, "`|unique` (its output order follows the input's duplicates)", base, line, always=True)
         elif node.name in ("list", "join", "first", "last") and isinstance(node.node, nodes.Name) and _set_like(node.node.name):
-            self._unstable(node, f"`|{node.name}` of the set-like `{node.node.name}`", base, line, always=True)
+            fixable = f"|{node.name}:{node.node.name}" if node.name in ("list", "join") else ""
+            self._unstable(node, f"`|{node.name}` of the set-like `{node.node.name}`", base, line, always=True, fixable=fixable)
         return strongest([base] + args)
 
     def _kwarg(self, name: str, default: object, line: int) -> Taint:
         shown = _literal(default)
         return self.taint(KWARG, f"the caller kwarg `{name}` (constant default {shown})", line, kwarg=name)
 
-    def _unstable(self, node: nodes.Node, detail: str, base: Taint, line: int, always: bool = False) -> None:
+    def _unstable(self, node: nodes.Node, detail: str, base: Taint, line: int, always: bool = False, fixable: str = "") -> None:
         if not (always or base.volatile):
             return
         l, c, el, ec = self._here(line)
-        self.unstable.append(Site("unstable", detail, l, c, el, ec, base, len(self.segments)))
+        self.unstable.append(Site("unstable", detail, l, c, el, ec, base, len(self.segments), fixable if not self.override else ""))
 
     def _check_attr(self, attr: str, node: nodes.Node) -> None:
         if self.active:

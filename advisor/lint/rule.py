@@ -10,6 +10,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
+from advisor.lint.fix import Fix
 from advisor.lint.model import TemplateModel
 
 SEVERITIES = ("error", "warning", "info")
@@ -40,6 +41,7 @@ class Problem:
     end_column: int | None = None
     tokens_at_risk: int | None = None
     path: str | None = None  # set-scope rules name the template the problem is in
+    fix: Fix | None = None  # text edits that remove the problem (see advisor.lint.fix)
 
 
 @dataclass

@@ -1,0 +1,167 @@
+"""Fixes: --fix applies the safe ones, --unsafe-fixes also moves lines, --diff shows them.
+
+For every fix: the fixed template parses, the finding it fixes is gone, and the static
+text renders the same (rendered with the sandbox, not compared as source).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from advisor.cli import main
+from advisor.ingest.sandbox import LimitedSandbox, compile_untrusted, render_untrusted
+from advisor.lint import config, engine
+from advisor.lint.config import LintConfig
+from advisor.rules import REGISTRY
+
+HERE = Path(__file__).parent
+REPO = HERE.parents[1]
+FIXTURES = HERE / "fixtures" / "fix"
+GOLDEN = HERE / "golden"
+
+POLICY = (
+    "You are the Corvina support assistant. Follow the support policy exactly, answer in short numbered steps, "
+    "cite the policy section you used and escalate billing disputes to a human agent.\n"
+)
+
+
+def fixed(text: str, counter, unsafe: bool, name: str = "t.j2") -> tuple[str, int]:
+    linter = engine.Linter(LintConfig(), REGISTRY, counter)
+    return engine.fix_text(name, Path(name), text, linter, unsafe)
+
+
+def findings(text: str, counter, name: str = "t.j2"):
+    return engine.lint_texts({name: text}, config.parse({}, "t", REGISTRY), REGISTRY, counter).findings
+
+
+def render(text: str, variables: dict) -> str:
+    return render_untrusted(compile_untrusted(LimitedSandbox(), text, "t.j2"), variables)
+
+
+def static_text(text: str, counter) -> list[str]:
+    model = engine.model_for("t.j2", Path("t.j2"), text, engine.settings_for(LintConfig()))
+    assert model is not None
+    return [s.text for s in model.segments if s.kind == "static"]
+
+
+SAFE_CASES = [
+    ("{% for k, v in profile.items() %}{{ k }}={{ v }};{% endfor %}\n" + POLICY, "profile"),
+    ("Fields: {{ profile.keys() | list | join(', ') }}\n" + POLICY, "profile"),
+    ("Values: {{ profile.values() | join(', ') }}\n" + POLICY, "profile"),
+    ("Tags: {{ tag_set | join(', ') }}\n" + POLICY, "tag_set"),
+    ("Tags: {{ tag_set | list }}\n" + POLICY, "tag_set"),
+    ("{% set p = user.profile %}{% for k in p.keys() %}{{ k }} {% endfor %}\n" + POLICY, None),
+]
+
+
+@pytest.mark.parametrize("case", range(len(SAFE_CASES)))
+def test_safe_fix_sorts_and_keeps_the_text(case, counter):
+    text, name = SAFE_CASES[case]
+    assert any(f.code == "PC103" and f.fix is not None for f in findings(text, counter))
+    after, count = fixed(text, counter, unsafe=False)
+    assert count >= 1 and after != text
+    assert not any(f.code in ("PC001", "PC103") for f in findings(after, counter))
+    assert static_text(after, counter) == static_text(text, counter)
+    rng = random.Random(case)
+    keys = [f"k{i}" for i in range(8)]
+    shuffled = keys[:]
+    rng.shuffle(shuffled)
+    if name == "tag_set":
+        data, ordered = {name: shuffled}, {name: sorted(shuffled)}
+    else:
+        data = {"profile": {k: k.upper() for k in shuffled}, "user": {"profile": {k: 1 for k in shuffled}}}
+        ordered = {"profile": {k: k.upper() for k in sorted(shuffled)}, "user": {"profile": {k: 1 for k in sorted(shuffled)}}}
+    # The fixed template renders the data in sorted order whatever order it came in.
+    assert render(after, data) == render(text, ordered)
+
+
+def test_safe_fixes_never_move_lines(counter):
+    text = "Current time: {{ now }}\n" + POLICY
+    assert fixed(text, counter, unsafe=False) == (text, 0)
+
+
+UNSAFE_CASES = [
+    "Current date and time: {{ now }}\n" + POLICY + "Question: {{ question }}\n",
+    "Request {{ uuid4() }}\n" + POLICY,
+    "{% set stamp = now() %}\nAs of: {{ stamp }}\n" + POLICY + "Question: {{ question }}",
+    "Customer: {{ user_name }}\n" + POLICY + POLICY,
+]
+
+
+@pytest.mark.parametrize("case", range(len(UNSAFE_CASES)))
+def test_unsafe_fix_moves_the_line_after_the_static_text(case, counter):
+    text = UNSAFE_CASES[case]
+    before = [f for f in findings(text, counter) if f.code == "PC101"]
+    assert before and before[0].fix is not None and before[0].fix.applicability == "unsafe"
+    after, count = fixed(text, counter, unsafe=True)
+    assert count == 1
+    assert not any(f.code in ("PC001", "PC101") for f in findings(after, counter))
+    variables = {"question": "why?", "user_name": "Ana", "uuid4": lambda: "u-1"}
+    variables["now"] = (lambda: "12:00") if "now()" in text else "12:00"
+    lines_before = render(text, variables).split("\n")
+    lines_after = render(after, variables).split("\n")
+    # No tag in these templates renders a newline, so rendered lines follow source lines.
+    moved = lines_before[before[0].line - 1]
+    # Every rendered line is still there, the moved one now after all the static text.
+    assert sorted(lines_before) == sorted(lines_after)
+    assert moved in lines_after and lines_after.index(moved) > lines_after.index(POLICY.strip())
+    assert [ln for ln in lines_after if ln != moved] == [ln for ln in lines_before if ln != moved]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{% if vip %}Time: {{ now }}{% endif %}\n" + POLICY,  # inside a branch
+        "{% for d in docs %}\n{{ now }}\n{% endfor %}\n" + POLICY,  # inside a loop
+        "{{- now }} and {{ today }}\n" + POLICY,  # two values, whitespace control
+        "{% set x = 1 %}{{ now }}\n" + POLICY,  # a block tag on the line
+        "As of {{ now }}:\n" + POLICY,  # its own text after it would still follow it
+    ],
+)
+def test_lines_that_are_not_self_contained_are_not_moved(text, counter):
+    assert fixed(text, counter, unsafe=True)[0] == text
+
+
+def test_chat_templates_get_no_move(counter):
+    text = "{{ strftime_now('%H:%M') }}\n" + POLICY + "{% for m in messages %}{{ m.content }}{% endfor %}"
+    assert fixed(text, counter, unsafe=True, name="x.chat_template.jinja") == (text, 0)
+
+
+@pytest.mark.parametrize("mode", ["safe", "unsafe"])
+def test_diff_golden(mode, capsys, monkeypatch):
+    monkeypatch.chdir(REPO)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    args = ["lint", "tests/lint/fixtures/fix", "--isolated", "--diff"] + (["--unsafe-fixes"] if mode == "unsafe" else [])
+    code = main(args)
+    out = capsys.readouterr().out
+    assert code == 1
+    path = GOLDEN / f"fix.{mode}.diff.golden"
+    if os.environ.get("ADVISOR_UPDATE_GOLDEN"):
+        path.write_text(out, encoding="utf-8")
+    assert out == path.read_text(encoding="utf-8")
+    # --diff never writes.
+    assert (FIXTURES / "profile.j2").read_text(encoding="utf-8").startswith("Current date and time: {{ now }}")
+
+
+def test_fix_writes_safe_fixes_and_reports_what_remains(tmp_path, capsys, monkeypatch):
+    shutil.copytree(FIXTURES, tmp_path / "prompts")
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    code = main(["lint", "prompts", "--isolated", "--fix", "--format", "concise"])
+    out, err = capsys.readouterr()
+    assert code == 1  # the clock values remain: moving them is an unsafe fix
+    assert "advisor: fixed 3 findings in 1 file" in err
+    assert "PC103" not in out and "PC101" in out
+    assert "profile | dictsort" in (tmp_path / "prompts" / "profile.j2").read_text()
+    code = main(["lint", "prompts", "--isolated", "--unsafe-fixes", "--format", "concise", "--select", "PC101,PC103"])
+    out, err = capsys.readouterr()
+    remaining = [ln for ln in out.splitlines() if ln]
+    # Left: the clock inside a branch and the loop over the profile (no self-contained line).
+    assert [ln.split(" ")[0] for ln in remaining] == ["prompts/nested.j2:1:27:", "prompts/profile.j2:3:1:"] and code == 1
+    assert "nested.j2" not in err
