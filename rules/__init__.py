@@ -19,6 +19,7 @@ from advisor.rules import (
     pc401_caller_kwarg,
     pc402_reasoning_history,
     pc403_unstable_tool_set,
+    pc404_tool_call_json,
     pc901_unused_suppression,
 )
 
@@ -34,6 +35,7 @@ _MODULES = (
     pc401_caller_kwarg,
     pc402_reasoning_history,
     pc403_unstable_tool_set,
+    pc404_tool_call_json,
     pc901_unused_suppression,
 )
 

@@ -177,8 +177,9 @@ class TemplateModel:
     sections: list[Section] = field(default_factory=list)
     unstable: list[Site] = field(default_factory=list)
     unsafe: list[Site] = field(default_factory=list)
-    # Chat-structure sites: "reasoning-history" (earlier turns lose their reasoning) and
-    # "tool-set" (the tool list filtered, reordered or placed per request or per turn).
+    # Chat-structure sites: "reasoning-history" (earlier turns lose their reasoning),
+    # "tool-set" (the tool list filtered, reordered or placed per request or per turn) and
+    # "tool-call-json" (tool-call arguments of the history re-serialized).
     chat: list[Site] = field(default_factory=list)
     comments: list[Comment] = field(default_factory=list)
     syntax_errors: list[SyntaxIssue] = field(default_factory=list)
@@ -440,6 +441,7 @@ class _Walker:
         self.loops: list[Taint] = []  # iterable taints of the enclosing for loops
         self.tool_names: set[str] = set(TOOL_NAMES)
         self.tool_loops = 0  # depth of loops over the tool list
+        self.arguments_checked = 0  # inside an `if ... arguments is string` (either branch)
         # The tag being walked: sites found inside an expression point at its tag.
         self._expr_line = 0
         self._cur_span: tuple[int, int, int, int] | None = None
@@ -571,6 +573,9 @@ class _Walker:
                 return self._kwarg(name, node.args[0].value, line)  # type: ignore[attr-defined]
         base = self.expr(node.node)
         args = self._args(node)
+        if node.name == "tojson" and self.chat and not self.arguments_checked and node.node is not None and _mentions_arguments(node.node):
+            if any(t.kind == PAYLOAD for t in self.loops):
+                self._site("tool-call-json", "`arguments | tojson` re-serializes each tool call of the history", line, CONSTANT)
         if node.name in RANDOM_FILTERS:
             return self.taint(RANDOM, f"the random filter `|{node.name}`", line)
         if node.name == "unique":
@@ -867,6 +872,8 @@ class _Walker:
         if self.tool_loops and test.kind in (PAYLOAD, REQUEST) and _renders(node):
             self._site("tool-set", f"the tool list is filtered by {test.reason} (`{_short(src)}`)", node.lineno, test)
         seg_index = self.emit(Segment("dynamic", "if", src, l, c, el, ec, test, self.guard))
+        checks = any(_tests_arguments_type(t) for t in [node.test] + [e.test for e in node.elif_])
+        self.arguments_checked += checks
         self.guards.append(test)
         self.body(node.body)
         for branch in node.elif_:
@@ -875,6 +882,7 @@ class _Walker:
             self.body(branch.body)
         self.body(node.else_)
         self.guards.pop()
+        self.arguments_checked -= checks
         self._close(seg_index, _renders(node))
 
     def _kwarg_default(self, node: nodes.If, name: str, span: Span) -> None:
@@ -1104,6 +1112,24 @@ def _renders_reasoning(body: list[nodes.Node]) -> bool:
                         if any(w in c.arg.value for w in _REASONING_WORDS):
                             return True
     return False
+
+
+def _mentions_arguments(node: nodes.Node) -> bool:
+    for c in [node, *node.find_all((nodes.Getattr, nodes.Getitem))]:
+        if isinstance(c, nodes.Getattr) and c.attr == "arguments":
+            return True
+        if isinstance(c, nodes.Getitem) and isinstance(c.arg, nodes.Const) and c.arg.value == "arguments":
+            return True
+    return False
+
+
+def _tests_arguments_type(test: nodes.Node) -> bool:
+    """``tool_call.arguments is string`` (or mapping): the template keeps a string as sent."""
+    return any(
+        t.name in ("string", "mapping") and _mentions_arguments(t.node)
+        for t in [test, *test.find_all(nodes.Test)]
+        if isinstance(t, nodes.Test)
+    )
 
 
 def _mentions_reasoning(node: nodes.Node) -> bool:

@@ -38,14 +38,14 @@ def test_correct_official_templates_pass_ci(name, counter):
 
 
 def test_constant_default_kwarg_is_named(counter):
-    (kwarg,) = lint_one(FOLDER / "llama31.chat_template.jinja", counter)
+    (kwarg,) = [f for f in lint_one(FOLDER / "llama31.chat_template.jinja", counter) if f.code == "PC401"]
     assert "`date_string`" in kwarg.message and "chat_template_kwargs" in kwarg.message and '"26 Jul 2024"' in kwarg.message
 
 
 def test_date_finding_names_where_the_value_was_produced(counter):
     (date,) = lint_one(FOLDER / "mistral_small3.chat_template.jinja", counter)
     assert "strftime_now" in date.message and "set at line 1" in date.message
-    (date,) = lint_one(FOLDER / "llama32.chat_template.jinja", counter)
+    (date,) = [f for f in lint_one(FOLDER / "llama32.chat_template.jinja", counter) if f.code == "PC101"]
     assert "pin `date_string` in chat_template_kwargs" in date.message
 
 
