@@ -168,3 +168,18 @@ def test_engines_differ_where_they_should() -> None:
     assert '{"name": "f", "parameters": {}}' in layout["vllm"].render(broken, tool)
     with pytest.raises(EngineRejects, match="must be valid JSON"):
         layout["sglang"].render(broken, tool)
+
+
+def test_plain_fast_path_equals_the_full_path() -> None:
+    # Role-and-string-content messages take a shortcut; with an option set they take the
+    # full path. Both must hand the template the same conversation.
+    from advisor.ingest.preprocess import prepare
+
+    for record in CORPUS:
+        messages = [{"role": m["role"], "content": m["content"] if isinstance(m.get("content"), str) else "x"}
+                    for m in record["messages"] if m["role"] in ("system", "user", "assistant")]
+        for engine in ENGINES:
+            fast = prepare(engine, messages, None)
+            full = prepare(engine, messages, None, {"chat_template_kwargs": {}})
+            assert (fast.messages, fast.tools, fast.kwargs, fast.suffix) == \
+                (full.messages, full.tools, full.kwargs, full.suffix)

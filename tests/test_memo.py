@@ -96,3 +96,23 @@ def test_buffer_encoding_equals_encode_ordinary(parts: list[str]) -> None:
     want = array("I", enc.encode_ordinary(text)).tobytes()
     assert ordinary_bytes(enc)(text) == want
     assert ordinary_bytes(_ListOnly(enc))(text) == want
+
+
+blank_line_chunks = st.one_of(
+    st.sampled_from(["\n\n", "\r\n\r\n", "\n\n\n", " \n\n", "}\n\n", "'\n\n", "\n\nQuestion", "\n\n1", "\n\n_",
+                     "\n\né", "\n\n中", "\n\nⅫ", "\n\n²", "\n\n\u0301", "\n\n's", "<|eot_id|>"]),
+    st.text(max_size=60),
+    st.text(alphabet=" \n\r\t.,:;'\"-_{}aeiouAEIOU0123456789é中", min_size=100, max_size=400),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(blank_line_chunks, min_size=5, max_size=40), st.sampled_from(["llama3", "cl100k"]))
+def test_cut_after_blank_lines_is_exact(parts: list[str], name: str) -> None:
+    # Long pieces are cut where a letter or digit follows a blank line: the ids must be
+    # those of the whole text, for every tokenizer the cut is enabled for.
+    tok = load_tokenizer(name)
+    text = "".join(parts) * 2
+    memo = MemoEncoder(tok)
+    assert memo.encode(text).tolist() == tok.encode(text)
+    assert memo.encode(text).tolist() == tok.encode(text)

@@ -23,6 +23,14 @@ from typing import Any, Callable
 from advisor.ingest.tokenizers import Tokenizer
 
 MIN_PIECE_CHARS = 32  # shorter pieces encode faster than a cache round trip pays back
+# A piece this long is also cut after each blank line that a letter or digit follows.
+# Under the split patterns of Llama 3, cl100k and Qwen no pre-tokenizer chunk holds a
+# newline followed by a letter or digit (the word and number alternatives never start
+# with a newline, the others never continue after one into a word), so the halves encode
+# to exactly the ids of the whole. Llama 3.1's first user turn is where it matters: the
+# tool definitions shared by every request, then that request's own question.
+CUT_PIECE_CHARS = 512
+_BLANK_LINE_THEN_WORD = re.compile(r"(?<=\n\n)(?=[^\W_])")
 DEFAULT_BUDGET_BYTES = 256 * 1024 * 1024
 SHORT_LIMIT = 65_536  # short pieces kept without LRU (a few MB at most)
 SEEN_LIMIT = 1_000_000  # hashes of pieces seen once (~60 MB at most)
@@ -66,6 +74,9 @@ class MemoEncoder:
             self._split = re.compile("(" + "|".join(re.escape(s) for s in specials) + ")") if specials else None
             self._special_bytes = {s: array("I", [i]).tobytes() for s, i in tokenizer.special_tokens.items()}
             self._ordinary = ordinary_bytes(encoding)
+            from advisor.ingest.tokenizers import NEWLINE_SAFE_PATTERNS
+
+            self._cut = _BLANK_LINE_THEN_WORD if encoding._pat_str in NEWLINE_SAFE_PATTERNS else None
 
     def encode(self, text: str) -> array:
         """Token ids of ``text`` (special tokens recognised), exactly as whole encoding."""
@@ -80,7 +91,10 @@ class MemoEncoder:
             if index % 2:
                 parts.append(self._special_bytes[piece])
             elif piece:
-                parts.append(self._piece(piece))
+                if self._cut is not None and len(piece) >= CUT_PIECE_CHARS:
+                    parts.extend(self._piece(p) for p in self._cut.split(piece) if p)
+                else:
+                    parts.append(self._piece(piece))
         out.frombytes(b"".join(parts))
         return out
 

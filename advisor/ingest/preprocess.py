@@ -82,10 +82,35 @@ def prepare(engine: str, messages: Sequence[Mapping[str, Any]], tools: Sequence[
             options: Mapping[str, Any] | None = None, content_format: str = "string") -> Prepared:
     """The request as ``engine`` passes it to a template of ``content_format``."""
     options = options or {}
+    if not tools and not options and content_format == "string" and _plain(messages):
+        return _plain_prepared(engine, messages, tools)
     if engine == "vllm":
         return _vllm(messages, tools, options, content_format)
     if engine == "sglang":
         return _sglang(messages, tools, options, content_format)
+    raise AdvisorError(f"unknown engine '{engine}'")
+
+
+_PLAIN_ROLES = frozenset({"system", "user", "assistant"})
+
+
+def _plain(messages: Sequence[Mapping[str, Any]]) -> bool:
+    """Only ``role`` and string ``content``: the common case, which both engines pass on
+    as ``{"role", "content"}`` (checked against the full path by the tests)."""
+    for m in messages:
+        if len(m) != 2 or m.get("role") not in _PLAIN_ROLES or not isinstance(m.get("content"), str):
+            return False
+    return True
+
+
+def _plain_prepared(engine: str, messages: Sequence[Mapping[str, Any]], tools: Sequence[Any] | None) -> Prepared:
+    out = [{"role": m["role"], "content": m["content"]} for m in messages]
+    if engine == "sglang":
+        if out[-1]["role"] == "assistant":
+            out[-1] = {"role": "user", "content": out[-1]["content"]}
+        return Prepared(engine="sglang", messages=out, tools=None)
+    if engine == "vllm":
+        return Prepared(engine="vllm", messages=out, tools=None if tools is None else [])
     raise AdvisorError(f"unknown engine '{engine}'")
 
 
@@ -209,7 +234,9 @@ def _vllm_tool(tool: Any, index: int) -> dict[str, Any]:
     function.update((k, v) for k, v in fn.items() if k not in function)
     out: dict[str, Any] = {"type": "function", "function": function}
     out.update((k, v) for k, v in tool.items() if k not in out)
-    return copy.deepcopy(out)
+    # Not copied: nothing downstream writes into a tool (the sandbox is immutable), and
+    # deep-copying every schema of every request costs more than rendering it.
+    return out
 
 
 # -------------------------------------------------------------------------------- SGLang
@@ -405,7 +432,7 @@ def _sglang_tool(tool: Any, index: int) -> dict[str, Any]:
     defer = tool.get("defer_loading")
     fn_defer = fn.get("defer_loading", defer)
     function: dict[str, Any] = {"description": fn.get("description"), "name": fn["name"],
-                                "parameters": copy.deepcopy(fn.get("parameters")),
+                                "parameters": fn.get("parameters"),
                                 "strict": bool(fn.get("strict", False))}
     if fn_defer is not None:
         function["defer_loading"] = fn_defer

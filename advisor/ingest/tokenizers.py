@@ -52,6 +52,10 @@ CL100K_SPECIALS = {
     "<|endofprompt|>": 100276,
 }
 
+# Split patterns under which a newline followed by a letter or digit is always a chunk
+# boundary (advisor.ingest.memo cuts long pieces there).
+NEWLINE_SAFE_PATTERNS = frozenset({LLAMA3_PATTERN, CL100K_PATTERN})
+
 INSTALL_HINT = "install it with: pip install 'advisor[hf]'"
 
 
