@@ -56,6 +56,9 @@ class ReportOptions:
     tokenizer: str = "llama3"
     chat_template: Path | None = None
     record_templates: Path | None = None
+    engine: str = "sglang"  # whose request preprocessing renders the chat records
+    model_dir: Path | None = None
+    timezone: str = "UTC"
     block_size: int = 512
     thresholds: Thresholds = field(default_factory=Thresholds)
     controlled: bool = True  # does the team control the prompt templates?
@@ -226,7 +229,8 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
     mean_prompt = 0
     if traffic:
         files = check_paths(traffic)
-        renderer = make_renderer(opts.tokenizer, opts.chat_template, opts.record_templates, files)
+        renderer = make_renderer(opts.tokenizer, opts.chat_template, opts.record_templates, files,
+                                 engine=opts.engine, model_dir=opts.model_dir, timezone=opts.timezone)
         memo = MemoEncoder(renderer.tokenizer)
         seqs = list(sequences(files, renderer, skips, block_size=opts.block_size, memo=memo))
         if not seqs:

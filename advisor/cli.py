@@ -39,6 +39,7 @@ COMMAND_MODULES = {
     "lint": "lint", "rules": "lint", "rule": "lint", "analyze": "analyze", "simulate": "simulate",
     "prescribe": "prescribe", "cost": "cost", "report": "report", "verify": "verify", "export": "export",
     "plan": "plan", "spec": "spec",
+    "render": "render",
 }
 
 

@@ -13,6 +13,7 @@ from advisor.commands.common import INPUT_FORMAT_HELP, SkipLog, check_format, em
 from advisor.console import log, out_console
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.preprocess import DEFAULT_ENGINE, ENGINE_HELP, check_engine
+from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, resolve_tokenizer
 from advisor.index.partition import run_partitioned
 from advisor.report import analysis as render
 from advisor.ingest.tokenizers import load_tokenizer
@@ -25,6 +26,8 @@ def analyze_command(
     tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
     chat_template: Optional[Path] = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
     engine: str = typer.Option(DEFAULT_ENGINE, help=ENGINE_HELP),
+    model_dir: Optional[Path] = typer.Option(None, "--model-dir", help=MODEL_DIR_HELP),
+    timezone: str = typer.Option("UTC", help=TIMEZONE_HELP),
     templates: Optional[Path] = typer.Option(None, help="Folder of prompt templates for 'template' records."),
     page_size: int = typer.Option(1, min=1, help="Round cached tokens down to this page size."),
     block_size: int = typer.Option(512, min=1, help="Tokens per hash_ids block."),
@@ -44,6 +47,7 @@ def analyze_command(
     """Measure the prefix-cache hit rate that the traffic allows (unlimited cache)."""
     check_format(format)
     check_engine(engine)
+    tokenizer = resolve_tokenizer(tokenizer, model_dir)
     skips = SkipLog()
     memo = MemoEncoder(load_tokenizer(tokenizer))
 
@@ -57,7 +61,7 @@ def analyze_command(
 
     def stream():
         seqs = open_traffic(traffic, tokenizer, chat_template, templates, block_size, skips, memo,
-                            input_format=input_format, engine=engine)
+                            input_format=input_format, engine=engine, model_dir=model_dir, timezone=timezone)
         seqs = with_progress(seqs, "analyze")
         return diagnoser.watch(seqs) if diagnoser is not None else seqs
 

@@ -6,6 +6,7 @@ Parses options, calls ``advisor.cost`` and prints; all arithmetic lives in the l
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Optional
 
 import typer
@@ -167,12 +168,18 @@ def cost_command(
     weight_dtype: str = typer.Option("bf16", "--weight-dtype", help="Weight dtype: bf16 or fp8."),
     fmt: str = typer.Option("text", "--format", help="text, json or markdown."),
     list_catalog: bool = typer.Option(False, "--list", help="List the catalog's models and GPUs."),
+    model_dir: Optional[Path] = typer.Option(None, "--model-dir",
+                                             help="A HuggingFace model folder: its config.json is the model."),
 ) -> None:
     """HBM cost of a shared prefix (KV bytes, pool share, batch with/without sharing) and prefill saved per hit."""
     fmt = _choice(fmt, FORMATS, "--format")
     if list_catalog:
         _print_catalog(fmt)
         return
+    if model is None and model_dir is not None:
+        if not (model_dir / "config.json").is_file():
+            raise AdvisorError(f"{model_dir}: no config.json in the model folder")
+        model = str(model_dir / "config.json")
     if not model or not gpu:
         raise AdvisorError("advisor cost needs --model and --gpu (advisor cost --list shows the catalog)")
     estimate = estimate_cost(

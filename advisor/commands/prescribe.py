@@ -14,6 +14,7 @@ from advisor.diagnose.detect import Diagnoser
 from advisor.errors import AdvisorError
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.preprocess import DEFAULT_ENGINE, ENGINE_HELP, check_engine
+from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, resolve_tokenizer
 from advisor.prescribe.actions import prescribe
 from advisor.report import prescription as render
 from advisor.prescribe.template_diff import template_diffs
@@ -30,6 +31,8 @@ def prescribe_command(
     tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
     chat_template: Optional[Path] = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
     engine: str = typer.Option(DEFAULT_ENGINE, help=ENGINE_HELP),
+    model_dir: Optional[Path] = typer.Option(None, "--model-dir", help=MODEL_DIR_HELP),
+    timezone: str = typer.Option("UTC", help=TIMEZONE_HELP),
     page_size: int = typer.Option(1, min=1, help="Round cached tokens down to this page size."),
     capacity_tokens: Optional[int] = typer.Option(None, min=1, help="KV pool size in tokens: hit rates through "
                                                   "an LRU pool of this size, eviction in the loss attribution, "
@@ -43,10 +46,11 @@ def prescribe_command(
     if templates is not None and not templates.is_dir():
         raise AdvisorError(f"{templates}: templates folder not found")
     skips = SkipLog()
-    tok = load_tokenizer(tokenizer)
     check_engine(engine)
+    tokenizer = resolve_tokenizer(tokenizer, model_dir)
+    tok = load_tokenizer(tokenizer)
     seqs_iter = open_traffic(traffic, tokenizer, chat_template, templates, block_size, skips, MemoEncoder(tok),
-                             engine=engine)
+                             engine=engine, model_dir=model_dir, timezone=timezone)
     diagnoser = Diagnoser(tok)
     seqs = []
     for seq in with_progress(seqs_iter, "prescribe"):
@@ -56,7 +60,8 @@ def prescribe_command(
     if not seqs:
         raise AdvisorError("no usable requests in the traffic")
     # Rewritten requests render through the same settings as the logged ones.
-    renderer = make_renderer(tokenizer, chat_template, templates, list(traffic), engine=engine)
+    renderer = make_renderer(tokenizer, chat_template, templates, list(traffic), engine=engine, model_dir=model_dir,
+                             timezone=timezone)
     diagnosis = diagnoser.finish()
     result = prescribe(seqs, renderer, diagnosis, page_size, capacity_tokens)
     if templates is not None:

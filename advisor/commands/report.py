@@ -11,6 +11,7 @@ from advisor.advisory import ReportOptions, Thresholds, build
 from advisor.cli import app
 from advisor.commands.common import SkipLog, check_format, emit, emit_bytes
 from advisor.errors import AdvisorError
+from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, resolve_tokenizer, tokenizer_warning
 from advisor.report import advisory as render
 from advisor.report.plot import capacity_curve_png
 
@@ -28,6 +29,11 @@ def report_command(
     page_size: int = typer.Option(1, min=1, help="SGLang --page-size to advise for."),
     tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
     chat_template: Optional[Path] = typer.Option(None, help="HuggingFace chat template for messages records."),
+    model_dir: Optional[Path] = typer.Option(None, "--model-dir", help=MODEL_DIR_HELP + " Its config.json is the "
+                                             "model unless --model names another."),
+    engine: str = typer.Option("sglang", help="Request preprocessing that renders chat records (the advisory "
+                               "is SGLang's): sglang or vllm."),
+    timezone: str = typer.Option("UTC", help=TIMEZONE_HELP),
     record_templates: Optional[Path] = typer.Option(None, "--record-templates", help="Folder of templates named by 'template' records."),
     go_above: float = typer.Option(0.40, min=0.0, max=1.0, help="Go when the measured hit rate is above this."),
     no_go_below: float = typer.Option(0.30, min=0.0, max=1.0, help="No-go when it is below this."),
@@ -41,8 +47,13 @@ def report_command(
         raise AdvisorError("--no-go-below must not exceed --go-above")
     if not templates and not traffic:
         raise AdvisorError("give templates to audit, --traffic files to measure, or both")
+    tokenizer = resolve_tokenizer(tokenizer, model_dir)
+    if model_dir is not None and model == "llama-3.1-8b" and (model_dir / "config.json").is_file():
+        model = str(model_dir / "config.json")
+    tokenizer_warning(tokenizer, model)
     opts = ReportOptions(model=model, gpu=gpu, tp=tp, kv_dtype=kv_dtype, page_size=page_size, tokenizer=tokenizer,
                          chat_template=chat_template, record_templates=record_templates,
+                         engine=engine, model_dir=model_dir, timezone=timezone,
                          thresholds=Thresholds(go_above, no_go_below), controlled=not uncontrolled)
     skips = SkipLog()
     data = build(list(templates or []), list(traffic), opts, skips)

@@ -12,6 +12,7 @@ from advisor.cli import app
 from advisor.commands.common import INPUT_FORMAT_HELP, SkipLog, check_format, emit, open_traffic, with_progress
 from advisor.errors import AdvisorError
 from advisor.ingest.preprocess import DEFAULT_ENGINE
+from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, resolve_tokenizer, tokenizer_warning
 from advisor.ingest.preprocess import ENGINES as PREPROCESS_ENGINES
 from advisor.simulate.inputs import to_jobs
 from advisor.verify.attribution import align, verify
@@ -56,6 +57,8 @@ def simulate_command(
     workload: Optional[str] = typer.Option(None, help="A bundled workload spec instead of traffic: rag, agent, support-chat, multi-tenant, single-shot or scrambled."),
     tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
     chat_template: Optional[Path] = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
+    model_dir: Optional[Path] = typer.Option(None, "--model-dir", help=MODEL_DIR_HELP),
+    timezone: str = typer.Option("UTC", help=TIMEZONE_HELP),
     templates: Optional[Path] = typer.Option(None, help="Folder of prompt templates for 'template' records."),
     capacity_tokens: Optional[int] = typer.Option(None, min=0, help="KV pool size in tokens (per replica). Default: unlimited."),
     model: Optional[str] = typer.Option(None, help="Size the pool from a model (with --gpu) instead of --capacity-tokens."),
@@ -86,6 +89,10 @@ def simulate_command(
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
 ) -> None:
     """Hit rate under a finite KV pool: eviction, scheduling, replicas and tenants."""
+    tokenizer = resolve_tokenizer(tokenizer, model_dir)
+    if model is None and gpu is not None and model_dir is not None and (model_dir / "config.json").is_file():
+        model = str(model_dir / "config.json")  # the folder's architecture sizes the pool
+    tokenizer_warning(tokenizer, model)
     check_format(format)
     if engine not in ENGINES:
         raise AdvisorError(f"unknown --engine '{engine}': use {', '.join(ENGINES)}")
@@ -123,7 +130,7 @@ def simulate_command(
         # The hit rules' engine is also the one whose request preprocessing renders the
         # traffic; with no engine's hit rules, the default engine's preprocessing.
         seqs = open_traffic(list(traffic), tokenizer, chat_template, templates, block_size, skips,
-                            input_format=input_format,
+                            input_format=input_format, model_dir=model_dir, timezone=timezone,
                             engine=engine if engine in PREPROCESS_ENGINES else DEFAULT_ENGINE)
         jobs, has_time = to_jobs(watch(with_progress(seqs, "simulate"), observed), output_len, rate, timestamp_unit, seed)
         skips.summary()

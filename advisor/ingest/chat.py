@@ -289,6 +289,18 @@ def clock_for(timestamp: float | None, tz: dt.tzinfo = dt.timezone.utc) -> dt.da
     return FALLBACK_NOW.astimezone(tz)
 
 
+def parse_timezone(name: str) -> dt.tzinfo:
+    """``--timezone``: the server's zone for ``strftime_now`` (an IANA name; UTC default)."""
+    if name.upper() in ("UTC", "Z"):
+        return dt.timezone.utc
+    import zoneinfo
+
+    try:
+        return zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise AdvisorError(f"unknown --timezone '{name}': use an IANA zone name such as Europe/Paris, or UTC")
+
+
 def has_clock(timestamp: float | None) -> bool:
     """Whether ``clock_for`` reads this timestamp (else it uses ``FALLBACK_NOW``)."""
     return timestamp is not None and _epoch_seconds(timestamp) is not None

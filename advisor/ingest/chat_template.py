@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -79,6 +80,10 @@ class HFChatTemplate:
                   "pad_token": self.pad_token}
         # A token the tokenizer does not define is not a variable at all (undefined).
         return {k: v for k, v in values.items() if v}
+
+    @property
+    def reads_clock(self) -> bool:
+        return "strftime_now" in self.text
 
     def render(self, messages: Sequence[dict[str, Any]], tools: Sequence[Any] | None,
                timestamp: float | None = None, options: Mapping[str, Any] | None = None) -> str:
@@ -150,6 +155,18 @@ def load_chat_template(path: Path | str, bos_token: str | None = None, eos_token
     (the model's tokenizer files) or the tokenizer's ``bos_token``.
     """
     path = Path(path)
+    text, tokens = read_chat_template(path, bos_token, eos_token, specials)
+    return HFChatTemplate(
+        source=str(path), text=text,
+        bos_token=tokens.get("bos_token", ""), eos_token=tokens.get("eos_token", ""),
+        unk_token=tokens.get("unk_token"), pad_token=tokens.get("pad_token"),
+        engine=engine, timezone=timezone,
+    )
+
+
+def read_chat_template(path: Path, bos_token: str | None = None, eos_token: str | None = None,
+                       specials: Mapping[str, str] | None = None) -> tuple[str, dict[str, str]]:
+    """The template text of a chat-template file and the special tokens it renders with."""
     # Regular files only, capped: `--chat-template /dev/zero` is refused, not read for ever.
     raw = safe_open.read_text(path, max_bytes=safe_open.MAX_TEMPLATE_BYTES, what="chat template")
     tokens: dict[str, str] = {}
@@ -172,9 +189,20 @@ def load_chat_template(path: Path | str, bos_token: str | None = None, eos_token
         if specials is None:
             # The config's own tokens are the model's; the tokenizer's defaults are not.
             tokens = special_tokens_of(config)
-    return HFChatTemplate(
-        source=str(path), text=text,
-        bos_token=tokens.get("bos_token", ""), eos_token=tokens.get("eos_token", ""),
-        unk_token=tokens.get("unk_token"), pad_token=tokens.get("pad_token"),
-        engine=engine, timezone=timezone,
-    )
+    return text, tokens
+
+
+_SPECIAL_LOOKING = re.compile(r"<\|[A-Za-z0-9_]+\|>|<[a-z_]+_of_[a-z_]+>|\[/?INST\]|<｜[^｜]+｜>")
+
+
+def mismatch_warning(source: str, text: str, tokenizer: Any, from_model_dir: bool) -> str | None:
+    """A warning when the template writes special tokens the tokenizer does not have: the
+    prompt would be tokenized as plain text (and a bare .jinja takes BOS from it too)."""
+    specials = set(getattr(tokenizer, "special_tokens", {}) or {})
+    written = sorted({m for m in _SPECIAL_LOOKING.findall(text) if m not in specials})
+    if not written:
+        return None
+    where = "the model folder's tokenizer" if from_model_dir else f"tokenizer '{tokenizer.name}'"
+    shown = ", ".join(written[:4]) + (" ..." if len(written) > 4 else "")
+    return (f"{source}: writes {shown}, which {where} does not know as special tokens; pass the "
+            "model's tokenizer.json with --tokenizer, or its folder with --model-dir")

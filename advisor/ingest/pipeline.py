@@ -8,6 +8,7 @@ are busy with encoding and the indexing stage downstream sees requests in file o
 from __future__ import annotations
 
 import collections
+import datetime as dt
 import os
 from array import array
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -15,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol
 
-from advisor.ingest.chat import ChatRenderer
+from advisor.console import log
+from advisor.ingest.chat import ChatRenderer, clock_for, has_clock
 from advisor.errors import AdvisorError
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.tokenizers import Tokenizer
@@ -64,9 +66,22 @@ class Renderer:
     tokenizer: Tokenizer
     chat: ChatRenderer
     templates: "TemplateSource | None" = None
+    # Whether the chat template reads the clock (strftime_now), and in which zone.
+    reads_clock: bool = False
+    timezone: dt.tzinfo = dt.timezone.utc
+    _told_fallback: bool = False
+
+    def note_clock(self, req: Request) -> None:
+        """Say once which date a clock-reading template saw for records without a time."""
+        if self.reads_clock and not self._told_fallback and not has_clock(req.timestamp):
+            self._told_fallback = True
+            log(f"advisor: note: the chat template reads the clock (strftime_now); records without a timestamp "
+                f"render at {clock_for(None, self.timezone).isoformat()}")
 
     def text_of(self, req: Request) -> str | None:
         """The text to tokenize, or None for records that carry ids already."""
+        if req.kind in ("messages", "template"):
+            self.note_clock(req)
         if req.kind == "messages":
             return self.chat.render(req.messages or (), req.tools, req.timestamp, req.options)
         if req.kind == "prompt":
@@ -85,13 +100,15 @@ class Renderer:
         template) goes in one round trip per stage. A failure is that request's entry."""
         out: list[str | None | Exception] = [None] * len(reqs)
         chats: list[int] = []
-        chat_items: list[tuple[Any, Any, Any]] = []
+        chat_items: list[tuple[Any, Any, Any, Any]] = []
         rendered = self._templates_of(reqs)
         for i, req in enumerate(reqs):
             try:
+                if req.kind in ("messages", "template"):
+                    self.note_clock(req)
                 if req.kind == "messages":
                     chats.append(i)
-                    chat_items.append((req.messages or (), req.tools, req.timestamp))
+                    chat_items.append((req.messages or (), req.tools, req.timestamp, req.options))
                 elif req.kind == "prompt":
                     out[i] = self._with_bos(req.prompt or "")
                 elif req.kind == "template":
@@ -100,7 +117,7 @@ class Renderer:
                         out[i] = result
                     elif result.messages is not None:
                         chats.append(i)
-                        chat_items.append((result.messages, req.tools, req.timestamp))
+                        chat_items.append((result.messages, req.tools, req.timestamp, req.options))
                     else:
                         out[i] = self._with_bos(result.prompt or "")
             except Exception as exc:  # one record's failure is that record's skip
@@ -135,16 +152,16 @@ class Renderer:
         return text
 
 
-def _render_chats(chat: ChatRenderer, items: list[tuple[Any, Any, Any]]) -> list[str | Exception]:
+def _render_chats(chat: ChatRenderer, items: list[tuple[Any, Any, Any, Any]]) -> list[str | Exception]:
     if not items:
         return []
     many = getattr(chat, "render_many", None)
     if many is not None:
         return list(many(items))
     out: list[str | Exception] = []
-    for messages, tools, timestamp in items:
+    for messages, tools, timestamp, options in items:
         try:
-            out.append(chat.render(messages, tools, timestamp))
+            out.append(chat.render(messages, tools, timestamp, options))
         except Exception as exc:
             out.append(exc)
     return out

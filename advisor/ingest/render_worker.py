@@ -118,7 +118,11 @@ class _Worker:
             path, bos, eos, engine = config.chat
             try:
                 _arm_cpu(CPU_SECONDS)
-                self.chat = load_chat_template(path, bos, eos, engine=engine)
+                from advisor.ingest.chat import parse_timezone
+
+                specials = dict(config.specials) if config.specials is not None else None
+                self.chat = load_chat_template(path, bos, eos, engine=engine, specials=specials,
+                                               timezone=parse_timezone(config.timezone))
             except AdvisorError as exc:
                 return ["e", str(exc)]
         return ["ok"]
@@ -217,6 +221,10 @@ def main() -> None:
 class WorkerConfig:
     folders: tuple[str, ...] = ()
     chat: tuple[str, str | None, str | None, str] | None = None  # (path, bos, eos, engine)
+    # The model's special tokens (--model-dir; None: from the template file or tokenizer)
+    # and the server's time zone for strftime_now.
+    specials: tuple[tuple[str, str], ...] | None = None
+    timezone: str = "UTC"
 
 
 def _death_reason(code: int | None) -> str:

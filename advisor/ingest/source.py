@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from advisor.console import log
 from advisor.errors import AdvisorError
-from advisor.ingest.chat import ChatRenderer, Llama3Layout
+from advisor.ingest.chat import ChatRenderer, Llama3Layout, parse_timezone
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import Renderer, Sequence, sequences
 from advisor.ingest.preprocess import DEFAULT_ENGINE, check_engine
@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from advisor.ingest.render_worker import RemoteTemplates
 
 SHOWN_SKIPS = 20
+MODEL_DIR_HELP = ("A HuggingFace model folder: tokenizer.json, tokenizer_config.json (special tokens), "
+                  "chat_template.jinja / .json, config.json; sets tokenizer, chat template and special tokens.")
+TIMEZONE_HELP = ("The server's time zone for templates that read the clock (strftime_now), at each "
+                 "request's timestamp; UTC by default.")
 
 
 @dataclass
@@ -49,17 +53,67 @@ class SkipLog:
             log(f"advisor: skipped {self.count} bad line(s)")
 
 
+def resolve_tokenizer(tokenizer: str, model_dir: Path | None) -> str:
+    """The tokenizer to use: a model folder's ``tokenizer.json`` unless ``--tokenizer``
+    names another than the default."""
+    if model_dir is None or tokenizer != "llama3":
+        return tokenizer
+    from advisor.ingest.model_dir import load_model_dir
+
+    found = load_model_dir(model_dir).tokenizer_spec
+    return found if found is not None else tokenizer
+
+
+def tokenizer_warning(tokenizer: str, model: str | None) -> None:
+    """Warn when the default Llama 3 tokenizer stands in for another model's: every token
+    count would be Llama 3's."""
+    if tokenizer != "llama3" or not model:
+        return
+    family = model
+    path = Path(model)
+    if path.name.endswith(".json") and path.is_file():
+        import json
+
+        try:
+            family = str(json.loads(path.read_text(encoding="utf-8")).get("model_type", ""))
+        except (OSError, ValueError, AttributeError):
+            return
+    if "llama" not in family.lower():
+        log(f"advisor: warning: token counts use the Llama 3 tokenizer, but the model is '{model}'; pass its "
+            "tokenizer.json with --tokenizer, or its folder with --model-dir")
+
+
 def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | None,
-                  traffic: list[Path], engine: str = DEFAULT_ENGINE) -> Renderer:
-    tok = load_tokenizer(tokenizer)
+                  traffic: list[Path], engine: str = DEFAULT_ENGINE, model_dir: Path | None = None,
+                  timezone: str = "UTC") -> Renderer:
     check_engine(engine)
-    chat: ChatRenderer = Llama3Layout(engine=engine)
+    zone = parse_timezone(timezone)
+    specials: dict[str, str] | None = None
+    if model_dir is not None:
+        from advisor.ingest.model_dir import load_model_dir
+
+        folder = load_model_dir(model_dir)
+        tokenizer = resolve_tokenizer(tokenizer, model_dir)
+        specials = folder.specials
+        if chat_template is None:
+            chat_template = folder.chat_template
+    tok = load_tokenizer(tokenizer)
+    chat: ChatRenderer = Llama3Layout(engine=engine, timezone=zone)
+    reads_clock = False
     if chat_template:
+        from advisor.ingest.chat_template import mismatch_warning, read_chat_template
         from advisor.ingest.render_worker import RemoteChat, RenderClient, WorkerConfig
 
+        text, _ = read_chat_template(chat_template, tok.bos_token, None, specials)
+        reads_clock = "strftime_now" in text
+        warning = mismatch_warning(str(chat_template), text, tok, model_dir is not None)
+        if warning:
+            log(f"advisor: warning: {warning}")
         # Compiled and rendered in the worker process, under CPU-time and memory limits.
-        chat = RemoteChat(RenderClient(WorkerConfig(chat=(str(chat_template), tok.bos_token, None, engine))),
-                          str(chat_template), engine)
+        config = WorkerConfig(chat=(str(chat_template), tok.bos_token, None, engine),
+                              specials=tuple(sorted(specials.items())) if specials is not None else None,
+                              timezone=timezone)
+        chat = RemoteChat(RenderClient(config), str(chat_template), engine)
     if templates is not None:
         if not templates.is_dir():
             raise AdvisorError(f"{templates}: templates folder not found")
@@ -71,7 +125,8 @@ def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | 
             for d in (p.parent, p.parent.parent):
                 if d not in dirs:
                     dirs.append(d)
-    return Renderer(tokenizer=tok, chat=chat, templates=TemplatesOnFirstUse(dirs))
+    return Renderer(tokenizer=tok, chat=chat, templates=TemplatesOnFirstUse(dirs), reads_clock=reads_clock,
+                    timezone=zone)
 
 
 class TemplatesOnFirstUse:
@@ -99,7 +154,8 @@ class TemplatesOnFirstUse:
 
 def open_traffic(paths: list[Path], tokenizer: str, chat_template: Path | None, templates: Path | None,
                  block_size: int, skips: SkipLog, memo: MemoEncoder | None = None,
-                 input_format: str | None = None, engine: str = DEFAULT_ENGINE) -> Iterator[Sequence]:
+                 input_format: str | None = None, engine: str = DEFAULT_ENGINE, model_dir: Path | None = None,
+                 timezone: str = "UTC") -> Iterator[Sequence]:
     """``input_format``: an adapter name of ``advisor.ingest.formats`` (None or ``auto``:
     detected per file)."""
     if block_size < 1:
@@ -108,5 +164,6 @@ def open_traffic(paths: list[Path], tokenizer: str, chat_template: Path | None, 
 
     forced = check_input_format(input_format)
     files = check_paths(paths)
-    renderer = make_renderer(tokenizer, chat_template, templates, files, engine=engine)
+    renderer = make_renderer(tokenizer, chat_template, templates, files, engine=engine, model_dir=model_dir,
+                             timezone=timezone)
     return sequences(files, renderer, skips, block_size=block_size, memo=memo, input_format=forced)
