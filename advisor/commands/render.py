@@ -27,6 +27,11 @@ def _record(req: Request, renderer: Any, block_size: int) -> dict[str, Any]:
                            "count": 0, "skipped": None}
     tok = renderer.tokenizer
     try:
+        direct = renderer.ids_of(req)
+        if direct is not None:
+            # Encoded without text (mistral-common): the text shown is the ids decoded.
+            out.update(text=tok.decode(direct), tokens=direct, count=len(direct))
+            return out
         text = renderer.text_of(req)
         if text is None:
             if req.kind == "hash_ids":

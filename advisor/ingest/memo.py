@@ -84,6 +84,8 @@ class MemoEncoder:
         if not self.exact:
             out.extend(self.tokenizer.encode(text))
             return out
+        if self.tokenizer.normalize is not None:
+            text = self.tokenizer.normalize(text)
         pieces = self._split.split(text) if self._split is not None else [text]
         parts: list[bytes] = []
         # re.split with one capture group alternates ordinary text and special tokens.

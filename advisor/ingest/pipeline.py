@@ -78,6 +78,14 @@ class Renderer:
             log(f"advisor: note: the chat template reads the clock (strftime_now); records without a timestamp "
                 f"render at {clock_for(None, self.timezone).isoformat()}")
 
+    def ids_of(self, req: Request) -> list[int] | None:
+        """Token ids straight from the chat renderer, for renderers that encode a chat
+        without text (mistral-common, as vLLM's --tokenizer-mode mistral); else None."""
+        encode_chat = getattr(self.chat, "encode_chat", None)
+        if encode_chat is None or req.kind != "messages":
+            return None
+        return list(encode_chat(req.messages or (), req.tools, req.timestamp, req.options))
+
     def text_of(self, req: Request) -> str | None:
         """The text to tokenize, or None for records that carry ids already."""
         if req.kind in ("messages", "template"):
@@ -95,10 +103,10 @@ class Renderer:
             return self._with_bos(rendered.prompt or "")
         return None
 
-    def texts_of(self, reqs: list[Request]) -> list[str | None | Exception]:
+    def texts_of(self, reqs: list[Request]) -> list[str | list[int] | None | Exception]:
         """``text_of`` for a batch: what renders out of process (prompt templates, an HF chat
         template) goes in one round trip per stage. A failure is that request's entry."""
-        out: list[str | None | Exception] = [None] * len(reqs)
+        out: list[str | list[int] | None | Exception] = [None] * len(reqs)
         chats: list[int] = []
         chat_items: list[tuple[Any, Any, Any, Any]] = []
         rendered = self._templates_of(reqs)
@@ -106,7 +114,9 @@ class Renderer:
             try:
                 if req.kind in ("messages", "template"):
                     self.note_clock(req)
-                if req.kind == "messages":
+                if req.kind == "messages" and getattr(self.chat, "encode_chat", None) is not None:
+                    out[i] = self.ids_of(req)  # encoded without text (mistral-common)
+                elif req.kind == "messages":
                     chats.append(i)
                     chat_items.append((req.messages or (), req.tools, req.timestamp, req.options))
                 elif req.kind == "prompt":
@@ -258,7 +268,11 @@ def sequences(
                 try:
                     if isinstance(text, Exception):
                         raise text
-                    if text is None:
+                    if isinstance(text, list):  # ids straight from the chat renderer
+                        if not text:
+                            raise AdvisorError("renders to no tokens")
+                        batch.append(Sequence(req, TOKEN_NAMESPACE, array("I", text), len(text), 1))
+                    elif text is None:
                         batch.append(_id_sequence(req, tokenizer.vocab_size, block_size))
                     else:
                         batch.append(req)

@@ -100,6 +100,16 @@ def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | 
     tok = load_tokenizer(tokenizer)
     chat: ChatRenderer = Llama3Layout(engine=engine, timezone=zone)
     reads_clock = False
+    from advisor.ingest.family_tokenizers import MISTRAL_FILES
+
+    if tokenizer in MISTRAL_FILES and not chat_template:
+        if engine != "vllm":
+            raise AdvisorError("a Mistral chat under SGLang renders the model's HF chat template: pass it with "
+                               "--chat-template or --model-dir (--engine vllm renders through mistral-common, "
+                               "as vLLM's --tokenizer-mode mistral)")
+        from advisor.ingest.mistral_chat import MistralChat
+
+        chat = MistralChat(tokenizer, timezone=zone)
     if chat_template:
         from advisor.ingest.chat_template import mismatch_warning, read_chat_template
         from advisor.ingest.render_worker import RemoteChat, RenderClient, WorkerConfig

@@ -52,9 +52,14 @@ CL100K_SPECIALS = {
     "<|endofprompt|>": 100276,
 }
 
+# Qwen's (every generation since Qwen 1): Llama 3's with single digits.
+QWEN_PATTERN = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|"
+    r"\s+(?!\S)|\s+"
+)
 # Split patterns under which a newline followed by a letter or digit is always a chunk
 # boundary (advisor.ingest.memo cuts long pieces there).
-NEWLINE_SAFE_PATTERNS = frozenset({LLAMA3_PATTERN, CL100K_PATTERN})
+NEWLINE_SAFE_PATTERNS = frozenset({LLAMA3_PATTERN, CL100K_PATTERN, QWEN_PATTERN})
 
 INSTALL_HINT = "install it with: pip install 'advisor[hf]'"
 
@@ -74,6 +79,8 @@ class Tokenizer:
     # The underlying tiktoken Encoding, when there is one: its special-token split is what
     # makes memoized tokenization exact (advisor.ingest.memo).
     tiktoken_encoding: tiktoken.Encoding | None = field(default=None, repr=False, compare=False)
+    # Unicode normalization the tokenizer applies to text before splitting it (Qwen: NFC).
+    normalize: Callable[[str], str] | None = field(default=None, repr=False, compare=False)
 
     def encode(self, text: str) -> list[int]:
         """Ids of ``text`` with special-token text recognised; no BOS is added."""
@@ -220,11 +227,16 @@ def load_tokenizer(spec: str = "llama3") -> Tokenizer:
     """Load a tokenizer by name (``llama3``, ``cl100k``) or by file path."""
     if spec in BUILTIN:
         return BUILTIN[spec]()
+    from advisor.ingest.family_tokenizers import FAMILY
+
+    if spec in FAMILY:
+        return FAMILY[spec]()
     path = Path(spec)
     if path.suffix == ".tiktoken" or path.name.endswith(".json"):
         if not path.is_file():
             raise AdvisorError(f"{spec}: tokenizer file not found")
         return _tiktoken_file(path) if path.suffix == ".tiktoken" else _hf_tokenizer_json(path)
     raise AdvisorError(
-        f"unknown tokenizer '{spec}': use llama3, cl100k, a *.tiktoken file or a tokenizer.json path"
+        f"unknown tokenizer '{spec}': use llama3, cl100k, qwen2.5, qwen3, mistral-v1/v2/v3/v7, tekken, "
+        "tekken-240911, a *.tiktoken file or a tokenizer.json path"
     )
