@@ -411,6 +411,9 @@ Span = tuple[int, int, int, int, str]
 # Includes, imports and macro calls are followed this deep (a template that includes itself
 # or a recursive macro would otherwise never end).
 MAX_INLINE_DEPTH = 6
+# Statements walked in place per template: macros calling macros many times each would
+# otherwise multiply without bound; past the budget a call is judged by its summary taint.
+MAX_INLINE_COST = 20_000
 # Names a template tests with `is defined` that the renderer provides, not the caller.
 _PROVIDED = CLOCK_CALLS | RANDOM_CALLS | frozenset({"raise_exception", "strftime_now"})
 Resolver = Callable[[str], "tuple[str, nodes.Template] | None"]
@@ -435,6 +438,7 @@ class _Walker:
         self.override: list[Span] = []
         self.inlined: set[int] = set()
         self.active: list[str] = []  # macros and files being walked in place (recursion guard)
+        self.inline_cost = 0
         self.callers: list[list[nodes.Node]] = []
         self.file = ""  # the included/imported file being walked ("" = the template itself)
         self.chat_sites: list[Site] = []
@@ -685,6 +689,8 @@ class _Walker:
             self.stmt(stmt)
 
     def stmt(self, node: nodes.Node) -> None:
+        if self.override:
+            self.inline_cost += 1
         method = getattr(self, "_stmt_" + type(node).__name__, None)
         if method is not None:
             method(node)
@@ -752,6 +758,8 @@ class _Walker:
         """Render a macro (or caller()) at its call: the value of each argument flows into
         the body, and the body's own text counts as text at the call."""
         func = call.node
+        if self.inline_cost > MAX_INLINE_COST:
+            return False
         if isinstance(func, nodes.Name) and func.name == "caller" and self.callers and caller is None:
             body = self.callers.pop()
             try:
@@ -974,7 +982,7 @@ class _Walker:
     def _load(self, template: nodes.Node) -> tuple[str, nodes.Template] | None:
         if self.resolve is None or not isinstance(template, nodes.Const) or not isinstance(template.value, str):
             return None
-        if template.value in self.active or len(self.active) >= MAX_INLINE_DEPTH:
+        if template.value in self.active or len(self.active) >= MAX_INLINE_DEPTH or self.inline_cost > MAX_INLINE_COST:
             return None
         return self.resolve(template.value)
 

@@ -165,3 +165,33 @@ def test_fix_writes_safe_fixes_and_reports_what_remains(tmp_path, capsys, monkey
     # Left: the clock inside a branch and the loop over the profile (no self-contained line).
     assert [ln.split(" ")[0] for ln in remaining] == ["prompts/nested.j2:1:27:", "prompts/profile.j2:3:1:"] and code == 1
     assert "nested.j2" not in err
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+WORDS = st.sampled_from(["policy", "refund", "ticket", "escalate", "cite", "answer", "steps", "billing", "agent", "Corvina"])
+STATIC_LINE = st.lists(WORDS, min_size=6, max_size=14).map(lambda w: " ".join(w).capitalize() + ".")
+VALUE = st.sampled_from(["{{ now }}", "{{ today }}", "{{ uuid4() }}", "{{ user_name }}", "{{ request_id }}", "{{ now() }}"])
+LABEL = st.sampled_from(["Time: ", "As of ", "Customer: ", "", "Request "])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(STATIC_LINE, min_size=0, max_size=3), LABEL, VALUE, st.lists(STATIC_LINE, min_size=4, max_size=8), st.booleans())
+def test_moving_a_generated_value_line(before, label, value, after, trailing_newline):
+    counter = engine.default_counter("llama3")
+    text = "\n".join(before + [label + value] + after) + ("\n" if trailing_newline else "")
+    found = [f for f in findings(text, counter) if f.code == "PC101"]
+    assert len(found) == 1 and found[0].fix is not None
+    out, count = fixed(text, counter, unsafe=True)
+    assert count == 1
+    assert not any(f.code in ("PC001", "PC101") for f in findings(out, counter))
+    variables = {"today": "1 Dec", "user_name": "Ana", "request_id": "r-1", "uuid4": lambda: "u-1"}
+    variables["now"] = (lambda: "12:00") if "now()" in value else "12:00"
+    rendered_before, rendered_after = render(text, variables).split("\n"), render(out, variables).split("\n")
+    moved = render(label + value, variables)
+    # The static text renders the same, in the same order; only the value's line moved last.
+    assert [ln for ln in rendered_after if ln and ln != moved] == [ln for ln in rendered_before if ln and ln != moved]
+    assert [ln for ln in rendered_after if ln][-1] == moved
+    lines = out.rstrip("\n").split("\n")
+    assert lines[-1] == label + value and sorted(lines) == sorted(text.rstrip("\n").split("\n"))
+    assert out.endswith("\n") == trailing_newline

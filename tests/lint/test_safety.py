@@ -57,6 +57,18 @@ def test_endless_and_explosive_templates_lint_quickly(no_rendering):
     assert all(f.code != "PC001" for f in findings)
 
 
+def test_macros_calling_macros_many_times_lint_quickly(no_rendering):
+    # Ten levels, each calling the next ten times: walked in place that is 10**10 bodies.
+    levels = ["{% macro m0() %}{{ now() }}{% endmacro %}"]
+    for i in range(1, 10):
+        levels.append("{% macro m" + str(i) + "() %}" + ("{{ m" + str(i - 1) + "() }}") * 10 + "{% endmacro %}")
+    text = "".join(levels) + "\n{{ m9() }}\nYou are the support assistant. Follow the policy.\n"
+    start = time.perf_counter()
+    findings = lint({"nest.j2": text})
+    assert time.perf_counter() - start < 10
+    assert [(f.code, f.line) for f in findings if f.code == "PC101"] == [("PC101", 2)]
+
+
 def test_includes_outside_the_template_folders_are_not_read(tmp_path, monkeypatch, no_rendering):
     # Includes inside the template folders are followed (tests/lint/test_dataflow.py); a name
     # that climbs out with `..`, an absolute name, or a link pointing outside is never read.
