@@ -82,3 +82,17 @@ def test_messages_is_payload_only_in_chat_templates():
     plain = build_model("p.j2", text, "jinja", [Piece(text)], settings)
     assert not chat.segments[0].taint.volatile
     assert plain.segments[0].taint.volatile
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_same_verdict_inside_tokenizer_config_json(name, tmp_path, counter):
+    # The same template as HuggingFace ships it: an escaped string in tokenizer_config.json.
+    import json
+
+    template = (FOLDER / name).read_text(encoding="utf-8")
+    config_file = tmp_path / "tokenizer_config.json"
+    config_file.write_text(json.dumps({"bos_token": "<s>", "chat_template": template}, indent=2), encoding="utf-8")
+    cfg = config.parse({}, "test", REGISTRY)
+    found = engine.lint_files([str(config_file)], cfg, REGISTRY, counter, cwd=tmp_path, parallel=False).findings
+    assert sorted((f.code, f.severity) for f in found) == sorted((code, severity) for code, _, severity in EXPECTED[name])
+    assert all(f.line == 3 for f in found)  # the "chat_template" line
