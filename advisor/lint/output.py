@@ -79,7 +79,7 @@ def render_concise(findings: list[Finding], files: int) -> str:
 
 
 def _finding_dict(f: Finding) -> dict:
-    return {
+    out = {
         "code": f.code,
         "rule": f.rule,
         "severity": f.severity,
@@ -91,6 +91,10 @@ def _finding_dict(f: Finding) -> dict:
         "message": f.message,
         "tokens_at_risk": f.tokens_at_risk,
     }
+    if f.fix is not None:
+        # As ruff's JSON: whether `--fix` applies it, or only `--unsafe-fixes`.
+        out["fix"] = {"applicability": f.fix.applicability, "message": f.fix.message}
+    return out
 
 
 def render_json(findings: list[Finding], files: int, version: str) -> str:
