@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable
 
 from advisor.errors import AdvisorError
+from advisor.ingest import safe_open
 from advisor.lint import sources, suppress
 from advisor.lint import fix as fixes
 from advisor.lint.config import ActiveRule, LintConfig, active_rules
@@ -158,11 +159,14 @@ def folder_loader(path: Path, root: Path) -> Callable[[str], tuple[str, str] | N
             return None
         for base in folders:
             candidate = base.joinpath(*parts)
-            if candidate.is_file() and (candidate.resolve() == top or top in candidate.resolve().parents):
-                try:
-                    return display_path(candidate, top), candidate.read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError):
-                    return None
+            if not os.path.lexists(candidate):
+                continue
+            try:
+                # A regular file, capped, inside the repository once its links are resolved.
+                text = safe_open.read_text(candidate, max_bytes=safe_open.MAX_TEMPLATE_BYTES, what="included template", within=top)
+            except AdvisorError:
+                return None  # the include stays opaque; a file of its own is linted (and reported) by name
+            return display_path(candidate, top), text
         return None
 
     return load

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import time
 from pathlib import Path
 
@@ -80,6 +82,14 @@ def test_includes_outside_the_template_folders_are_not_read(tmp_path, monkeypatc
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(Path, "read_text", spy)
+    real_open = os.open
+
+    def open_spy(path, *args, **kwargs):
+        read.append(str(path))
+        return real_open(path, *args, **kwargs)
+
+    # Included files are read through advisor.ingest.safe_open, which opens descriptors.
+    monkeypatch.setattr(os, "open", open_spy)
     outside = tmp_path / "outside"
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
