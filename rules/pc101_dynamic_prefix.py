@@ -127,7 +127,9 @@ def _move_fix(model: TemplateModel, index: int) -> Fix | None:
 def _where(seg: Segment, taint: Taint) -> str:
     """Where the value was produced, when that is not the rendering line itself."""
     parts = []
-    if taint.line and (taint.line != seg.line or taint.file):
+    if taint.file:
+        parts.append(f"produced at {taint.origin()}")  # in an included or imported file
+    elif taint.line and taint.line != seg.line:
         parts.append(f"set at {taint.origin()}")
     if taint.via:
         parts.append(f"reaching it as {taint.via}")
