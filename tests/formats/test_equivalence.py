@@ -93,3 +93,27 @@ def test_standard_input(cli, setup, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(data))))
     got = analyze(cli, ["-"])
     assert {k: got[k] for k in KEYS} == {k: want[k] for k in KEYS}
+
+
+def test_same_requests_one_by_one(setup):
+    """Not only the totals: the same token sequences, in the same order, with the same
+    observed count and output length, request by request."""
+    from advisor.ingest.pipeline import sequences
+
+    native, files, unobserved = setup
+    renderer = Renderer(load_tokenizer("llama3"), Llama3Layout())
+
+    def load(paths):
+        out = []
+        for s in sequences(paths, renderer, lambda skip: pytest.fail(str(skip))):
+            out.append((s.ids.tobytes(), s.request.cached_tokens, s.request.output_length))
+        return out
+
+    want = load([native])
+    for name, paths in {**files, **unobserved}.items():
+        got = load(paths)
+        if name in unobserved:  # engine request logs carry neither count
+            want_here = [(ids, None, None) for ids, _, _ in want]
+        else:
+            want_here = want
+        assert got == want_here, name

@@ -79,6 +79,12 @@ class FileFormat:
     def records(self, raw: bytes, line: int, decode: Callable[[bytes], Any]) -> list[Item]:
         """The records of one non-blank line (``decode`` parses JSON or raises
         ``BadRecord`` with the loader's reasons); observations are kept aside."""
+        if self.adapter is NATIVE and self.document is None:
+            # advisor's own records, the common case: one dict per line, no adapter work.
+            value = decode(raw)
+            if type(value) is dict and NATIVE.matches(value) and not isinstance(value.get("timestamp"), str):
+                return [(line, value)]
+            return self._values(value, line)
         return self._route(self._records(raw, line, decode))
 
     def _route(self, items: list[Item]) -> list[Item]:

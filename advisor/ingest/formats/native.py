@@ -12,7 +12,8 @@ KEYS = ("messages", "prompt", "input_ids", "tokens", "hash_ids", "template")
 
 
 def _matches(value: Any) -> bool:
-    return isinstance(value, dict) and any(k in value for k in KEYS)
+    return isinstance(value, dict) and ("messages" in value or "prompt" in value or "input_ids" in value
+                                        or "hash_ids" in value or "tokens" in value or "template" in value)
 
 
 def _convert(value: Any) -> list[Any]:
