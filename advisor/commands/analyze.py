@@ -17,6 +17,7 @@ from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, resolve_tokeniz
 from advisor.index.partition import run_partitioned
 from advisor.report import analysis as render
 from advisor.ingest.tokenizers import load_tokenizer
+from advisor.verify.collect import watch
 from advisor.verify.compare import Observed, compare
 
 
@@ -68,7 +69,10 @@ def analyze_command(
     observed = Observed()
     predicted: list[int] = []
     if workers or dask:
-        analysis = run_partitioned(stream, page_size, workers=workers, dask=dask, top=top)
+        analysis = run_partitioned(lambda: watch(stream(), observed), page_size, workers=workers, dask=dask, top=top)
+        if len(observed):  # the partitions keep no per-request figures to compare with
+            log("advisor: observed cached tokens are compared with the prediction without --workers/--dask only")
+            observed = Observed()
     else:
         analyzer = Analyzer(page_size=page_size)
         for n, seq in enumerate(stream()):

@@ -183,6 +183,9 @@ class FileFormat:
             got = self.convert(value)
         except BadRecord as exc:
             return [(line, exc)]
+        except (TypeError, AttributeError, KeyError, IndexError, ValueError, RecursionError) as exc:
+            # A value of an unexpected type deep inside a record: one bad line, not a crash.
+            return [(line, BadRecord(f"malformed {adapter.name} record ({type(exc).__name__}: {str(exc)[:80]})"))]
         return [(line, g) for g in got]
 
     def _undecided_text(self, raw: bytes, line: int) -> list[Item]:

@@ -121,6 +121,8 @@ def responses_payload(body: dict[str, Any]) -> dict[str, Any]:
     payload: dict[str, Any] = {"messages": messages}
     tools = body.get("tools")
     if tools:
+        if not isinstance(tools, list):
+            raise BadRecord("'tools' must be a list")
         payload["tools"] = [_chat_tool(t) for t in tools]
     return payload
 
@@ -129,6 +131,8 @@ def _response_item(item: Any, i: int) -> dict[str, Any]:
     if not isinstance(item, dict):
         raise BadRecord(f"input[{i}] is not an object")
     kind = item.get("type", "message")
+    if not isinstance(kind, str):
+        raise BadRecord(f"input[{i}] 'type' must be a string")
     if kind == "function_call":
         return {"role": "assistant", "content": None, "tool_calls": [{
             "id": item.get("call_id"), "type": "function",
@@ -141,7 +145,8 @@ def _response_item(item: Any, i: int) -> dict[str, Any]:
     if isinstance(content, list):
         parts = []
         for part in content:
-            if not isinstance(part, dict) or _PART_TYPES.get(part.get("type", "")) is None:
+            kind = part.get("type", "") if isinstance(part, dict) else None
+            if not isinstance(kind, str) or _PART_TYPES.get(kind) is None:
                 raise BadRecord(f"input[{i}] has a content part that is not text")
             parts.append({"type": "text", "text": part.get("text", "")})
         content = parts

@@ -36,9 +36,12 @@ def _any_value(value: Any) -> Any:
         raw = value["intValue"]
         return int(raw) if isinstance(raw, str) and raw.lstrip("-").isdigit() else raw
     if "arrayValue" in value:
-        return [_any_value(v) for v in (value["arrayValue"] or {}).get("values", [])]
+        inner = value["arrayValue"]
+        return [_any_value(v) for v in _list(inner.get("values") if isinstance(inner, dict) else None)]
     if "kvlistValue" in value:
-        return {kv.get("key"): _any_value(kv.get("value")) for kv in (value["kvlistValue"] or {}).get("values", [])}
+        inner = value["kvlistValue"]
+        pairs = _list(inner.get("values") if isinstance(inner, dict) else None)
+        return {str(kv.get("key")): _any_value(kv.get("value")) for kv in pairs if isinstance(kv, dict)}
     return None
 
 
@@ -50,14 +53,17 @@ def attributes(raw: Any) -> dict[str, Any]:
     return {str(a.get("key")): _any_value(a.get("value")) for a in raw if isinstance(a, dict)}
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _spans(value: dict[str, Any]):
-    for rs in value.get("resourceSpans") or []:
+    for rs in _list(value.get("resourceSpans")):
         if not isinstance(rs, dict):
             continue
-        scopes = rs.get("scopeSpans", rs.get("instrumentationLibrarySpans")) or []
-        for ss in scopes:
+        for ss in _list(rs.get("scopeSpans", rs.get("instrumentationLibrarySpans"))):
             if isinstance(ss, dict):
-                for span in ss.get("spans") or []:
+                for span in _list(ss.get("spans")):
                     if isinstance(span, dict):
                         yield span
 
