@@ -104,8 +104,9 @@ def emit_report(fmt: str, output: Path | None, renderers: dict[str, Callable[[],
 
 
 def emit(text: str, output: Path | None) -> None:
-    """Machine output to stdout, or to a file written whole (temp file, then rename)."""
-    if output is None:
+    """Machine output to stdout (also for ``-o -``), or to a file written whole (temp
+    file, then rename)."""
+    if output is None or str(output) == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
         return

@@ -181,3 +181,28 @@ def test_no_exported_byte_holds_text_ids_or_salt(tmp_path, cli):
     a = cli("export", ids, "--format", "mooncake", "--block-size", 16, "--salt", "one").out
     b = cli("export", ids, "--format", "mooncake", "--block-size", 16).out
     assert a == b
+
+
+def test_export_reads_stdin_and_writes_stdout(tmp_path, cli, monkeypatch):
+    import io
+
+    reqs = token_traffic(4, 20, whole_blocks=False)
+    src = write_ids(tmp_path / "ids.jsonl", reqs)
+    want = cli("export", src, "--format", "mooncake", "--block-size", 16).out
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(src.read_bytes()))))
+    res = cli("export", "-", "--format", "mooncake", "--block-size", 16, "-o", "-")
+    assert res.code == 0 and res.out == want
+    assert not (Path.cwd() / "-").exists()
+
+
+def test_export_errors(tmp_path, cli):
+    src = write_ids(tmp_path / "ids.jsonl", token_traffic(4, 5, whole_blocks=False))
+    res = cli("export", src, "--format", "csv", "--block-size", 16)
+    assert res.code == 2 and "unknown --format 'csv'" in res.err
+    trace = export(cli, src, tmp_path / "t.jsonl")
+    res = cli("export", trace, "--format", "mooncake", "--block-size", 32)
+    assert res.code == 2 and "cannot be re-cut into 32-token blocks" in res.err
+    # The same size: re-hashed, the same rows (Mooncake times are ms; a short span would
+    # read as seconds under --timestamp-unit auto).
+    again = cli("export", trace, "--format", "mooncake", "--block-size", 16, "--timestamp-unit", "ms")
+    assert again.code == 0 and again.out == trace.read_text()
