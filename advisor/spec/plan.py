@@ -57,22 +57,24 @@ def described_template(spec: Spec, gen: Generated) -> str:
     clock a clock call, a shuffled message a loop over an unordered mapping."""
     first = gen.pieces[0] if gen.pieces else []
     text_of = {p.section: p.text for p in first}
-    lines: list[str] = []
+    blocks: list[str] = []
     for m in spec.messages:
-        lines.append(f"{{# {m.role} message #}}")
+        lines: list[str] = []
         if m.shuffle:
-            lines.append("{% for name, text in " + _var(m.role) + "_sections.items() %}{{ text }} {% endfor %}")
-            continue
-        for s in m.sections:
-            if s.vary.kind == "static":
-                lines.append(text_of.get(s.name, s.name))
-            elif s.vary.kind == "clock":
-                lines.append(_CLOCK_DAY if s.vary.resolution >= 86_400 else _CLOCK)
-            elif s.vary.kind == "retrieved":
-                lines.append("{% for passage in " + _var(s.name) + " %}{{ passage }} {% endfor %}")
-            else:
-                lines.append("{{ " + _var(s.name) + " }}")
-    return "\n".join(lines) + "\n"
+            lines.append("{% for name, text in " + _var(m.role) + "_sections.items() %}{{ text }}\n\n{% endfor %}")
+        else:
+            for s in m.sections:
+                if s.vary.kind == "static":
+                    lines.append(text_of.get(s.name, s.name))
+                elif s.vary.kind == "clock":
+                    lines.append(_CLOCK_DAY if s.vary.resolution >= 86_400 else _CLOCK)
+                elif s.vary.kind == "retrieved":
+                    lines.append("{% for passage in " + _var(s.name) + " %}{{ passage }}\n\n{% endfor %}")
+                else:
+                    lines.append("{{ " + _var(s.name) + " }}")
+        blocks.append("\n\n".join(lines))
+    # Messages one after another, as the chat layout puts them (its headers are static text).
+    return "\n\n".join(blocks) + "\n"
 
 
 def plan(spec: Spec, thresholds: Thresholds | None = None, folder: Path | None = None) -> dict[str, Any]:

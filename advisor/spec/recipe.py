@@ -35,7 +35,8 @@ def expected_values(section: Section, spec: Spec) -> float:
     if v.kind == "tenant":
         return _distinct(list(spec.tenants.shares), sessions) if spec.tenants else 1.0
     if v.kind == "clock":
-        return 1.0 + (n / spec.rate) / v.resolution
+        # Never more values than requests: a clock finer than the arrivals is per request.
+        return min(float(n), 1.0 + (n / spec.rate) / v.resolution)
     if v.kind == "session":
         return sessions
     if v.kind == "retrieved":

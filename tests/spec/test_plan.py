@@ -126,3 +126,28 @@ def test_committed_demo_plan_is_fresh(scrambled_run):
     committed = Path(__file__).resolve().parents[2] / "outputs" / "plan-scrambled.md"
     assert to_markdown(scrambled_run, "plan-scrambled.png") == committed.read_text(), \
         "outputs/plan-scrambled.md is stale: run `make demo` and commit it"
+
+
+def test_described_order_is_linted(tmp_path, cli):
+    # A clock before 1,500 static tokens: the linter reports it on the described order, and
+    # the recipe moves the clock after the static text.
+    spec = tmp_path / "clock-first.yaml"
+    spec.write_text("""
+name: clock-first
+requests: 40
+arrival: {rate: 0.05}
+messages:
+  - role: system
+    sections:
+      - {name: now, tokens: 20, vary: {clock: {resolution_seconds: 1}}}
+      - {name: instructions, tokens: 1500}
+  - role: user
+    sections:
+      - {name: question, tokens: 30, vary: request}
+""")
+    data = _plan(cli, spec)
+    (finding,) = [f for f in data["lint"] if f["code"] == "PC101"]
+    assert finding["path"] == "clock-first (described order)" and finding["tokens_at_risk"] >= 1500
+    assert [s["section"] for s in data["recipe"]["order"]] == ["instructions", "now", "question"]
+    # One request every 20 s on average at whole-second resolution: nearly every clock value is new.
+    assert data["recipe"]["hit_rate"]["described"] < 0.1 < 0.8 < data["recipe"]["hit_rate"]["recipe"]
