@@ -37,7 +37,7 @@ def check_command(
     spec: Path | None = typer.Argument(None, metavar="[SPEC]", help="Workload spec (YAML)."),
     example: str | None = typer.Option(None, "--example", help=f"A bundled spec: {', '.join(EXAMPLES)}."),
 ) -> None:
-    """Validate a spec: one line per problem found first, exit 2 when it is not valid."""
+    """Validate a spec: its first problem as one line naming the file, line and key; exit 2."""
     loaded = spec_from(spec, example, None, None)
     emit(f"{loaded.name}: valid ({len(loaded.sections())} sections, {loaded.requests:,} requests)\n", None)
 

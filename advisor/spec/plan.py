@@ -20,7 +20,7 @@ from typing import Any
 from advisor.ingest.traffic import Skip
 from advisor.spec.closed_form import closed_form
 from advisor.spec.generate import Generated, generate
-from advisor.spec.measure import engine_hit_rate
+from advisor.spec.measure import measure
 from advisor.spec.model import Spec
 from advisor.spec.recipe import order_of, recipe, to_yaml
 
@@ -131,14 +131,21 @@ def _recipe(spec: Spec, data: dict[str, Any]) -> dict[str, Any]:
     described = [s["section"] for s in order_of(spec)]
     recipe_order = [s["section"] for s in order_of(reordered)]
     changed = described != recipe_order or any(m.shuffle for m in spec.messages)
-    hit_described = data.get("hit_rate")
-    hit_recipe = engine_hit_rate(generate(reordered), spec.engine.page_size) if changed else hit_described
+    hit_described: float = data["hit_rate"]  # plan always has traffic: the generated requests
+    sim = data.get("simulation") or {}
+    pool_described = {p: r["hit_rate"] for p, r in (sim.get("at_pool") or {}).items()}
+    if changed:
+        hit_recipe, pool_recipe = measure(generate(reordered), spec.engine.page_size,
+                                          int(data["cost"]["kv_pool_tokens"]))
+    else:
+        hit_recipe, pool_recipe = hit_described, pool_described
     return {
         "changed": changed,
         "described_order": order_of(spec),
         "order": order_of(reordered),
-        "hit_rate": {"described": hit_described,
-                     "recipe": None if hit_recipe is None else round(hit_recipe, 6)},
+        "hit_rate": {"described": hit_described, "recipe": round(hit_recipe, 6)},
+        # At the GPU's pool, simulated as the report does, per scheduling policy.
+        "hit_rate_at_pool": {"described": pool_described, "recipe": pool_recipe},
         "yaml": to_yaml(reordered),
         "_closed_described": closed_form(spec).to_dict(),
         "_closed_recipe": closed_form(reordered).to_dict(),

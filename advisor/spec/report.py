@@ -48,6 +48,16 @@ def _sections(data: dict[str, Any]) -> list[str]:
     out.append(f"Hit rate (unlimited capacity, SGLang rules, the same generated text): described order "
                f"**{_pct(hr['described'])}**, recipe **{_pct(hr['recipe'])}** (decision then: {rec['decision']}).")
     out.append("")
+    pool = rec.get("hit_rate_at_pool") or {}
+    if pool.get("described") and pool.get("recipe"):
+        out.append(f"At the {data['cost']['kv_pool_tokens']:,}-token pool of one {data['cost']['gpu']} (simulated):")
+        out.append("")
+        out.append("| order | FCFS | cache-aware (lpm) |")
+        out.append("| --- | ---: | ---: |")
+        for label in ("described", "recipe"):
+            row = pool[label]
+            out.append(f"| {label} | {_pct(row.get('fcfs'))} | {_pct(row.get('lpm'))} |")
+        out.append("")
     out.append("The recipe as a spec (`advisor plan` takes it as is):")
     out.append("")
     out.append("```yaml")

@@ -43,6 +43,10 @@ def test_scrambled_prescribes_the_canonical_order(scrambled_run, cli, tmp_path):
     hr = rec["hit_rate"]
     assert hr["described"] == data["hit_rate"]
     assert hr["recipe"] > hr["described"] + 0.2
+    pool = rec["hit_rate_at_pool"]
+    assert pool["described"] == {p: r["hit_rate"] for p, r in data["simulation"]["at_pool"].items()}
+    assert pool["recipe"]["fcfs"] > pool["described"]["fcfs"] + 0.2
+    assert all(pool[o][p] <= hr[o] + 1e-9 for o in pool for p in pool[o])  # a pool never beats unlimited
     assert any("recipe" in r and "decision then: go" in r for r in data["reasons"])
     # The recipe's YAML is a spec: planning it measures what the recipe promised.
     path = tmp_path / "recipe.yaml"
