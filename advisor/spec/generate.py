@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import functools
+import heapq
 import json
 import random
 import re
@@ -70,16 +71,22 @@ class _Turn:
 
 def _schedule(spec: Spec) -> list[_Turn]:
     """Arrival plan: sessions start as a Poisson process, each turn ``think_seconds``
-    after the previous one; the first ``requests`` turns in time order are kept."""
+    after the previous one; the first ``requests`` turns in time order are kept.
+
+    Sessions keep starting until the next one would start after the last kept turn, so
+    the end of the plan is not short of new sessions when later turns come long after
+    their session's start."""
     rng = _rng(spec.seed, "arrivals")
     conv = spec.conversation
     session_rate = spec.rate / spec.mean_turns
     tenants = spec.tenants
     cum = list(accumulate(tenants.shares)) if tenants else []
     plan: list[_Turn] = []
+    kept: list[float] = []  # max-heap (negated) of the ``requests`` earliest turn times
+    n = spec.requests
     t = 0.0
     session = 0
-    while len(plan) < spec.requests:
+    while len(kept) < n or t <= -kept[0]:
         turns = conv.turns.draw(rng) if conv else 1
         tenant = None
         if tenants:
@@ -87,6 +94,10 @@ def _schedule(spec: Spec) -> list[_Turn]:
         think = conv.think_seconds if conv else 0.0
         for j in range(turns):
             plan.append(_Turn(t + j * think, session, j, tenant))
+            if len(kept) < n:
+                heapq.heappush(kept, -(t + j * think))
+            elif t + j * think < -kept[0]:
+                heapq.heapreplace(kept, -(t + j * think))
         session += 1
         t += rng.expovariate(session_rate)
     plan.sort(key=lambda p: (p.time, p.session, p.turn))
