@@ -150,14 +150,18 @@ def test_sessions_repeat_history():
         turns = (len(roles) - 2) // 2 + 1
         assert roles == ["system", "user"] + ["assistant", "user"] * (turns - 1)
     # A later turn extends the earlier one: the earlier prompt's messages are a prefix of it.
-    seen: dict[str, list] = {}
+    seen: dict[str, dict] = {}
     extended = 0
     for record in gen.records:
         key = record["messages"][1]["content"]
         if key in seen:
-            assert record["messages"][: len(seen[key])] == seen[key]
+            before = seen[key]
+            assert record["messages"][: len(before["messages"])] == before["messages"]
+            # The next turn comes think_seconds (40) after the previous one.
+            assert record["timestamp"] - before["timestamp"] == pytest.approx(40, abs=0.002)
+            assert record["tenant"] == before["tenant"]
             extended += 1
-        seen[key] = record["messages"]
+        seen[key] = record
     assert extended > 100
 
 
