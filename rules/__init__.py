@@ -20,6 +20,7 @@ from advisor.rules import (
     pc402_reasoning_history,
     pc403_unstable_tool_set,
     pc404_tool_call_json,
+    pc405_last_turn_injection,
     pc901_unused_suppression,
 )
 
@@ -36,6 +37,7 @@ _MODULES = (
     pc402_reasoning_history,
     pc403_unstable_tool_set,
     pc404_tool_call_json,
+    pc405_last_turn_injection,
     pc901_unused_suppression,
 )
 

@@ -179,7 +179,8 @@ class TemplateModel:
     unsafe: list[Site] = field(default_factory=list)
     # Chat-structure sites: "reasoning-history" (earlier turns lose their reasoning),
     # "tool-set" (the tool list filtered, reordered or placed per request or per turn) and
-    # "tool-call-json" (tool-call arguments of the history re-serialized).
+    # "tool-call-json" (tool-call arguments of the history re-serialized) and "last-turn"
+    # (text from outside the conversation rendered only at the last turn).
     chat: list[Site] = field(default_factory=list)
     comments: list[Comment] = field(default_factory=list)
     syntax_errors: list[SyntaxIssue] = field(default_factory=list)
@@ -443,6 +444,7 @@ class _Walker:
         self.file = ""  # the included/imported file being walked ("" = the template itself)
         self.chat_sites: list[Site] = []
         self.loops: list[Taint] = []  # iterable taints of the enclosing for loops
+        self.loop_scopes: list[int] = []  # index in self.scopes of each enclosing loop's scope
         self.tool_names: set[str] = set(TOOL_NAMES)
         self.tool_loops = 0  # depth of loops over the tool list
         self.arguments_checked = 0  # inside an `if ... arguments is string` (either branch)
@@ -671,6 +673,24 @@ class _Walker:
             detail = f"reasoning renders only for some assistant turns (`if {_expr_source(hit)}`)"
             self._site("reasoning-history", detail, hit.lineno or node.lineno, CONSTANT)
 
+    def _last_turn_branch(self, node: nodes.If) -> None:
+        """``{% if loop.last %}{{ system_message }}...``: text from outside the conversation
+        rendered only at the last turn moves to the new last turn on every request."""
+        if not self.chat or not self.loops or self.loops[-1].kind != PAYLOAD:
+            return
+        depth = self.loop_scopes[-1]
+        for test, body in [(node.test, node.body)] + [(e.test, e.body) for e in node.elif_]:
+            if not _last_turn_test(test):
+                continue
+            for name in _rendered_names(body):
+                if name in self.tool_names:
+                    continue  # PC403 reports a tool list that moves
+                where = next((i for i in range(len(self.scopes) - 1, -1, -1) if name in self.scopes[i]), None)
+                if where is not None and where < depth:
+                    detail = f"`{name}` renders only at the last turn (`if {_expr_source(test)}`)"
+                    self._site("last-turn", detail, test.lineno or node.lineno, self.scopes[where][name])
+                    return
+
     def _blank_reasoning(self, text: str, line: int) -> None:
         if text and "</think>" in text and _BLANK_THINK.search(text) and any(t.kind == PAYLOAD for t in self.loops):
             self._site("reasoning-blank", "earlier assistant turns render an empty `<think></think>` block", line, CONSTANT)
@@ -835,12 +855,14 @@ class _Walker:
         # The body repeats once per item: its text is only shared when the items are.
         self.guards.append(iter_taint)
         self.loops.append(iter_taint)
+        self.loop_scopes.append(len(self.scopes) - 1)
         self.tool_loops += over_tools
         try:
             self.body(node.body)
             self.body(node.else_)
         finally:
             self.tool_loops -= over_tools
+            self.loop_scopes.pop()
             self.loops.pop()
         self.guards.pop()
         self.scopes.pop()
@@ -877,6 +899,7 @@ class _Walker:
         tests = [self.expr(node.test)] + [self.expr(e.test) for e in node.elif_]
         test = strongest(tests)
         self._reasoning_branch(node)
+        self._last_turn_branch(node)
         if self.tool_loops and test.kind in (PAYLOAD, REQUEST) and _renders(node):
             self._site("tool-set", f"the tool list is filtered by {test.reason} (`{_short(src)}`)", node.lineno, test)
         seg_index = self.emit(Segment("dynamic", "if", src, l, c, el, ec, test, self.guard))
@@ -1120,6 +1143,32 @@ def _renders_reasoning(body: list[nodes.Node]) -> bool:
                         if any(w in c.arg.value for w in _REASONING_WORDS):
                             return True
     return False
+
+
+def _last_turn_test(test: nodes.Node) -> bool:
+    """Whether a test singles out the last message: loop.last, x == something[-1], revindex."""
+    for n in [test, *test.find_all((nodes.Getattr, nodes.Compare))]:
+        if isinstance(n, nodes.Getattr) and _is_name(n.node, "loop") and n.attr in ("last", "revindex0", "revindex"):
+            return True
+        if isinstance(n, nodes.Compare):
+            for side in [n.expr, *(o.expr for o in n.ops)]:
+                if isinstance(side, nodes.Getitem) and isinstance(side.arg, nodes.Neg):
+                    return True
+    return False
+
+
+def _rendered_names(body: list[nodes.Node]) -> list[str]:
+    """Names an output of ``body`` renders, in order (attributes of the loop item excluded
+    by the caller's scope check)."""
+    out: list[str] = []
+    for stmt in body:
+        for o in [stmt, *stmt.find_all(nodes.Output)]:
+            if isinstance(o, nodes.Output):
+                for child in o.nodes:
+                    for n in [child, *child.find_all(nodes.Name)]:
+                        if isinstance(n, nodes.Name) and n.name not in out:
+                            out.append(n.name)
+    return out
 
 
 def _mentions_arguments(node: nodes.Node) -> bool:
