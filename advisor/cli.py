@@ -53,9 +53,15 @@ def _register_commands(argv: list[str]) -> None:
         importlib.import_module(f"advisor.commands.{m}")
 
 
+ARGV: list[str] = []
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``advisor`` console script."""
-    _register_commands(sys.argv[1:] if argv is None else list(argv))
+    args = sys.argv[1:] if argv is None else [str(a) for a in argv]
+    # The arguments as typed: a Path option loses a trailing "/" (`-o out/` means a folder).
+    ARGV[:] = args
+    _register_commands(args)
     try:
         app(args=argv, prog_name="advisor", standalone_mode=True)
     except AdvisorError as exc:

@@ -17,12 +17,16 @@ PROBE = (
 )
 
 
+HELPERS = {"advisor.commands.common", "common", "outputs", "bounds"}
+
+
 def loaded(*argv: str) -> tuple[str, set[str]]:
     """stdout of ``advisor ARGV`` and the command modules (and Jinja2) it imported."""
     proc = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, check=True)
     *out, modules = proc.stdout.strip().splitlines()
     names = eval(modules)  # noqa: S307 - our own repr of a list of module names
-    return "\n".join(out), {m.removeprefix("advisor.commands.") for m in names} - {"advisor.commands.common", "common"}
+    # Shared helpers of every command (options, outputs, bounds) are not commands.
+    return "\n".join(out), {m.removeprefix("advisor.commands.") for m in names} - HELPERS
 
 
 def test_a_command_imports_only_its_module() -> None:

@@ -9,7 +9,8 @@ import typer
 
 from advisor.index.analyze import Analyzer, top_branches
 from advisor.cli import app
-from advisor.commands.common import INPUT_FORMAT_HELP, SkipLog, check_format, emit_report, open_traffic, with_progress
+from advisor.commands.bounds import bounded
+from advisor.commands.common import INPUT_FORMAT_HELP, SkipLog, check_format, check_output, emit_report, open_traffic, with_progress
 from advisor.console import log, out_console
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.preprocess import DEFAULT_ENGINE, ENGINE_HELP, check_engine
@@ -30,16 +31,16 @@ def analyze_command(
     model_dir: Optional[Path] = typer.Option(None, "--model-dir", help=MODEL_DIR_HELP),
     timezone: str = typer.Option("UTC", help=TIMEZONE_HELP),
     templates: Optional[Path] = typer.Option(None, help="Folder of prompt templates for 'template' records."),
-    page_size: int = typer.Option(1, min=1, help="Round cached tokens down to this page size."),
-    block_size: int = typer.Option(512, min=1, help="Tokens per hash_ids block."),
-    top: int = typer.Option(5, min=0, help="How many shared branches to list."),
+    page_size: int = typer.Option(1, min=1, callback=bounded("--page-size"), help="Round cached tokens down to this page size."),
+    block_size: int = typer.Option(512, min=1, callback=bounded("--block-size"), help="Tokens per hash_ids block."),
+    top: int = typer.Option(5, min=0, callback=bounded("--top"), help="How many shared branches to list."),
     input_format: str = typer.Option("auto", help=INPUT_FORMAT_HELP),
     format: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
-    workers: int = typer.Option(0, min=0, help="Index in N local worker processes (radix tree partitioned by head)."),
+    workers: int = typer.Option(0, min=0, callback=bounded("--workers"), help="Index in N local worker processes (radix tree partitioned by head)."),
     dask: Optional[str] = typer.Option(None, help="Index on a Dask cluster at this scheduler address."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Tokenizer-cache statistics on stderr."),
-    diagnose_limit: int = typer.Option(50_000, min=0, help="Diagnose the first N text requests (0: all); "
+    diagnose_limit: int = typer.Option(50_000, min=0, callback=bounded("--diagnose-limit"), help="Diagnose the first N text requests (0: all); "
                                        "bounds the diagnosis' memory on huge logs."),
     diagnose: Optional[bool] = typer.Option(None, "--diagnose/--no-diagnose",
                                             help="Traffic findings (TR101/TR201/TR301) and loss attribution; "
@@ -47,6 +48,7 @@ def analyze_command(
 ) -> None:
     """Measure the prefix-cache hit rate that the traffic allows (unlimited cache)."""
     check_format(format)
+    check_output(output, [*traffic, *([templates] if templates else []), *([chat_template] if chat_template else [])])
     check_engine(engine)
     tokenizer = resolve_tokenizer(tokenizer, model_dir)
     skips = SkipLog()

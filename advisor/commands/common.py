@@ -12,14 +12,16 @@ from typing import Callable, Iterable, Iterator
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from advisor.console import err_console, progress_enabled
+from advisor.commands.outputs import check_output, is_stdout, regular_destination
 from advisor.errors import AdvisorError
 from advisor.ingest.pipeline import Sequence
 # The commands read traffic through these; they live in ingest so that the advisory (and
 # anything else below the CLI) uses them without importing the command layer.
 from advisor.ingest.source import SkipLog, TemplatesOnFirstUse, make_renderer, open_traffic
 
-__all__ = ["FORMATS", "INPUT_FORMAT_HELP", "SkipLog", "TemplatesOnFirstUse", "check_format", "emit", "emit_bytes", "emit_report",
-           "make_renderer", "open_traffic", "with_progress"]
+__all__ = ["FORMATS", "INPUT_FORMAT_HELP", "SkipLog", "TemplatesOnFirstUse", "check_format", "check_output", "emit",
+           "emit_bytes", "emit_report", "is_stdout", "make_renderer", "open_traffic", "regular_destination",
+           "with_progress"]
 
 FORMATS = ("text", "json", "markdown")
 INPUT_FORMAT_HELP = ("Input format of the traffic files: auto (detected per file from its first records), "
@@ -67,6 +69,7 @@ def emit_bytes(data: bytes, output: Path) -> None:
     device) is written in place: renaming over it would replace the device itself. A
     symlink to a regular file keeps the link and replaces its target.
     """
+    check_output(output)
     try:
         if output.exists() and not output.is_file():
             if output.is_dir():
@@ -74,7 +77,8 @@ def emit_bytes(data: bytes, output: Path) -> None:
             with output.open("wb") as handle:
                 handle.write(data)
             return
-        target = output.resolve() if output.is_symlink() else output
+        # realpath, not resolve(): a loop is refused above, never a RuntimeError here.
+        target = Path(os.path.realpath(output)) if output.is_symlink() else output
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     except OSError as exc:
@@ -95,6 +99,8 @@ def emit_report(fmt: str, output: Path | None, renderers: dict[str, Callable[[],
                 print_text: Callable[[], None]) -> None:
     """One report in the chosen format. Text goes to the terminal as rich tables; a text
     report written to a file is the markdown rendering (tables without terminal codes)."""
+    if is_stdout(output):
+        output = None
     if fmt in renderers:
         emit(renderers[fmt](), output)
     elif output is not None:
@@ -104,9 +110,8 @@ def emit_report(fmt: str, output: Path | None, renderers: dict[str, Callable[[],
 
 
 def emit(text: str, output: Path | None) -> None:
-    """Machine output to stdout (also for ``-o -``), or to a file written whole (temp
-    file, then rename)."""
-    if output is None or str(output) == "-":
+    """Machine output to stdout (``-`` too), or to a file written whole (temp file, then rename)."""
+    if output is None or is_stdout(output):
         sys.stdout.write(text)
         sys.stdout.flush()
         return

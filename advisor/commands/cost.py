@@ -13,6 +13,7 @@ import typer
 from rich.table import Table
 
 from advisor.cli import app
+from advisor.commands.bounds import bounded
 from advisor.console import out_console, write_stdout
 from advisor.cost import (
     DEFAULT_MFU,
@@ -154,7 +155,7 @@ def _choice(value: str, allowed: tuple[str, ...], option: str) -> str:
 def cost_command(
     model: Optional[str] = typer.Option(None, "--model", help="Catalog name or id, or a config.json path."),
     gpu: Optional[str] = typer.Option(None, "--gpu", help="Catalog GPU (h100, h200, b200, a100, l40s, ...)."),
-    tp: int = typer.Option(1, "--tp", help="Tensor-parallel GPUs."),
+    tp: int = typer.Option(1, "--tp", callback=bounded("--tp"), help="Tensor-parallel GPUs."),
     kv_dtype: str = typer.Option("bf16", "--kv-dtype", help="KV cache dtype: bf16 or fp8."),
     prefix_tokens: int = typer.Option(0, "--prefix-tokens", help="Tokens of the shared prefix."),
     batch: int = typer.Option(1, "--batch", help="Sequences sharing the prefix at once."),

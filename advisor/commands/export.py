@@ -8,9 +8,11 @@ from pathlib import Path
 import typer
 
 from advisor.cli import app
+from advisor.commands.bounds import bounded
 from advisor.commands.common import (
     INPUT_FORMAT_HELP,
     SkipLog,
+    check_output,
     emit,
     open_traffic,
     with_progress,
@@ -23,7 +25,7 @@ from advisor.export.trace import FORMATS, Hasher, rows, write
 def export_command(
     traffic: list[Path] = typer.Argument(..., help="Traffic files (any input format; - is stdin)."),
     format: str = typer.Option(..., "--format", "-f", help="mooncake (kvcache-simulator, AIPerf, Dynamo) or bailian."),
-    block_size: int = typer.Option(..., min=1, help="Tokens per hash block: the engine's block size "
+    block_size: int = typer.Option(..., min=1, callback=bounded("--block-size"), help="Tokens per hash block: the engine's block size "
                                    "(vLLM 16, Mooncake traces 512)."),
     salt: str | None = typer.Option(None, help="Key of the block hashes (default: random; never printed)."),
     timestamp_unit: str = typer.Option("auto", help="Unit of the input timestamps: auto, s or ms."),
@@ -45,6 +47,7 @@ def export_command(
         import hashlib
 
         key = hashlib.blake2b(key, digest_size=64).digest()
+    check_output(output, traffic)
     skips = SkipLog()
     seqs = open_traffic(list(traffic), tokenizer, chat_template, templates, block_size, skips, input_format=input_format)
     found = rows(with_progress(seqs, "export"), Hasher(block_size, key))

@@ -12,7 +12,7 @@ import typer
 
 from advisor import __version__
 from advisor.cli import app
-from advisor.commands.common import emit
+from advisor.commands.common import check_output, emit, is_stdout
 from advisor.console import write_stdout
 from advisor.errors import AdvisorError
 from advisor.lint import config as lint_config
@@ -26,7 +26,7 @@ def _split(values: list[str]) -> tuple[str, ...]:
 
 
 def _emit(text: str, destination: Optional[Path]) -> None:
-    if destination is None:
+    if is_stdout(destination):
         if text:
             write_stdout(text)
         return
@@ -59,6 +59,7 @@ def lint(
         raise typer.BadParameter(f"'{fmt}' is not one of {', '.join(output.FORMATS)}", param_hint="--format")
     if fail_on is not None and fail_on not in SEVERITIES:
         raise typer.BadParameter(f"'{fail_on}' is not one of {', '.join(SEVERITIES)}", param_hint="--fail-on")
+    check_output(destination, [*paths, *([config] if config else [])])
     cfg = lint_config.resolve(config, isolated, Path.cwd(), REGISTRY)
     overrides: dict = {}
     for name, values in (("--select", _split(select)), ("--ignore", _split(ignore))):

@@ -8,7 +8,8 @@ from pathlib import Path
 import typer
 
 from advisor.cli import app
-from advisor.commands.common import check_format, emit, emit_bytes
+from advisor.commands.bounds import bounded
+from advisor.commands.common import check_format, check_output, emit, emit_bytes, is_stdout, regular_destination
 from advisor.errors import AdvisorError
 from advisor.spec.load import EXAMPLES, load_example, load_spec
 
@@ -28,7 +29,7 @@ def spec_from(spec: Path | None, example: str | None, requests: int | None, seed
 def plan_command(
     spec: Path | None = typer.Argument(None, metavar="[SPEC]", help="Workload spec (YAML; advisor spec --schema)."),
     example: str | None = typer.Option(None, "--example", help=f"A bundled spec: {', '.join(EXAMPLES)}."),
-    requests: int | None = typer.Option(None, min=1, max=1_000_000, help="Requests to generate (default: the spec's)."),
+    requests: int | None = typer.Option(None, min=1, max=1_000_000, callback=bounded("--requests"), help="Requests to generate (default: the spec's)."),
     seed: int | None = typer.Option(None, min=0, help="Seed (default: the spec's)."),
     go_above: float = typer.Option(0.40, min=0.0, max=1.0, help="Go when the planned hit rate is above this."),
     no_go_below: float = typer.Option(0.30, min=0.0, max=1.0, help="No-go when it is below this."),
@@ -37,6 +38,7 @@ def plan_command(
 ) -> None:
     """Plan from a description: generate its traffic, run the whole pipeline, add the ordering recipe."""
     check_format(format, ("markdown", "json"))
+    check_output(output, [spec] if spec else [])
     if no_go_below > go_above:
         raise AdvisorError("--no-go-below must not exceed --go-above")
     from advisor.report import advisory as render
@@ -44,10 +46,10 @@ def plan_command(
     from advisor.spec.plan import Thresholds, plan
 
     data = plan(spec_from(spec, example, requests, seed), Thresholds(go_above, no_go_below))
-    to_stdout = str(output) == "-"
+    to_stdout = is_stdout(output)
     picture = None
     sim = data.get("simulation")
-    if sim is not None and not to_stdout and format == "markdown":
+    if sim is not None and regular_destination(output) and format == "markdown":
         from advisor.report.plot import capacity_curve_png
 
         png = output.with_suffix(".png")

@@ -8,7 +8,8 @@ from typing import List, Optional
 import typer
 
 from advisor.cli import app
-from advisor.commands.common import SkipLog, check_format, emit_report, make_renderer, open_traffic, with_progress
+from advisor.commands.bounds import bounded
+from advisor.commands.common import SkipLog, check_format, check_output, emit_report, make_renderer, open_traffic, with_progress
 from advisor.console import out_console
 from advisor.diagnose.detect import Diagnoser
 from advisor.errors import AdvisorError
@@ -33,16 +34,17 @@ def prescribe_command(
     engine: str = typer.Option(DEFAULT_ENGINE, help=ENGINE_HELP),
     model_dir: Optional[Path] = typer.Option(None, "--model-dir", help=MODEL_DIR_HELP),
     timezone: str = typer.Option("UTC", help=TIMEZONE_HELP),
-    page_size: int = typer.Option(1, min=1, help="Round cached tokens down to this page size."),
-    capacity_tokens: Optional[int] = typer.Option(None, min=1, help="KV pool size in tokens: hit rates through "
+    page_size: int = typer.Option(1, min=1, callback=bounded("--page-size"), help="Round cached tokens down to this page size."),
+    capacity_tokens: Optional[int] = typer.Option(None, min=1, callback=bounded("--capacity-tokens"), help="KV pool size in tokens: hit rates through "
                                                   "an LRU pool of this size, eviction in the loss attribution, "
                                                   "and the pin-the-system-prompt action."),
-    block_size: int = typer.Option(512, min=1, help="Tokens per hash_ids block."),
+    block_size: int = typer.Option(512, min=1, callback=bounded("--block-size"), help="Tokens per hash_ids block."),
     format: str = typer.Option("text", "--format", "-f", help="text, json, markdown or diff."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
 ) -> None:
     """Diagnose the traffic, prescribe a fix per finding, and measure the hit rate after it."""
     check_format(format, FORMATS)
+    check_output(output, [*traffic, *([templates] if templates else [])])
     if templates is not None and not templates.is_dir():
         raise AdvisorError(f"{templates}: templates folder not found")
     skips = SkipLog()

@@ -9,7 +9,8 @@ import typer
 
 from advisor.advisory import ReportOptions, Thresholds, build
 from advisor.cli import app
-from advisor.commands.common import SkipLog, check_format, emit, emit_bytes
+from advisor.commands.bounds import bounded
+from advisor.commands.common import SkipLog, check_format, check_output, emit, emit_bytes, is_stdout, regular_destination
 from advisor.errors import AdvisorError
 from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, resolve_tokenizer, tokenizer_warning
 from advisor.report import advisory as render
@@ -24,9 +25,9 @@ def report_command(
     traffic: List[Path] = typer.Option([], "--traffic", "-t", help="Traffic files (repeat the option for several)."),
     model: str = typer.Option("llama-3.1-8b", help="Model from the catalog (advisor cost --list) or a config.json."),
     gpu: str = typer.Option("h100", help="GPU from the catalog."),
-    tp: int = typer.Option(1, min=1, help="Tensor-parallel degree."),
+    tp: int = typer.Option(1, min=1, callback=bounded("--tp"), help="Tensor-parallel degree."),
     kv_dtype: str = typer.Option("bf16", help="bf16 or fp8 KV cache."),
-    page_size: int = typer.Option(1, min=1, help="SGLang --page-size to advise for."),
+    page_size: int = typer.Option(1, min=1, callback=bounded("--page-size"), help="SGLang --page-size to advise for."),
     tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
     chat_template: Optional[Path] = typer.Option(None, help="HuggingFace chat template for messages records."),
     model_dir: Optional[Path] = typer.Option(None, "--model-dir", help=MODEL_DIR_HELP + " Its config.json is the "
@@ -43,6 +44,7 @@ def report_command(
 ) -> None:
     """Write the go/no-go SGLang advisory (markdown, with the capacity curve as a PNG beside it)."""
     check_format(format, ("markdown", "json"))
+    check_output(output, [*(templates or []), *traffic])
     if no_go_below > go_above:
         raise AdvisorError("--no-go-below must not exceed --go-above")
     if not templates and not traffic:
@@ -58,10 +60,11 @@ def report_command(
     skips = SkipLog()
     data = build(list(templates or []), list(traffic), opts, skips)
     skips.summary()
-    to_stdout = str(output) == "-"
+    to_stdout = is_stdout(output)
     picture = None
     sim = data.get("simulation")
-    if sim is not None and not to_stdout:
+    # The picture goes beside a regular file only (report -o /dev/null writes no /dev/null.png).
+    if sim is not None and regular_destination(output):
         png = output.with_suffix(".png")
         emit_bytes(capacity_curve_png(sim["curve"], data["cost"]["kv_pool_tokens"], data["cost"]["gpu"],
                                      sim["unlimited_hit_rate"]), png)

@@ -9,7 +9,8 @@ from typing import List, Optional
 import typer
 
 from advisor.cli import app
-from advisor.commands.common import INPUT_FORMAT_HELP, SkipLog, check_format, emit, open_traffic, with_progress
+from advisor.commands.bounds import bounded
+from advisor.commands.common import INPUT_FORMAT_HELP, SkipLog, check_format, check_output, emit, open_traffic, with_progress
 from advisor.errors import AdvisorError
 from advisor.ingest.preprocess import DEFAULT_ENGINE
 from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, resolve_tokenizer, tokenizer_warning
@@ -60,7 +61,7 @@ def simulate_command(
     model_dir: Optional[Path] = typer.Option(None, "--model-dir", help=MODEL_DIR_HELP),
     timezone: str = typer.Option("UTC", help=TIMEZONE_HELP),
     templates: Optional[Path] = typer.Option(None, help="Folder of prompt templates for 'template' records."),
-    capacity_tokens: Optional[int] = typer.Option(None, min=0, help="KV pool size in tokens (per replica). Default: unlimited."),
+    capacity_tokens: Optional[int] = typer.Option(None, min=0, callback=bounded("--capacity-tokens"), help="KV pool size in tokens (per replica). Default: unlimited."),
     model: Optional[str] = typer.Option(None, help="Size the pool from a model (with --gpu) instead of --capacity-tokens."),
     gpu: Optional[str] = typer.Option(None, help="GPU for --model."),
     policy: str = typer.Option("fcfs", help="Scheduling policies, comma-separated: fcfs, lpm, dfs-weight, lof, random."),
@@ -68,22 +69,22 @@ def simulate_command(
     engine: str = typer.Option("none", help="Hit rules: none (analyze's LCP), sglang (L-1 cap, pages) or vllm (L-1 cap, full blocks); "
                         "sglang or vllm also renders the traffic with that engine's request preprocessing (none: sglang's)."),
     mode: Optional[str] = typer.Option(None, help="replay (one at a time) or serve (discrete-event engine). Default: serve when timestamps or --rate exist."),
-    page_size: Optional[int] = typer.Option(None, min=1, help="SGLang page / vLLM block in tokens. Default: sglang 1, vllm 16; block-lru on token traffic 16."),
-    block_size: int = typer.Option(512, min=1, help="Tokens per hash_ids block."),
+    page_size: Optional[int] = typer.Option(None, min=1, callback=bounded("--page-size"), help="SGLang page / vLLM block in tokens. Default: sglang 1, vllm 16; block-lru on token traffic 16."),
+    block_size: int = typer.Option(512, min=1, callback=bounded("--block-size"), help="Tokens per hash_ids block."),
     warmup: float = typer.Option(0.0, min=0.0, max=1.0, help="The first FRACTION of requests only warm the cache."),
     sweep: bool = typer.Option(False, "--sweep", help="Hit rate against capacity, small pool to unlimited."),
-    replicas: int = typer.Option(1, min=1, help="Replicas, each with its own pool of --capacity-tokens."),
+    replicas: int = typer.Option(1, min=1, callback=bounded("--replicas"), help="Replicas, each with its own pool of --capacity-tokens."),
     router: str = typer.Option("round-robin", help="round-robin, random or cache-aware."),
     tenant_budget: Optional[str] = typer.Option(None, help="Per-tenant pool shares: A=0.5,B=0.3 or equal."),
     rate: Optional[float] = typer.Option(None, help="Poisson arrivals at this many requests/s (serve mode)."),
-    output_len: Optional[int] = typer.Option(None, min=1, help="Output tokens for records without output_length (default 1)."),
-    max_running: int = typer.Option(256, min=1, help="Running requests per replica (serve)."),
-    max_prefill_tokens: int = typer.Option(16384, min=1, help="Prefill token budget per step (serve)."),
+    output_len: Optional[int] = typer.Option(None, min=1, callback=bounded("--output-len"), help="Output tokens for records without output_length (default 1)."),
+    max_running: int = typer.Option(256, min=1, callback=bounded("--max-running"), help="Running requests per replica (serve)."),
+    max_prefill_tokens: int = typer.Option(16384, min=1, callback=bounded("--max-prefill-tokens"), help="Prefill token budget per step (serve)."),
     prefill_token_seconds: float = typer.Option(CostModel.prefill_token_s, help="Seconds per prefill token (default: Llama 3.1 8B, H100)."),
     decode_step_seconds: float = typer.Option(CostModel.decode_step_s, help="Seconds per decode step (default: Llama 3.1 8B, H100)."),
     timestamp_unit: str = typer.Option("auto", help="auto, s, ms, us or ns."),
     seed: int = typer.Option(0, help="Seed for random policies, routers and arrivals."),
-    requests: Optional[int] = typer.Option(None, min=1, help="Requests of a --workload."),
+    requests: Optional[int] = typer.Option(None, min=1, callback=bounded("--requests"), help="Requests of a --workload."),
     input_format: str = typer.Option("auto", help=INPUT_FORMAT_HELP),
     format: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
@@ -94,6 +95,7 @@ def simulate_command(
         model = str(model_dir / "config.json")  # the folder's architecture sizes the pool
     tokenizer_warning(tokenizer, model)
     check_format(format)
+    check_output(output, [*(traffic or []), *([chat_template] if chat_template else [])])
     if engine not in ENGINES:
         raise AdvisorError(f"unknown --engine '{engine}': use {', '.join(ENGINES)}")
     if router not in ROUTERS:

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from advisor.cli import app
+from advisor.commands.bounds import bounded
 from advisor.commands.common import emit
 from advisor.commands.plan import spec_from
 from advisor.errors import AdvisorError
@@ -47,7 +48,7 @@ def generate_command(
     spec: Path | None = typer.Argument(None, metavar="[SPEC]", help="Workload spec (YAML)."),
     example: str | None = typer.Option(None, "--example", help=f"A bundled spec: {', '.join(EXAMPLES)}."),
     output: Path = typer.Option(..., "--output", "-o", help="Traffic file to write (JSON Lines; '-': stdout)."),
-    requests: int | None = typer.Option(None, min=1, max=1_000_000, help="Requests (default: the spec's)."),
+    requests: int | None = typer.Option(None, min=1, max=1_000_000, callback=bounded("--requests"), help="Requests (default: the spec's)."),
     seed: int | None = typer.Option(None, min=0, help="Seed (default: the spec's)."),
 ) -> None:
     """Write the spec's traffic: seeded `messages` records of real text, exact section lengths."""

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from advisor.cli import app
+from advisor.commands.bounds import bounded
 from advisor.commands.common import (
     INPUT_FORMAT_HELP,
     SkipLog,
@@ -34,20 +35,20 @@ from advisor.verify.compare import Observed
 def verify_command(
     traffic: list[Path] = typer.Argument(..., help="Traffic with observed cached tokens (any input format; - is stdin)."),
     engine: str = typer.Option(..., help="The engine that served it: sglang or vllm (its hit rules and eviction)."),
-    capacity_tokens: int | None = typer.Option(None, min=0, help="The engine's KV pool in tokens (default: unlimited)."),
-    page_size: int | None = typer.Option(None, min=1, help="SGLang page / vLLM block in tokens (default: sglang 1, vllm 16)."),
+    capacity_tokens: int | None = typer.Option(None, min=0, callback=bounded("--capacity-tokens"), help="The engine's KV pool in tokens (default: unlimited)."),
+    page_size: int | None = typer.Option(None, min=1, callback=bounded("--page-size"), help="SGLang page / vLLM block in tokens (default: sglang 1, vllm 16)."),
     eviction: str | None = typer.Option(None, help="branch-lru, block-lru, lfu or fifo (default: the engine's)."),
     policy: str = typer.Option("fcfs", help="The engine's scheduling policy (serve stage)."),
     warmup: float = typer.Option(0.0, min=0.0, max=1.0, help="Compare only after the first FRACTION of requests."),
-    block_size: int = typer.Option(512, min=1, help="Tokens per hash_ids block."),
-    max_running: int = typer.Option(256, min=1, help="Running requests (serve stage)."),
-    max_prefill_tokens: int = typer.Option(16384, min=1, help="Prefill token budget per step (serve stage)."),
+    block_size: int = typer.Option(512, min=1, callback=bounded("--block-size"), help="Tokens per hash_ids block."),
+    max_running: int = typer.Option(256, min=1, callback=bounded("--max-running"), help="Running requests (serve stage)."),
+    max_prefill_tokens: int = typer.Option(16384, min=1, callback=bounded("--max-prefill-tokens"), help="Prefill token budget per step (serve stage)."),
     timestamp_unit: str = typer.Option("auto", help="auto, s or ms."),
     tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
     chat_template: Path | None = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
     templates: Path | None = typer.Option(None, help="Folder of prompt templates for 'template' records."),
     input_format: str = typer.Option("auto", help=INPUT_FORMAT_HELP),
-    top: int = typer.Option(10, min=0, help="How many of the requests that differ most to list."),
+    top: int = typer.Option(10, min=0, callback=bounded("--top"), help="How many of the requests that differ most to list."),
     format: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the report to this file."),
 ) -> None:

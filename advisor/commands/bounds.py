@@ -1,0 +1,45 @@
+"""Bounds on the options that size memory or processes, with the bound in the error.
+
+``--replicas 1000000`` built a million pools (4.2 GB) and ``--workers 100000`` forked a
+process storm before anything refused them. Each bound is far past any real deployment
+(the largest SGLang / vLLM fleets run hundreds of replicas; a KV pool holds at most a few
+million tokens per GPU) and keeps the allocation it drives small.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from advisor.errors import AdvisorError
+
+BOUNDS: dict[str, tuple[int, int]] = {
+    "--replicas": (1, 1024),
+    "--workers": (0, 64),
+    "--block-size": (1, 1 << 20),
+    "--page-size": (1, 1 << 20),
+    "--capacity-tokens": (0, 10**12),
+    "--max-running": (1, 1 << 20),
+    "--max-prefill-tokens": (1, 1 << 30),
+    "--output-len": (1, 2**31 - 1),
+    "--requests": (1, 10_000_000),
+    "--top": (0, 10_000),
+    "--tp": (1, 1024),
+    "--diagnose-limit": (0, 100_000_000),
+}
+
+
+def check_bound(option: str, value: Optional[int]) -> Optional[int]:
+    lo, hi = BOUNDS[option]
+    if value is not None and not lo <= value <= hi:
+        raise AdvisorError(f"{option} must be between {lo:,} and {hi:,} (got {value:,})")
+    return value
+
+
+def bounded(option: str) -> Callable[[Optional[int]], Optional[int]]:
+    """A typer option callback that refuses values outside ``BOUNDS[option]``."""
+    BOUNDS[option]  # a typo in an option name fails at import, not at run time
+
+    def check(value: Optional[int]) -> Optional[int]:
+        return check_bound(option, value)
+
+    return check
