@@ -6,7 +6,7 @@ from typing import Iterator
 
 from advisor.lint.fix import UNSAFE, Edit, Fix, offset
 from advisor.lint.model import DATE, RANDOM, REQUEST, Segment, Taint, TemplateModel
-from advisor.lint.rule import Context, Option, Problem, Rule, shared_tokens
+from advisor.lint.rule import Context, Option, Problem, Rule, shared_tokens_after
 
 DOCS = """\
 ## What it does
@@ -74,7 +74,7 @@ def check(model: TemplateModel, ctx: Context) -> Iterator[Problem]:
         # Inside a loop or branch that is itself per-request, the enclosing construct is the finding.
         if not taint.volatile or taint.rank <= seg.guard.rank:
             continue
-        n = shared_tokens(model, model.shared_text_after(i), ctx.count_tokens)
+        n = shared_tokens_after(model, i, ctx.count_tokens)
         if n == 0 or (not taint.timed and n < floor):
             continue
         cost = _COST.get(taint.kind, _CLOCK).format(n=n)

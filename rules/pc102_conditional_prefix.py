@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from advisor.lint.model import TemplateModel
-from advisor.lint.rule import Context, Option, Problem, Rule, shared_tokens
+from advisor.lint.rule import Context, Option, Problem, Rule, shared_tokens_after
 
 DOCS = """\
 ## What it does
@@ -49,7 +49,7 @@ def check(model: TemplateModel, ctx: Context) -> Iterator[Problem]:
             continue
         if seg.guard.volatile:
             continue  # already inside per-request output
-        n = shared_tokens(model, model.shared_text_after(i), ctx.count_tokens)
+        n = shared_tokens_after(model, i, ctx.count_tokens)
         if n < max(floor, 1):
             continue
         test = " ".join(seg.text.split())

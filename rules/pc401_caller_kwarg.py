@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from advisor.lint.model import KWARG, TemplateModel
-from advisor.lint.rule import Context, Problem, Rule, shared_tokens
+from advisor.lint.rule import Context, Problem, Rule, shared_tokens_after
 
 DOCS = """\
 ## What it does
@@ -52,7 +52,7 @@ def check(model: TemplateModel, ctx: Context) -> Iterator[Problem]:
             continue
         if seg.guard.volatile or (seg.line, taint.kwarg) in seen:
             continue
-        n = shared_tokens(model, model.shared_text_after(i), ctx.count_tokens)
+        n = shared_tokens_after(model, i, ctx.count_tokens)
         if n == 0:
             continue
         seen.add((seg.line, taint.kwarg))

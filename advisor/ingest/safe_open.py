@@ -89,9 +89,15 @@ def resolve_inside(path: Path | str, folder: Path | str) -> Path:
     return Path(real)
 
 
-def _open_fd(path: Path | str, within: Path | str | None, allow_pipe: bool, what: str) -> tuple[int, os.stat_result]:
+def _open_fd(path: Path | str, within: Path | str | None, allow_pipe: bool, what: str,
+             shown: str | None = None) -> tuple[int, os.stat_result]:
     target: Path | str = resolve_inside(path, within) if within is not None else path
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    path = shown if shown is not None else path
+    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    if not allow_pipe:
+        # A FIFO opens at once instead of waiting for a writer, and is refused below. A pipe
+        # named on the command line is waited for, as `cat` would.
+        flags |= os.O_NONBLOCK
     if within is not None:
         # Resolved already: a link in the last component now can only be a swap after the check.
         flags |= getattr(os, "O_NOFOLLOW", 0)
@@ -109,7 +115,7 @@ def _open_fd(path: Path | str, within: Path | str | None, allow_pipe: bool, what
         if stat.S_ISREG(mode):
             pass
         elif allow_pipe and (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
-            os.set_blocking(fd, True)  # a pipe is read as a stream, waiting for its writer
+            pass
         else:
             allowed = "a regular file or a pipe" if allow_pipe else "a regular file"
             raise UnsafePath(f"{path}: is {_kind(mode)}, not {allowed}; refused as {what}")
@@ -120,16 +126,19 @@ def _open_fd(path: Path | str, within: Path | str | None, allow_pipe: bool, what
 
 
 def open_binary(path: Path | str, *, what: str = "file", within: Path | str | None = None,
-                allow_pipe: bool = False, buffering: int = READ_BUFFER) -> BinaryIO:
+                allow_pipe: bool = False, buffering: int = READ_BUFFER, shown: str | None = None) -> BinaryIO:
     """A buffered binary reader of a regular file (or a pipe, when ``allow_pipe``)."""
-    fd, _ = _open_fd(path, within, allow_pipe, what)
+    fd, _ = _open_fd(path, within, allow_pipe, what, shown)
     return os.fdopen(fd, "rb", buffering=buffering)
 
 
 def read_bytes(path: Path | str, *, max_bytes: int, what: str = "file",
-               within: Path | str | None = None) -> bytes:
-    """The whole content of a regular file of at most ``max_bytes``."""
-    fd, info = _open_fd(path, within, False, what)
+               within: Path | str | None = None, shown: str | None = None) -> bytes:
+    """The whole content of a regular file of at most ``max_bytes`` (errors name ``shown``
+    when given, else ``path``)."""
+    fd, info = _open_fd(path, within, False, what, shown)
+    if shown is not None:
+        path = shown
     with os.fdopen(fd, "rb", buffering=0) as handle:
         if info.st_size > max_bytes:
             raise UnsafePath(f"{path}: {what} is {_size(info.st_size)}, over the {_size(max_bytes)} limit")
@@ -146,9 +155,11 @@ def read_bytes(path: Path | str, *, max_bytes: int, what: str = "file",
 
 
 def read_text(path: Path | str, *, max_bytes: int, what: str = "file",
-              within: Path | str | None = None) -> str:
+              within: Path | str | None = None, shown: str | None = None) -> str:
     """``read_bytes`` decoded as UTF-8 (a leading BOM dropped); bad UTF-8 names its line."""
-    data = read_bytes(path, max_bytes=max_bytes, what=what, within=within)
+    data = read_bytes(path, max_bytes=max_bytes, what=what, within=within, shown=shown)
+    if shown is not None:
+        path = shown
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -9,6 +9,7 @@ option or value is an :class:`AdvisorError` that names it (exit 2), never a sile
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from typing import Any
 
 from advisor.ingest import safe_yaml
 from advisor.errors import AdvisorError
+from advisor.ingest import safe_open
 from advisor.lint.rule import SEVERITIES, Rule
 
 if sys.version_info >= (3, 11):
@@ -79,8 +81,9 @@ def discover(start: Path) -> Path | None:
         pyproject = folder / "pyproject.toml"
         if pyproject.is_file() and tomllib is not None:
             try:
-                data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                raw = safe_open.read_bytes(pyproject, max_bytes=safe_open.MAX_CONFIG_BYTES, what="config")
+                data = tomllib.loads(raw.decode("utf-8"))
+            except (AdvisorError, UnicodeDecodeError, tomllib.TOMLDecodeError):
                 continue  # an unrelated broken pyproject is not ours to judge unless named
             if isinstance(data.get("tool"), dict) and "advisor" in data["tool"]:
                 return pyproject
@@ -89,11 +92,13 @@ def discover(start: Path) -> Path | None:
 
 def load_file(path: Path, registry: dict[str, Rule]) -> LintConfig:
     shown = str(path)
+    if not os.path.lexists(path):
+        raise AdvisorError(f"{shown}: config file not found")
+    # Regular files only, capped: `--config /dev/zero` is refused, not read for ever.
+    raw = safe_open.read_bytes(path, max_bytes=safe_open.MAX_CONFIG_BYTES, what="config", shown=shown)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise AdvisorError(f"{shown}: config file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise AdvisorError(f"{shown}: cannot read config ({exc})") from None
     if path.suffix == ".toml":
         if tomllib is None:

@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable
 
 from advisor.errors import AdvisorError
 from advisor.ingest import safe_open
+from advisor.ingest.safe_open import resolve_inside
 from advisor.lint import sources, suppress
 from advisor.lint import fix as fixes
 from advisor.lint.config import ActiveRule, LintConfig, active_rules
 from advisor.lint.fix import Fix
-from advisor.lint.model import DEFAULT_STATIC_VARIABLES, Settings, SyntaxIssue, TemplateModel, build_model
+from advisor.lint import limits
+from advisor.lint.limits import LintStopped, MarkerPattern
+from advisor.lint.model import DEFAULT_STATIC_VARIABLES, Piece, Settings, SyntaxIssue, TemplateModel, build_model
 from advisor.lint.rule import SEVERITIES, Context, Problem, Rule, token_counter
 
 # Folders a directory walk never enters: tooling state, not prompts.
@@ -88,6 +90,12 @@ def _excluded(shown: str, patterns: Iterable[str]) -> bool:
     return False
 
 
+def _walk_error(exc: OSError) -> None:
+    # os.walk skips an unreadable folder silently unless told: a lint that checks less
+    # than it was given must say so.
+    raise AdvisorError(f"{exc.filename}: cannot read directory ({exc.strerror or exc})")
+
+
 def collect(
     paths: list[str], root: Path, exclude: Iterable[str], skipped: list[tuple[str, str]] | None = None, excluded: list[str] | None = None
 ) -> list[tuple[Path, str]]:
@@ -107,7 +115,7 @@ def collect(
         if path.is_dir():
             if not os.access(path, os.R_OK | os.X_OK):
                 raise AdvisorError(f"{raw}: cannot read directory")
-            for folder, dirs, files in os.walk(path):
+            for folder, dirs, files in os.walk(path, onerror=_walk_error):
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
                 for name in sorted(files):
                     file = Path(folder) / name
@@ -118,7 +126,9 @@ def collect(
                         if not name.startswith("."):
                             skipped.append((shown, _not_a_template(name)))
                     else:
-                        found.setdefault(shown, file)
+                        # A committed symlink may not reach outside the folder linted;
+                        # the resolved path is what gets opened (O_NOFOLLOW).
+                        found.setdefault(shown, resolve_inside(file, path))
         else:
             shown = display_path(path, root)
             # Excludes apply to named files too: pre-commit passes files one by one.
@@ -135,7 +145,7 @@ def settings_for(config: LintConfig) -> Settings:
     static = (DEFAULT_STATIC_VARIABLES | set(config.static_variables)) - set(config.dynamic_variables)
     return Settings(
         static_variables=frozenset(static),
-        section_markers=tuple(re.compile(p) for p in config.section_markers),
+        section_markers=tuple(MarkerPattern(p) for p in config.section_markers),  # type: ignore[misc]
         trim_blocks=config.trim_blocks,
         lstrip_blocks=config.lstrip_blocks,
     )
@@ -299,11 +309,26 @@ def _idle_cores() -> float:
 
 def _lint_one(linter: Linter, path: Path, shown: str) -> tuple[TemplateModel, list[Finding]] | None:
     text = sources.read_text(path, shown)
-    loader = folder_loader(path, linter.root) if ("include" in text or "import" in text) else None
-    model = model_for(shown, path, text, linter.settings, loader)
-    if model is None:
-        return None
-    return model, linter.template_findings(model)
+    try:
+        with limits.cpu_limit(limits.FILE_CPU_SECONDS):  # read at call time: tests lower it
+            loader = folder_loader(path, linter.root) if ("include" in text or "import" in text) else None
+            model = model_for(shown, path, text, linter.settings, loader)
+            if model is None:
+                return None
+            return model, linter.template_findings(model)
+    except LintStopped as exc:
+        # The file gets one finding saying so; the other files are linted as usual.
+        return _not_linted(linter, shown, str(exc))
+    except RecursionError:
+        return _not_linted(linter, shown, "not linted: nested too deeply")
+    except Exception as exc:  # a bug on one file is that file's finding, never the run's end
+        return _not_linted(linter, shown, f"not linted: internal error ({type(exc).__name__}: {str(exc)[:120]})")
+
+
+def _not_linted(linter: Linter, shown: str, reason: str) -> tuple[TemplateModel, list[Finding]]:
+    stopped = build_model(shown, "", "jinja", [Piece("")], linter.settings)
+    stopped.syntax_errors.append(SyntaxIssue(reason, 1))
+    return stopped, linter.template_findings(stopped)
 
 
 def _lint_chunk(chunk: list[tuple[Path, str]]) -> list[tuple[TemplateModel, list[Finding]] | None]:

@@ -1469,9 +1469,11 @@ def _text_sections(seg: Segment, settings: Settings) -> list[Section]:
         for marker in settings.section_markers:
             m = marker.search(raw)
             if m:
-                label = m.group(1) if m.groups() else m.group(0)
-                found.append(Section(normalise_section(label), label, line_no, col, "marker"))
-                break
+                # The first group that matched names the section (an optional group may not).
+                label = next((g for g in m.groups() if g), None) or m.group(0)
+                if label.strip():
+                    found.append(Section(normalise_section(label), label, line_no, col, "marker"))
+                    break
     return found
 
 

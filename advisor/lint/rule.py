@@ -80,3 +80,26 @@ def token_counter(encode: Callable[[str], list[int]]) -> Callable[[str], int]:
 
 def shared_tokens(model: TemplateModel, segments: list, count: Callable[[str], int]) -> int:
     return sum(count(s.text if s.construct == "text" else s.literal) for s in segments if s.construct == "text" or s.literal)
+
+
+# (model, counter, suffix sums) of the last model asked about: the rules ask once per
+# dynamic segment, and summing the text after each one anew was quadratic in the template
+# (a 250 KB template of many values took 21 s).
+_SUFFIX: list[Any] = [None, None, []]
+
+
+def shared_tokens_after(model: TemplateModel, index: int, count: Callable[[str], int]) -> int:
+    """``shared_tokens(model, model.shared_text_after(index), count)`` from suffix sums
+    computed once per model."""
+    segments = model.segments
+    if _SUFFIX[0] is not model or _SUFFIX[1] is not count or len(_SUFFIX[2]) != len(segments) + 1:
+        sums = [0] * (len(segments) + 1)
+        for j in range(len(segments) - 1, -1, -1):
+            s = segments[j]
+            shared = s.is_shared_text or (s.literal and not s.effective.volatile)
+            counted = shared and (s.construct == "text" or s.literal)
+            sums[j] = sums[j + 1] + (count(s.text if s.construct == "text" else s.literal) if counted else 0)
+        _SUFFIX[:] = [model, count, sums]
+    start = max(segments[index].end_index, index + 1)
+    return int(_SUFFIX[2][min(start, len(segments))])
+

@@ -10,12 +10,14 @@ lines of the original file.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
 from advisor.errors import AdvisorError
+from advisor.ingest import safe_open
 from advisor.lint.model import Piece
 from advisor.ingest import prompt_files
 from advisor.ingest.prompt_files import DATA_SUFFIXES, PROMPTY_SUFFIXES
@@ -35,10 +37,14 @@ class Loaded:
 
 
 def read_text(path: Path, shown: str) -> str:
+    # Regular files only, capped (a committed FIFO or a link to /dev/zero is an error, not
+    # a hang or an out-of-memory), opened without following a last-moment symlink swap.
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise AdvisorError(f"{shown}: no such file or directory") from None
+        data = safe_open.read_bytes(path, max_bytes=safe_open.MAX_TEMPLATE_BYTES, what="template", shown=shown)
+    except safe_open.UnsafePath as exc:
+        if not os.path.lexists(path):
+            raise AdvisorError(f"{shown}: no such file or directory") from None
+        raise AdvisorError(str(exc)) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
