@@ -12,6 +12,7 @@ from advisor.commands.common import (
     INPUT_FORMAT_HELP,
     SkipLog,
     check_format,
+    check_output,
     emit,
     open_traffic,
     with_progress,
@@ -53,6 +54,7 @@ def verify_command(
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the report to this file."),
 ) -> None:
     """Predicted against observed cached tokens, and the gap split into what advisor can name."""
+    check_output(output, [*traffic, *([chat_template] if chat_template else [])])
     check_format(format)
     if engine not in ("sglang", "vllm"):
         raise AdvisorError(f"unknown --engine '{engine}': use sglang or vllm")

@@ -229,6 +229,10 @@ def sequences(
             return encoder.encode(text)
         except Exception as exc:  # e.g. text the tokenizer cannot take: that record's skip
             return exc
+        except BaseException as exc:  # a native tokenizer's panic (pyo3: BaseException)
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            return RuntimeError(f"the tokenizer failed on this prompt ({type(exc).__name__})")
 
     def encode_chunk(texts: list[str]) -> list[array | Exception]:
         return [encode_one(t) for t in texts]

@@ -8,6 +8,7 @@ Nothing here downloads: the Llama 3 BPE ranks come from Meta's ``llama-models`` 
 from __future__ import annotations
 
 import binascii
+import os
 import functools
 import importlib.resources
 from dataclasses import dataclass, field
@@ -15,9 +16,9 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 import tiktoken
-from tiktoken.load import load_tiktoken_bpe
 
 from advisor.errors import AdvisorError
+from advisor.ingest import safe_open
 from advisor.ingest.family_tokenizers import FAMILY, QWEN_PATTERN
 
 # Llama 3's pre-tokenizer split pattern (published in Meta's llama3 tokenizer).
@@ -132,7 +133,7 @@ def read_ranks(path: str) -> dict[bytes, int]:
 
     What ``tiktoken.load.load_tiktoken_bpe`` returns, in about two thirds of its time
     (binascii instead of ``base64.b64decode``'s checks per line): every command that
-    tokenizes pays this at start-up. User-supplied files go through tiktoken's loader.
+    tokenizes pays this at start-up. User-supplied files go through ``read_user_ranks``, which checks them.
     """
     with open(path, "rb") as fh:
         data = fh.read()
@@ -171,11 +172,40 @@ def _cl100k() -> Tokenizer:
     return _from_tiktoken("cl100k", enc, None)
 
 
+def read_user_ranks(path: Path) -> dict[bytes, int]:
+    """The ranks of a user's ``.tiktoken`` file, checked: tiktoken's native code panics (a
+    traceback past any ``except Exception``) on a token or rank listed twice, or on a
+    piece it cannot split because a single byte has no rank."""
+    data = safe_open.read_bytes(path, max_bytes=safe_open.MAX_TOKENIZER_BYTES, what="tokenizer file")
+    ranks: dict[bytes, int] = {}
+    first: dict[int, int] = {}
+    for lineno, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        try:
+            if len(parts) != 2:
+                raise ValueError("expected 'base64-token rank'")
+            token, rank = binascii.a2b_base64(parts[0]), int(parts[1])
+        except (ValueError, binascii.Error) as exc:
+            raise AdvisorError(f"{path}:{lineno}: not a readable .tiktoken line ({exc})") from None
+        if not 0 <= rank < 2**31:
+            raise AdvisorError(f"{path}:{lineno}: rank {rank} is out of range")
+        if token in ranks:
+            raise AdvisorError(f"{path}:{lineno}: token listed twice (ranks {ranks[token]} and {rank})")
+        if rank in first:
+            raise AdvisorError(f"{path}:{lineno}: rank {rank} given to two tokens (first at line {first[rank]})")
+        ranks[token] = rank
+        first[rank] = lineno
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        raise AdvisorError(f"{path}: lacks {len(missing)} of the 256 single-byte tokens (e.g. byte 0x{missing[0]:02x}); "
+                           "byte-level BPE needs every byte")
+    return ranks
+
+
 def _tiktoken_file(path: Path) -> Tokenizer:
-    try:
-        ranks = load_tiktoken_bpe(str(path))
-    except Exception as exc:  # tiktoken raises bare ValueError/binascii errors on bad files
-        raise AdvisorError(f"{path}: not a readable .tiktoken file ({exc})")
+    ranks = read_user_ranks(path)
     # A bare .tiktoken file carries ranks only; the cl100k-style pattern is the common one.
     enc = tiktoken.Encoding(name=path.stem, pat_str=CL100K_PATTERN, mergeable_ranks=ranks, special_tokens={})
     return _from_tiktoken(str(path), enc, None)
@@ -186,10 +216,13 @@ def _hf_tokenizer_json(path: Path) -> Tokenizer:
         from tokenizers import Tokenizer as HFTokenizer
     except ImportError:
         raise AdvisorError(f"{path}: reading a tokenizer.json needs the 'tokenizers' package; {INSTALL_HINT}")
+    text = safe_open.read_text(path, max_bytes=safe_open.MAX_TOKENIZER_BYTES, what="tokenizer file")
     try:
-        hf = HFTokenizer.from_file(str(path))
-    except Exception as exc:
-        raise AdvisorError(f"{path}: not a readable tokenizer.json ({exc})")
+        hf = HFTokenizer.from_str(text)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # the Rust library's panics are BaseException (pyo3)
+        raise AdvisorError(f"{path}: not a readable tokenizer.json ({str(exc)[:200]})") from None
     specials = {tok.content: idx for idx, tok in hf.get_added_tokens_decoder().items() if tok.special}
     bos = next((t for t in ("<|begin_of_text|>", "<s>", "<bos>") if t in specials), None)
 
@@ -227,7 +260,7 @@ def load_tokenizer(spec: str = "llama3") -> Tokenizer:
         return Tokenizer(**FAMILY[spec]())
     path = Path(spec)
     if path.suffix == ".tiktoken" or path.name.endswith(".json"):
-        if not path.is_file():
+        if not os.path.lexists(path):
             raise AdvisorError(f"{spec}: tokenizer file not found")
         return _tiktoken_file(path) if path.suffix == ".tiktoken" else _hf_tokenizer_json(path)
     raise AdvisorError(

@@ -1,0 +1,220 @@
+"""The chaos suite (issue 15, item 6): every command against every class of hostile input,
+generated from the tables below. Each run is a one-line error (exit 2) naming the file,
+or a skipped line with its reason and the good records counted (exit 1); never a
+traceback or a hang. Memory and time figures under ``ulimit`` are in
+bench/hardening_bench.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from tests.robustness.conftest import GOOD_LINE, TRAFFIC_COMMANDS, check_stderr, error_lines
+
+# Every command that reads traffic files: how it is run on one file.
+READERS: dict[str, Callable[[Path], list[str]]] = {
+    "analyze": lambda f: ["analyze", str(f), "-f", "json"],
+    "simulate": lambda f: ["simulate", str(f), "-f", "json"],
+    "prescribe": lambda f: ["prescribe", str(f), "-f", "json"],
+    "report": lambda f: ["report", "-t", str(f), "-f", "json", "-o", "-"],
+    "export": lambda f: ["export", str(f), "-f", "mooncake", "--block-size", "16"],
+    "verify": lambda f: ["verify", str(f), "--engine", "sglang", "-f", "json"],
+}
+
+
+def _missing(tmp: Path) -> Path:
+    return tmp / "absent.jsonl"
+
+
+def _folder(tmp: Path) -> Path:
+    (tmp / "logs").mkdir()
+    return tmp / "logs"
+
+
+def _loop(tmp: Path) -> Path:
+    (tmp / "a.jsonl").symlink_to(tmp / "b.jsonl")
+    (tmp / "b.jsonl").symlink_to(tmp / "a.jsonl")
+    return tmp / "a.jsonl"
+
+
+def _empty(tmp: Path) -> Path:
+    (tmp / "empty.jsonl").write_bytes(b"")
+    return tmp / "empty.jsonl"
+
+
+def _zstd(tmp: Path) -> Path:
+    (tmp / "log.jsonl").write_bytes(b"\x28\xb5\x2f\xfd" + b"\x00" * 32)
+    return tmp / "log.jsonl"
+
+
+def _link_to_zero(tmp: Path) -> Path:
+    (tmp / "log.jsonl").symlink_to("/dev/zero")
+    return tmp / "log.jsonl"
+
+
+# Input files no command may read: (builder, the one-line error).
+BAD_INPUTS: dict[str, tuple[Callable[[Path], Path], str]] = {
+    "missing": (_missing, "no such file"),
+    "folder": (_folder, "is a folder"),
+    "dev-zero": (lambda tmp: Path("/dev/zero"), "is not a regular file or a pipe"),
+    "link-to-dev-zero": (_link_to_zero, "is not a regular file or a pipe"),
+    "symlink-loop": (_loop, "cannot read|no such file"),
+    "empty": (_empty, "file is empty"),
+    "zstd": (_zstd, "zstd-compressed"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_INPUTS))
+@pytest.mark.parametrize("command", sorted(READERS))
+def test_every_reader_refuses_every_bad_input(command, kind, tmp_path, cli):
+    build, reason = BAD_INPUTS[kind]
+    path = build(tmp_path)
+    res = cli(*READERS[command](path))
+    check_stderr(res.err)
+    assert res.code == 2, (command, kind, res.err)
+    [error] = error_lines(res.err)
+    assert str(path) in error and re.search(reason, error), error
+    assert res.out == ""
+
+
+# Templates named by `template` records that must not render: (files to plant, name, reason).
+def _plant_escape(folder: Path, secret: Path) -> str:
+    return "../secret"
+
+
+def _plant_link(folder: Path, secret: Path) -> str:
+    (folder / "link.j2").symlink_to(secret)
+    return "link"
+
+
+def _plant_include(folder: Path, secret: Path) -> str:
+    (folder / "inc_target.j2").symlink_to(secret)
+    (folder / "inc.j2").write_text("A {% include 'inc_target.j2' %} B")
+    return "inc"
+
+
+def _plant_fifo(folder: Path, secret: Path) -> str:
+    os.mkfifo(folder / "pipe.j2")
+    return "pipe"
+
+
+def _plant_zero(folder: Path, secret: Path) -> str:
+    (folder / "zero.j2").symlink_to("/dev/zero")
+    return "zero"
+
+
+def _plant_memory(folder: Path, secret: Path) -> str:
+    (folder / "mem.j2").write_text("{{ ('a' * 1000000).translate({97: 'b' * 1000}) }}")
+    return "mem"
+
+
+def _plant_huge(folder: Path, secret: Path) -> str:
+    (folder / "huge.j2").write_text("{{ ('a'|center(999999)) * 19 }}")
+    return "huge"
+
+
+def _plant_deep_include(folder: Path, secret: Path) -> str:
+    (folder / "self.j2").write_text("{% include 'self.j2' %}")
+    return "self"
+
+
+BAD_TEMPLATES: dict[str, tuple[Callable[[Path, Path], str], str]] = {
+    "name-escapes": (_plant_escape, "has a path separator"),
+    "symlink-out": (_plant_link, "outside"),
+    "include-symlink-out": (_plant_include, "outside"),
+    "fifo": (_plant_fifo, "is a FIFO"),
+    "link-to-dev-zero": (_plant_zero, "outside"),
+    "memory": (_plant_memory, "MemoryError|out of memory"),
+    "huge-output": (_plant_huge, "over the 4,000,000 limit"),
+    "include-recursion": (_plant_deep_include, "nested too deeply|RecursionError|template stopped"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_TEMPLATES))
+@pytest.mark.parametrize("command", sorted(TRAFFIC_COMMANDS))
+def test_every_traffic_command_skips_every_bad_template(command, kind, tmp_path, cli):
+    secret = tmp_path / "secret.j2"
+    secret.write_text("SECRET-CHAOS")
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    (folder / "ok.j2").write_text("You are a careful assistant. Question: {{ q }}")
+    plant, reason = BAD_TEMPLATES[kind]
+    name = plant(folder, secret)
+    traffic = tmp_path / "t.jsonl"
+    traffic.write_text(GOOD_LINE + json.dumps({"template": name, "variables": {"q": "x"}}) + "\n"
+                       + json.dumps({"template": "ok", "variables": {"q": "y"}}) + "\n")
+    argv, count = TRAFFIC_COMMANDS[command]
+    res = cli(*argv(traffic, ["--templates", folder]))
+    check_stderr(res.err)
+    assert res.code == 1, (command, kind, res.err)
+    [skip] = [ln for ln in res.err.splitlines() if ln.startswith(f"{traffic}:2: ")]
+    assert re.search(reason, skip), skip
+    assert count(json.loads(res.out)) == 2
+    assert "SECRET-CHAOS" not in res.out + res.err
+
+
+# --chat-template values that cannot be used: (builder, the one-line error).
+BAD_CHAT: dict[str, tuple[Callable[[Path], Path], str]] = {
+    "dev-zero": (lambda tmp: Path("/dev/zero"), "is a character device"),
+    "fifo": (lambda tmp: (os.mkfifo(tmp / "c.jinja"), tmp / "c.jinja")[1], "is a FIFO"),
+    "folder": (_folder, "is a folder"),
+    "missing": (lambda tmp: tmp / "none.jinja", "no such file"),
+    "not-utf8": (lambda tmp: ((tmp / "l.jinja").write_bytes(b"caf\xe9"), tmp / "l.jinja")[1], "not UTF-8"),
+    "too-big": (lambda tmp: ((tmp / "b.jinja").write_bytes(b"x" * (17 << 20)), tmp / "b.jinja")[1], "over the 16 MiB limit"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_CHAT))
+@pytest.mark.parametrize("command", sorted(TRAFFIC_COMMANDS))
+def test_every_traffic_command_refuses_every_bad_chat_template(command, kind, tmp_path, cli):
+    build, reason = BAD_CHAT[kind]
+    chat = build(tmp_path)
+    traffic = tmp_path / "t.jsonl"
+    traffic.write_text(GOOD_LINE + json.dumps({"messages": [{"role": "user", "content": "hi"}]}) + "\n")
+    argv, _ = TRAFFIC_COMMANDS[command]
+    res = cli(*argv(traffic, ["--chat-template", chat]))
+    check_stderr(res.err)
+    assert res.code == 2, (command, kind, res.err)
+    [error] = error_lines(res.err)
+    assert str(chat) in error and re.search(reason, error), error
+
+
+def _ranks(pairs: list[tuple[bytes, int]]) -> bytes:
+    import base64
+
+    return b"".join(base64.b64encode(t) + b" %d\n" % r for t, r in pairs)
+
+
+_BYTES = [(bytes([b]), b) for b in range(256)]
+# --tokenizer files native code would panic on, or that are not files: (content, the one-line error).
+BAD_TOKENIZERS: dict[str, tuple[bytes | None, str]] = {
+    "duplicate-rank": (_ranks(_BYTES + [(b"ab", 5)]), r":257: rank 5 given to two tokens \(first at line 6\)"),
+    "duplicate-token": (_ranks(_BYTES + [(b"a", 300)]), r":257: token listed twice"),
+    "missing-bytes": (_ranks(_BYTES[:200]), "lacks 56 of the 256 single-byte tokens"),
+    "garbage": (b"not base64 at all !!\n", ":1: not a readable .tiktoken line"),
+    "fifo": (None, "is a FIFO"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_TOKENIZERS))
+@pytest.mark.parametrize("command", sorted(TRAFFIC_COMMANDS))
+def test_every_traffic_command_refuses_every_bad_tokenizer_file(command, kind, tmp_path, cli):
+    content, reason = BAD_TOKENIZERS[kind]
+    path = tmp_path / "vocab.tiktoken"
+    if content is None:
+        os.mkfifo(path)
+    else:
+        path.write_bytes(content)
+    traffic = tmp_path / "t.jsonl"
+    traffic.write_text(GOOD_LINE)
+    argv, _ = TRAFFIC_COMMANDS[command]
+    res = cli(*argv(traffic, ["--tokenizer", path]))
+    check_stderr(res.err)
+    assert res.code == 2, (command, kind, res.err)
+    [error] = error_lines(res.err)
+    assert str(path) in error and re.search(reason, error), error
