@@ -168,3 +168,16 @@ def test_nested_variables_past_the_pickle_depth_are_a_skip(tmp_path):
     [result, fine] = templates.render_many([("t", {"v": deep}), ("t", {"v": [1, 2]})])
     assert isinstance(result, AdvisorError) and "nested too deeply" in str(result)
     assert fine.prompt == "2"
+
+
+@pytest.mark.parametrize("scale,unit", [(1.0, "s"), (1e3, "ms"), (1e6, "us"), (1e9, "ns")])
+def test_epoch_units_are_told_apart_by_size(scale, unit):
+    from array import array
+
+    from advisor.ingest.chat import clock_for
+    from advisor.simulate.inputs import timestamp_scale
+
+    stamps = array("d", [1_764_403_200 * scale, 1_764_403_260 * scale])
+    assert timestamp_scale(stamps) * scale == pytest.approx(1.0)
+    assert timestamp_scale(stamps, unit) * scale == pytest.approx(1.0)
+    assert clock_for(stamps[0]).strftime("%Y-%m-%d %H:%M") == "2025-11-29 08:00"
