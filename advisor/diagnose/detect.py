@@ -97,15 +97,23 @@ class Diagnosis:
         return [f.to_dict() for f in self.findings]
 
 
+# Prompt tokens the detectors examine at most (~20 bytes of their state per token).
+TOKEN_LIMIT = 10_000_000
+
+
 class Diagnoser:
     """Feed ``add(seq)`` in arrival order, then ``finish()``. Block-hash traces (no text)
     count towards the totals but only text traffic can show TR101/TR201."""
 
-    def __init__(self, tokenizer: Tokenizer, limit: int | None = None) -> None:
+    def __init__(self, tokenizer: Tokenizer, limit: int | None = None,
+                 token_limit: int | None = TOKEN_LIMIT) -> None:
         # ``limit``: examine only the first ``limit`` text requests. The detectors keep
         # per-request state, so an unbounded diagnosis grows with the log; a template defect
         # shows in the first tens of thousands of requests as clearly as in a million.
+        # ``token_limit`` bounds the same state by prompt tokens: a few huge requests
+        # (300 MB of ids took 1.5 GB) stop the examination as many small ones would.
         self.limit = limit
+        self.token_limit = token_limit
         self.all_text_requests = 0
         self.all_text_prompt_tokens = 0
         decode = token_decoder(tokenizer)
@@ -128,6 +136,10 @@ class Diagnoser:
         self.all_text_requests += 1
         self.all_text_prompt_tokens += seq.prompt_tokens
         if self.limit is not None and self.text_requests >= self.limit:
+            return
+        if (self.token_limit is not None and self.text_requests
+                and self.text_prompt_tokens + seq.prompt_tokens > self.token_limit):
+            self.limit = self.text_requests  # sampled from here on, as with a request limit
             return
         index = self.text_requests
         self.text_requests += 1
