@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from advisor.errors import AdvisorError
+from advisor.ingest import safe_open
 from advisor.ingest.safe_yaml import safe_load
 
 GIB = 1 << 30
@@ -397,10 +399,11 @@ def load_config_json(path: str | Path) -> ModelSpec:
     p = Path(path)
     if p.is_dir():
         p = p / "config.json"
-    if not p.is_file():
+    if not os.path.lexists(p):
         raise AdvisorError(f"{path}: no such config.json")
+    raw = safe_open.read_bytes(p, max_bytes=safe_open.MAX_CONFIG_BYTES, what="config.json")
     try:
-        cfg = json.loads(p.read_text(encoding="utf-8"))
+        cfg = json.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise AdvisorError(f"{p}: not a readable JSON config ({exc})") from None
     except RecursionError:

@@ -30,8 +30,10 @@ BOUNDS: dict[str, tuple[int, int]] = {
 
 def check_bound(option: str, value: Optional[int]) -> Optional[int]:
     lo, hi = BOUNDS[option]
-    if value is not None and not lo <= value <= hi:
-        raise AdvisorError(f"{option} must be between {lo:,} and {hi:,} (got {value:,})")
+    if value is not None and value < lo:
+        raise AdvisorError(f"{option} must be at least {lo:,} (got {value:,})")
+    if value is not None and value > hi:
+        raise AdvisorError(f"{option} must be at most {hi:,} (got {value:,})")
     return value
 
 

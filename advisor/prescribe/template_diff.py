@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from advisor.diagnose.detect import Diagnosis, Finding
-from advisor.ingest import prompt_files
+from advisor.errors import AdvisorError
+from advisor.ingest import prompt_files, safe_open
 from advisor.prescribe.rewrite import LAST_USER, MESSAGE_END, cut_span
 
 SUFFIXES = prompt_files.TEXT_SUFFIXES + (".yaml", ".yml") + prompt_files.PROMPTY_SUFFIXES
@@ -35,14 +36,20 @@ class TemplateDiff:
 
 
 def template_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in SUFFIXES)
+    return sorted(p for p in folder.rglob("*") if p.suffix in SUFFIXES and (p.is_file() or p.is_symlink()))
 
 
 def template_diffs(folder: Path, diagnosis: Diagnosis, destinations: dict[int, str] | None = None
                    ) -> list[TemplateDiff]:
     """Diffs for the findings; ``destinations`` says, per TR101 finding, where prescribe
     measured the move to be best (``rewrite.LAST_USER`` by default)."""
-    files = [(p, p.read_text(encoding="utf-8", errors="replace")) for p in template_files(folder)]
+    files = []
+    for p in template_files(folder):
+        try:  # inside the folder once symlinks are resolved, regular, capped: never a file from elsewhere
+            data = safe_open.read_bytes(p, max_bytes=safe_open.MAX_TEMPLATE_BYTES, what="template", within=folder)
+        except AdvisorError:
+            continue  # refused files get no diff (lint reports them)
+        files.append((p, data.decode("utf-8", errors="replace")))
     out: list[TemplateDiff] = []
     for k, f in enumerate(diagnosis.findings):
         if f.code == "TR101":

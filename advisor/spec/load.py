@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import importlib.resources
 import math
+import os
 from pathlib import Path
 from typing import Any
 
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 from advisor.errors import AdvisorError
-from advisor.ingest import safe_yaml
+from advisor.ingest import safe_open, safe_yaml
 from advisor.spec.model import (
     MIN_TOKENS,
     Conversation,
@@ -47,11 +48,12 @@ def load_example(name: str) -> Spec:
 
 def load_spec(path: Path, label: str | None = None) -> Spec:
     where = label or str(path)
+    if not os.path.lexists(path):
+        raise AdvisorError(f"{path}: spec file not found")
+    raw = safe_open.read_bytes(path, max_bytes=safe_open.MAX_CONFIG_BYTES, what="spec")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise AdvisorError(f"{path}: spec file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise AdvisorError(f"{path}: cannot read the spec ({exc})") from None
     return parse_spec(text, where)
 

@@ -253,15 +253,15 @@ def test_report_to_a_device_writes_no_picture_beside_it(tmp_path):
 
 
 @pytest.mark.parametrize("argv,bound", [
-    (["simulate", "{t}", "--replicas", "1000000"], "--replicas must be between 1 and 1,024"),
-    (["analyze", "{t}", "--workers", "100000"], "--workers must be between 0 and 64"),
-    (["simulate", "{t}", "--block-size", "99999999999"], "--block-size must be between 1 and 1,048,576"),
-    (["simulate", "{t}", "--page-size", "99999999999"], "--page-size must be between 1 and 1,048,576"),
-    (["simulate", "{t}", "--capacity-tokens", str(10**15)], "--capacity-tokens must be between 0 and"),
-    (["simulate", "{t}", "--max-running", str(10**9)], "--max-running must be between 1 and"),
-    (["simulate", "--workload", "rag", "--requests", str(10**9)], "--requests must be between 1 and 10,000,000"),
-    (["analyze", "{t}", "--page-size", str(2**40)], "--page-size must be between"),
-    (["cost", "--model", "llama-3.1-8b", "--gpu", "h100", "--tp", "100000"], "--tp must be between 1 and 1,024"),
+    (["simulate", "{t}", "--replicas", "1000000"], "--replicas must be at most 1,024"),
+    (["analyze", "{t}", "--workers", "100000"], "--workers must be at most 64"),
+    (["simulate", "{t}", "--block-size", "99999999999"], "--block-size must be at most 1,048,576"),
+    (["simulate", "{t}", "--page-size", "99999999999"], "--page-size must be at most 1,048,576"),
+    (["simulate", "{t}", "--capacity-tokens", str(10**15)], "--capacity-tokens must be at most 1,000,000,000,000"),
+    (["simulate", "{t}", "--max-running", str(10**9)], "--max-running must be at most 1,048,576"),
+    (["simulate", "--workload", "rag", "--requests", str(10**9)], "--requests must be at most 10,000,000"),
+    (["analyze", "{t}", "--page-size", str(2**40)], "--page-size must be at most"),
+    (["cost", "--model", "llama-3.1-8b", "--gpu", "h100", "--tp", "100000"], "--tp must be at most 1,024"),
 ])
 def test_options_that_allocate_are_bounded(argv, bound, tmp_path, cli):
     traffic = tmp_path / "t.jsonl"
