@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+import re
+from typing import Any, Iterator
 
-from advisor.lint.fix import UNSAFE, Edit, Fix, offset
+from advisor.lint.fix import UNSAFE, Edit, Fix
 from advisor.lint.model import DATE, RANDOM, REQUEST, Segment, Taint, TemplateModel
 from advisor.lint.rule import Context, Option, Problem, Rule, shared_tokens_after
 
@@ -96,6 +97,28 @@ def check(model: TemplateModel, ctx: Context) -> Iterator[Problem]:
 _MOVABLE_KINDS = ("jinja", "prompty")
 
 
+# (model, per segment whether a dynamic loop/branch/call encloses it, line start offsets)
+# of the last model: asked per finding, a scan of every segment and line was quadratic.
+_LAYOUT: list[Any] = [None, [], []]
+
+
+def _layout(model: TemplateModel) -> tuple[list[bool], list[int]]:
+    if _LAYOUT[0] is not model or len(_LAYOUT[1]) != len(model.segments):
+        n = len(model.segments)
+        depth = [0] * (n + 1)
+        for j, s in enumerate(model.segments):
+            if s.kind == "dynamic" and s.construct in ("for", "if", "call") and s.end_index > j + 1:
+                depth[j + 1] += 1
+                depth[min(s.end_index, n)] -= 1
+        enclosed, run = [], 0
+        for k in range(n):
+            run += depth[k]
+            enclosed.append(run > 0)
+        starts = [0] + [m.end() for m in re.finditer("\n", model.source)]
+        _LAYOUT[:] = [model, enclosed, starts]
+    return _LAYOUT[1], _LAYOUT[2]
+
+
 def _move_fix(model: TemplateModel, index: int) -> Fix | None:
     """Move the value's line to the end of the file, when the line holds nothing but this one
     output and its own static label, outside every loop, branch and macro."""
@@ -103,9 +126,10 @@ def _move_fix(model: TemplateModel, index: int) -> Fix | None:
     source = model.source
     if model.kind not in _MOVABLE_KINDS or seg.construct not in ("output", "call") or seg.line != seg.end_line or not source:
         return None
-    if any(s.kind == "dynamic" and s.construct in ("for", "if", "call") and j < index < s.end_index for j, s in enumerate(model.segments)):
+    enclosed, starts = _layout(model)
+    if enclosed[index]:
         return None
-    start = offset(source, seg.line, 1)
+    start = starts[seg.line - 1] if seg.line - 1 < len(starts) else len(source)
     nl = source.find("\n", start)
     end = len(source) if nl < 0 else nl + 1
     line = source[start:end]
