@@ -322,7 +322,7 @@ def time_limit(seconds: float) -> Iterator[None]:
 
     timer, signum = _CLOCK.timer, _CLOCK.signal
     previous = signal.signal(signum, _fire)
-    signal.setitimer(timer, seconds)
+    signal.setitimer(timer, seconds, 0.1)  # repeating: a stop swallowed in a __del__ comes again
     try:
         yield
     except _Alarm:

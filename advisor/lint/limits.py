@@ -21,6 +21,7 @@ from advisor.errors import AdvisorError
 
 FILE_CPU_SECONDS = 5.0
 MARKER_SECONDS = 1.0
+REPEAT_SECONDS = 0.05
 
 
 class LintStopped(BaseException):
@@ -38,7 +39,9 @@ def cpu_limit(seconds: float = FILE_CPU_SECONDS) -> Iterator[None]:
         raise LintStopped(f"not linted: it took more than {seconds:g} s of CPU time")
 
     previous = signal.signal(signal.SIGPROF, _fire)
-    signal.setitimer(signal.ITIMER_PROF, seconds)
+    # Repeating: a stop raised where Python swallows it (a __del__, a weakref callback) is
+    # raised again a moment later instead of being lost.
+    signal.setitimer(signal.ITIMER_PROF, seconds, REPEAT_SECONDS)
     try:
         yield
     finally:
