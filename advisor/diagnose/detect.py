@@ -1,8 +1,10 @@
 """Why the hit rate is what it is: traffic findings (TR codes) and loss attribution.
 
 ``Diagnoser`` watches the same stream of token sequences that ``analyze`` indexes and runs
-the traffic rules on it: TR101 dynamic content in shared prefixes (``diagnose_dynamic``),
-TR201 sections in varying order (``diagnose_order``), TR301 single-shot traffic. Its result
+the traffic rules on it: TR101 dynamic content and TR102 per-request content placed before static content, both read
+off the alignment of each request with its nearest earlier neighbour (``align``,
+``structure``); TR201 content in varying order (the same alignment, plus the section and tool
+blocks of ``order``); TR301 single-shot traffic. Its result
 also splits the uncached tokens into what a fix could save and what is unique anyway; those
 figures are estimates here, and ``advisor.prescribe.actions`` replaces them with measured ones.
 """
@@ -13,12 +15,16 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 from typing import Sequence as Sequence_
 
-from advisor.diagnose.dynamic import DynamicDetector, DynamicFinding, DynamicObservation
+from array import array
+
+from advisor.diagnose.align import Aligner
 from advisor.diagnose.order import OrderDetector, OrderFinding
+from advisor.diagnose.structure import SpanFinding, Structure, SwapFinding
 from advisor.ingest.pipeline import Sequence
 from advisor.ingest.tokenizers import Tokenizer
 
-RULES = {"TR101": "dynamic-content", "TR201": "section-order", "TR301": "low-reuse"}
+RULES = {"TR101": "dynamic-content", "TR102": "misplaced-content", "TR201": "section-order",
+         "TR301": "low-reuse"}
 # Single-shot: below this hit rate, with nothing a template change could recover.
 LOW_REUSE_HIT_RATE = 0.15
 LOW_REUSE_REQUEST = 0.1
@@ -37,6 +43,8 @@ class Finding:
     example: str
     message: str
     details: dict[str, Any] = field(default_factory=dict)
+    # What the rewrite needs and the JSON does not show (decoded contexts, unit texts).
+    hidden: dict[str, Any] = field(default_factory=dict)
 
     @property
     def rule(self) -> str:
@@ -82,12 +90,13 @@ class Diagnosis:
     cached_tokens: int
     findings: list[Finding]
     attribution: Attribution
-    dynamic: list[DynamicFinding]
+    dynamic: list[SpanFinding]
     orders: list[OrderFinding]
     low_reuse_requests: int = 0
     # Text requests the detectors examined; fewer than the text requests when sampled.
     examined: int = 0
     text_requests: int = 0
+    swaps: list[SwapFinding] = field(default_factory=list)
 
     @property
     def hit_rate(self) -> float:
@@ -117,7 +126,8 @@ class Diagnoser:
         self.all_text_requests = 0
         self.all_text_prompt_tokens = 0
         decode = token_decoder(tokenizer)
-        self.dynamic = DynamicDetector(decode)
+        self.decode = decode
+        self.aligner = Aligner()
         blank = tokenizer.encode("\n\n")
         self.order = OrderDetector(decode, boundary_id=tokenizer.special_tokens.get(EOT),
                                    paragraph_id=blank[0] if len(blank) == 1 else None)
@@ -144,8 +154,10 @@ class Diagnoser:
         index = self.text_requests
         self.text_requests += 1
         self.text_prompt_tokens += seq.prompt_tokens
-        matched = self.dynamic.add(index, seq.ids)
-        self.order.add(index, seq.ids)
+        ids = seq.ids
+        data = ids.tobytes() if isinstance(ids, array) and ids.typecode == "I" else array("I", ids).tobytes()
+        matched = self.aligner.add(index, data)
+        self.order.add(index, ids)
         self.cached_tokens += matched
         if matched < LOW_REUSE_REQUEST * seq.prompt_tokens:
             self.low_reuse += 1
@@ -160,19 +172,26 @@ class Diagnoser:
         """The findings. ``cached_tokens`` from the analysis (its page size) when known."""
         cached = self.cached_tokens if cached_tokens is None else cached_tokens
         orders = self.order.findings()
-        grouped = {h for f in orders for unit in f.units for h in unit}
-
-        def explained(obs: DynamicObservation) -> bool:
-            # A "varying span" inside a permuted section is the permutation, not a value.
-            return self.order.block_at(obs.request, obs.char) in grouped
-
-        dynamic = self.dynamic.findings(self.text_requests, explained=explained if grouped else None)
-        findings = [_dynamic_finding(f) for f in dynamic] + [_order_finding(f) for f in orders]
+        structure = Structure(self.aligner, self.decode)
+        # Findings on the aligned sample speak for every examined request.
+        scale = self.text_requests / self.aligner.aligned if self.aligner.aligned else 1.0
+        dynamic = structure.spans(scale)
+        swaps = []
+        for s in structure.swaps(scale):
+            near = [o for o in orders if abs(s.token_offset - o.token_offset) <= 64]
+            for o in near:
+                o.token_offset = s.token_offset  # exact, where the estimate is from characters
+            if not near:
+                swaps.append(s)
+        findings = ([_dynamic_finding(f) for f in dynamic] + [_order_finding(f) for f in orders]
+                    + [_swap_finding(f) for f in swaps])
+        findings.sort(key=lambda f: (f.code[:4] != "TR10", f.token_offset or 0, f.code))
         uncached = self.prompt_tokens - cached
         # A sampled diagnosis measured its losses on the sample: scale them to the whole log.
         scale = self.all_text_prompt_tokens / self.text_prompt_tokens if self.text_prompt_tokens else 1.0
         lost_dynamic = min(uncached, round(scale * sum(f.tokens_lost for f in dynamic)))
-        lost_order = min(uncached - lost_dynamic, round(scale * sum(f.tokens_lost for f in orders)))
+        lost_order = min(uncached - lost_dynamic, round(scale * (sum(f.tokens_lost for f in orders)
+                                                                 + sum(f.tokens_lost for f in swaps))))
         attribution = Attribution(self.prompt_tokens, cached, lost_dynamic, lost_order,
                                   uncached - lost_dynamic - lost_order)
         # Single-shot is judged on the text requests, the ones whose reuse was seen here.
@@ -186,7 +205,8 @@ class Diagnoser:
                          "The prompts are unique content: no template change raises the hit rate."),
             ))
         return Diagnosis(self.requests, self.prompt_tokens, cached, findings, attribution, dynamic, orders,
-                         self.low_reuse, examined=self.text_requests, text_requests=self.all_text_requests)
+                         self.low_reuse, examined=self.text_requests, text_requests=self.all_text_requests,
+                         swaps=swaps)
 
 
 def token_decoder(tokenizer: Tokenizer) -> Callable[[Sequence_[int]], str]:
@@ -214,16 +234,38 @@ def token_decoder(tokenizer: Tokenizer) -> Callable[[Sequence_[int]], str]:
     return decode
 
 
-def _dynamic_finding(f: DynamicFinding) -> Finding:
+def _dynamic_finding(f: SpanFinding) -> Finding:
     where = f.label.strip().replace("\n", " ")
-    message = (f"{f.kind} value at token {f.token_offset} (after '{where[-40:]}') varies between requests "
-               f"inside shared content: {f.requests:,} requests lose about {f.tokens_lost:,} cacheable "
-               "tokens after it. Move it after all static content (into the last user turn).")
+    if f.code == "TR102":
+        message = (f"per-request content ({f.span_tokens:,} tokens typical) at token {f.token_offset} comes before "
+                   f"content most requests share: {f.requests:,} requests lose about {f.tokens_lost:,} cacheable "
+                   "tokens after it. Put the shared content first and the per-request content after it.")
+    else:
+        message = (f"{f.kind} value at token {f.token_offset} (after '{where[-40:]}') varies between requests "
+                   f"inside shared content: {f.requests:,} requests lose about {f.tokens_lost:,} cacheable "
+                   "tokens after it. Move it after all static content (into the last user turn).")
     return Finding(
-        code="TR101", token_offset=f.token_offset, kind=f.kind, requests=f.requests,
+        code=f.code, token_offset=f.token_offset, kind=f.kind, requests=f.requests,
         tokens_lost=f.tokens_lost, example=f.examples[0] if f.examples else "", message=message,
         details={"examples": f.examples, "context_before": f.label, "context_after": f.right,
                  "span_tokens": f.span_tokens},
+        hidden={"contexts": f.contexts},
+    )
+
+
+def _swap_finding(f: SwapFinding) -> Finding:
+    total = sum(c for _, c in f.orders) or 1
+    shown = [{"order": labels, "requests": c, "share": round(c / total, 6)} for labels, c in f.orders[:10]]
+    message = (f"{len(f.labels)} shared blocks recur in {len(f.orders):,} different orders across {f.requests:,} "
+               "requests; each new order is a new prefix. Send them in one order.")
+    return Finding(
+        code="TR201", token_offset=f.token_offset, kind="content-order", requests=f.requests,
+        tokens_lost=f.tokens_lost, example=f"{' > '.join(f.orders[0][0])} ({f.orders[0][1]} requests)",
+        message=message,
+        details={"blocks": f.labels, "orders": shown, "distinct_orders": len(f.orders),
+                 "canonical_order": f.labels, "requests_off_canonical": max(0, f.requests - f.orders[0][1]),
+},
+        hidden={"cores": f.cores},
     )
 
 

@@ -106,3 +106,15 @@ def differing_range(left: str, a: str, b: str) -> tuple[int, int]:
     while tail < limit - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
         tail += 1
     return len(left) + head, len(left) + max(head, len(a) - tail)
+
+
+def classify_inside(text: str) -> str:
+    """The kind of a varying span that may hold several values or words around a value: its
+    full-match kind, else the first kind (most specific first) found inside it."""
+    kind = classify(text)
+    if kind != "name-or-text":
+        return kind
+    for name, pattern in PATTERNS:
+        if name != "number" and pattern.search(text):
+            return name
+    return kind

@@ -1,0 +1,283 @@
+"""The content units a traffic shares, from its token ids alone.
+
+Each request is inserted into a radix tree (page size 1). Where it leaves the path of the
+earlier traffic, the tree holds what the oldest earlier request with the same prefix had
+instead: the request's nearest earlier neighbour. The rest of the request is aligned with
+the rest of that neighbour: runs of at least ``MIN_RUN`` tokens that both hold are shared
+content, found wherever they sit in the neighbour. Read off the runs:
+
+- a run that comes after a stretch of this request which the neighbour does not share, in
+  the same relative order, is a re-join: the stretch is a varying span (``Gap``);
+- runs whose order in the neighbour differs from their order here are units sent in a
+  different order (``Swap``).
+
+Nothing here looks at what the tokens say: headings, JSON or dates play no part. The
+search is C-level byte work (``bytes.find`` of short probes over a window of the
+neighbour, ``startswith`` for run lengths), so aligning a request costs little next to
+tokenizing it; on long logs only a thinning sample of requests is aligned.
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass
+from typing import Iterator
+
+from advisor.index.radix import Node, RadixTree
+
+ITEM = 4          # bytes per packed token id, as the radix tree stores them
+PROBE = 8         # tokens per probe: a shared run of 2*PROBE-1 tokens always holds one
+MIN_RUN = 16      # a shared run this long is shared content, shorter ones are coincidence
+WINDOW = 6144     # tokens of the neighbour searched after the divergence
+MAX_PROBED = 6144  # tokens of this request probed after the divergence
+FULL = 384        # requests aligned before the sample starts thinning out
+
+
+@dataclass(frozen=True)
+class Gap:
+    """A varying span of request ``request``: tokens ``[start, start + length)`` that its
+    neighbour does not share, followed by ``rejoin`` tokens that both share again."""
+
+    request: int
+    start: int
+    length: int
+    ref_start: int    # where the neighbour's own varying text starts (its coordinates)
+    ref_length: int
+    rejoin: int       # tokens both share after the span (all runs in order after it)
+    key: bytes        # a content-defined anchor in the shared run after the span
+    ref: int = -1     # the neighbour's request index
+
+
+@dataclass(frozen=True)
+class Swap:
+    """Shared runs that request ``request`` holds in another order than its neighbour."""
+
+    request: int
+    start: int        # first token of the reordered stretch
+    end: int
+    keys: tuple[bytes, ...]   # anchor of each reordered run, in this request's order
+    lost: int         # tokens after the stretch's first run that a fixed order would share
+    runs: tuple[tuple[int, int], ...] = ()   # (start, length) of each reordered run
+
+
+def sampled(index: int) -> bool:
+    """Align all of the first ``FULL`` requests, then every 2nd, 4th, ... as the log grows:
+    the number aligned grows with the logarithm of the log's length."""
+    if index < FULL:
+        return True
+    stride = 1 << max(0, (index // FULL).bit_length())
+    return index % stride == 0
+
+
+class Aligner:
+    """Feed requests in arrival order; ``gaps`` and ``swaps`` collect what alignment shows."""
+
+    def __init__(self, keep_bytes: int = 32 << 20) -> None:
+        self.tree = RadixTree(1)
+        self.gaps: list[Gap] = []
+        self.swaps: list[Swap] = []
+        self.aligned = 0
+        self.aligned_tokens = 0
+        # Requests kept to tell static content (in most requests) from content a few share.
+        self.kept: list[bytes] = []
+        self.kept_ids: list[int] = []
+        self._keep_bytes = keep_bytes
+        self._leaf_request: dict[int, int] = {}
+
+    def add(self, index: int, data: bytes) -> int:
+        """Index one request (packed ids); return the tokens shared with earlier ones."""
+        leaf, matched = self.tree.insert_node(data)
+        if matched * ITEM < len(data):
+            # The new leaf stays the deepest node of this request however it is split later.
+            self._leaf_request[id(leaf)] = index
+        if not sampled(index):
+            return matched
+        self.aligned += 1
+        self.aligned_tokens += len(data) // ITEM
+        if self._keep_bytes > 0:
+            self.kept.append(data)
+            self.kept_ids.append(index)
+            self._keep_bytes -= len(data)
+        pos = matched * ITEM
+        parent = leaf.parent
+        if pos + MIN_RUN * ITEM > len(data) or parent is None or not parent.children or leaf is parent:
+            return matched
+        ref = _oldest(parent, exclude=leaf)
+        if ref is None:
+            return matched
+        window, last = _window(ref, WINDOW * ITEM)
+        self._align(index, data, pos, window, self._leaf_request.get(id(_deepest(last)), -1))
+        return matched
+
+    def _align(self, index: int, data: bytes, pos: int, ref: bytes, ref_index: int) -> None:
+        runs = list(_runs(data, pos, ref))
+        if not runs:
+            return
+        base = pos // ITEM
+        involved = _inverted(runs)
+        if involved:
+            first = min(involved)
+            lo = runs[first][0]
+            hi = max(runs[k][0] + runs[k][2] for k in involved)
+            keys = tuple(_anchor(data, base + runs[k][0], runs[k][2]) for k in sorted(involved))
+            lost = sum(r[2] for k, r in enumerate(runs) if k > first)
+            spans = tuple((base + runs[k][0], runs[k][2]) for k in sorted(involved))
+            self.swaps.append(Swap(index, base + lo, base + hi, keys, lost, spans))
+        prev_a = prev_b = 0
+        after = [0] * (len(runs) + 1)
+        for k in range(len(runs) - 1, -1, -1):
+            after[k] = after[k + 1] + runs[k][2]
+        for k, (a, b, n) in enumerate(runs):
+            if b < prev_b:
+                prev_a = max(prev_a, a + n)
+                continue
+            if a > prev_a and k not in involved and not _inside(involved, runs, a):
+                self.gaps.append(Gap(index, base + prev_a, a - prev_a, base + prev_b, b - prev_b,
+                                     after[k], _anchor(data, base + a, n), ref_index))
+            prev_a, prev_b = a + n, b + n
+
+    def static_share(self, key: bytes) -> float:
+        """Share of the kept requests that hold the anchor ``key`` somewhere."""
+        if not self.kept:
+            return 0.0
+        hits = sum(1 for d in self.kept if _find_aligned(d, key, 0) >= 0)
+        return hits / len(self.kept)
+
+    def request(self, index: int) -> bytes | None:
+        """A kept request's packed ids."""
+        for k, i in enumerate(self.kept_ids):
+            if i == index:
+                return self.kept[k]
+        return None
+
+
+def _runs(data: bytes, pos: int, ref: bytes) -> Iterator[tuple[int, int, int]]:
+    """Shared runs ``(a, b, length)`` of ``data[pos:]`` and ``ref`` (token offsets from
+    ``pos`` and in ``ref``), each at least ``MIN_RUN`` long, in this request's order."""
+    g = PROBE * ITEM
+    n_a = min(len(data) - pos, MAX_PROBED * ITEM) // ITEM
+    i = 0
+    prev_end = 0
+    expect = 0
+    while i + PROBE <= n_a:
+        at = pos + i * ITEM
+        needle = data[at:at + g]
+        found = None
+        # The probe where the neighbour's content continues in order, else anywhere.
+        for start in (expect, 0):
+            j = _find_aligned(ref, needle, start * ITEM)
+            tries = 0
+            while j >= 0 and tries < 4:
+                b = j // ITEM
+                a = i
+                while a > prev_end and b > 0 and data[pos + (a - 1) * ITEM:pos + a * ITEM] == ref[(b - 1) * ITEM:b * ITEM]:
+                    a -= 1
+                    b -= 1
+                n = _common(data, pos + a * ITEM, ref, b * ITEM) // ITEM
+                if n >= MIN_RUN:
+                    found = (a, b, n)
+                    break
+                tries += 1
+                j = _find_aligned(ref, needle, j + ITEM)
+            if found is not None or start == 0:
+                break
+        if found is None:
+            i += PROBE
+            continue
+        yield found
+        a, b, n = found
+        prev_end = a + n
+        expect = b + n
+        i = a + n
+
+
+def _inverted(runs: list[tuple[int, int, int]]) -> set[int]:
+    """Indices of runs that sit in the other relative order in the neighbour."""
+    out: set[int] = set()
+    for x in range(len(runs)):
+        for y in range(x + 1, len(runs)):
+            if runs[x][1] > runs[y][1]:
+                out.update((x, y))
+    return out
+
+
+def _inside(involved: set[int], runs: list[tuple[int, int, int]], a: int) -> bool:
+    if not involved:
+        return False
+    lo = min(runs[k][0] for k in involved)
+    hi = max(runs[k][0] + runs[k][2] for k in involved)
+    return lo <= a <= hi
+
+
+def _anchor(data: bytes, start: int, length: int, width: int = 24, gram: int = 4) -> bytes:
+    """A content-defined point of a shared run: of the ``gram``-token windows among its
+    first ``width`` tokens, the one with the smallest hash (winnowing). Two requests whose
+    runs start a few tokens apart still pick the same window."""
+    best: bytes | None = None
+    best_h = 0
+    last = min(width, length) - gram
+    for k in range(0, max(0, last) + 1):
+        piece = data[(start + k) * ITEM:(start + k + gram) * ITEM]
+        h = hash(piece)
+        if best is None or h < best_h:
+            best, best_h = piece, h
+    return best if best is not None else data[start * ITEM:(start + gram) * ITEM]
+
+
+def _find_aligned(hay: bytes, needle: bytes, start: int) -> int:
+    j = hay.find(needle, start)
+    while j >= 0 and j % ITEM:
+        j = hay.find(needle, j + 1)
+    return j
+
+
+def _common(a: bytes, a_off: int, b: bytes, b_off: int) -> int:
+    """Common prefix in bytes (whole items) of ``a[a_off:]`` and ``b[b_off:]``: binary search
+    over C-level ``startswith``."""
+    lo, hi = 0, min(len(a) - a_off, len(b) - b_off) // ITEM
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if b.startswith(a[a_off:a_off + mid * ITEM], b_off):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo * ITEM
+
+
+def _oldest(node: Node, exclude: Node | None) -> Node | None:
+    """The oldest child other than ``exclude``: the first request that went on from here."""
+    for child in (node.children or {}).values():
+        if child is not exclude:
+            return child
+    return None
+
+
+def _window(node: Node, limit: int) -> tuple[bytes, Node]:
+    """Up to ``limit`` bytes of the oldest continuation from ``node``, and its last node."""
+    parts: list[bytes] = []
+    size = 0
+    cur: Node | None = node
+    last = node
+    while cur is not None and size < limit:
+        piece = cur.key[:limit - size]
+        parts.append(piece)
+        size += len(piece)
+        last = cur
+        cur = _oldest(cur, exclude=None)
+    return b"".join(parts), last
+
+
+def _deepest(node: Node) -> Node:
+    """The end of the oldest path below ``node``: the leaf of the request that made it."""
+    while node.children:
+        nxt = _oldest(node, exclude=None)
+        if nxt is None:
+            break
+        node = nxt
+    return node
+
+
+def unpack(data: bytes) -> list[int]:
+    out = array("I")
+    out.frombytes(data)
+    return out.tolist()
