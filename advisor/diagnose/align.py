@@ -19,6 +19,7 @@ tokenizing it; on long logs only a thinning sample of requests is aligned.
 
 from __future__ import annotations
 
+import zlib
 from array import array
 from dataclasses import dataclass
 from typing import Iterator
@@ -46,6 +47,8 @@ class Gap:
     rejoin: int       # tokens both share after the span (all runs in order after it)
     key: bytes        # a content-defined anchor in the shared run after the span
     ref: int = -1     # the neighbour's request index
+    head: bytes = b""  # the first MIN_RUN tokens both share again (to test they are static)
+    run: int = 0       # tokens of the first shared run after the span
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,7 @@ class Swap:
     keys: tuple[bytes, ...]   # anchor of each reordered run, in this request's order
     lost: int         # tokens after the stretch's first run that a fixed order would share
     runs: tuple[tuple[int, int], ...] = ()   # (start, length) of each reordered run
+    heads: tuple[bytes, ...] = ()            # the first MIN_RUN tokens of each
 
 
 def sampled(index: int) -> bool:
@@ -120,9 +124,11 @@ class Aligner:
             lo = runs[first][0]
             hi = max(runs[k][0] + runs[k][2] for k in involved)
             keys = tuple(_anchor(data, base + runs[k][0], runs[k][2]) for k in sorted(involved))
+            heads = tuple(data[(base + runs[k][0]) * ITEM:(base + runs[k][0] + MIN_RUN) * ITEM]
+                          for k in sorted(involved))
             lost = sum(r[2] for k, r in enumerate(runs) if k > first)
             spans = tuple((base + runs[k][0], runs[k][2]) for k in sorted(involved))
-            self.swaps.append(Swap(index, base + lo, base + hi, keys, lost, spans))
+            self.swaps.append(Swap(index, base + lo, base + hi, keys, lost, spans, heads))
         prev_a = prev_b = 0
         after = [0] * (len(runs) + 1)
         for k in range(len(runs) - 1, -1, -1):
@@ -133,7 +139,8 @@ class Aligner:
                 continue
             if a > prev_a and k not in involved and not _inside(involved, runs, a):
                 self.gaps.append(Gap(index, base + prev_a, a - prev_a, base + prev_b, b - prev_b,
-                                     after[k], _anchor(data, base + a, n), ref_index))
+                                     after[k], _anchor(data, base + a, n), ref_index,
+                                     data[(base + a) * ITEM:(base + a + MIN_RUN) * ITEM], n))
             prev_a, prev_b = a + n, b + n
 
     def static_share(self, key: bytes) -> float:
@@ -218,7 +225,7 @@ def _anchor(data: bytes, start: int, length: int, width: int = 24, gram: int = 4
     last = min(width, length) - gram
     for k in range(0, max(0, last) + 1):
         piece = data[(start + k) * ITEM:(start + k + gram) * ITEM]
-        h = hash(piece)
+        h = zlib.crc32(piece)  # not hash(): that changes from one process to the next
         if best is None or h < best_h:
             best, best_h = piece, h
     return best if best is not None else data[start * ITEM:(start + gram) * ITEM]

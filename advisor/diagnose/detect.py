@@ -177,13 +177,16 @@ class Diagnoser:
         scale = self.text_requests / self.aligner.aligned if self.aligner.aligned else 1.0
         dynamic = structure.spans(scale)
         swaps = []
+        cores: dict[int, list[str]] = {}
         for s in structure.swaps(scale):
-            near = [o for o in orders if abs(s.token_offset - o.token_offset) <= 64]
-            for o in near:
-                o.token_offset = s.token_offset  # exact, where the estimate is from characters
+            near = [k for k, o in enumerate(orders) if abs(s.token_offset - o.token_offset) <= 64]
+            for k in near:
+                orders[k].token_offset = s.token_offset  # exact, where the estimate is from characters
+                cores.setdefault(k, []).extend(s.cores)
             if not near:
                 swaps.append(s)
-        findings = ([_dynamic_finding(f) for f in dynamic] + [_order_finding(f) for f in orders]
+        findings = ([_dynamic_finding(f) for f in dynamic]
+                    + [_order_finding(f, cores.get(k, [])) for k, f in enumerate(orders)]
                     + [_swap_finding(f) for f in swaps])
         findings.sort(key=lambda f: (f.code[:4] != "TR10", f.token_offset or 0, f.code))
         uncached = self.prompt_tokens - cached
@@ -269,7 +272,7 @@ def _swap_finding(f: SwapFinding) -> Finding:
     )
 
 
-def _order_finding(f: OrderFinding) -> Finding:
+def _order_finding(f: OrderFinding, cores: list[str] | None = None) -> Finding:
     total = sum(c for _, c in f.orders)
     shown = [{"order": labels, "requests": c, "share": round(c / total, 6)} for labels, c in f.orders[:10]]
     what = "tool definitions" if f.kind == "tool-order" else "sections"
@@ -281,4 +284,5 @@ def _order_finding(f: OrderFinding) -> Finding:
         tokens_lost=f.tokens_lost, example=f"{top} ({f.orders[0][1]} requests)", message=message,
         details={"blocks": f.labels, "orders": shown, "distinct_orders": len(f.orders),
                  "canonical_order": f.labels, "requests_off_canonical": f.requests_off_canonical},
+        hidden={"cores": cores or []},
     )

@@ -25,6 +25,11 @@ LONG_SPAN = 64
 HEAD = 48
 STATIC_SHARE = 0.5   # re-joined content held by at least this share of requests is static
 MIN_LOSS = 0.005     # of the aligned prompt tokens: smaller losses are not reported
+# The static content a span hides runs on for at least this many tokens (typically): a
+# sentence that recurs in many documents (a phrase bank, boilerplate) is not a prompt.
+# Or, when another span follows soon, all the shared content after it is this long.
+MIN_STATIC = 32
+MIN_STATIC_TOTAL = 256
 CONTEXT = 48         # tokens of context decoded on each side of a span
 
 
@@ -72,9 +77,18 @@ class Structure:
             lost = sum(g.rejoin for g in group)
             if len(requests) < 2 or lost < need:
                 continue
+            runs = sorted(g.run for g in group)
+            totals = sorted(g.rejoin for g in group)
+            if runs[len(runs) // 2] < MIN_STATIC and totals[len(totals) // 2] < MIN_STATIC_TOTAL:
+                continue
             keys = Counter(g.key for g in group)
             key = min(keys, key=lambda k: (-keys[k], k))
-            if al.static_share(key) < STATIC_SHARE:
+            # The content re-joined, tested whole: an anchor alone may be boilerplate that
+            # every retrieved passage starts with.
+            # Several spans' heads: a re-join that starts inside a shared end of two values
+            # holds a piece of the value.
+            heads = list(dict.fromkeys(g.head for g in sorted(group, key=lambda g: (g.key != key, g.request))))
+            if max(al.static_share(h) for h in heads[:6]) < STATIC_SHARE:
                 continue  # re-joins content a few requests share (retrieved passages)
             finding = self._span_finding(group, requests, lost, scale)
             if finding is not None:
@@ -114,9 +128,12 @@ class Structure:
                 text = left + mine + right
                 a, b = len(left), len(left) + len(mine)
                 va, vb = expand(text, a, b) if b - a < 200 else (a, b)
-                if value_offset is None and g.ref_start == offset:
+                if value_offset is None and g.start == g.ref_start and abs(g.ref_start - offset) <= 16:
                     value_offset = lo + _token_at(self.decode, ids[lo:g.start + g.length], va)
-                    label, right_text = text[:va], text[vb:]
+                    # After the span: static text from the next line on (what a template
+                    # diff cuts the moved lines up to).
+                    nl = right.find("\n")
+                    label, right_text = text[:va], (right[nl:].lstrip("\r\n") if nl >= 0 else right)
                 v = text[va:vb].strip()
                 if v and v not in values:
                     values.append(v)
@@ -164,7 +181,8 @@ class Structure:
             if len(requests) < 2 or lost < need:
                 continue
             keys = sorted({k for s in group for k in s.keys})
-            shares = sorted(al.static_share(k) for k in keys)
+            heads = sorted({h for s in group for h in s.heads})[:32]
+            shares = sorted(al.static_share(h) for h in heads)
             if shares[len(shares) // 2] < STATIC_SHARE:
                 continue
             out.append(self._swap_finding(group, keys, requests, lost, scale))

@@ -1,10 +1,13 @@
 """What to change, and the hit rate after the change, measured rather than guessed.
 
-For each finding of the diagnosis there is one concrete fix (``advisor.prescribe.rewrite``). Prescribe
-applies it to every logged request, renders and tokenizes the rewritten requests exactly as
-the originals were, and re-runs the analysis: the hit rate after a fix is the hit rate of
-that rewritten traffic. Then all fixes together. The measured gains also give the loss
-attribution (dynamic content, ordering, unique) its final figures.
+For each finding of the diagnosis there is one concrete fix with a few ways to carry it out
+(``advisor.prescribe.moves``, ``advisor.prescribe.rewrite``). Prescribe applies the fixes to
+every logged request, renders and tokenizes the rewritten requests exactly as the originals
+were, and re-runs the analysis. Fixes are measured together, never alone against a baseline
+that another defect hides: first all of them (each way of carrying one out is tried on top
+of the others, the best kept), then the combination without each one in turn, which gives
+each action its own contribution. The measured gains also give the loss attribution
+(dynamic content, ordering, unique) its final figures.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from advisor.diagnose.capacity import cached_with_capacity, pin_candidate
 from advisor.errors import AdvisorError
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence
-from advisor.prescribe.rewrite import LAST_USER, MESSAGE_END, editable, move_dynamic, reorder_blocks, sort_tools
+from advisor.prescribe.moves import AFTER_STATIC, SpanMove, UnitSort, anchors, choose
+from advisor.prescribe.rewrite import LAST_USER, MESSAGE_END, editable, reorder_blocks, sort_tools
 from advisor.ingest.traffic import Request
 
 Fix = Callable[[Request], "Request | None"]
@@ -70,46 +74,72 @@ class Prescription:
 
 @dataclass(frozen=True)
 class Plan:
-    """One fix: what it is and how it rewrites a request."""
+    """One fix: what it is and the ways to carry it out (``variants``: description, fix,
+    details), the first the default. ``stage`` orders fixes applied together: moves of
+    varying content first, then orderings of what is left."""
 
     kind: str
-    description: str
     code: str
     finding: int
-    fix: Fix
-    details: dict[str, Any] = field(default_factory=dict)
-    # Other ways to carry out the same fix; prescribe measures each and keeps the best.
-    variants: tuple[tuple[str, Fix, dict[str, Any]], ...] = ()
+    variants: tuple[tuple[str, Fix, dict[str, Any]], ...]
+    stage: int = 0
+    free: bool = False   # deterministic and costless to adopt (a sort, a fixed order)
 
 
-def plans_for(diagnosis: Diagnosis) -> list[Plan]:
+def plans_for(diagnosis: Diagnosis, texts: list[str] | None = None) -> list[Plan]:
+    """The fixes for the findings; ``texts`` (message contents or prompts of the traffic)
+    choose among the anchors a span was seen with."""
     out: list[Plan] = []
+    texts = texts or []
     for k, f in enumerate(diagnosis.findings):
-        if f.code == "TR101":
-            before, after = f.details["context_before"], f.details["context_after"]
-            where = before.strip().splitlines()[-1] if before.strip() else "its line"
-            what = (f"Move the {f.kind} value at token {f.token_offset} (the line starting '{where}', e.g. "
-                    f"'{_short(f.example)}') out of the shared prefix, after all static content: ")
-            out.append(Plan(
-                "move-dynamic-content", what + "to the end of the last user turn.", f.code, k,
-                _move(before, after, LAST_USER), {"to": LAST_USER},
-                ((what + "to the end of its message (it is fixed for a conversation; the history after it "
-                  "stays shared).", _move(before, after, MESSAGE_END), {"to": MESSAGE_END}),)))
-        elif f.code == "TR201" and f.kind == "tool-order":
-            out.append(Plan("sort-tool-definitions",
-                            "Sort the tool definitions by name before sending them, in every request.",
-                            f.code, k, sort_tools))
+        if f.code in ("TR101", "TR102"):
+            contexts = f.hidden.get("contexts", [])
+            sizes = sorted(len(c[1]) for c in contexts)
+            anchor = choose(anchors(contexts), texts, sizes[len(sizes) // 2] if sizes else 0)
+            if anchor is None:
+                continue
+            what = _what(f)
+            variants = [(what + "to the end of the last user turn.", SpanMove(anchor, LAST_USER), {"to": LAST_USER}),
+                        (what + "to the end of its message (it is fixed for a conversation; the history after "
+                         "it stays shared).", SpanMove(anchor, MESSAGE_END), {"to": MESSAGE_END})]
+            if anchor.to_end:
+                variants.append((what + "as a message of its own after the static message that follows it.",
+                                 SpanMove(anchor, AFTER_STATIC), {"to": AFTER_STATIC}))
+            out.append(Plan("move-dynamic-content", f.code, k, tuple(variants)))
         elif f.code == "TR201":
-            units = _units_of(diagnosis, f)
-            order = " > ".join(f.details["canonical_order"])
-            out.append(Plan("fix-section-order",
-                            f"Always send these sections in one order, most widely shared first: {order}.",
-                            f.code, k, _reorder(units)))
+            cores = f.hidden.get("cores") or []
+            variants = []
+            if f.kind == "tool-order":
+                variants.append(("Sort the tool definitions by name before sending them, in every request.",
+                                 sort_tools, {}))
+                kind = "sort-tool-definitions"
+            else:
+                kind = "fix-section-order"
+                units = _units_of(diagnosis, f)
+                if units:
+                    order = " > ".join(f.details["canonical_order"])
+                    variants.append((f"Always send these sections in one order, most widely shared first: {order}.",
+                                     _reorder(units), {}))
+            what = ("Always send these units in one order (" + ", ".join(f"'{b}'" for b in f.details["blocks"][:6])
+                    + (", ..." if len(f.details["blocks"]) > 6 else "") + "): ")
+            for how, text in (("auto", "sorted where they are"), ("json", "the JSON list sorted"),
+                              ("\n\n", "the paragraphs in a fixed order"), ("\n", "the lines in a fixed order"),
+                              ("messages", "the messages in a fixed order")):
+                if cores:
+                    variants.append((what + text + ".", UnitSort(cores, how), {"how": how}))
+            if variants:
+                out.append(Plan(kind, f.code, k, tuple(variants), stage=1, free=True))
     return out
 
 
-def _move(before: str, after: str, to: str) -> Fix:
-    return lambda req: move_dynamic(req, before, after, to)
+def _what(f: Finding) -> str:
+    if f.code == "TR102":
+        return (f"Put the shared content first: move the per-request content at token {f.token_offset} "
+                f"(e.g. '{_short(f.example)}') after it, ")
+    before = f.details.get("context_before", "")
+    where = before.strip().splitlines()[-1] if before.strip() else "its line"
+    return (f"Move the {f.kind} value at token {f.token_offset} (after '{_short(where)}', e.g. "
+            f"'{_short(f.example)}') out of the shared prefix, after all static content: ")
 
 
 def _reorder(units: list[list[int]]) -> Fix:
@@ -145,6 +175,20 @@ class Measurer:
                 self.editable.append(editable(s.request, renderer) if s.unit == 1 else None)
             except AdvisorError:
                 self.editable.append(None)
+
+    def sample_texts(self, limit: int = 64) -> list[str]:
+        """Message contents and prompts of up to ``limit`` editable requests, spread over
+        the log: where a fix's anchors are tried."""
+        reqs = [r for r in self.editable if r is not None]
+        step = max(1, len(reqs) // limit)
+        out: list[str] = []
+        for r in reqs[::step][:limit]:
+            if r.kind == "prompt" and r.prompt:
+                out.append(r.prompt)
+            for msg in r.messages or ():
+                if isinstance(msg.get("content"), str):
+                    out.append(msg["content"])
+        return out
 
     @property
     def not_rewritable(self) -> int:
@@ -188,51 +232,91 @@ class Measurer:
 
 def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, page_size: int = 1,
               capacity: int | None = None) -> Prescription:
-    """One measured action per finding, then all together; with ``capacity``, hit rates are
-    those of a pool of that many tokens, eviction gets its share of the loss, and pinning
-    the system prompt is one more action."""
+    """The actions for the findings, measured together (all, then each left out); with
+    ``capacity``, hit rates are those of a pool of that many tokens, eviction gets its share
+    of the loss, and pinning the system prompt is one more action."""
     m = Measurer(seqs, renderer, page_size, capacity)
     prompt = sum(s.prompt_tokens for s in seqs)
     before = m.cached(seqs)
     before_unlimited = m.cached(seqs, unlimited=True) if capacity is not None else before
-    plans = plans_for(diagnosis)
+    plans = plans_for(diagnosis, m.sample_texts())
     actions: list[Action] = []
 
     def rate(cached: int) -> float:
         return cached / prompt if prompt else 0.0
 
-    useful: list[Plan] = []
-    for n, plan in enumerate(plans):
-        fixed, changed = m.rewritten([plan.fix])
-        cached = m.cached(fixed)
-        for description, fix, details in plan.variants:
-            other, other_changed = m.rewritten([fix])
-            other_cached = m.cached(other)
-            if other_cached > cached:
-                plan = plans[n] = replace(plan, description=description, fix=fix, details=details)
-                cached, changed = other_cached, other_changed
-        description = plan.description
-        if cached > before:
-            useful.append(plan)
+    memo: dict[tuple[int | None, ...], tuple[int, int, list[Sequence]]] = {}
+
+    def measure(choice: list[int | None], unlimited: bool = False) -> tuple[int, int, list[Sequence]]:
+        key = tuple(choice) + ((-1,) if unlimited else ())
+        if key not in memo:
+            picked = sorted((plans[k].stage, k, v) for k, v in enumerate(choice) if v is not None)
+            if not picked:
+                memo[key] = (m.cached(seqs, unlimited=unlimited), 0, seqs)
+            else:
+                fixed, changed = m.rewritten(plans[k].variants[v][1] for _, k, v in picked)
+                memo[key] = (m.cached(fixed, unlimited=unlimited), changed, fixed)
+        return memo[key]
+
+    # All fixes together; each way of carrying one out is tried on top of the others.
+    choice: list[int | None] = [0] * len(plans)
+    best = measure(choice)[0] if plans else before
+    for k, plan in enumerate(plans):
+        for v in range(1, len(plan.variants)):
+            trial = list(choice)
+            trial[k] = v
+            got = measure(trial)[0]
+            if got > best:
+                choice, best = trial, got
+    # A fix that makes the combination worse is left out (worst first), then each one's
+    # own contribution is what the combination loses without it.
+    while True:
+        worst = None
+        for k, v in enumerate(choice):
+            if v is None:
+                continue
+            without = list(choice)
+            without[k] = None
+            got = measure(without)[0]
+            if got > best and (worst is None or got > worst[1]):
+                worst = (k, got)
+        if worst is None:
+            break
+        choice[worst[0]] = None
+        best = worst[1]
+    after, changed_all, fixed_all = measure(choice) if plans else (before, 0, seqs)
+    for k, plan in enumerate(plans):
+        v = choice[k]
+        description, _, details = plan.variants[v if v is not None else 0]
+        if v is None:
+            gain = measure([0 if j == k else None for j in range(len(plans))])[0] - before
+            description += " Measured on this traffic: it lowers the hit rate of the other fixes; not recommended."
+            changed = 0
         else:
-            # Measured, not assumed: a fix that gains nothing here is shown as such and
-            # left out of the combination.
-            description += " Measured on this traffic: no gain; not recommended."
-        actions.append(Action(plan.kind, description, plan.code, rate(cached), cached - before, changed,
-                              plan.finding, dict(plan.details)))
-    plans = useful
+            without = list(choice)
+            without[k] = None
+            gain = after - measure(without)[0]
+            changed = measure([v if j == k else None for j in range(len(plans))])[1]
+            if gain <= 0 and not plan.free:
+                description += " Measured on this traffic: no gain; not recommended."
+            elif gain <= 0:
+                description += " Measured with the other actions: no gain of its own here (free to adopt)."
+        actions.append(Action(plan.kind, description, plan.code, rate(before + gain), gain, changed,
+                              plan.finding, dict(details)))
     for k, f in enumerate(diagnosis.findings):
         if f.code == "TR301":
             actions.append(Action("none", "No template change raises the hit rate of single-shot traffic: "
                                   "every prompt is new content. Do not size a prefix cache for it.",
                                   f.code, rate(before), 0, 0, k))
-    fixed_all, changed_all = m.rewritten(p.fix for p in plans) if plans else (seqs, 0)
-    after = m.cached(fixed_all) if plans else before
-    after_unlimited = m.cached(fixed_all, unlimited=True) if plans and capacity is not None else (
-        after if capacity is None else before_unlimited)
-    dynamic = [p for p in plans if p.code == "TR101"]
-    if dynamic and len(dynamic) < len(plans):
-        dynamic_gain = m.cached(m.rewritten(p.fix for p in dynamic)[0], unlimited=True) - before_unlimited
+    used = [k for k, v in enumerate(choice) if v is not None]
+    if capacity is not None:
+        after_unlimited = measure(choice, unlimited=True)[0] if used else before_unlimited
+    else:
+        after_unlimited = after
+    dynamic = [k for k in used if plans[k].code in ("TR101", "TR102")]
+    if dynamic and len(dynamic) < len(used):
+        only = [choice[k] if k in dynamic else None for k in range(len(plans))]
+        dynamic_gain = measure(only, unlimited=True)[0] - before_unlimited
     else:
         dynamic_gain = after_unlimited - before_unlimited if dynamic else 0
     count = len(plans)
@@ -280,6 +364,8 @@ def section_order(diagnosis: Diagnosis) -> list[str]:
             order.extend(f.details["canonical_order"])
     order.append("retrieval context and conversation history")
     for f in diagnosis.findings:
+        if f.code == "TR102":
+            order.insert(1, "content most requests share, before any per-request content")
         if f.code == "TR101":
             before = f.details["context_before"].strip().splitlines()
             order.append(f"per-request {f.kind} ({before[-1] if before else f.example})")

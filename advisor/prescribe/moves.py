@@ -1,0 +1,383 @@
+"""Fixes built from what the alignment saw, for any shape of content.
+
+The diagnosis reports a varying span by the decoded text around it in the requests where it
+was seen, and reordered units by a distinctive piece of each unit's text. These functions
+find the same places in the text of any request (its message contents or its prompt) and
+carry out the move there:
+
+- ``SpanMove``: the varying text between a static left context and a static right context,
+  widened to its line (label included) when the line is short, goes to the end of the last
+  user turn or of its own message; when the span is a whole message (or runs to the end of
+  one), that message goes after the static message that follows it.
+- ``UnitSort``: the units, wherever they sit (items of a JSON array, paragraphs, lines, or
+  whole messages), are put in one order: the order in which their texts were first seen.
+
+Both are plain callables ``Request -> Request | None`` (None: nothing to change here).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from typing import Any, Sequence
+
+from advisor.ingest.traffic import Request
+
+LAST_USER = "last-user-turn"
+MESSAGE_END = "end-of-message"
+AFTER_STATIC = "after-static-message"
+
+_SPECIAL = re.compile(r"<\|[^|>]{1,40}\|>")
+_HEADER = re.compile(r"<\|start_header_id\|>.*?<\|end_header_id\|>", re.DOTALL)
+SIDE = 40          # characters of static context used on each side
+LINE = 48          # a span whose line holds at most this much besides it moves with its line
+
+
+def _after_special(text: str) -> tuple[str, bool]:
+    """The text after the last chat special token, and whether there was one."""
+    parts = _SPECIAL.split(text)
+    return parts[-1], len(parts) > 1
+
+
+def _before_special(text: str) -> tuple[str, bool]:
+    parts = _SPECIAL.split(text, maxsplit=1)
+    return parts[0], len(parts) > 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Anchor:
+    """Where a span sits: ``left`` ends right before it (empty: the start of a message),
+    ``right`` starts right after it (empty with ``to_end``: the end of a message)."""
+
+    left: str
+    right: str
+    to_end: bool
+    next_message: str   # the start of the static message after the span, when ``to_end``
+
+
+def anchors(contexts: Sequence[tuple[str, str, str]]) -> list[Anchor]:
+    """Candidate anchors from decoded (before, span, after) triples. The triples come from
+    pairs of requests, whose values may share their first or last characters, so each side
+    is also tried cut back to a word and to a line boundary; ``choose`` keeps the one that
+    holds in the most requests."""
+    out: list[Anchor] = []
+    for before, _, after in contexts:
+        left, marked = _after_special(before)
+        if marked:
+            left = left.lstrip()  # the role header's newlines are not part of the content
+        right, cut = _before_special(after)
+        nxt = ""
+        if cut:
+            # The first static words of the next message (role headers left out).
+            body = _HEADER.sub("", after)
+            for piece in _SPECIAL.split(body):
+                if piece.strip():
+                    nxt = piece.strip()[:SIDE]
+                    break
+        to_end = cut and not right.strip()
+        # "" too: the span may start its message where the decoded left context is chat
+        # markup the message content does not hold (a tools preamble).
+        for lv in _left_cuts(left) + [""]:
+            for rv in ([""] if to_end else _right_cuts(right)):
+                if not to_end and not rv.strip():
+                    continue
+                a = Anchor(lv, rv, to_end, nxt)
+                if a not in out:
+                    out.append(a)
+    return out
+
+
+def _left_cuts(left: str) -> list[str]:
+    out = []
+    for cut in (len(left), max(left.rfind(" "), left.rfind("\n")) + 1, left.rfind("\n") + 1):
+        piece = left[:cut][-SIDE:]
+        if len(piece) == SIDE and " " in piece:
+            piece = piece[piece.index(" "):]  # start at a word: a cut word is rarer
+        if piece not in out and (piece.strip() or not left[:cut].strip()):
+            out.append(piece)
+    return out
+
+
+def _right_cuts(right: str) -> list[str]:
+    out = []
+    starts = [0]
+    for ch in (" ", "\n"):
+        k = right.find(ch)
+        if k >= 0:
+            starts.append(k)
+    for k in starts:
+        piece = right[k:k + SIDE]
+        if piece.strip() and piece not in out:
+            out.append(piece)
+    return out
+
+
+def choose(cands: list[Anchor], texts: Sequence[str], typical: int = 0) -> Anchor | None:
+    """The anchor that finds a span in the most of ``texts`` (sample contents), then the
+    one whose spans come closest to ``typical`` characters (what the alignment saw)."""
+    best: tuple[int, float, int] | None = None
+    chosen = None
+    for k, a in enumerate(cands):
+        hits = 0
+        size = 0
+        for t in texts:
+            found = locate(t, a)
+            if found is not None:
+                hits += 1
+                size += found[1] - found[0]
+        if not hits:
+            continue
+        score = (-hits, abs(size / hits - typical), k)
+        if best is None or score < best:
+            best, chosen = score, a
+    return chosen
+
+
+def locate(text: str, a: Anchor, limit: int = 200_000) -> tuple[int, int] | None:
+    """``(start, end)`` of the span in ``text`` for anchor ``a``, or None."""
+    if a.left:
+        i = text.find(a.left)
+        if i < 0:
+            return None
+        start = i + len(a.left)
+    else:
+        start = 0
+    if a.to_end:
+        end = len(text)
+    else:
+        if not a.right.strip():
+            return None
+        end = text.find(a.right, start)
+        if end < 0 or end - start > limit:
+            return None
+    if end <= start or not text[start:end].strip():
+        return None
+    return start, end
+
+
+def _widen(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span with its label and its line when the line is short; else up to the end of
+    the sentence it is part of."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if start - line_start <= LINE:
+        start = line_start
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    if line_end - end <= LINE:
+        end = line_end
+    else:
+        while end < len(text) and text[end] in ".,;:!?)":
+            end += 1
+    return start, end
+
+
+def cut(text: str, a: Anchor) -> tuple[str, str] | None:
+    """``text`` without the span, and the span (widened), or None."""
+    found = locate(text, a)
+    if found is None:
+        return None
+    start, end = _widen(text, *found)
+    moved = text[start:end].strip()
+    if not moved:
+        return None
+    head, tail = text[:start], text[end:]
+    if not head.strip():
+        head, tail = "", tail.lstrip()
+    elif head.endswith("\n"):
+        tail = tail.lstrip("\n")
+        if not tail:
+            head = head.rstrip("\n")
+    else:
+        tail = tail.lstrip(" ")
+    return head + tail, moved
+
+
+@dataclasses.dataclass
+class SpanMove:
+    anchor: Anchor
+    to: str = LAST_USER
+
+    def __call__(self, req: Request) -> Request | None:
+        a = self.anchor
+        if req.kind == "prompt" and req.prompt is not None:
+            got = cut(req.prompt, a)
+            if got is None:
+                return None
+            rest, moved = got
+            return dataclasses.replace(req, prompt=rest.rstrip() + "\n\n" + moved)
+        if req.kind != "messages" or not req.messages:
+            return None
+        messages = [dict(m) for m in req.messages]
+        last_user = max((k for k, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+        if a.to_end and not a.left:
+            # A whole message of per-request content: the one before the static message.
+            for j in range(1, len(messages)):
+                content = messages[j].get("content")
+                if isinstance(content, str) and a.next_message and content.lstrip().startswith(a.next_message[:24]):
+                    return self._move_message(req, messages, j - 1)
+            return None
+        for k, m in enumerate(messages):
+            content = m.get("content")
+            if not isinstance(content, str):
+                continue
+            if locate(content, a) is None:
+                continue
+            if a.to_end and self.to == AFTER_STATIC:
+                return self._move_message(req, messages, k)
+            got = cut(content, a)
+            if got is None:
+                return None
+            rest, moved = got
+            if self.to == MESSAGE_END or k >= last_user:
+                if not rest.strip():
+                    return self._move_message(req, messages, k)
+                m["content"] = rest.rstrip() + "\n\n" + moved
+            else:
+                m["content"] = rest
+                target = messages[last_user]
+                target["content"] = _append(target.get("content"), moved)
+                if not rest.strip():
+                    del messages[k]
+            new = tuple(messages)
+            return dataclasses.replace(req, messages=new) if new != tuple(req.messages) else None
+        return None
+
+    def _move_message(self, req: Request, messages: list[dict[str, Any]], k: int) -> Request | None:
+        """Message ``k`` (per-request content) after the static message that follows it."""
+        nxt = self.anchor.next_message
+        for j in range(k + 1, len(messages)):
+            content = messages[j].get("content")
+            if isinstance(content, str) and (not nxt or content.lstrip().startswith(nxt[:24])):
+                moved = messages.pop(k)
+                messages.insert(j, moved)
+                return dataclasses.replace(req, messages=tuple(messages))
+        return None
+
+
+def _append(content: Any, text: str) -> Any:
+    if isinstance(content, str):
+        return content.rstrip() + "\n\n" + text
+    if isinstance(content, list):
+        return list(content) + [{"type": "text", "text": "\n\n" + text}]
+    return text
+
+
+# --- one order for units ------------------------------------------------------------------
+
+class UnitSort:
+    """Put the units that hold ``cores`` in one order, in every text of a request."""
+
+    def __init__(self, cores: Sequence[str], how: str = "auto") -> None:
+        self.cores = [c for c in cores if c]
+        self.how = how
+        self.rank: dict[str, int] = {}
+
+    def _rank(self, key: str) -> int:
+        r = self.rank.get(key)
+        if r is None:
+            r = self.rank[key] = len(self.rank)
+        return r
+
+    def __call__(self, req: Request) -> Request | None:
+        if req.kind == "prompt" and req.prompt is not None:
+            text = self.sort_text(req.prompt)
+            return dataclasses.replace(req, prompt=text) if text is not None else None
+        if req.kind != "messages" or not req.messages:
+            return None
+        messages = [dict(m) for m in req.messages]
+        changed = False
+        holders = []
+        for k, m in enumerate(messages):
+            content = m.get("content")
+            if not isinstance(content, str):
+                continue
+            found = sum(1 for c in self.cores if c in content)
+            if found:
+                holders.append(k)
+            if found >= 2 and self.how != "messages":
+                text = self.sort_text(content)
+                if text is not None:
+                    m["content"] = text
+                    changed = True
+        if not changed and len(holders) >= 2 and self.how in ("auto", "messages"):
+            return self._sort_messages(req, messages, holders)
+        return dataclasses.replace(req, messages=tuple(messages)) if changed else None
+
+    def _sort_messages(self, req: Request, messages: list[dict[str, Any]], holders: list[int]) -> Request | None:
+        lo = holders[0]
+        last_user = max((k for k, m in enumerate(messages) if m.get("role") == "user"), default=len(messages))
+        hi = max(holders[-1] + 1, last_user if last_user > holders[-1] else holders[-1] + 1)
+        block = messages[lo:hi]
+        ordered = sorted(block, key=lambda m: self._rank(json.dumps(m, sort_keys=True, ensure_ascii=False)))
+        if ordered == block:
+            return None
+        return dataclasses.replace(req, messages=tuple(messages[:lo] + ordered + messages[hi:]))
+
+    def sort_text(self, text: str) -> str | None:
+        where = sorted(i for i in (text.find(c) for c in self.cores) if i >= 0)
+        if len(where) < 2:
+            return None
+        if self.how in ("auto", "json"):
+            out = self._sort_json(text, where)
+            if out is not None or self.how == "json":
+                return out
+        for sep in ("\n\n", "\n"):
+            if self.how not in ("auto", sep):
+                continue
+            out = self._sort_segments(text, where, sep)
+            if out is not None:
+                return out
+        return None
+
+    def _sort_json(self, text: str, where: list[int]) -> str | None:
+        """A JSON array (of objects or strings) that holds two cores or more: sorted."""
+        decoder = json.JSONDecoder()
+        i = text.rfind("[", 0, where[0] + 1)
+        while i >= 0:
+            try:
+                value, end = decoder.raw_decode(text, i)
+            except ValueError:
+                value, end = None, -1
+            if isinstance(value, list) and len(value) >= 2 and end > where[-1]:
+                keys = [json.dumps(v, sort_keys=True, ensure_ascii=False) for v in value]
+                ordered = [v for _, v in sorted(zip((self._rank(k) for k in keys), value), key=lambda t: t[0])]
+                body = text[i:end]
+                new = _dump_like(body, value, ordered)
+                if new is None or new == body:
+                    return None
+                return text[:i] + new + text[end:]
+            i = text.rfind("[", 0, i)
+        return None
+
+    def _sort_segments(self, text: str, where: list[int], sep: str) -> str | None:
+        # Lines are sorted through the whole paragraph that holds them (a unit no core
+        # marks still gets its place); paragraphs from the first unit's to the last one's.
+        outer = "\n\n" if sep == "\n" else sep
+        lo = text.rfind(outer, 0, where[0])
+        lo = 0 if lo < 0 else lo + len(outer)
+        hi = text.find(outer, where[-1])
+        hi = len(text) if hi < 0 else hi
+        segments = text[lo:hi].split(sep)
+        holding = [any(c in s for c in self.cores) for s in segments]
+        if sum(holding) < 2:
+            return None
+        # Every unit in a segment of its own, or this separator is too coarse.
+        if any(sum(1 for c in self.cores if c in s) > 1 and len(segments) > 1 for s in segments if s):
+            if sep != "\n":
+                return None
+        ordered = sorted(segments, key=lambda s: self._rank(s))
+        new = sep.join(ordered)
+        if new == text[lo:hi]:
+            return None
+        return text[:lo] + new + text[hi:]
+
+
+def _dump_like(body: str, original: list, items: list) -> str | None:
+    """``items`` serialized the way ``original`` was, when one of json's layouts gives back
+    ``body`` exactly."""
+    for kwargs in ({"indent": 2}, {"indent": 4}, {"separators": (",", ":")}, {}, {"indent": 1}, {"indent": "\t"}):
+        for ascii_ in (False, True):
+            if json.dumps(original, ensure_ascii=ascii_, **kwargs) == body:
+                return json.dumps(items, ensure_ascii=ascii_, **kwargs)
+    return None

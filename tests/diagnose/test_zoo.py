@@ -1,0 +1,72 @@
+"""Issue 12 acceptance over the defect zoo (``tests/diagnose/zoo.py``), through the CLI.
+
+Every defect workload must get each expected finding code within ``OFFSET_TOLERANCE``
+tokens of where the defect starts in its first request; prescribe's ``hit_rate_after`` must
+be within ``TOLERANCE`` of the truth (the brute-force oracle's hit rate on the traffic as it
+is after the ideal fix); no clean control may get a TR101/TR102/TR201 finding that claims
+more than 1% of its prompt tokens, nor a promised gain above 0.01.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from tests import oracle
+from tests.diagnose import zoo
+
+TOLERANCE = 0.02
+OFFSET_TOLERANCE = 16
+CONTROL_CLAIM = 0.01
+STRUCTURAL = ("TR101", "TR102", "TR201")
+
+
+@lru_cache(maxsize=1)
+def _zoo() -> dict[str, zoo.Workload]:
+    return {w.name: w for w in zoo.workloads()}
+
+
+def truth(w: zoo.Workload) -> float:
+    ids = [zoo.record_ids(r) for r in w.fixed]
+    return sum(oracle.cached_tokens(ids)) / sum(map(len, ids))
+
+
+def write(tmp_path: Path, w: zoo.Workload) -> Path:
+    path = tmp_path / f"{w.name}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in w.records), encoding="utf-8")
+    return path
+
+
+def test_zoo_is_big_and_varied() -> None:
+    ws = list(_zoo().values())
+    defects = [w for w in ws if not w.control]
+    controls = [w for w in ws if w.control]
+    assert len(defects) >= 40 and len(controls) >= 10
+    assert {w.kind for w in defects} == {"messages", "prompt", "input_ids"}
+    assert {c for w in defects for c, _ in w.expect} == {"TR101", "TR102", "TR201"}
+    # Deterministic: the same workloads twice.
+    again = zoo.workloads()
+    assert [w.records for w in again] == [w.records for w in ws]
+
+
+@pytest.mark.parametrize("name", [w.name for w in zoo.workloads()])
+def test_zoo_workload(tmp_path: Path, cli, name: str) -> None:
+    w = _zoo()[name]
+    res = cli("prescribe", write(tmp_path, w), "--format", "json")
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    found = [(f["code"], f["token_offset"]) for f in data["findings"] if f["code"] in STRUCTURAL]
+    expected = [(code, zoo.token_offset(w.records[0], needle)) for code, needle in w.expect]
+    if w.control:
+        claims = [f for f in data["findings"] if f["code"] in STRUCTURAL
+                  and f["tokens_lost"] > CONTROL_CLAIM * data["prompt_tokens"]]
+        assert not claims, claims
+        assert data["hit_rate_after"] - data["hit_rate_before"] <= 0.01
+    else:
+        for code, offset in expected:
+            assert any(c == code and abs(o - offset) <= OFFSET_TOLERANCE for c, o in found), (code, offset, found)
+    right = truth(w)
+    assert abs(data["hit_rate_after"] - right) <= TOLERANCE, (data["hit_rate_after"], right, data["actions"])
