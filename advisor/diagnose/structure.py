@@ -70,6 +70,10 @@ class Structure:
         swapped = {s.request: (s.start, s.end) for s in al.swaps}
         gaps = [g for g in al.gaps if not _within(swapped.get(g.request), g.start)]
         groups = _group_gaps(gaps)
+        # A span that re-joins at a unit other requests send in another order is the
+        # permutation seen from one pair, not a value.
+        permuted = {k for s in al.swaps for k in s.keys}
+        groups = [g for g in groups if sum(1 for x in g if x.key in permuted) * 2 < len(g)]
         out = []
         need = MIN_LOSS * al.aligned_tokens
         for group in groups:

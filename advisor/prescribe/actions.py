@@ -12,6 +12,7 @@ each action its own contribution. The measured gains also give the loss attribut
 
 from __future__ import annotations
 
+import json
 from array import array
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
@@ -22,7 +23,7 @@ from advisor.diagnose.capacity import cached_with_capacity, pin_candidate
 from advisor.errors import AdvisorError
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence
-from advisor.prescribe.moves import AFTER_STATIC, SpanMove, UnitSort, anchors, choose
+from advisor.prescribe.moves import AFTER_SHARED, AFTER_STATIC, SpanMove, UnitSort, anchors, choose, shared_marker
 from advisor.prescribe.rewrite import LAST_USER, MESSAGE_END, editable, reorder_blocks, sort_tools
 from advisor.ingest.traffic import Request
 
@@ -86,22 +87,30 @@ class Plan:
     free: bool = False   # deterministic and costless to adopt (a sort, a fixed order)
 
 
-def plans_for(diagnosis: Diagnosis, texts: list[str] | None = None) -> list[Plan]:
-    """The fixes for the findings; ``texts`` (message contents or prompts of the traffic)
-    choose among the anchors a span was seen with."""
+def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None) -> list[Plan]:
+    """The fixes for the findings; ``requests`` (per request of a sample: its message
+    contents, prompt, tool definitions) choose among the anchors a span was seen with."""
     out: list[Plan] = []
-    texts = texts or []
+    requests = requests or []
+    texts = [t for r in requests for t in r]
     for k, f in enumerate(diagnosis.findings):
         if f.code in ("TR101", "TR102"):
-            contexts = f.hidden.get("contexts", [])
+            contexts = list(f.hidden.get("contexts", []))
             sizes = sorted(len(c[1]) for c in contexts)
-            anchor = choose(anchors(contexts), texts, sizes[len(sizes) // 2] if sizes else 0)
+            if f.details.get("context_before"):
+                # The static text up to where the value starts, as the diagnosis read it.
+                contexts.append((f.details["context_before"], f.example, f.details.get("context_after", "")))
+            anchor = choose(anchors(contexts), requests, sizes[len(sizes) // 2] if sizes else 0)
             if anchor is None:
                 continue
             what = _what(f)
             variants = [(what + "to the end of the last user turn.", SpanMove(anchor, LAST_USER), {"to": LAST_USER}),
                         (what + "to the end of its message (it is fixed for a conversation; the history after "
                          "it stays shared).", SpanMove(anchor, MESSAGE_END), {"to": MESSAGE_END})]
+            marker = shared_marker(texts, anchor)
+            if marker:
+                variants.append((what + "right after the content all requests share.",
+                                 SpanMove(anchor, AFTER_SHARED, marker), {"to": AFTER_SHARED}))
             if anchor.to_end:
                 variants.append((what + "as a message of its own after the static message that follows it.",
                                  SpanMove(anchor, AFTER_STATIC), {"to": AFTER_STATIC}))
@@ -176,18 +185,20 @@ class Measurer:
             except AdvisorError:
                 self.editable.append(None)
 
-    def sample_texts(self, limit: int = 64) -> list[str]:
-        """Message contents and prompts of up to ``limit`` editable requests, spread over
-        the log: where a fix's anchors are tried."""
+    def sample_texts(self, limit: int = 64) -> list[list[str]]:
+        """Per editable request of up to ``limit`` spread over the log, its message
+        contents, prompt and tool definitions: where a fix's anchors are tried."""
         reqs = [r for r in self.editable if r is not None]
         step = max(1, len(reqs) // limit)
-        out: list[str] = []
+        out: list[list[str]] = []
         for r in reqs[::step][:limit]:
-            if r.kind == "prompt" and r.prompt:
-                out.append(r.prompt)
+            texts = [r.prompt] if r.kind == "prompt" and r.prompt else []
             for msg in r.messages or ():
                 if isinstance(msg.get("content"), str):
-                    out.append(msg["content"])
+                    texts.append(msg["content"])
+            # Tool definitions as the chat layout shows them (indented JSON).
+            texts.extend(json.dumps(t, indent=4, ensure_ascii=False) for t in r.tools or ())
+            out.append(texts)
         return out
 
     @property

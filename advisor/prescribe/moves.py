@@ -27,6 +27,7 @@ from advisor.ingest.traffic import Request
 LAST_USER = "last-user-turn"
 MESSAGE_END = "end-of-message"
 AFTER_STATIC = "after-static-message"
+AFTER_SHARED = "after-shared-content"
 
 _SPECIAL = re.compile(r"<\|[^|>]{1,40}\|>")
 _HEADER = re.compile(r"<\|start_header_id\|>.*?<\|end_header_id\|>", re.DOTALL)
@@ -113,19 +114,22 @@ def _right_cuts(right: str) -> list[str]:
     return out
 
 
-def choose(cands: list[Anchor], texts: Sequence[str], typical: int = 0) -> Anchor | None:
-    """The anchor that finds a span in the most of ``texts`` (sample contents), then the
-    one whose spans come closest to ``typical`` characters (what the alignment saw)."""
+def choose(cands: list[Anchor], requests: Sequence[Sequence[str]], typical: int = 0) -> Anchor | None:
+    """The anchor that finds a span in the most requests (each a list of its texts: message
+    contents, prompt, tool definitions), then the one whose spans come closest to
+    ``typical`` characters (what the alignment saw)."""
     best: tuple[int, float, int] | None = None
     chosen = None
     for k, a in enumerate(cands):
         hits = 0
         size = 0
-        for t in texts:
-            found = locate(t, a)
-            if found is not None:
-                hits += 1
-                size += found[1] - found[0]
+        for texts in requests:
+            for t in texts:
+                found = locate(t, a)
+                if found is not None:
+                    hits += 1
+                    size += found[1] - found[0]
+                    break
         if not hits:
             continue
         score = (-hits, abs(size / hits - typical), k)
@@ -193,10 +197,47 @@ def cut(text: str, a: Anchor) -> tuple[str, str] | None:
     return head + tail, moved
 
 
+def shared_marker(texts: Sequence[str], a: Anchor) -> str:
+    """The text that ends the content the requests share after the span, once the span is
+    cut out: the end of the common prefix of the cut texts, at a paragraph boundary. The
+    span goes right after it (shared content first, then the per-request content)."""
+    rests = []
+    at = 0
+    for t in texts:
+        got = cut(t, a)
+        if got is None:
+            continue
+        found = locate(t, a)
+        assert found is not None
+        at = max(at, _widen(t, *found)[0])
+        rests.append(got[0])
+    if len(rests) < 2:
+        return ""
+    lo, hi = min(rests), max(rests)
+    n = 0
+    limit = min(len(lo), len(hi))
+    while n < limit and lo[n] == hi[n]:
+        n += 1
+    end = lo.rfind("\n\n", 0, n)
+    if end <= at:
+        return ""
+    return lo[max(at, end - SIDE):end]
+
+
 @dataclasses.dataclass
 class SpanMove:
     anchor: Anchor
     to: str = LAST_USER
+    marker: str = ""   # with AFTER_SHARED: the span goes after this text
+
+    def _place(self, rest: str, moved: str) -> str | None:
+        if self.to != AFTER_SHARED:
+            return None
+        at = rest.find(self.marker) if self.marker else -1
+        if at < 0:
+            return None
+        at += len(self.marker)
+        return rest[:at] + "\n\n" + moved + rest[at:]
 
     def __call__(self, req: Request) -> Request | None:
         a = self.anchor
@@ -205,11 +246,18 @@ class SpanMove:
             if got is None:
                 return None
             rest, moved = got
-            return dataclasses.replace(req, prompt=rest.rstrip() + "\n\n" + moved)
+            placed = self._place(rest, moved)
+            return dataclasses.replace(req, prompt=placed if placed is not None else rest.rstrip() + "\n\n" + moved)
         if req.kind != "messages" or not req.messages:
             return None
         messages = [dict(m) for m in req.messages]
         last_user = max((k for k, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+        if req.tools and last_user >= 0:
+            got_tools = _cut_tools(list(req.tools), a)
+            if got_tools is not None:
+                tools, moved = got_tools
+                messages[last_user]["content"] = _append(messages[last_user].get("content"), moved)
+                return dataclasses.replace(req, tools=tuple(tools), messages=tuple(messages))
         if a.to_end and not a.left:
             # A whole message of per-request content: the one before the static message.
             for j in range(1, len(messages)):
@@ -229,7 +277,10 @@ class SpanMove:
             if got is None:
                 return None
             rest, moved = got
-            if self.to == MESSAGE_END or k >= last_user:
+            placed = self._place(rest, moved)
+            if placed is not None:
+                m["content"] = placed
+            elif self.to in (MESSAGE_END, AFTER_SHARED) or k >= last_user:
                 if not rest.strip():
                     return self._move_message(req, messages, k)
                 m["content"] = rest.rstrip() + "\n\n" + moved
@@ -253,6 +304,43 @@ class SpanMove:
                 messages.insert(j, moved)
                 return dataclasses.replace(req, messages=tuple(messages))
         return None
+
+
+def _cut_tools(tools: list[Any], a: Anchor) -> tuple[list[Any], str] | None:
+    """The tool definitions with the span cut out of the string that holds it (the
+    anchors are decoded from the tools as JSON, so the string is searched escaped)."""
+    # The anchor's sides inside one JSON string: up to the quotes that bound it.
+    left = a.left.rsplit('"', 1)[-1]
+    right = a.right.split('"', 1)[0]
+    a = Anchor(left, right if right.strip() else "", not right.strip(), "")
+    for k, tool in enumerate(tools):
+        found: list[str] = []
+
+        def edit(value: Any) -> Any:
+            if isinstance(value, str) and not found:
+                escaped = json.dumps(value, ensure_ascii=False)[1:-1]
+                got = cut(escaped, a)
+                if got is not None:
+                    rest, moved = got
+                    try:
+                        new = json.loads('"' + rest.rstrip() + '"')
+                        found.append(json.loads('"' + moved + '"'))
+                    except ValueError:
+                        return value
+                    return new
+                return value
+            if isinstance(value, dict):
+                return {key: edit(v) for key, v in value.items()}
+            if isinstance(value, list):
+                return [edit(v) for v in value]
+            return value
+
+        new_tool = edit(tool)
+        if found:
+            out = list(tools)
+            out[k] = new_tool
+            return out, found[0]
+    return None
 
 
 def _append(content: Any, text: str) -> Any:
