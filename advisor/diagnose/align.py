@@ -49,6 +49,7 @@ class Gap:
     ref: int = -1     # the neighbour's request index
     head: bytes = b""  # the first MIN_RUN tokens both share again (to test they are static)
     run: int = 0       # tokens of the first shared run after the span
+    left: bytes = b""  # the tokens right before the span (both requests hold them)
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,7 @@ class Swap:
     lost: int         # tokens after the stretch's first run that a fixed order would share
     runs: tuple[tuple[int, int], ...] = ()   # (start, length) of each reordered run
     heads: tuple[bytes, ...] = ()            # the first MIN_RUN tokens of each
+    left: bytes = b""                        # the tokens right before the stretch
 
 
 def sampled(index: int) -> bool:
@@ -71,6 +73,13 @@ def sampled(index: int) -> bool:
         return True
     stride = 1 << max(0, (index // FULL).bit_length())
     return index % stride == 0
+
+
+def weight(index: int) -> int:
+    """How many requests an aligned request stands for (its sampling stride)."""
+    if index < FULL:
+        return 1
+    return 1 << max(0, (index // FULL).bit_length())
 
 
 class Aligner:
@@ -128,7 +137,7 @@ class Aligner:
                           for k in sorted(involved))
             lost = sum(r[2] for k, r in enumerate(runs) if k > first)
             spans = tuple((base + runs[k][0], runs[k][2]) for k in sorted(involved))
-            self.swaps.append(Swap(index, base + lo, base + hi, keys, lost, spans, heads))
+            self.swaps.append(Swap(index, base + lo, base + hi, keys, lost, spans, heads, _before(data, base + lo)))
         prev_a = prev_b = 0
         after = [0] * (len(runs) + 1)
         for k in range(len(runs) - 1, -1, -1):
@@ -140,15 +149,19 @@ class Aligner:
             if a > prev_a and k not in involved and not _inside(involved, runs, a):
                 self.gaps.append(Gap(index, base + prev_a, a - prev_a, base + prev_b, b - prev_b,
                                      after[k], _anchor(data, base + a, n), ref_index,
-                                     data[(base + a) * ITEM:(base + a + MIN_RUN) * ITEM], n))
+                                     data[(base + a) * ITEM:(base + a + MIN_RUN) * ITEM], n,
+                                     _before(data, base + prev_a)))
             prev_a, prev_b = a + n, b + n
 
-    def static_share(self, key: bytes) -> float:
-        """Share of the kept requests that hold the anchor ``key`` somewhere."""
-        if not self.kept:
+    def static_share(self, key: bytes, given: bytes = b"") -> float:
+        """Share of the kept requests holding ``given`` (all when empty) that also hold
+        ``key``: content is static when (nearly) every request of its kind has it, however
+        small a part of a mixed log that kind is."""
+        pool = [d for d in self.kept if not given or _find_aligned(d, given, 0) >= 0]
+        if not pool:
             return 0.0
-        hits = sum(1 for d in self.kept if _find_aligned(d, key, 0) >= 0)
-        return hits / len(self.kept)
+        hits = sum(1 for d in pool if _find_aligned(d, key, 0) >= 0)
+        return hits / len(pool)
 
     def request(self, index: int) -> bytes | None:
         """A kept request's packed ids."""
@@ -196,6 +209,11 @@ def _runs(data: bytes, pos: int, ref: bytes) -> Iterator[tuple[int, int, int]]:
         prev_end = a + n
         expect = b + n
         i = a + n
+
+
+def _before(data: bytes, at: int, width: int = 6) -> bytes:
+    """The ``width`` tokens before token ``at`` (fewer at the start)."""
+    return data[max(0, at - width) * ITEM:at * ITEM]
 
 
 def _inverted(runs: list[tuple[int, int, int]]) -> set[int]:

@@ -173,8 +173,9 @@ class Diagnoser:
         cached = self.cached_tokens if cached_tokens is None else cached_tokens
         orders = self.order.findings()
         structure = Structure(self.aligner, self.decode)
-        # Findings on the aligned sample speak for every examined request.
-        scale = self.text_requests / self.aligner.aligned if self.aligner.aligned else 1.0
+        # Findings on the aligned sample speak for every examined request (each aligned
+        # request counts for its sampling stride).
+        scale = 1.0
         dynamic = structure.spans(scale)
         swaps = []
         cores: dict[int, list[str]] = {}

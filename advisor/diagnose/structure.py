@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from advisor.diagnose.align import ITEM, Aligner, Gap, Swap, unpack
+from advisor.diagnose.align import ITEM, Aligner, Gap, Swap, unpack, weight
 from advisor.diagnose.spans import classify_inside, differing_range, expand
 
 # A varying span of at least LONG_SPAN tokens that starts within HEAD tokens of the request
@@ -91,8 +91,8 @@ class Structure:
             # every retrieved passage starts with.
             # Several spans' heads: a re-join that starts inside a shared end of two values
             # holds a piece of the value.
-            heads = list(dict.fromkeys(g.head for g in sorted(group, key=lambda g: (g.key != key, g.request))))
-            if max(al.static_share(h) for h in heads[:6]) < STATIC_SHARE:
+            pairs = list(dict.fromkeys((g.head, g.left) for g in sorted(group, key=lambda g: (g.key != key, g.request))))
+            if max(al.static_share(h, left) for h, left in pairs[:6]) < STATIC_SHARE:
                 continue  # re-joins content a few requests share (retrieved passages)
             finding = self._span_finding(group, requests, lost, scale)
             if finding is not None:
@@ -152,7 +152,10 @@ class Structure:
         kind = min(kinds, key=lambda k: (-kinds[k], k))
         if not label:
             label, _, right_text = contexts[0]
-        return SpanFinding(code, offset, kind, round(len(requests) * scale), round(lost * scale), values,
+        # Each aligned request stands for its sampling stride of the log.
+        counted = sum(weight(r) for r in requests)
+        lost_all = sum(g.rejoin * weight(g.request) for g in group)
+        return SpanFinding(code, offset, kind, round(counted * scale), round(lost_all * scale), values,
                            label, right_text, median, contexts)
 
     def swaps(self, scale: float = 1.0) -> list[SwapFinding]:
@@ -185,8 +188,8 @@ class Structure:
             if len(requests) < 2 or lost < need:
                 continue
             keys = sorted({k for s in group for k in s.keys})
-            heads = sorted({h for s in group for h in s.heads})[:32]
-            shares = sorted(al.static_share(h) for h in heads)
+            heads = sorted({(h, s.left) for s in group for h in s.heads})[:32]
+            shares = sorted(al.static_share(h, left) for h, left in heads)
             if shares[len(shares) // 2] < STATIC_SHARE:
                 continue
             out.append(self._swap_finding(group, keys, requests, lost, scale))
@@ -215,8 +218,10 @@ class Structure:
                 core = _core(self.decode, ids)
                 if core and core not in cores:
                     cores.append(core)
-        return SwapFinding(offset, round(len(requests) * scale), round(lost * scale), canon,
-                           [(list(o), round(c * scale)) for o, c in shown], cores)
+        counted = sum(weight(r) for r in requests)
+        lost_all = sum(s.lost * weight(s.request) for s in group)
+        return SwapFinding(offset, round(counted * scale), round(lost_all * scale), canon,
+                           [(list(o), c) for o, c in shown], cores)
 
 
 def _core(decode: Callable[[Sequence[int]], str], ids: list[int]) -> str:
