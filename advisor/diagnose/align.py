@@ -132,6 +132,11 @@ class Aligner:
             first = min(involved)
             lo = runs[first][0]
             hi = max(runs[k][0] + runs[k][2] for k in involved)
+            # Units sent in another order fill the stretch they are reordered in; shared
+            # sentences scattered through unique documents (a phrase bank) do not.
+            if sum(runs[k][2] for k in involved) * 2 < hi - lo:
+                involved = set()
+        if involved:
             keys = tuple(_anchor(data, base + runs[k][0], runs[k][2]) for k in sorted(involved))
             heads = tuple(data[(base + runs[k][0]) * ITEM:(base + runs[k][0] + MIN_RUN) * ITEM]
                           for k in sorted(involved))

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from tests import oracle
 from tests.diagnose import zoo
 
 TOLERANCE = 0.02
@@ -27,11 +26,6 @@ STRUCTURAL = ("TR101", "TR102", "TR201")
 @lru_cache(maxsize=1)
 def _zoo() -> dict[str, zoo.Workload]:
     return {w.name: w for w in zoo.workloads()}
-
-
-def truth(w: zoo.Workload) -> float:
-    ids = [zoo.record_ids(r) for r in w.fixed]
-    return sum(oracle.cached_tokens(ids)) / sum(map(len, ids))
 
 
 def write(tmp_path: Path, w: zoo.Workload) -> Path:
@@ -68,5 +62,26 @@ def test_zoo_workload(tmp_path: Path, cli, name: str) -> None:
     else:
         for code, offset in expected:
             assert any(c == code and abs(o - offset) <= OFFSET_TOLERANCE for c, o in found), (code, offset, found)
-    right = truth(w)
+    right = zoo.truth(w)
     assert abs(data["hit_rate_after"] - right) <= TOLERANCE, (data["hit_rate_after"], right, data["actions"])
+
+
+def test_report_on_docs_before_system_decides_from_the_measured_fix(tmp_path: Path, cli) -> None:
+    # Retrieved passages ahead of the static system prompt: today's hit rate is a no-go, the
+    # fixed order a go. The report takes the measured after-fix hit rate and names the move.
+    w = _zoo()["docs-before-system-inline"]
+    out = tmp_path / "advisory.json"
+    res = cli("report", "--traffic", write(tmp_path, w), "--format", "json", "--output", out)
+    assert res.code == 0, res.err
+    data = json.loads(out.read_text())
+    right = zoo.truth(w)
+    assert data["hit_rate"] < 0.30 < 0.40 < right
+    assert abs(data["hit_rate_after_prescription"] - right) <= TOLERANCE
+    assert data["decision"] == "go"
+    named = [r for r in data["reasons"] if "decision then: go" in r]
+    assert named and "Put the shared content first" in named[0]
+    # Without control of the templates the decision stays with today's traffic.
+    res = cli("report", "--traffic", write(tmp_path, w), "--format", "json", "--output", out,
+              "--uncontrolled-templates")
+    assert res.code == 0, res.err
+    assert json.loads(out.read_text())["decision"] == "no-go"

@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 from advisor.ingest.chat import BOS, Llama3Layout
 from advisor.ingest.tokenizers import load_tokenizer
+from tests import oracle
 
 VOCAB = (
     "account action address adjust agent allow amount analysis answer apply approval archive "
@@ -243,6 +244,12 @@ def token_offset(record: dict, needle: str) -> int:
         if pos > char:
             return k
     raise AssertionError("needle beyond the text")
+
+
+def truth(w: "Workload") -> float:
+    """The hit rate of the workload's fixed traffic under the brute-force oracle."""
+    ids = [record_ids(r) for r in w.fixed]
+    return sum(oracle.cached_tokens(ids)) / sum(map(len, ids))
 
 
 # --- workloads -------------------------------------------------------------------------------
