@@ -127,21 +127,21 @@ class Aligner:
         if not runs:
             return
         base = pos // ITEM
-        involved = _inverted(runs)
-        if involved:
-            first = min(involved)
+        involved: set[int] = set()
+        for group in _inverted(runs):
+            first = min(group)
             lo = runs[first][0]
-            hi = max(runs[k][0] + runs[k][2] for k in involved)
+            hi = max(runs[k][0] + runs[k][2] for k in group)
             # Units sent in another order fill the stretch they are reordered in; shared
             # sentences scattered through unique documents (a phrase bank) do not.
-            if sum(runs[k][2] for k in involved) * 2 < hi - lo:
-                involved = set()
-        if involved:
-            keys = tuple(_anchor(data, base + runs[k][0], runs[k][2]) for k in sorted(involved))
-            heads = tuple(data[(base + runs[k][0]) * ITEM:(base + runs[k][0] + MIN_RUN) * ITEM]
-                          for k in sorted(involved))
+            if sum(runs[k][2] for k in group) * 2 < hi - lo:
+                continue
+            involved |= group
+            ordered = sorted(group)
+            keys = tuple(_anchor(data, base + runs[k][0], runs[k][2]) for k in ordered)
+            heads = tuple(data[(base + runs[k][0]) * ITEM:(base + runs[k][0] + MIN_RUN) * ITEM] for k in ordered)
             lost = sum(r[2] for k, r in enumerate(runs) if k > first)
-            spans = tuple((base + runs[k][0], runs[k][2]) for k in sorted(involved))
+            spans = tuple((base + runs[k][0], runs[k][2]) for k in ordered)
             self.swaps.append(Swap(index, base + lo, base + hi, keys, lost, spans, heads, _before(data, base + lo)))
         prev_a = prev_b = 0
         after = [0] * (len(runs) + 1)
@@ -221,14 +221,28 @@ def _before(data: bytes, at: int, width: int = 6) -> bytes:
     return data[max(0, at - width) * ITEM:at * ITEM]
 
 
-def _inverted(runs: list[tuple[int, int, int]]) -> set[int]:
-    """Indices of runs that sit in the other relative order in the neighbour."""
-    out: set[int] = set()
+def _inverted(runs: list[tuple[int, int, int]]) -> list[set[int]]:
+    """Runs that sit in the other relative order in the neighbour, in groups: runs
+    inverted with each other (directly or through others) are one reordered set, so that
+    sections and, after them, tools each reordered on their own stay apart."""
+    parent = list(range(len(runs)))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    touched: set[int] = set()
     for x in range(len(runs)):
         for y in range(x + 1, len(runs)):
             if runs[x][1] > runs[y][1]:
-                out.update((x, y))
-    return out
+                touched.update((x, y))
+                parent[find(x)] = find(y)
+    groups: dict[int, set[int]] = {}
+    for k in sorted(touched):
+        groups.setdefault(find(k), set()).add(k)
+    return [groups[r] for r in sorted(groups)]
 
 
 def _inside(involved: set[int], runs: list[tuple[int, int, int]], a: int) -> bool:

@@ -157,7 +157,6 @@ class Diagnoser:
         ids = seq.ids
         data = ids.tobytes() if isinstance(ids, array) and ids.typecode == "I" else array("I", ids).tobytes()
         matched = self.aligner.add(index, data)
-        self.order.add(index, ids)
         self.cached_tokens += matched
         if matched < LOW_REUSE_REQUEST * seq.prompt_tokens:
             self.low_reuse += 1
@@ -171,23 +170,35 @@ class Diagnoser:
     def finish(self, cached_tokens: int | None = None) -> Diagnosis:
         """The findings. ``cached_tokens`` from the analysis (its page size) when known."""
         cached = self.cached_tokens if cached_tokens is None else cached_tokens
-        orders = self.order.findings()
         structure = Structure(self.aligner, self.decode)
         # Findings on the aligned sample speak for every examined request (each aligned
         # request counts for its sampling stride).
-        scale = 1.0
-        dynamic = structure.spans(scale)
+        dynamic = structure.spans()
+        found_swaps = structure.swaps()
+        orders: list[OrderFinding] = []
+        if found_swaps:
+            # The alignment saw static units in another order: the section and tool blocks
+            # of the kept requests name them (decoding every request only to find no
+            # reordering would cost more than the alignment itself).
+            for i, kept in zip(self.aligner.kept_ids, self.aligner.kept):
+                packed = array("I")
+                packed.frombytes(kept)
+                self.order.add(i, packed)
+            orders = self.order.findings()
         swaps = []
         cores: dict[int, list[str]] = {}
-        for s in structure.swaps(scale):
+        for s in found_swaps:
             near = [k for k, o in enumerate(orders) if abs(s.token_offset - o.token_offset) <= 64]
             for k in near:
                 orders[k].token_offset = s.token_offset  # exact, where the estimate is from characters
                 cores.setdefault(k, []).extend(s.cores)
             if not near:
                 swaps.append(s)
+        # A block order the alignment does not confirm is left out: the blocks only label.
+        orders = [o for k, o in enumerate(orders) if k in cores]
+        labelled = [cores[k] for k in sorted(cores)]
         findings = ([_dynamic_finding(f) for f in dynamic]
-                    + [_order_finding(f, cores.get(k, [])) for k, f in enumerate(orders)]
+                    + [_order_finding(f, c) for f, c in zip(orders, labelled)]
                     + [_swap_finding(f) for f in swaps])
         findings.sort(key=lambda f: (f.code[:4] != "TR10", f.token_offset or 0, f.code))
         uncached = self.prompt_tokens - cached

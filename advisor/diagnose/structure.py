@@ -25,6 +25,10 @@ LONG_SPAN = 64
 HEAD = 48
 STATIC_SHARE = 0.5   # re-joined content held by at least this share of requests is static
 MIN_LOSS = 0.005     # of the aligned prompt tokens: smaller losses are not reported
+# An order costs only where a new order first shows, so few requests show one; what the
+# alignment sees reordered must cost at least this share to be more than shared
+# sentences that happen to swap places in unique documents.
+MIN_SWAP_LOSS = 0.01
 # The static content a span hides runs on for at least this many tokens (typically): a
 # sentence that recurs in many documents (a phrase bank, boilerplate) is not a prompt.
 # Or, when another span follows soon, all the shared content after it is this long.
@@ -179,13 +183,15 @@ class Structure:
         groups: dict[bytes, list[Swap]] = {}
         for s in al.swaps:
             groups.setdefault(find(s.keys[0]), []).append(s)
-        need = MIN_LOSS * al.aligned_tokens
+        need = MIN_SWAP_LOSS * al.aligned_tokens
         out = []
         for root in sorted(groups):
             group = groups[root]
             requests = {s.request for s in group}
             lost = sum(s.lost for s in group)
-            if len(requests) < 2 or lost < need:
+            # One request may be all that shows it: with two orders in the traffic, every
+            # later request finds an earlier one in its own order.
+            if lost < need:
                 continue
             keys = sorted({k for s in group for k in s.keys})
             heads = sorted({(h, s.left) for s in group for h in s.heads})[:32]
