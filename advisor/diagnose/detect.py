@@ -188,7 +188,9 @@ class Diagnoser:
         swaps = []
         cores: dict[int, list[str]] = {}
         for s in found_swaps:
-            near = [k for k, o in enumerate(orders) if abs(s.token_offset - o.token_offset) <= 64]
+            # The blocks' offsets are estimated from characters: the slack grows with them.
+            near = [k for k, o in enumerate(orders)
+                    if abs(s.token_offset - o.token_offset) <= 64 + s.token_offset // 10]
             for k in near:
                 orders[k].token_offset = s.token_offset  # exact, where the estimate is from characters
                 cores.setdefault(k, []).extend(s.cores)

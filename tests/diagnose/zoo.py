@@ -401,8 +401,8 @@ def order_workload(name: str, kind: str, unit: str, n: int = 40, partial: bool =
         if unit == "tools":
             tl = items
             msgs = [{"role": "system", "content": join(style, pre + [head] + secs)}, {"role": "user", "content": user}]
-            first = items[0]["function"]["name"]
-            needles.append(first if kind == "messages" else first)
+            # The first tool's description: the layout may put it before the name.
+            needles.append(items[0]["function"]["description"][:30])
         elif unit in ("tools-pretty", "tools-compact"):
             dumped = json.dumps(items, indent=2) if unit == "tools-pretty" else json.dumps(items, separators=(",", ":"))
             text = join(style, pre + [head] + secs[:2] + [f"Available functions (JSON):\n{dumped}"] + secs[2:])
