@@ -203,13 +203,6 @@ def decide(facts: dict[str, Any], opts: ReportOptions) -> dict[str, Any]:
         verdict = "go" if after >= t.go_above else ("trial" if after >= t.no_go_below else "no-go")
         reasons.append(f"After the prescribed template changes the same traffic measures {after:.1%} "
                        f"(decision then: {verdict}){_main_move(traffic)}.")
-        rank = {"no-go": 0, "trial": 1, "go": 2}
-        if opts.controlled and rank[verdict] > rank[decision]:
-            # The team owns the templates: the measured after-fix hit rate decides, the fix
-            # being the condition.
-            decision, engine = verdict, "sglang"
-            reasons.append(f"Decision: {verdict}, from the measured hit rate after the change ({after:.1%}), "
-                           "on condition that the change above is made before rollout.")
         if not opts.controlled:
             refusals.append("The prompts come from templates this team does not control: the fixes above cannot "
                             "be made at the source. Normalize prompts at a proxy first (move per-request values "

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from array import array
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from advisor.index.analyze import Analyzer
@@ -104,9 +104,10 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None) -> 
             if anchor is None:
                 continue
             what = _what(f)
-            variants = [(what + "to the end of the last user turn.", SpanMove(anchor, LAST_USER), {"to": LAST_USER}),
-                        (what + "to the end of its message (it is fixed for a conversation; the history after "
-                         "it stays shared).", SpanMove(anchor, MESSAGE_END), {"to": MESSAGE_END})]
+            variants: list[tuple[str, Fix, dict[str, Any]]] = [
+                (what + "to the end of the last user turn.", SpanMove(anchor, LAST_USER), {"to": LAST_USER}),
+                (what + "to the end of its message (it is fixed for a conversation; the history after "
+                 "it stays shared).", SpanMove(anchor, MESSAGE_END), {"to": MESSAGE_END})]
             marker = shared_marker(texts, anchor)
             if marker:
                 variants.append((what + "right after the content all requests share.",
@@ -117,7 +118,7 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None) -> 
             out.append(Plan("move-dynamic-content", f.code, k, tuple(variants)))
         elif f.code == "TR201":
             cores = f.hidden.get("cores") or []
-            variants = []
+            variants = []  # same list type as above
             if f.kind == "tool-order":
                 variants.append(("Sort the tool definitions by name before sending them, in every request.",
                                  sort_tools, {}))
@@ -271,18 +272,18 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
 
     # All fixes together; each way of carrying one out is tried on top of the others.
     choice: list[int | None] = [0] * len(plans)
-    best = measure(choice)[0] if plans else before
+    best: int = measure(choice)[0] if plans else before
     for k, plan in enumerate(plans):
-        for v in range(1, len(plan.variants)):
+        for alt in range(1, len(plan.variants)):
             trial = list(choice)
-            trial[k] = v
+            trial[k] = alt
             got = measure(trial)[0]
             if got > best:
                 choice, best = trial, got
     # A fix that makes the combination worse is left out (worst first), then each one's
     # own contribution is what the combination loses without it.
     while True:
-        worst = None
+        worst: tuple[int, int] | None = None
         for k, v in enumerate(choice):
             if v is None:
                 continue

@@ -316,7 +316,7 @@ def _cut_tools(tools: list[Any], a: Anchor) -> tuple[list[Any], str] | None:
     for k, tool in enumerate(tools):
         found: list[str] = []
 
-        def edit(value: Any) -> Any:
+        def edit(value: Any, found: list[str] = found) -> Any:
             if isinstance(value, str) and not found:
                 escaped = json.dumps(value, ensure_ascii=False)[1:-1]
                 got = cut(escaped, a)
@@ -330,9 +330,9 @@ def _cut_tools(tools: list[Any], a: Anchor) -> tuple[list[Any], str] | None:
                     return new
                 return value
             if isinstance(value, dict):
-                return {key: edit(v) for key, v in value.items()}
+                return {key: edit(v, found) for key, v in value.items()}
             if isinstance(value, list):
-                return [edit(v) for v in value]
+                return [edit(v, found) for v in value]
             return value
 
         new_tool = edit(tool)
