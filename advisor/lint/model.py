@@ -521,12 +521,9 @@ class _Walker:
         if isinstance(node, nodes.Getitem):
             if isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
                 self._check_attr(node.arg.value, node)
-            arg = node.arg
-            last = (isinstance(arg, nodes.Const) and arg.value == -1) or (
-                isinstance(arg, nodes.Neg) and isinstance(arg.node, nodes.Const) and arg.node.value == 1
-            )
-            if last and _splits_reasoning(node.node):
-                self._site("reasoning-split", "`.split('</think>')[-1]` keeps only the answer of a turn", line, CONSTANT)
+            cut = _reasoning_cut(node)
+            if cut:
+                self._site("reasoning-split", f"`{cut}` keeps only the answer of a turn", line, CONSTANT)
             return strongest((self.expr(node.node), self.expr(node.arg)))
         if isinstance(node, nodes.Call):
             return self._call(node, line)
@@ -582,6 +579,8 @@ class _Walker:
         if node.name == "tojson" and self.chat and not self.arguments_checked and node.node is not None and _mentions_arguments(node.node):
             if any(t.kind == PAYLOAD for t in self.loops):
                 self._site("tool-call-json", "`arguments | tojson` re-serializes each tool call of the history", line, CONSTANT)
+        if node.name == "last" and node.node is not None and _splits_reasoning(node.node):
+            self._site("reasoning-split", "`.split('</think>') | last` keeps only the answer of a turn", line, CONSTANT)
         if node.name in RANDOM_FILTERS:
             return self.taint(RANDOM, f"the random filter `|{node.name}`", line)
         if node.name == "unique":
@@ -635,6 +634,19 @@ class _Walker:
     def _tool_site(self, node: nodes.Node, line: int) -> None:
         """The tool list must render the same for every request: not filtered, reordered or
         placed by request data or by the conversation's length."""
+        self._tool_filters(node, line)
+        turn = next((t for t in self.loops if t.kind == PAYLOAD), None)
+        if turn is not None:
+            detail = f"the tool list renders inside the loop over {turn.reason}: its place moves as the conversation grows"
+            self._site("tool-set", detail, line, turn)
+            return
+        guard = next((g for g in self.guards if g.kind == REQUEST), None)
+        if guard is not None:
+            self._site("tool-set", f"the tool list renders only when {guard.reason} allows it", line, guard)
+
+    def _tool_filters(self, node: nodes.Node, line: int) -> None:
+        """Filters, sorts and slices of the tool list by request data, wherever they are
+        written (a render, or a `set` whose value is rendered later)."""
         for f in [node] + list(node.find_all(nodes.Filter)):
             if not isinstance(f, nodes.Filter):
                 continue
@@ -645,19 +657,11 @@ class _Walker:
                 self._site("tool-set", f"the tool list is reordered by {args.reason} (`|{f.name}`)", line, args)
             elif f.name in ("selectattr", "rejectattr", "select", "reject", "batch", "slice") and args.kind in (PAYLOAD, REQUEST):
                 self._site("tool-set", f"the tool list is filtered by {args.reason} (`|{f.name}`)", line, args)
-        for g in node.find_all(nodes.Getitem):
-            if isinstance(g.arg, nodes.Slice) and self._mentions_tools(g.node):
+        for g in [node] + list(node.find_all(nodes.Getitem)):
+            if isinstance(g, nodes.Getitem) and isinstance(g.arg, nodes.Slice) and self._mentions_tools(g.node):
                 bounds = strongest(self.expr(b) for b in (g.arg.start, g.arg.stop, g.arg.step))
                 if bounds.kind in (PAYLOAD, REQUEST):
                     self._site("tool-set", f"the tool list is cut by {bounds.reason}", line, bounds)
-        turn = next((t for t in self.loops if t.kind == PAYLOAD), None)
-        if turn is not None:
-            detail = f"the tool list renders inside the loop over {turn.reason}: its place moves as the conversation grows"
-            self._site("tool-set", detail, line, turn)
-            return
-        guard = next((g for g in self.guards if g.kind == REQUEST), None)
-        if guard is not None:
-            self._site("tool-set", f"the tool list renders only when {guard.reason} allows it", line, guard)
 
     def _reasoning_branch(self, node: nodes.If) -> None:
         """``{% if loop.index0 > ns.last_query_index %}<think>...`` keeps the reasoning of
@@ -939,6 +943,8 @@ class _Walker:
         if isinstance(target, nodes.NSRef):
             self.bind_attr(target.name, target.attr, taint)
             return
+        if self._mentions_tools(node.node):
+            self._tool_filters(node.node, node.lineno)
         for name in _target_names(target):
             self.bind(name, taint)
             if self._mentions_tools(node.node):
@@ -1197,11 +1203,28 @@ def _mentions_reasoning(node: nodes.Node) -> bool:
     return False
 
 
-def _splits_reasoning(node: nodes.Node) -> bool:
+def _reasoning_cut(node: nodes.Getitem) -> str:
+    """The spelling of an index that keeps only the text after `</think>` ('' if none):
+    the last or second piece of a split, the last piece of a partition."""
+    arg = node.arg
+    if isinstance(arg, nodes.Neg) and isinstance(arg.node, nodes.Const) and arg.node.value == 1:
+        index = -1
+    elif isinstance(arg, nodes.Const) and isinstance(arg.value, int) and not isinstance(arg.value, bool):
+        index = arg.value
+    else:
+        return ""
+    keeps = {"split": (1, -1), "rsplit": (1, -1), "partition": (2, -1), "rpartition": (2, -1)}
+    if not _splits_reasoning(node.node):
+        return ""
+    method = node.node.node.attr  # type: ignore[attr-defined]
+    return f".{method}('</think>')[{index}]" if index in keeps[method] else ""
+
+
+def _splits_reasoning(node: nodes.Node, methods: tuple[str, ...] = ("split", "rsplit", "partition", "rpartition")) -> bool:
     return (
         isinstance(node, nodes.Call)
         and isinstance(node.node, nodes.Getattr)
-        and node.node.attr in ("split", "rsplit")
+        and node.node.attr in methods
         and bool(node.args)
         and isinstance(node.args[0], nodes.Const)
         and node.args[0].value == "</think>"
