@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
+from jinja2 import TemplateSyntaxError, nodes
+
+from advisor.ingest.prompt_files import ROLE_LINE, PromptFileError, prompty_body
 from advisor.lint.fix import UNSAFE, Edit, Fix
-from advisor.lint.model import DATE, RANDOM, REQUEST, Segment, Taint, TemplateModel
+from advisor.lint.model import DATE, RANDOM, REQUEST, Segment, Settings, Taint, TemplateModel, make_environment
 from advisor.lint.rule import Context, Option, Problem, Rule, shared_tokens_after
 
 DOCS = """\
@@ -44,7 +47,10 @@ Question: {{ question }}
 ## Fix safety
 Unsafe fix (`--unsafe-fixes`): a line that holds nothing but the reported value and its own label
 (e.g. `Current date and time: {{ now }}`), and that no later line refers to, is moved after the
-last static text. The static text renders exactly as before, but the prompt changes (the
+last static text of its message (the end of the file, or of its Prompty role section). Lines
+inside a loop, branch, macro, block, `with` or `filter`, and lines next to whitespace control
+(`{%-`, `-%}`) that would strip or glue text differently after the move, are left alone. The
+static text renders exactly as before, but the prompt changes (the
 value now comes later), which may change what the model does: review the diff.
 """
 
@@ -120,8 +126,11 @@ def _layout(model: TemplateModel) -> tuple[list[bool], list[int]]:
 
 
 def _move_fix(model: TemplateModel, index: int) -> Fix | None:
-    """Move the value's line to the end of the file, when the line holds nothing but this one
-    output and its own static label, outside every loop, branch and macro."""
+    """Move the value's line after the last static text of its message (the end of the file,
+    or of its Prompty role section), when the line holds nothing but this one output and its
+    own static label, directly in the template body (outside every loop, branch, macro,
+    block, `with` or `filter`), and no whitespace control around it or at the destination
+    would glue or strip text differently once it moved."""
     seg = model.segments[index]
     source = model.source
     if model.kind not in _MOVABLE_KINDS or seg.construct not in ("output", "call") or seg.line != seg.end_line or not source:
@@ -129,23 +138,87 @@ def _move_fix(model: TemplateModel, index: int) -> Fix | None:
     enclosed, starts = _layout(model)
     if enclosed[index]:
         return None
+    if seg.line not in _top_level_output_lines(model):
+        return None
     start = starts[seg.line - 1] if seg.line - 1 < len(starts) else len(source)
     nl = source.find("\n", start)
     end = len(source) if nl < 0 else nl + 1
     line = source[start:end]
-    body = line.rstrip("\n")
+    body = line.rstrip("\n").rstrip("\r")
     if body.count("{{") != 1 or "{%" in body or "{#" in body or "{{-" in body or "-}}" in body or not body.strip():
         return None
     if body[body.index("{{"):].split("}}", 1)[-1].strip():
         return None  # text after the value on its line would still follow it
-    if source[start:].lstrip("\n").strip() == body.strip():
-        return None  # already the last line
-    moved = body + "\n" if source.endswith("\n") else "\n" + body
+    stop = _section_end(model, end)
+    if source[start:stop].lstrip("\n").strip() == body.strip():
+        return None  # already the last line of its message
+    # A `-` tag after the line strips the newline the line owns; one above it would strip the
+    # next line's indentation once the line is gone (or this line's, which moves back); one
+    # before the destination would glue the moved line to the line above it.
+    if source[end:].lstrip().startswith(_TRIM_OPENERS) or _trims_after(source[:stop]):
+        return None
+    if _trims_after(source[:start]) and (body[:1].isspace() or source[end:end + 1].isspace()):
+        return None
+    eol = "\r\n" if line.endswith("\r\n") else "\n"
+    if stop < len(source) or source.endswith("\n"):
+        moved = body + eol
+    else:
+        moved = eol + body
+    where = "to the end of its message" if stop < len(source) else "to the end of the file"
     return Fix(
         UNSAFE,
-        f"move line {seg.line} after the static text, to the end of the file",
-        (Edit(start, end, ""), Edit(len(source), len(source), moved)),
+        f"move line {seg.line} after the static text, {where}",
+        (Edit(start, end, ""), Edit(stop, stop, moved)),
     )
+
+
+_TRIM_OPENERS = ("{%-", "{{-", "{#-")
+
+
+def _trims_after(text: str) -> bool:
+    return text.rstrip().endswith(("-%}", "-}}", "-#}"))
+
+
+def _section_end(model: TemplateModel, after: int) -> int:
+    """Where the message holding offset ``after`` ends: the next Prompty role line, or the
+    end of the file."""
+    if model.kind != "prompty":
+        return len(model.source)
+    m = ROLE_LINE.search(model.source, after)
+    if m is None:
+        return len(model.source)
+    # Before the blank lines that set the next role line apart.
+    last = len(model.source[: m.start()].rstrip())
+    return max(after, model.source.find("\n", last) + 1)
+
+
+# (model, lines) of the last model: asked per finding, the parse is done once per model.
+_TOP_LEVEL: list[Any] = [None, set()]
+
+
+def _top_level_output_lines(model: TemplateModel) -> set[int]:
+    """File lines of the values that render directly in the template body."""
+    if _TOP_LEVEL[0] is not model:
+        _TOP_LEVEL[:] = [model, _parse_top_level(model)]
+    return _TOP_LEVEL[1]
+
+
+def _parse_top_level(model: TemplateModel) -> set[int]:
+    text, above = model.source, 0
+    if model.kind == "prompty":
+        try:
+            text, above = prompty_body(text)
+        except PromptFileError:
+            return set()
+    try:
+        ast = make_environment(Settings(), chat=False).parse(text)
+    except (TemplateSyntaxError, RecursionError):
+        return set()
+    lines = set()
+    for node in ast.body:
+        if isinstance(node, nodes.Output):
+            lines.update(child.lineno + above for child in node.nodes if not isinstance(child, nodes.TemplateData))
+    return lines
 
 
 def _where(seg: Segment, taint: Taint) -> str:

@@ -412,6 +412,9 @@ def fix_text(shown: str, path: Path, text: str, linter: Linter, unsafe: bool) ->
     """The file text with its fixes applied (``unsafe`` adds the unsafe ones) and how many."""
     loader = folder_loader(path, linter.root) if ("include" in text or "import" in text) else None
     total = 0
+    # Fixes can undo each other (two clock lines, each a label before the other's value):
+    # stop at the first text seen before, as it was then.
+    seen = {text: 0}
     for _ in range(MAX_FIX_ROUNDS):
         model = model_for(shown, path, text, linter.settings, loader)
         if model is None or model.syntax_errors:
@@ -421,6 +424,9 @@ def fix_text(shown: str, path: Path, text: str, linter: Linter, unsafe: bool) ->
             break
         text, applied = fixes.apply(text, wanted)
         total += len(applied)
+        if text in seen:
+            return text, seen[text]
+        seen[text] = total
     return text, total
 
 

@@ -195,3 +195,50 @@ def test_moving_a_generated_value_line(before, label, value, after, trailing_new
     lines = out.rstrip("\n").split("\n")
     assert lines[-1] == label + value and sorted(lines) == sorted(text.rstrip("\n").split("\n"))
     assert out.endswith("\n") == trailing_newline
+
+
+# --- review 18: moves that would have changed the prompt beyond the order of its lines ----------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{% with t = now() %}\nTime {{ t }}\n{% endwith %}\n" + POLICY,  # out of its `with` scope
+        "{% block main %}\nNow {{ now() }}\n" + POLICY + "{% endblock %}\n",  # out of an overridable block
+        "{% autoescape true %}\nNow {{ now() }}\n" + POLICY + "{% endautoescape %}\n",
+        "{{ now() }}\n{%- set y = 1 %}\n" + POLICY,  # the next tag strips this line's newline
+        "Now: {{ now() }}\n" + POLICY + "{{ question -}}\n",  # the last tag would glue the moved line to it
+        "{% set x = 1 -%}\nNow {{ now() }}\n  " + POLICY,  # the tag above would strip the next line's indentation
+    ],
+)
+def test_moves_that_change_scope_or_whitespace_are_not_offered(text, counter):
+    assert any(f.code == "PC101" for f in findings(text, counter))
+    assert fixed(text, counter, unsafe=True) == (text, 0)
+
+
+def test_prompty_line_moves_to_the_end_of_its_own_message(counter):
+    text = "---\nname: x\n---\nsystem:\nToday {{ now() }}\n" + POLICY + "user:\n{{ question }}\n"
+    after, count = fixed(text, counter, unsafe=True, name="t.prompty")
+    assert count == 1
+    assert after == "---\nname: x\n---\nsystem:\n" + POLICY + "Today {{ now() }}\nuser:\n{{ question }}\n"
+    assert not any(f.code == "PC101" for f in findings(after, counter, name="t.prompty"))
+
+
+def test_a_trim_tag_above_is_fine_when_no_indentation_follows(counter):
+    text = "{% set x = 1 -%}\nNow {{ now() }}\n" + POLICY
+    after, count = fixed(text, counter, unsafe=True)
+    assert count == 1 and render(after, {"now": lambda: "N"}) == POLICY + "Now N"
+
+
+def test_crlf_line_keeps_its_line_ending(counter):
+    text = "Now: {{ now() }}\r\n" + POLICY.replace("\n", "\r\n") + "Question: {{ question }}\r\n"
+    after, count = fixed(text, counter, unsafe=True)
+    assert count == 1 and after.endswith("Question: {{ question }}\r\nNow: {{ now() }}\r\n") and "\r\n\n" not in after
+
+
+def test_fixes_that_undo_each_other_stop_and_count_once(counter):
+    # Each clock line's label is static text after the other's value: the moves would cycle.
+    text = "A {{ now() }}\nB {{ random() }}\n" + POLICY + "{{ question }}\n"
+    after, count = fixed(text, counter, unsafe=True)
+    assert count == 2
+    assert after == POLICY + "{{ question }}\nA {{ now() }}\nB {{ random() }}\n"
