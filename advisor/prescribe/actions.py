@@ -12,6 +12,7 @@ each action its own contribution. The measured gains also give the loss attribut
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from array import array
 from dataclasses import dataclass, field
@@ -87,7 +88,8 @@ class Plan:
     free: bool = False   # deterministic and costless to adopt (a sort, a fixed order)
 
 
-def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None) -> list[Plan]:
+def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
+              holds: Callable[[str], bool] | None = None) -> list[Plan]:
     """The fixes for the findings; ``requests`` (per request of a sample: its message
     contents, prompt, tool definitions) choose among the anchors a span was seen with."""
     out: list[Plan] = []
@@ -100,8 +102,17 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None) -> 
             if f.details.get("context_before"):
                 # The static text up to where the value starts, as the diagnosis read it.
                 contexts.append((f.details["context_before"], f.example, f.details.get("context_after", "")))
-            anchor = choose(anchors(contexts), requests, sizes[len(sizes) // 2] if sizes else 0)
+            examples = [e for e in f.details.get("examples", []) if len(e.strip()) >= 4]
+            injected = (f.code == "TR101" and holds is not None and bool(examples)
+                        and not any(holds(e) for e in examples))
+            anchor = None if injected else choose(anchors(contexts), requests, sizes[len(sizes) // 2] if sizes else 0)
             if anchor is None:
+                # Not in any text of the requests: the chat template puts it there itself
+                # (a date_string kwarg, strftime_now reading the request's clock).
+                out.append(Plan("pin-template-value", f.code, k, ((
+                    f"The {f.kind} value at token {f.token_offset} (e.g. '{_short(f.example)}') is not in the "
+                    "messages: the chat template renders it. Pass one fixed value (a constant date_string, "
+                    "a pinned clock for strftime_now) instead of a per-request one.", pin_template_values, {}),)))
                 continue
             what = _what(f)
             variants: list[tuple[str, Fix, dict[str, Any]]] = [
@@ -140,6 +151,26 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None) -> 
             if variants:
                 out.append(Plan(kind, f.code, k, tuple(variants), stage=1, free=True))
     return out
+
+
+def pin_template_values(req: Request) -> Request | None:
+    """The request with the values a chat template reads per request pinned: the
+    ``date_string`` kwarg set to one constant, and no clock (the renderer's fixed date)."""
+    options = dict(req.options or {})
+    kwargs = options.get("chat_template_kwargs")
+    changed = False
+    if isinstance(kwargs, dict) and "date_string" in kwargs and kwargs["date_string"] != PINNED_DATE:
+        options["chat_template_kwargs"] = dict(kwargs, date_string=PINNED_DATE)
+        changed = True
+    if req.timestamp is not None:
+        changed = True
+    if not changed:
+        return None
+    return dataclasses.replace(req, options=options or None, timestamp=None)
+
+
+# A constant for the date a chat template shows (Llama 3.1's own default).
+PINNED_DATE = "26 Jul 2024"
 
 
 def _what(f: Finding) -> str:
@@ -202,6 +233,21 @@ class Measurer:
             out.append(texts)
         return out
 
+    def holds(self, text: str) -> bool:
+        """Whether any editable request carries ``text`` in what a fix can edit."""
+        for r in self.editable:
+            if r is None:
+                continue
+            if r.prompt and text in r.prompt:
+                return True
+            for msg in r.messages or ():
+                content = msg.get("content")
+                if isinstance(content, str) and text in content:
+                    return True
+            if r.tools and text in json.dumps(r.tools, ensure_ascii=False):
+                return True
+        return False
+
     @property
     def not_rewritable(self) -> int:
         return sum(1 for r in self.editable if r is None)
@@ -251,7 +297,7 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     prompt = sum(s.prompt_tokens for s in seqs)
     before = m.cached(seqs)
     before_unlimited = m.cached(seqs, unlimited=True) if capacity is not None else before
-    plans = plans_for(diagnosis, m.sample_texts())
+    plans = plans_for(diagnosis, m.sample_texts(), m.holds)
     actions: list[Action] = []
 
     def rate(cached: int) -> float:

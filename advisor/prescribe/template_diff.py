@@ -15,6 +15,7 @@ from pathlib import Path
 from advisor.diagnose.detect import Diagnosis, Finding
 from advisor.errors import AdvisorError
 from advisor.ingest import prompt_files, safe_open
+from advisor.prescribe.moves import AFTER_SHARED, AFTER_STATIC
 from advisor.prescribe.rewrite import LAST_USER, MESSAGE_END, cut_span
 
 SUFFIXES = prompt_files.TEXT_SUFFIXES + (".yaml", ".yml") + prompt_files.PROMPTY_SUFFIXES
@@ -52,7 +53,7 @@ def template_diffs(folder: Path, diagnosis: Diagnosis, destinations: dict[int, s
         files.append((p, data.decode("utf-8", errors="replace")))
     out: list[TemplateDiff] = []
     for k, f in enumerate(diagnosis.findings):
-        if f.code == "TR101":
+        if f.code in ("TR101", "TR102"):
             out.extend(_dynamic_diffs(folder, files, f, k, (destinations or {}).get(k, LAST_USER)))
         elif f.code == "TR201":
             sizes = {}
@@ -78,7 +79,9 @@ def _dynamic_diffs(folder: Path, files: list[tuple[Path, str]], f: Finding, k: i
             continue
         rest, moved = cut
         at = text.rfind("\n", 0, text.find(label)) + 1
-        new = _insert_end_of_section(path, rest, at, moved) if to == MESSAGE_END else _insert_last_user(path, rest, moved)
+        # The measured move: after the static text of its own message, or the last user turn.
+        own = to in (MESSAGE_END, AFTER_SHARED, AFTER_STATIC)
+        new = _insert_end_of_section(path, rest, at, moved) if own else _insert_last_user(path, rest, moved)
         out.append(TemplateDiff(str(path.relative_to(folder)), f.code, k, _udiff(path, folder, text, new),
                                 f"moves '{_one_line(moved)}' after all static content"))
     if not out:

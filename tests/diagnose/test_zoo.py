@@ -81,3 +81,37 @@ def test_report_on_docs_before_system_decides_from_the_measured_fix(tmp_path: Pa
     assert data["decision"] == "no-go"
     named = [r for r in data["reasons"] if "decision then: go" in r]
     assert named and "the move that gets there: Put the shared content first" in named[0]
+
+
+def test_value_the_chat_template_injects_gets_a_pin(tmp_path: Path, cli) -> None:
+    # Llama 3.1's template writes `Today Date: {date_string}` into the system header; the
+    # application passes a new date_string every day. No message holds the value, so a
+    # message rewrite cannot help: the action pins the kwarg, measured like any other.
+    import random
+
+    rng = random.Random(12)
+    head, secs = zoo._system("pin", "markdown", 8)
+    system = zoo.join("markdown", [head] + secs)
+
+    def records(fixed: bool) -> list[dict]:
+        out = []
+        for i in range(40):
+            day = "26 Jul 2024" if fixed else f"{2 + i * 4 // 40:02d} Nov 2026"
+            out.append({"messages": [{"role": "system", "content": system},
+                                     {"role": "user", "content": zoo.question(rng)}],
+                        "chat_template_kwargs": {"date_string": day}})
+        return out
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(json.dumps(r) + "\n" for r in records(False)), encoding="utf-8")
+    good = tmp_path / "good.jsonl"
+    good.write_text("".join(json.dumps(r) + "\n" for r in records(True)), encoding="utf-8")
+    res = cli("prescribe", bad, "--format", "json")
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    assert [f["code"] for f in data["findings"]] == ["TR101"]
+    (pin,) = [a for a in data["actions"] if a["kind"] == "pin-template-value"]
+    assert pin["tokens_gained"] > 0
+    truth = json.loads(cli("analyze", good, "--format", "json", "--no-diagnose").out)["hit_rate"]
+    assert data["hit_rate_before"] < truth - 0.02
+    assert abs(data["hit_rate_after"] - truth) <= TOLERANCE, (data["hit_rate_after"], truth)
