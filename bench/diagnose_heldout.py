@@ -1,0 +1,351 @@
+"""Held-out check of the traffic diagnosis: recall, false findings and prediction error.
+
+Generates the held-out workloads (tests/diagnose/heldout.py, written apart from the
+detector and its zoo), runs ``advisor analyze --format json`` and ``advisor prescribe
+--format json`` on each in a subprocess, and compares with the planted truth:
+
+- the expected finding class at the expected token offset (within --tolerance tokens of
+  the point where requests stop sharing, or of the start of the unit holding it);
+- clean controls: TR101/TR201/placement findings claiming more than 1% of prompt tokens,
+  and prescribe promising a gain above 0.01;
+- prescribe's ``hit_rate_after`` against the truth: the brute-force oracle's hit rate of the
+  ideally fixed traffic (cross-checked exactly against ``advisor analyze`` on that traffic).
+
+  python bench/diagnose_heldout.py                          # this checkout's code
+  python bench/diagnose_heldout.py --advisor-root /work/wt/i12   # another checkout's code
+
+The generator and the oracle always come from this checkout; only the advisor under test
+changes with --advisor-root (its own .venv/bin/python when it has one, else --python).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(HERE))
+
+from tests.diagnose.heldout import Engine, Workload, build_workloads, oracle, write_jsonl  # noqa: E402
+
+CLASS_CODES = {"dynamic": {"TR101"}, "order": {"TR201"}}
+# Codes that are not the placement finding (DESIGN.md names no code for it yet).
+NOT_PLACEMENT = {"TR101", "TR201", "TR301", "TR401", "TR501"}
+DEFECT_CODES = {"TR101", "TR201"}
+CLAIM_SHARE = 0.01
+GAIN_LIMIT = 0.01
+ERROR_LIMIT = 0.02
+
+
+@dataclass
+class Found:
+    code: str
+    rule: str
+    offset: int | None
+    tokens_lost: int
+    kind: str
+
+
+@dataclass
+class Row:
+    name: str
+    kind: str
+    expect: list[str]
+    offsets: list[int]
+    unit_offsets: list[int]
+    requests: int
+    prompt_tokens: int
+    found: list[Found] = field(default_factory=list)
+    matched: list[bool] = field(default_factory=list)
+    matched_lenient: list[bool] = field(default_factory=list)
+    wrong_code: list[str] = field(default_factory=list)
+    false_claims: list[Found] = field(default_factory=list)
+    before_oracle: float = 0.0
+    before_advisor: float | None = None
+    truth: float = 0.0
+    truth_advisor: float | None = None
+    truth_exact: bool = False
+    hit_rate_before: float | None = None
+    hit_rate_after: float | None = None
+    actions: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    notes: str = ""
+
+    @property
+    def error(self) -> float | None:
+        return None if self.hit_rate_after is None else self.hit_rate_after - self.truth
+
+
+# ---------------------------------------------------------------- reading the advisor's JSON
+
+
+def _walk(obj: Any):
+    yield obj
+    if isinstance(obj, dict):
+        for v in obj.values():
+            yield from _walk(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _walk(v)
+
+
+def _number(obj: Any, *names: str) -> float | None:
+    """The first numeric field of ``names``, top level first, then anywhere inside."""
+    if isinstance(obj, dict):
+        for n in names:
+            if isinstance(obj.get(n), (int, float)) and not isinstance(obj.get(n), bool):
+                return float(obj[n])
+    for node in _walk(obj):
+        if isinstance(node, dict):
+            for n in names:
+                v = node.get(n)
+                if isinstance(v, (int, float)) and not isinstance(v, bool):
+                    return float(v)
+    return None
+
+
+def findings_of(report: Any) -> list[Found]:
+    items: list[Any] = []
+    if isinstance(report, dict) and isinstance(report.get("findings"), list):
+        items = report["findings"]
+    else:
+        for node in _walk(report):
+            if isinstance(node, list) and node and all(isinstance(x, dict) and "code" in x for x in node):
+                items = node
+                break
+    out = []
+    for f in items:
+        if not isinstance(f, dict):
+            continue
+        off = f.get("token_offset", f.get("offset"))
+        lost = f.get("tokens_lost", f.get("lost_tokens", 0)) or 0
+        out.append(Found(str(f.get("code", "")), str(f.get("rule", "")),
+                         int(off) if isinstance(off, (int, float)) else None,
+                         int(lost) if isinstance(lost, (int, float)) else 0, str(f.get("kind", "") or "")))
+    return out
+
+
+def is_placement(f: Found) -> bool:
+    return f.code not in NOT_PLACEMENT or "place" in f.rule
+
+
+def class_of(f: Found) -> str | None:
+    if f.code in CLASS_CODES["dynamic"]:
+        return "dynamic"
+    if f.code in CLASS_CODES["order"]:
+        return "order"
+    if f.code.startswith("TR") and is_placement(f):
+        return "placement"
+    return None
+
+
+# ---------------------------------------------------------------- running the advisor
+
+
+@dataclass
+class Advisor:
+    root: Path
+    python: str
+    timeout: float
+
+    def run(self, *args: str) -> tuple[Any, str]:
+        env = dict(os.environ, ADVISOR_NO_PROGRESS="1", PYTHONPATH=str(self.root))
+        try:
+            proc = subprocess.run([self.python, "-m", "advisor", *args], cwd=str(self.root), env=env,
+                                  capture_output=True, text=True, timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            return None, f"{args[0]}: timed out after {self.timeout:.0f} s"
+        try:
+            return json.loads(proc.stdout), ""
+        except ValueError:
+            tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+            return None, f"{args[0]}: exit {proc.returncode}: {tail[:160]}"
+
+
+def evaluate(w: Workload, engine: Engine, adv: Advisor, folder: Path, tolerance: int) -> Row:
+    orig, fixed = folder / f"{w.name}.jsonl", folder / f"{w.name}.fixed.jsonl"
+    write_jsonl(w.records, orig)
+    write_jsonl(w.fixed, fixed)
+    c0, t0 = oracle(engine.ids(r) for r in w.records)
+    c1, t1 = oracle(engine.ids(r) for r in w.fixed)
+    row = Row(w.name, w.kind, list(w.expect), list(w.offsets), list(w.unit_offsets), len(w.records), t0,
+              before_oracle=c0 / t0, truth=c1 / t1, notes=w.notes)
+
+    report, err = adv.run("analyze", str(orig), "--format", "json")
+    if err:
+        row.errors.append(err)
+    else:
+        row.found = findings_of(report)
+        row.before_advisor = _number(report, "hit_rate")
+    truth_report, err = adv.run("analyze", str(fixed), "--format", "json")
+    if err:
+        row.errors.append(err)
+    else:
+        row.truth_advisor = _number(truth_report, "hit_rate")
+        cached, total = _number(truth_report, "cached_tokens"), _number(truth_report, "prompt_tokens")
+        row.truth_exact = cached == c1 and total == t1
+        if not row.truth_exact:
+            row.errors.append(f"oracle {c1}/{t1} != analyze {cached}/{total} on the fixed traffic")
+    presc, err = adv.run("prescribe", str(orig), "--format", "json")
+    if err:
+        row.errors.append(err)
+    else:
+        row.hit_rate_before = _number(presc, "hit_rate_before")
+        row.hit_rate_after = _number(presc, "hit_rate_after")
+        acts = presc.get("actions", []) if isinstance(presc, dict) else []
+        row.actions = [str(a.get("kind", "?")) for a in acts if isinstance(a, dict)]
+
+    claimed = [f for f in row.found if class_of(f) is not None and f.tokens_lost > CLAIM_SHARE * t0]
+    for k, cls in enumerate(w.expect):
+        targets = (w.offsets[k], w.unit_offsets[k])
+
+        def near(f: Found, targets: tuple[int, int] = targets) -> bool:
+            return f.offset is not None and min(abs(f.offset - t) for t in targets) <= tolerance
+
+        hit = any(class_of(f) == cls and near(f) for f in row.found)
+        row.matched.append(hit)
+        # Lenient: a value at the top and content before the static prompt are one family.
+        family = {cls} | ({"dynamic", "placement"} if cls in ("dynamic", "placement") else set())
+        row.matched_lenient.append(any(class_of(f) in family and near(f) for f in row.found))
+        if not hit:
+            other = [f.code for f in row.found if near(f) and class_of(f) != cls]
+            row.wrong_code.append(",".join(sorted(set(other))))
+        else:
+            row.wrong_code.append("")
+    # A claim is false when it matches no planted defect (dynamic and placement as one family).
+    def family(cls: str | None) -> set[str | None]:
+        return {"dynamic", "placement"} if cls in ("dynamic", "placement") else {cls}
+
+    for f in claimed:
+        planted = any(class_of(f) in family(cls) and f.offset is not None
+                      and min(abs(f.offset - w.offsets[k]), abs(f.offset - w.unit_offsets[k])) <= tolerance
+                      for k, cls in enumerate(w.expect))
+        if not planted:
+            row.false_claims.append(f)
+    return row
+
+
+# ---------------------------------------------------------------- the table
+
+
+def _fmt(x: float | None, digits: int = 3) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def table(rows: list[Row], tolerance: int) -> str:
+    lines = []
+    head = (f"{'workload':36s} {'kind':9s} {'expected':22s} {'found (code@offset, lost)':44s} {'ok':5s} "
+            f"{'before':>6s} {'after':>6s} {'truth':>6s} {'error':>7s}  notes")
+    lines.append(head)
+    lines.append("-" * len(head))
+    for r in rows:
+        exp = " ".join(f"{c[:3]}@{o}" + (f"/{u}" if u != o else "") for c, o, u in zip(r.expect, r.offsets, r.unit_offsets)) or "clean"
+        found = " ".join(f"{f.code}@{f.offset},{f.tokens_lost}" for f in r.found if f.code.startswith("TR"))[:44] or "-"
+        if r.expect:
+            ok = "".join("Y" if m else "n" for m in r.matched)
+        else:
+            ok = "FALSE" if r.false_claims else "ok"
+        notes = []
+        if r.expect and r.false_claims:
+            notes.append("extra " + ",".join(f"{f.code}@{f.offset}" for f in r.false_claims))
+        for m, wc in zip(r.matched, r.wrong_code):
+            if not m and wc:
+                notes.append(f"other code at offset: {wc}")
+        if not r.expect and r.hit_rate_after is not None and r.hit_rate_before is not None \
+                and r.hit_rate_after - r.hit_rate_before > GAIN_LIMIT:
+            notes.append("promises a gain")
+        if r.actions:
+            notes.append("actions=" + ",".join(r.actions))
+        notes += r.errors
+        if r.notes:
+            notes.append(r.notes)
+        lines.append(f"{r.name:36s} {r.kind:9s} {exp:22s} {found:44s} {ok:5s} {_fmt(r.hit_rate_before):>6s} "
+                     f"{_fmt(r.hit_rate_after):>6s} {_fmt(r.truth):>6s} {_fmt(r.error, 3):>7s}  {'; '.join(notes)}")
+    lines.append("")
+    lines.extend(totals(rows, tolerance))
+    return "\n".join(lines)
+
+
+def totals(rows: list[Row], tolerance: int) -> list[str]:
+    defects = [r for r in rows if r.expect]
+    clean = [r for r in rows if not r.expect]
+    first = sum(1 for r in defects if r.matched and r.matched[0])
+    spans = sum(len(r.expect) for r in defects)
+    spans_hit = sum(sum(r.matched) for r in defects)
+    false_clean = [r.name for r in clean if r.false_claims]
+    extra = [r.name for r in defects if r.false_claims]
+    gains = [r.name for r in clean if r.hit_rate_after is not None and r.hit_rate_before is not None
+             and r.hit_rate_after - r.hit_rate_before > GAIN_LIMIT]
+    errs = [abs(r.error) for r in rows if r.error is not None]
+    within = sum(1 for e in errs if e <= ERROR_LIMIT)
+    missing = [r.name for r in rows if r.error is None]
+    inexact = [r.name for r in rows if not r.truth_exact]
+    by_class: dict[str, list[int]] = {}
+    for r in defects:
+        for cls, m in zip(r.expect, r.matched):
+            by_class.setdefault(cls, [0, 0])
+            by_class[cls][0] += int(m)
+            by_class[cls][1] += 1
+    out = [
+        f"recall (first defect, right class within {tolerance} tokens): {first}/{len(defects)}",
+        f"recall (every planted defect): {spans_hit}/{spans}  by class: "
+        + ", ".join(f"{c} {h}/{n}" for c, (h, n) in sorted(by_class.items())),
+        f"recall (first defect, dynamic and placement counted as one class): "
+        f"{sum(1 for r in defects if r.matched_lenient and r.matched_lenient[0])}/{len(defects)}",
+        f"clean controls with a false TR101/TR201/placement finding > {CLAIM_SHARE:.0%} of prompt tokens: "
+        f"{len(false_clean)}/{len(clean)} {false_clean if false_clean else ''}",
+        f"defect workloads with an extra finding > {CLAIM_SHARE:.0%} at no planted defect: {len(extra)} {extra if extra else ''}",
+        f"clean controls promised a gain > {GAIN_LIMIT}: {len(gains)} {gains if gains else ''}",
+        f"hit_rate_after vs truth: within {ERROR_LIMIT}: {within}/{len(errs)}; max |error| "
+        f"{_fmt(max(errs) if errs else None)}; mean |error| {_fmt(sum(errs) / len(errs) if errs else None, 4)}"
+        + (f"; no prediction for {missing}" if missing else ""),
+        f"truth cross-check (oracle == advisor analyze on the fixed traffic, exactly): "
+        f"{len(rows) - len(inexact)}/{len(rows)}" + (f" (differs: {inexact})" if inexact else ""),
+    ]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--advisor-root", type=Path, default=HERE, help="checkout whose advisor is run")
+    ap.add_argument("--python", default=None, help="interpreter for that checkout (default: its .venv)")
+    ap.add_argument("--seed", type=int, default=12)
+    ap.add_argument("--only", nargs="*", default=None, help="workload names")
+    ap.add_argument("--tolerance", type=int, default=16)
+    ap.add_argument("--timeout", type=float, default=600.0)
+    ap.add_argument("--keep", type=Path, default=None, help="write the traffic files to this folder and keep them")
+    ap.add_argument("--json", type=Path, default=None, help="also write the per-workload results as JSON")
+    args = ap.parse_args(argv)
+
+    root = args.advisor_root.resolve()
+    python = args.python or (str(root / ".venv/bin/python") if (root / ".venv/bin/python").exists() else sys.executable)
+    adv = Advisor(root, python, args.timeout)
+    engine = Engine()
+    started = time.time()
+    workloads = build_workloads(args.seed, engine, args.only)
+    print(f"advisor under test: {root} ({python}); {len(workloads)} workloads, seed {args.seed}", file=sys.stderr)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="heldout-") as tmp:
+        folder = args.keep or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        for w in workloads:
+            t = time.time()
+            rows.append(evaluate(w, engine, adv, folder, args.tolerance))
+            print(f"  {w.name}: {time.time() - t:.1f} s", file=sys.stderr)
+    print(table(rows, args.tolerance))
+    print(f"(advisor {root}, {time.time() - started:.0f} s)", file=sys.stderr)
+    if args.json:
+        args.json.write_text(json.dumps([asdict(r) | {"error": r.error} for r in rows], indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
