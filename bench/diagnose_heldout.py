@@ -73,6 +73,7 @@ class Row:
     truth: float = 0.0
     truth_advisor: float | None = None
     truth_exact: bool = False
+    before_exact: bool = False
     hit_rate_before: float | None = None
     hit_rate_after: float | None = None
     actions: list[str] = field(default_factory=list)
@@ -185,6 +186,9 @@ def evaluate(w: Workload, engine: Engine, adv: Advisor, folder: Path, tolerance:
     else:
         row.found = findings_of(report)
         row.before_advisor = _number(report, "hit_rate")
+        row.before_exact = (_number(report, "cached_tokens"), _number(report, "prompt_tokens")) == (c0, t0)
+        if not row.before_exact:
+            row.errors.append(f"oracle {c0}/{t0} != analyze on the traffic as sent")
     truth_report, err = adv.run("analyze", str(fixed), "--format", "json")
     if err:
         row.errors.append(err)
@@ -288,6 +292,7 @@ def totals(rows: list[Row], tolerance: int) -> list[str]:
     within = sum(1 for e in errs if e <= ERROR_LIMIT)
     missing = [r.name for r in rows if r.error is None]
     inexact = [r.name for r in rows if not r.truth_exact]
+    inexact_before = [r.name for r in rows if not r.before_exact]
     by_class: dict[str, list[int]] = {}
     for r in defects:
         for cls, m in zip(r.expect, r.matched):
@@ -308,7 +313,9 @@ def totals(rows: list[Row], tolerance: int) -> list[str]:
         f"{_fmt(max(errs) if errs else None)}; mean |error| {_fmt(sum(errs) / len(errs) if errs else None, 4)}"
         + (f"; no prediction for {missing}" if missing else ""),
         f"truth cross-check (oracle == advisor analyze on the fixed traffic, exactly): "
-        f"{len(rows) - len(inexact)}/{len(rows)}" + (f" (differs: {inexact})" if inexact else ""),
+        f"{len(rows) - len(inexact)}/{len(rows)}" + (f" (differs: {inexact})" if inexact else "")
+        + f"; on the traffic as sent: {len(rows) - len(inexact_before)}/{len(rows)}"
+        + (f" (differs: {inexact_before})" if inexact_before else ""),
     ]
     return out
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import random
 import statistics
+import zlib
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,7 +52,7 @@ BASE_TIME = 1795996800.0  # 2026-12-01 00:00:00 UTC
 @dataclass
 class Workload:
     name: str
-    kind: str  # messages | prompt | input_ids
+    kind: str  # messages | prompt | input_ids | mixed (every other request as input_ids)
     expect: tuple[str, ...]
     shape: str
     records: list[dict[str, Any]]
@@ -666,6 +667,40 @@ def _error_log(rng: random.Random, p: Prose) -> list[Pair]:
     return out
 
 
+@workload("prerendered-llama-prompt-clock", "prompt", ("dynamic",),
+          "a prompt record the client rendered itself in Llama 3's layout (BOS and headers as text), clock in the system part")
+def _prerendered(rng: random.Random, p: Prose) -> list[Pair]:
+    system = system_prompt(p, 6, docs=2)
+    out = []
+    for i in range(rng.randint(80, 110)):
+        ts = BASE_TIME + 83.0 * i
+        y, m, d, _ = day_of(ts)
+        head = "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\n"
+        stamp = f"Cutting Knowledge Date: December 2023\nToday Date: {UNIT}{d} {MONTHS[m - 1][:3]} {y}, {MARK}{clock(ts)}"
+        q = p.question()
+        tail = f"<|eot_id|><|start_header_id|>user<|end_header_id|>\n\n{q}"
+        end = "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"
+        orig = prompt(i, f"{head}{stamp}\n\n{system}{tail}{end}", ts)
+        fixed = prompt(i, f"{head}Cutting Knowledge Date: December 2023\n\n{system}{tail}\n\n{unmark(stamp).splitlines()[1]}{end}", ts)
+        out.append((orig, fixed))
+    return out
+
+
+@workload("mixed-record-kinds-date", "mixed", ("dynamic",),
+          "one log with every other request as token ids and the rest as messages; a daily date after the intro")
+def _mixed_kinds(rng: random.Random, p: Prose) -> list[Pair]:
+    rest = "\n\n".join([p.policy_section(6), p.product_doc(), p.product_doc()])
+    out = []
+    for i, ts in enumerate(spread(rng, rng.randint(100, 130), 9)):
+        y, m, d, wd = day_of(ts)
+        line = f"Current date: {MARK}{MONTHS[m - 1]} {ordinal(d)}, {y}"
+        q = p.question()
+        orig = chat(i, [sys_msg(f"{p.intro()}\n{line}\n\n{rest}"), user(q)], ts=ts)
+        fixed = chat(i, [sys_msg(f"{p.intro()}\n\n{rest}"), user(f"{q}\n\n{unmark(line)}")], ts=ts)
+        out.append((orig, fixed))
+    return out
+
+
 # ---------------------------------------------------------------- defect workloads: order
 
 
@@ -814,6 +849,20 @@ def _french_rules(rng: random.Random, p: Prose) -> list[Pair]:
     return out
 
 
+@workload("system-messages-permuted", "messages", ("order",),
+          "the system prompt sent as three system messages (persona, policies, product docs) in a varying order")
+def _system_messages(rng: random.Random, p: Prose) -> list[Pair]:
+    parts = [p.intro() + " " + p.policy_paragraph("tone"), p.policy_section(5), "\n\n".join([p.product_doc(), p.product_doc()])]
+    out = []
+    for i in range(rng.randint(80, 110)):
+        order = [0, 1, 2]
+        rng.shuffle(order)
+        q = p.question()
+        msgs = [sys_msg((MARK if j == 0 else "") + parts[k]) for j, k in enumerate(order)]
+        out.append((chat(i, msgs + [user(q)]), chat(i, [sys_msg(t) for t in parts] + [user(q)])))
+    return out
+
+
 # ---------------------------------------------------------------- defect workloads: placement
 
 
@@ -844,7 +893,7 @@ def _summary_before(rng: random.Random, p: Prose) -> list[Pair]:
         summary = (f"Summary of the earlier part of this conversation (case {MARK}{1000 + c}): the customer "
                    + p.rng.choice(["asked about", "complained about", "wanted to change", "could not find"])
                    + f" {p.rng.choice(['their invoices', 'seat counts', 'the export', 'webhook failures', 'sign-in'])}. "
-                   + p.answer() + " " + p.answer())
+                   + p.customer_note())
         turns = []
         for _ in range(rng.randint(3, 5)):
             turns.append((p.question(), p.answer()))
@@ -892,13 +941,27 @@ def _profile_before(rng: random.Random, p: Prose) -> list[Pair]:
         profiles.append(
             f"Customer profile\nAccount: ACC-{MARK}{rng.randint(10000, 99999)}\nPlan: {rng.choice(['Team', 'Growth', 'Business'])}\n"
             f"Customer since: {rng.randint(2015, 2025)}\nOpen tickets: {rng.randint(0, 6)}\n"
-            f"Notes: {p.policy_paragraph()}")
+            f"Notes: {p.customer_note()}")
     out = []
     for i in range(rng.randint(140, 170)):
         prof = rng.choice(profiles)
         q = p.question()
         out.append((chat(i, [sys_msg(UNIT + prof), sys_msg(system), user(q)]),
                     chat(i, [sys_msg(system), sys_msg(unmark(prof)), user(q)])))
+    return out
+
+
+@workload("question-before-static-rules", "messages", ("placement",),
+          "the user's question first in the user turn, then 600+ tokens of formatting rules every request appends")
+def _question_first(rng: random.Random, p: Prose) -> list[Pair]:
+    system = system_prompt(p, 5, docs=1)
+    rules = "Formatting rules for your answer:\n" + "\n".join(f"- {p.rule_sentence()}" for _ in range(22))
+    out = []
+    for i in range(rng.randint(90, 120)):
+        q = p.question()
+        orig = chat(i, [sys_msg(system), user(f"{MARK}{q}\n\n{rules}")])
+        fixed = chat(i, [sys_msg(system), user(f"{rules}\n\n{q}")])
+        out.append((orig, fixed))
     return out
 
 
@@ -1067,7 +1130,7 @@ def _ab(rng: random.Random, p: Prose) -> list[Pair]:
           "a static prompt with a per-tenant suffix (20 tenants) and the question last")
 def _tenant_suffix(rng: random.Random, p: Prose) -> list[Pair]:
     body = system_prompt(p, 7, docs=2)
-    tenants = [(f"tenant-{k:02d}", p.policy_paragraph()) for k in range(20)]
+    tenants = [(f"tenant-{k:02d}", p.customer_note()) for k in range(20)]
     out = []
     for i in range(rng.randint(100, 140)):
         t, notes = rng.choice(tenants)
@@ -1145,7 +1208,7 @@ def materialize(engine: Engine, name: str, kind: str, expect: tuple[str, ...], s
         assert len(m) == len(expect), (name, len(m), expect)
         marks.append(m)
         units.append(u)
-        if kind == "input_ids":
+        if kind == "input_ids" or (kind == "mixed" and len(records) % 2 == 1):
             records.append(_to_ids(engine, clean, ids))
             fixed.append(_to_ids(engine, fix, engine.ids(fix)))
         else:
@@ -1167,11 +1230,14 @@ def build_workloads(seed: int = 12, engine: Engine | None = None, only: Sequence
     """Every held-out workload, deterministic for ``seed``."""
     engine = engine or Engine()
     out = []
-    for k, (name, kind, expect, shape, fn, notes) in enumerate(REGISTRY):
+    for name, kind, expect, shape, fn, notes in REGISTRY:
         if only and name not in only:
             continue
         rng = random.Random(f"{seed}/{name}")
-        prose = Prose(random.Random(f"{seed}/{name}/prose"), COMPANIES[k % len(COMPANIES)])
+        # Everything a workload draws depends on its name and the seed only, so adding a
+        # workload never changes the others.
+        company = COMPANIES[zlib.crc32(name.encode()) % len(COMPANIES)]
+        prose = Prose(random.Random(f"{seed}/{name}/prose"), company)
         out.append(materialize(engine, name, kind, expect, shape, fn(rng, prose), notes))
     return out
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 COMPANIES = [
     ("Tidewater Freight", "ocean and rail logistics", "ShipDesk"),
@@ -103,6 +103,10 @@ class Prose:
 
     rng: random.Random
     company: tuple[str, str, str]
+    # Sentences already written in this workload: real prompts do not repeat themselves, and a
+    # sentence recurring across unrelated blocks would be a shared unit no real traffic has.
+    used: set[str] = field(default_factory=set)
+    areas_left: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -118,10 +122,32 @@ class Prose:
             team=self.rng.choice(TEAMS), channel=self.rng.choice(CHANNELS), product=self.product,
         )
 
+    def _fresh(self, make) -> str:
+        for _ in range(200):
+            text = make()
+            if text not in self.used:
+                self.used.add(text)
+                return text
+        raise RuntimeError("sentence grammar exhausted")
+
+    def rule_sentence(self) -> str:
+        r = self.rng
+        return self._fresh(lambda: r.choice(_RULES).format(
+            area=r.choice(PRODUCT_AREAS), plan=r.choice(PLANS), team=r.choice(TEAMS), channel=r.choice(CHANNELS),
+            hours=r.choice([2, 4, 8, 12, 24, 48]), minutes=r.choice([1, 5, 10, 15, 30]), days=r.choice(_FILLERS["days"]),
+            amount=r.choice(_FILLERS["amount"]), weekday=r.choice(["Monday", "Tuesday", "Wednesday", "Thursday"]),
+            product=self.product, Team=r.choice(TEAMS).capitalize()))
+
     def policy_paragraph(self, topic: str | None = None) -> str:
         topic = topic or self.rng.choice(sorted(_POLICY))
-        sentences = self.rng.sample(_POLICY[topic], k=min(len(_POLICY[topic]), self.rng.randint(3, 5)))
-        return " ".join(self._fill(s) for s in sentences)
+        pool = [t for t in _POLICY[topic] if t not in self.used]
+        k = self.rng.randint(3, 5)
+        picked = self.rng.sample(pool, k=min(len(pool), k))
+        self.used.update(picked)
+        sentences = [self._fill(t) for t in picked]
+        while len(sentences) < k:
+            sentences.append(self.rule_sentence())
+        return " ".join(sentences)
 
     def intro(self) -> str:
         name, industry, product = self.company
@@ -139,7 +165,11 @@ class Prose:
         return "\n\n".join(out)
 
     def product_doc(self, area: str | None = None) -> str:
-        area = area or self.rng.choice(PRODUCT_AREAS)
+        if area is None:
+            if not self.areas_left:
+                self.areas_left = list(PRODUCT_AREAS)
+                self.rng.shuffle(self.areas_left)
+            area = self.areas_left.pop()
         setting = area.replace(" ", "_")
         steps = self.rng.randint(3, 5)
         lines = [f"### {self.product}: {area}", "",
@@ -159,7 +189,7 @@ class Prose:
         lines.append(f"  notify: [{self.rng.choice(['owner', 'admins', 'billing'])}]")
         lines.append("```")
         lines.append("")
-        lines.append(f"Known limitation: {self.rng.choice(_LIMITATIONS)}")
+        lines.append(f"Known limitation in {area}: {self.rng.choice(_LIMITATIONS)}")
         return "\n".join(lines)
 
     def code_snippet(self) -> str:
@@ -223,15 +253,41 @@ class Prose:
         )
 
     def answer(self) -> str:
-        return self.rng.choice(_ANSWERS).format(product=self.product, team=self.rng.choice(TEAMS),
-                                                days=self.rng.choice(_FILLERS["days"]))
+        r = self.rng
+        return r.choice(_ANSWERS).format(
+            product=self.product, team=r.choice(TEAMS), days=r.choice(_FILLERS["days"]),
+            inv=f"INV-{r.randint(100000, 999999)}", n=r.randint(2, 60), area=r.choice(PRODUCT_AREAS),
+            weekday=r.choice(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]), hours=r.choice([2, 4, 24]))
+
+    def kb_sentence(self) -> str:
+        r = self.rng
+        return self._fresh(lambda: r.choice(_KB).format(
+            area=r.choice(PRODUCT_AREAS), plan=r.choice(PLANS), ver=f"{r.randint(3, 9)}.{r.randint(0, 19)}",
+            city=r.choice(_CITIES), n=r.randint(2, 500), m=r.randint(501, 5000), year=r.randint(2019, 2025),
+            code=f"KI-{r.randint(1000, 9999)}", thing=r.choice(_THINGS), symptom=r.choice(_SYMPTOMS),
+            event=r.choice(_EVENTS), fix=r.choice(_WORKAROUNDS), month=r.choice(_MONTHS),
+            endpoint=f"/v{r.randint(1, 3)}/{r.choice(['exports', 'invoices', 'contacts', 'events', 'reports'])}",
+            param=r.choice(["cursor", "since", "page_size", "include_archived", "format"])))
 
     def passage(self, doc_id: int) -> str:
-        """A retrieved passage, fixed per ``doc_id`` (same id, same text) whatever the rng state."""
+        """A retrieved passage, fixed per ``doc_id`` (same id, same text) whatever the rng state;
+        written in its own grammar, so it shares no sentence with the system prompt."""
         local = Prose(random.Random(f"{self.name}/doc/{doc_id}"), self.company)
-        title = f"{local.rng.choice(PRODUCT_AREAS).capitalize()} notes #{doc_id}"
-        body = " ".join(local.policy_paragraph() for _ in range(local.rng.randint(1, 3)))
+        title = f"{local.rng.choice(PRODUCT_AREAS).capitalize()} knowledge base, article {doc_id}"
+        body = " ".join(local.kb_sentence() for _ in range(local.rng.randint(3, 7)))
         return f"[{title}]\n{body}"
+
+    def customer_note(self) -> str:
+        """Notes about one customer or tenant: specific to it, shared with nothing else."""
+        return " ".join(self.kb_sentence() if self.rng.random() < 0.3 else self.memory_fact() for _ in range(self.rng.randint(2, 4)))
+
+    def memory_fact(self) -> str:
+        r = self.rng
+        return self._fresh(lambda: r.choice(_MEMORY).format(
+            n=r.randint(2, 400), area=r.choice(PRODUCT_AREAS), city=r.choice(_CITIES), team=r.choice(TEAMS),
+            weekday=r.choice(["Mondays", "Wednesdays", "Fridays", "weekends"]), month=r.choice(_MONTHS),
+            inv=f"INV-{r.randint(100000, 999999)}", plan=r.choice(PLANS), thing=r.choice(_THINGS),
+            year=r.randint(2019, 2026)))
 
     def multilingual_block(self) -> str:
         parts = []
@@ -243,11 +299,7 @@ class Prose:
         """A per-user memory block of ``facts`` remembered facts (300+ tokens at 20 facts)."""
         out = [f"Things you remember about {user} from earlier conversations:"]
         for _ in range(facts):
-            out.append("- " + self.rng.choice(_MEMORY).format(
-                n=self.rng.randint(2, 40), area=self.rng.choice(PRODUCT_AREAS),
-                city=self.rng.choice(["Tallinn", "Cork", "Bologna", "Kyoto", "Denver", "Accra", "Hobart"]),
-                weekday=self.rng.choice(["Mondays", "Wednesdays", "Fridays", "weekends"]),
-                team=self.rng.choice(TEAMS)))
+            out.append("- " + self.memory_fact())
         return "\n".join(out)
 
 
@@ -264,6 +316,46 @@ def system_prompt(p: Prose, paragraphs: int, docs: int = 2, code: bool = False) 
 def compact_json(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
+
+PLANS = ["Starter", "Team", "Growth", "Business", "Enterprise"]
+_CITIES = ["Tallinn", "Cork", "Bologna", "Kyoto", "Denver", "Accra", "Hobart", "Lyon", "Osaka", "Porto", "Leeds",
+           "Austin", "Gdansk", "Recife", "Pune", "Quito", "Tartu", "Bergen"]
+_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December"]
+_THINGS = ["saved filters", "scheduled exports", "invoice PDFs", "contact merges", "webhook secrets", "audit entries",
+           "role templates", "usage alerts", "custom fields", "report snapshots", "SAML certificates", "API tokens"]
+_SYMPTOMS = ["totals were off by one day", "the page loaded without data", "emails arrived twice",
+             "the export stopped at ten thousand rows", "sign-in looped back to the start page",
+             "timestamps showed in the wrong time zone", "a retry created a duplicate record"]
+_EVENTS = ["the daylight-saving change", "a bulk import", "the nightly maintenance window", "a plan downgrade",
+           "switching the workspace region", "rotating the signing key"]
+_WORKAROUNDS = ["re-run the job after midnight UTC", "clear the saved view and apply the filter again",
+                "split the import into files under fifty megabytes", "ask an administrator to re-save the role",
+                "download the PDF from the invoice list instead of the email link"]
+
+_RULES = [
+    "Questions about {area} from customers on the {plan} plan go to {team} when they are not answered within {hours} hours.",
+    "For {area}, quote the help-centre article instead of paraphrasing it, and link it once at the end of the reply.",
+    "If a {plan} customer asks for {area} changes outside office hours, log the request and confirm it by {channel}.",
+    "Changes to {area} settings take effect within {minutes} minutes; suggest a refresh rather than a second attempt.",
+    "Do not switch on {area} features for trial workspaces; offer a {days}-day trial extension instead.",
+    "When {area} figures look wrong, ask for the workspace id and the time of the last change before involving {team}.",
+    "{Team} reviews every {area} exception above {amount} on {weekday} mornings.",
+    "A {plan} workspace may keep {area} history for {days} days; longer periods need a written request.",
+    "Never edit {area} records on a customer's behalf unless they confirm the change in {channel}.",
+    "Mention the {product} status page whenever an {area} problem could affect more than one customer.",
+]
+
+_KB = [
+    "Release {ver} changed how {area} handles {thing}, which now sync every {n} seconds.",
+    "Customers in {city} reported that {symptom} after {event}; the fix shipped in release {ver}.",
+    "The {area} limit on the {plan} plan is {n} {thing} per workspace, raised from a lower figure in {year}.",
+    "To move {thing} off the legacy {area} API, call {endpoint} with the {param} parameter, {n} records per page.",
+    "Known issue {code}: {symptom} when {area} is used during {event}. Workaround: {fix}.",
+    "Since {month} {year}, {thing} created from the mobile app carry the device name in their history.",
+    "Workspaces with more than {m} {thing} should expect {area} pages to load in pages of {n}.",
+    "Support article {code} explains why {symptom} for some {plan} workspaces after {event}.",
+]
 
 _LIMITATIONS = [
     "changes made from the mobile app can take up to a minute to show in the web view.",
@@ -365,14 +457,17 @@ _QUESTIONS = [
 ]
 
 _ANSWERS = [
-    "I checked and the charge matches the seat count on the day the invoice was issued. If seats were removed later, "
+    "I checked {inv} and the charge matches the {n} seats on the day it was issued. If seats were removed later, "
     "the difference comes back as credit on the next invoice.",
-    "You can do that from Settings > Roles: create a role with read access to that area only and assign it to the "
+    "You can do that from Settings > Roles: create a role with read access to {area} only and assign it to the "
     "contractor. Billing stays hidden unless the role includes it.",
-    "I have opened a ticket for {team}; they usually reply within a business day. I will keep this conversation "
-    "updated as soon as I hear back.",
-    "That export can take a while for large workspaces. You will get an email with a link, valid for {days} days.",
-    "I have switched your notifications. The next alert will arrive by SMS; reply STOP at any time to undo it.",
+    "I have opened a ticket for {team} about {area}; they usually reply within {hours} hours. I will update this "
+    "conversation as soon as I hear back.",
+    "An export of {n} thousand records can take a while. You will get an email with a link, valid for {days} days.",
+    "I have switched your {area} notifications. The next alert arrives by SMS on {weekday}; reply STOP to undo it.",
+    "The {area} page shows totals in the workspace time zone, while {inv} uses UTC, which explains a gap of {n} "
+    "minutes around midnight.",
+    "That is expected on the {product} side for {area}: changes appear after the next sync, usually within {hours} hours.",
 ]
 
 _MULTI = {
@@ -403,16 +498,16 @@ _MULTI = {
 }
 
 _MEMORY = [
-    "Prefers answers with numbered steps rather than long paragraphs.",
     "Manages a team of about {n} people who mostly work on {area}.",
-    "Mentioned being based in {city} and working early hours.",
-    "Had a billing dispute last quarter that {team} resolved with a credit.",
-    "Usually writes on {weekday} and expects a reply the same day.",
-    "Asked twice about {area} limits before upgrading.",
-    "Is evaluating a competitor and compares prices carefully.",
-    "Does not want marketing emails; unsubscribed from the newsletter.",
-    "Uses the mobile app more than the web application.",
-    "Reported a bug in {area} that was fixed in the last release.",
-    "Their finance contact changed recently; invoices now go to a shared mailbox.",
-    "Likes to see the exact menu path, e.g. Settings > {area}.",
+    "Mentioned in {month} being based in {city} and working early hours.",
+    "Had a dispute over {inv} that {team} resolved with a credit.",
+    "Usually writes on {weekday} and expects a reply about {area} the same day.",
+    "Asked about {area} limits {n} times before moving to the {plan} plan.",
+    "Compared our {plan} price with a competitor's in {month} {year}.",
+    "Keeps {n} {thing} and asked how to archive the old ones.",
+    "Reported that {thing} disappeared in {month}; it was fixed the following week.",
+    "Their finance contact in {city} receives {inv} and the later invoices.",
+    "Wants {area} walkthroughs with the exact menu path.",
+    "Signed up in {year} and has been on the {plan} plan since {month}.",
+    "Prefers {thing} exported as CSV, about {n} rows at a time.",
 ]

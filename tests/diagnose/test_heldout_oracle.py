@@ -18,7 +18,7 @@ from tests.diagnose.heldout import (
 
 # One workload per record kind and defect class, plus a clean control with tool calls.
 SAMPLE = ["date-ordinal", "compact-tools-shuffled-prompt", "profile-before-system-ids", "clock-and-shuffled-tools",
-          "clean-agent-loop", "content-parts-signed-in-user"]
+          "clean-agent-loop", "content-parts-signed-in-user", "mixed-record-kinds-date", "prerendered-llama-prompt-clock"]
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +64,7 @@ def test_enough_workloads_of_every_kind(sample):
     expects = [r[2] for r in REGISTRY]
     assert len(workload_names()) == len(set(workload_names()))
     assert sum(1 for e in expects if e) >= 25 and sum(1 for e in expects if not e) >= 8
-    assert kinds == {"messages", "prompt", "input_ids"}
+    assert kinds == {"messages", "prompt", "input_ids", "mixed"}
     assert {c for e in expects for c in e} == {"dynamic", "order", "placement"}
     for w in sample:
         assert 60 <= len(w.records) <= 200 and len(w.fixed) == len(w.records), w.name
