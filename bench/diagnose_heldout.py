@@ -14,8 +14,10 @@ detector and its zoo), runs ``advisor analyze --format json`` and ``advisor pres
   python bench/diagnose_heldout.py                          # this checkout's code
   python bench/diagnose_heldout.py --advisor-root /work/wt/i12   # another checkout's code
 
-The generator and the oracle always come from this checkout; only the advisor under test
-changes with --advisor-root (its own .venv/bin/python when it has one, else --python).
+The generator, the tokenizer and the oracle always come from this checkout. The records are
+rendered to text by the checkout under test (bench/heldout_render.py in its interpreter: its
+own .venv/bin/python when it has one, else --python), so that offsets and the truth are
+measured on the text its `advisor analyze` sees; --render local uses this checkout's layout.
 """
 
 from __future__ import annotations
@@ -149,6 +151,32 @@ def class_of(f: Found) -> str | None:
 
 
 # ---------------------------------------------------------------- running the advisor
+
+
+class TargetRender:
+    """Records rendered by the checkout under test, through one long-lived helper process."""
+
+    def __init__(self, root: Path, python: str) -> None:
+        env = dict(os.environ, PYTHONPATH=str(root))
+        self.proc = subprocess.Popen([python, str(HERE / "bench" / "heldout_render.py")], cwd=str(root), env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8")
+
+    def __call__(self, record: dict[str, Any]) -> str:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise SystemExit(f"render helper exited ({self.proc.wait()})")
+        out = json.loads(line)
+        if "error" in out:
+            raise SystemExit(f"render helper: {out['error']} (record {record.get('id')})")
+        return out["text"]
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=30)
 
 
 @dataclass
@@ -330,12 +358,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=600.0)
     ap.add_argument("--keep", type=Path, default=None, help="write the traffic files to this folder and keep them")
     ap.add_argument("--json", type=Path, default=None, help="also write the per-workload results as JSON")
+    ap.add_argument("--render", choices=("target", "local"), default="target",
+                    help="render records with the checkout under test (default) or this one")
     args = ap.parse_args(argv)
 
     root = args.advisor_root.resolve()
     python = args.python or (str(root / ".venv/bin/python") if (root / ".venv/bin/python").exists() else sys.executable)
     adv = Advisor(root, python, args.timeout)
-    engine = Engine()
+    render = TargetRender(root, python) if args.render == "target" else None
+    engine = Engine(render) if render is not None else Engine()
     started = time.time()
     workloads = build_workloads(args.seed, engine, args.only)
     print(f"advisor under test: {root} ({python}); {len(workloads)} workloads, seed {args.seed}", file=sys.stderr)
@@ -347,6 +378,8 @@ def main(argv: list[str] | None = None) -> int:
             t = time.time()
             rows.append(evaluate(w, engine, adv, folder, args.tolerance))
             print(f"  {w.name}: {time.time() - t:.1f} s", file=sys.stderr)
+    if render is not None:
+        render.close()
     print(table(rows, args.tolerance))
     print(f"(advisor {root}, {time.time() - started:.0f} s)", file=sys.stderr)
     if args.json:

@@ -17,9 +17,13 @@ each a list of JSON traffic records in DESIGN.md's formats (``messages`` with op
 
 Offsets are measured, not assumed: the generator writes a private-use marker character where
 each defect starts, renders the record with advisor's own ingest path (``parse_record`` then
-``Renderer.text_of`` with the built-in Llama 3 layout, which is what ``advisor analyze`` runs;
-main has no ``advisor render`` command), removes the markers from the rendered text, encodes it
-with the Llama 3 tokenizer and counts the tokens that end before each marker.
+``Renderer.text_of`` from ``make_renderer``, what ``advisor analyze`` runs; main has no
+``advisor render`` command), removes the markers from the rendered text, encodes it with the
+Llama 3 tokenizer and counts the tokens that end before each marker. The bench renders with
+the checkout under test instead (bench/heldout_render.py), since chat layouts change between
+versions. Messages workloads keep their timestamps within one UTC day, so that a layout that
+prints the request's date (Llama 3.1's ``Today Date``) adds no defect of its own; the two that
+span days (a date in the text) carry no timestamps.
 
 ``oracle`` is an independent brute-force reference for the truth: every request against
 every earlier one, longest common prefix over token ids, nothing shared with the radix tree.
@@ -36,8 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from advisor.ingest.chat import Llama3Layout
-from advisor.ingest.pipeline import Renderer
+from advisor.ingest.source import make_renderer
 from advisor.ingest.tokenizers import Tokenizer, load_tokenizer
 from advisor.ingest.traffic import parse_record
 
@@ -73,19 +76,28 @@ class Workload:
 # ---------------------------------------------------------------- rendering and the oracle
 
 
-@dataclass
-class Engine:
-    """advisor's own rendering path, and the plain tokenizer (no memo) for the oracle."""
+def in_process_render() -> Callable[[dict[str, Any]], str]:
+    """This checkout's rendering, set up as `advisor analyze` sets it up."""
+    renderer = make_renderer("llama3", None, None, [])
 
-    tok: Tokenizer = field(default_factory=lambda: load_tokenizer("llama3"))
-
-    def __post_init__(self) -> None:
-        self.renderer = Renderer(tokenizer=self.tok, chat=Llama3Layout())
-
-    def text(self, record: dict[str, Any]) -> str:
-        text = self.renderer.text_of(parse_record(record, "heldout", 1))
+    def render(record: dict[str, Any]) -> str:
+        text = renderer.text_of(parse_record(record, "heldout", 1))
         assert text is not None
         return text
+    return render
+
+
+@dataclass
+class Engine:
+    """A rendering path (by default this checkout's; the bench passes the one of the checkout
+    under test) and the plain Llama 3 tokenizer (no memo) for offsets and the oracle."""
+
+    render: Callable[[dict[str, Any]], str] = field(default_factory=in_process_render)
+    tok: Tokenizer = field(default_factory=lambda: load_tokenizer("llama3"))
+
+    def text(self, record: dict[str, Any]) -> str:
+        # A renderer that escapes non-ASCII in tool JSON leaves the markers as escapes.
+        return self.render(record).replace("\\ue000", MARK).replace("\\ue001", UNIT)
 
     def ids(self, record: dict[str, Any]) -> list[int]:
         if "input_ids" in record:
@@ -204,6 +216,10 @@ def chat(i: int, messages: list[dict[str, Any]], tools: list[Any] | None = None,
     if tools:
         rec["tools"] = tools
     return rec
+
+
+def untimed(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k != "timestamp"}
 
 
 def prompt(i: int, text: str, ts: float | None = None) -> dict[str, Any]:
@@ -401,8 +417,8 @@ def _date_ordinal(rng: random.Random, p: Prose) -> list[Pair]:
         y, m, d, wd = day_of(ts)
         line = f"Today is {MARK}{WEEKDAYS[wd]}, {ordinal(d)} {MONTHS[m - 1]} {y}."
         q = p.question()
-        orig = chat(i, [sys_msg(f"{line}\n{system}"), user(q)], ts=ts)
-        fixed = chat(i, [sys_msg(system), user(f"{q}\n\n{unmark(line)}")], ts=ts)
+        orig = untimed(chat(i, [sys_msg(f"{line}\n{system}"), user(q)]))
+        fixed = untimed(chat(i, [sys_msg(system), user(f"{q}\n\n{unmark(line)}")]))
         out.append((orig, fixed))
     return out
 
@@ -565,7 +581,7 @@ def _slots(rng: random.Random, p: Prose) -> list[Pair]:
     names = ["book_appointment", "update_contact", "create_ticket"]
     out = []
     for i in range(rng.randint(80, 110)):
-        ts = BASE_TIME + 900.0 * i
+        ts = BASE_TIME + 600.0 * i
         hour = int((ts - BASE_TIME) // 3600)
         slot_rng = random.Random(hour)
         slots = sorted(f"2026-12-{slot_rng.randint(2, 9):02d}T{slot_rng.choice([9, 10, 11, 14, 15, 16])}:00"
@@ -695,8 +711,8 @@ def _mixed_kinds(rng: random.Random, p: Prose) -> list[Pair]:
         y, m, d, wd = day_of(ts)
         line = f"Current date: {MARK}{MONTHS[m - 1]} {ordinal(d)}, {y}"
         q = p.question()
-        orig = chat(i, [sys_msg(f"{p.intro()}\n{line}\n\n{rest}"), user(q)], ts=ts)
-        fixed = chat(i, [sys_msg(f"{p.intro()}\n\n{rest}"), user(f"{q}\n\n{unmark(line)}")], ts=ts)
+        orig = untimed(chat(i, [sys_msg(f"{p.intro()}\n{line}\n\n{rest}"), user(q)]))
+        fixed = untimed(chat(i, [sys_msg(f"{p.intro()}\n\n{rest}"), user(f"{q}\n\n{unmark(line)}")]))
         out.append((orig, fixed))
     return out
 
