@@ -345,6 +345,20 @@ def totals(rows: list[Row], tolerance: int) -> list[str]:
         + f"; on the traffic as sent: {len(rows) - len(inexact_before)}/{len(rows)}"
         + (f" (differs: {inexact_before})" if inexact_before else ""),
     ]
+    wrong = []
+    for r in rows:
+        why = []
+        if r.expect and not all(r.matched):
+            why.append("missed " + ",".join(c for c, m in zip(r.expect, r.matched) if not m)
+                       + (" (found as another class)" if all(r.matched_lenient) else ""))
+        if r.false_claims:
+            why.append("false " + ",".join(f"{f.code}@{f.offset}" for f in r.false_claims))
+        if r.error is not None and abs(r.error) > ERROR_LIMIT:
+            why.append(f"after {r.hit_rate_after:.3f} vs truth {r.truth:.3f}")
+        if why:
+            wrong.append(f"  {r.name}: " + "; ".join(why))
+    out.append(f"workloads with a miss, a false finding or |error| > {ERROR_LIMIT}: {len(wrong)}")
+    out.extend(wrong)
     return out
 
 
