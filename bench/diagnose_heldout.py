@@ -36,7 +36,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(HERE))
 
-from tests.diagnose.heldout import Engine, Workload, build_workloads, oracle, write_jsonl  # noqa: E402
+from tests.diagnose.heldout import REGISTRY, Engine, Workload, build_workloads, oracle, write_jsonl  # noqa: E402
 
 CLASS_CODES = {"dynamic": {"TR101"}, "order": {"TR201"}}
 # Codes that are not the placement finding (DESIGN.md names no code for it yet).
@@ -374,7 +374,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None, help="also write the per-workload results as JSON")
     ap.add_argument("--render", choices=("target", "local"), default="target",
                     help="render records with the checkout under test (default) or this one")
+    ap.add_argument("--list", action="store_true", help="list the workloads and what each plants, then stop")
     args = ap.parse_args(argv)
+    if args.list:
+        for name, kind, expect, shape, _fn, _notes in REGISTRY:
+            print(f"{name:36s} {kind:9s} {','.join(expect) or 'clean':18s} {shape}")
+        return 0
 
     root = args.advisor_root.resolve()
     python = args.python or (str(root / ".venv/bin/python") if (root / ".venv/bin/python").exists() else sys.executable)

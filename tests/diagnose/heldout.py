@@ -268,7 +268,7 @@ def spread(rng: random.Random, n: int, days: float) -> list[float]:
 
 
 @workload("md-table-row", "messages", ("dynamic",),
-          "live queue figures in one row of a markdown status table, ~900 tokens into the system prompt")
+          "live queue figures in one row of a markdown status table, ~500 tokens into the system prompt")
 def _md_table_row(rng: random.Random, p: Prose) -> list[Pair]:
     head = "\n\n".join([p.intro(), p.policy_section(5)])
     rows_before = ["| Component | State | Note |", "| --- | --- | --- |",
@@ -292,7 +292,7 @@ def _md_table_row(rng: random.Random, p: Prose) -> list[Pair]:
 
 
 @workload("tool-description-clock", "messages", ("dynamic",),
-          "a refresh time inside the second tool's JSON-schema description (tools render after the system text)")
+          "a refresh time inside the second tool's JSON-schema description (wherever the layout puts tools)")
 def _tool_description(rng: random.Random, p: Prose) -> list[Pair]:
     system = system_prompt(p, 4, docs=1)
     names = ["create_ticket", "search_orders", "lookup_invoice", "get_shipment"]
