@@ -153,8 +153,51 @@ def class_of(f: Found) -> str | None:
 # ---------------------------------------------------------------- running the advisor
 
 
+class CommandRender:
+    """Records rendered by the checkout under test's own `advisor render --format json`, a
+    workload at a time (``warm``), cached by record."""
+
+    def __init__(self, adv: "Advisor", folder: Path) -> None:
+        self.adv, self.folder = adv, folder
+        self.cache: dict[str, str] = {}
+
+    @staticmethod
+    def _key(record: dict[str, Any]) -> str:
+        return json.dumps(record, ensure_ascii=False)  # key order matters: it is what the engine sees
+
+    def warm(self, records: list[dict[str, Any]]) -> None:
+        todo: dict[str, dict[str, Any]] = {}
+        for r in records:
+            k = self._key(r)
+            if k not in self.cache:
+                todo.setdefault(k, r)
+        if not todo:
+            return
+        path = self.folder / "render-input.jsonl"
+        write_jsonl(todo.values(), path)
+        report, err = self.adv.run("render", str(path), "--format", "json")
+        if err:
+            raise SystemExit(f"advisor render: {err}")
+        by_line = {int(x["line"]): x for x in report["records"]}
+        for n, k in enumerate(todo, 1):
+            out = by_line.get(n)
+            if out is None or out.get("skipped") or not isinstance(out.get("text"), str):
+                raise SystemExit(f"advisor render skipped record {n}: {out}")
+            self.cache[k] = out["text"]
+
+    def __call__(self, record: dict[str, Any]) -> str:
+        k = self._key(record)
+        if k not in self.cache:
+            self.warm([record])
+        return self.cache[k]
+
+    def close(self) -> None:
+        pass
+
+
 class TargetRender:
-    """Records rendered by the checkout under test, through one long-lived helper process."""
+    """Records rendered by the checkout under test, through one long-lived helper process
+    (for checkouts without `advisor render`)."""
 
     def __init__(self, root: Path, python: str) -> None:
         env = dict(os.environ, PYTHONPATH=str(root))
@@ -372,8 +415,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=600.0)
     ap.add_argument("--keep", type=Path, default=None, help="write the traffic files to this folder and keep them")
     ap.add_argument("--json", type=Path, default=None, help="also write the per-workload results as JSON")
-    ap.add_argument("--render", choices=("target", "local"), default="target",
-                    help="render records with the checkout under test (default) or this one")
+    ap.add_argument("--render", choices=("auto", "command", "helper", "local"), default="auto",
+                    help="how records are rendered: the checkout under test's `advisor render` (command), "
+                    "its ingest code through bench/heldout_render.py (helper), this checkout's (local); "
+                    "auto: command when the checkout has it, else helper")
     ap.add_argument("--list", action="store_true", help="list the workloads and what each plants, then stop")
     args = ap.parse_args(argv)
     if args.list:
@@ -384,21 +429,31 @@ def main(argv: list[str] | None = None) -> int:
     root = args.advisor_root.resolve()
     python = args.python or (str(root / ".venv/bin/python") if (root / ".venv/bin/python").exists() else sys.executable)
     adv = Advisor(root, python, args.timeout)
-    render = TargetRender(root, python) if args.render == "target" else None
-    engine = Engine(render) if render is not None else Engine()
+    mode = args.render
+    if mode == "auto":
+        probe = subprocess.run([python, "-m", "advisor", "render", "--help"], cwd=str(root), capture_output=True,
+                               env=dict(os.environ, PYTHONPATH=str(root)), timeout=120)
+        mode = "command" if probe.returncode == 0 else "helper"
     started = time.time()
-    workloads = build_workloads(args.seed, engine, args.only)
-    print(f"advisor under test: {root} ({python}); {len(workloads)} workloads, seed {args.seed}", file=sys.stderr)
     rows = []
     with tempfile.TemporaryDirectory(prefix="heldout-") as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
+        render: CommandRender | TargetRender | None = None
+        if mode == "command":
+            render = CommandRender(adv, folder)
+        elif mode == "helper":
+            render = TargetRender(root, python)
+        engine = Engine(render) if render is not None else Engine()
+        workloads = build_workloads(args.seed, engine, args.only)
+        print(f"advisor under test: {root} ({python}), rendered by {mode}; {len(workloads)} workloads, seed {args.seed}",
+              file=sys.stderr)
         for w in workloads:
             t = time.time()
             rows.append(evaluate(w, engine, adv, folder, args.tolerance))
             print(f"  {w.name}: {time.time() - t:.1f} s", file=sys.stderr)
-    if render is not None:
-        render.close()
+        if render is not None:
+            render.close()
     print(table(rows, args.tolerance))
     print(f"(advisor {root}, {time.time() - started:.0f} s)", file=sys.stderr)
     if args.json:
