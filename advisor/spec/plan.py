@@ -99,6 +99,8 @@ def plan(spec: Spec, thresholds: Thresholds | None = None, folder: Path | None =
     data["input"]["templates"] = [f"{spec.name} (described order)"]
     for finding in data.get("lint", []):
         finding["path"] = f"{spec.name} (described order)"
+    for entry in (data.get("traffic") or {}).get("files", []):
+        entry["file"] = label  # not the temporary folder's path: the same spec, the same output
     data["planned"] = {
         "from": "description", "spec": spec.name, "requests": spec.requests, "seed": spec.seed,
         "note": "No traffic was recorded: every figure is measured or simulated on requests generated "

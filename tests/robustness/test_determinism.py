@@ -62,6 +62,9 @@ def _runs(traffic: Path) -> dict[str, list[str]]:
                       "--format", "json"],
         "cost-text": ["cost", "--model", "gemma-2-9b", "--gpu", "l40s", "--prefix-tokens", "3000", "--batch", "8"],
         "cost-list": ["cost", "--list", "--format", "json"],
+        "spec-generate": ["spec", "generate", "--example", "support-chat", "--requests", "30", "-o", "-"],
+        "plan-json": ["plan", "--example", "multi-tenant", "--requests", "40", "-f", "json"],
+        "plan-markdown": ["plan", "--example", "scrambled", "--requests", "40"],
         "rules": ["rules", "--format", "json"],
         "rule": ["rule", "PC101"],
     }
@@ -119,7 +122,8 @@ def _subprocess(argv: list[str], seed: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "advisor", *argv], capture_output=True, env=env, timeout=300)
 
 
-@pytest.mark.parametrize("name", ["analyze-json", "simulate-json", "prescribe-json", "lint-sarif"]
+@pytest.mark.parametrize("name", ["analyze-json", "simulate-json", "prescribe-json", "lint-sarif", "spec-generate",
+                                  "plan-json"]
                          + (["report-json"] if report_available() else []))
 def test_same_output_across_hash_seeds(name, traffic):
     argv = _runs(traffic)[name]

@@ -69,6 +69,7 @@ def test_plan_json_shape(scrambled_run):
     assert set(data["recipe"]["hit_rate"]) == {"described", "recipe"}
     assert yaml.safe_load(data["recipe"]["yaml"])["messages"][0]["role"] == "system"
     assert data["input"]["traffic"] == ["spec scrambled (400 generated requests, seed 0)"]
+    assert "advisor-plan-" not in json.dumps(data)  # no temporary path in the output
     # The described order goes through the linter: the unordered assembly is an unstable serialization.
     assert any(f["code"] == "PC103" for f in data["lint"])
     assert data["simulation"]["at_pool"]["fcfs"]["hit_rate"] <= data["simulation"]["unlimited_hit_rate"] + 1e-9
