@@ -236,7 +236,9 @@ def generate(spec: Spec, tokenizer: Tokenizer | None = None) -> Generated:
             for m in conv.append if conv else ():
                 messages.append(builder.message(m, len(messages), f"{turn.session}.{j + 1}", turn.session,
                                                 turn.tenant, now, pieces))
-        record: dict[str, Any] = {"id": f"{spec.name}-{i + 1:06d}", "timestamp": round(now, 3)}
+        record: dict[str, Any] = {"id": f"{spec.name}-{i + 1:06d}"}
+        if spec.timestamps:
+            record["timestamp"] = round(now, 3)
         if turn.tenant is not None:
             record["tenant"] = turn.tenant
         record["output_length"] = outputs.setdefault((turn.session, turn.turn),

@@ -240,9 +240,13 @@ class _Reader:
                                       tp=self.integer(e.get("tp", 1), "engine.tp"),
                                       kv_dtype=e.get("kv_dtype", engine.kv_dtype))
         if "arrival" in d:
-            a = self.mapping(d["arrival"], "arrival", ("rate",))
+            a = self.mapping(d["arrival"], "arrival", ("rate", "timestamps"))
             if "rate" in a:
                 kwargs["rate"] = self.number(a["rate"], "arrival.rate")
+            if "timestamps" in a:
+                if not isinstance(a["timestamps"], bool):
+                    raise self.fail("arrival.timestamps", f"must be true or false (got {a['timestamps']!r})")
+                kwargs["timestamps"] = a["timestamps"]
         if d.get("tenants") is not None:
             t = self.mapping(d["tenants"], "tenants", ("count", "names", "shares"))
             count = self.integer(t["count"], "tenants.count") if "count" in t else None

@@ -143,6 +143,7 @@ class Spec:
     gpu: str = "h100"
     engine: Engine = field(default_factory=Engine)
     rate: float = 10.0  # requests per second, Poisson
+    timestamps: bool = True  # False: records carry no arrival time (an offline batch)
     tenants: Tenants | None = None
     conversation: Conversation | None = None
     output_tokens: Length = field(default_factory=lambda: Length(fixed=128, minimum=1))
@@ -169,7 +170,7 @@ class Spec:
                     "model": self.model, "gpu": self.gpu,
                     "engine": {"name": self.engine.name, "page_size": self.engine.page_size,
                                "tp": self.engine.tp, "kv_dtype": self.engine.kv_dtype},
-                    "arrival": {"rate": self.rate}})
+                    "arrival": {"rate": self.rate, "timestamps": self.timestamps}})
         if self.tenants:
             out["tenants"] = {"names": list(self.tenants.names), "shares": list(self.tenants.shares)}
         if self.conversation:

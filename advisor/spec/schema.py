@@ -94,7 +94,10 @@ SCHEMA: dict[str, Any] = {
             "kv_dtype": {"enum": ["bf16", "fp8"], "default": "bf16"}}},
         "arrival": {"type": "object", "additionalProperties": False, "properties": {
             "rate": {"type": "number", "exclusiveMinimum": 0, "default": 10,
-                     "description": "Requests per second (Poisson arrivals)."}}},
+                     "description": "Requests per second (Poisson arrivals)."},
+            "timestamps": {"type": "boolean", "default": True,
+                           "description": "Write each request's arrival time; false: an offline batch in "
+                                          "arrival order, without times (simulated in replay mode)."}}},
         "tenants": {"type": "object", "additionalProperties": False, "properties": {
             "count": _POSITIVE_INT,
             "names": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},

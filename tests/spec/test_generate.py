@@ -211,3 +211,16 @@ def test_clock_too_short_names_the_section():
     spec = parse_spec(MIXED.replace("{name: stamp, tokens: 24,", "{name: stamp, tokens: 5,"), "mixed.yaml")
     with pytest.raises(AdvisorError, match="section 'stamp': 5 tokens cannot hold"):
         generate(replace(spec, requests=3))
+
+
+def test_offline_batch_has_no_timestamps(cli, tmp_path):
+    text = MIXED.replace("arrival: {rate: 50}", "arrival: {rate: 50, timestamps: false}")
+    gen = generate(replace(parse_spec(text, "mixed.yaml"), requests=30))
+    assert all("timestamp" not in r for r in gen.records)
+    path = tmp_path / "batch.yaml"
+    path.write_text(text.replace("requests: 2000", "requests: 30"))
+    res = cli("plan", path, "--format", "json")
+    assert res.code == 0, res.err
+    import json
+
+    assert json.loads(res.out)["simulation"]["mode"] == "replay"
