@@ -91,8 +91,8 @@ def _merge(hist: Hist) -> Hist:
     p, c = hist
     if len(p) < 2:
         return hist
-    keys = np.round(p, 15)
-    uniq, inv = np.unique(keys, return_inverse=True)
+    # Exact values: rounding would merge (or zero) the tiny probabilities of long tuples.
+    uniq, inv = np.unique(p, return_inverse=True)
     sums = np.zeros(len(uniq))
     np.add.at(sums, inv, c)
     return uniq, sums
