@@ -150,3 +150,22 @@ def test_llama3_tokenizer_for_another_model_is_a_warning(tmp_path: Path, cli) ->
     path.write_text(json.dumps({"messages": [{"role": "user", "content": "x"}]}) + "\n")
     res = cli("simulate", path, "--model", "qwen2.5-7b", "--gpu", "h100", "--format", "json")
     assert "warning" in res.err and "Llama 3 tokenizer" in res.err
+
+
+def test_request_options_reach_the_template_through_the_worker(tmp_path: Path, cli) -> None:
+    # chat_template_kwargs and tool_choice travel with the record into the sandbox worker.
+    path = tmp_path / "t.jsonl"
+    tools = [{"type": "function", "function": {"name": "f"}}]
+    path.write_text(json.dumps({"messages": [{"role": "user", "content": "x"}], "tools": tools,
+                                "chat_template_kwargs": {"enable_thinking": False}}) + "\n"
+                    + json.dumps({"messages": [{"role": "user", "content": "x"}], "tools": tools,
+                                  "tool_choice": "none"}) + "\n")
+    records = json.loads(cli("render", path, "--chat-template", TEMPLATES / "qwen3.jinja", "--tokenizer", "qwen3",
+                             "--format", "json").out)["records"]
+    assert records[0]["text"].endswith("<|im_start|>assistant\n<think>\n\n</think>\n\n")
+    assert "# Tools" in records[0]["text"]
+    assert "# Tools" not in records[1]["text"]  # SGLang drops the tools of a tool_choice "none" request
+    vllm = json.loads(cli("render", path, "--chat-template", TEMPLATES / "qwen3.jinja", "--tokenizer", "qwen3",
+                          "--engine", "vllm", "--format", "json").out)["records"]
+    assert "# Tools" in vllm[1]["text"]  # vLLM keeps them (its default)
+    assert records[0]["tokens"][-4:] == [151667, 271, 151668, 271]
