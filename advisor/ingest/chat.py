@@ -62,15 +62,6 @@ class LayoutError(AdvisorError):
     """The layout refuses the conversation, where the model's template raises."""
 
 
-def content_text(content: Any) -> str:
-    """The text of a message's content: a string, or the text parts of a part list."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    return "".join(part.get("text", "") for part in content if isinstance(part, dict))
-
-
 def _jinja_str(value: Any) -> str:
     # What Jinja prints for a value (`{{ x }}`, `x | trim`): Python's str, so None is "None".
     return value if isinstance(value, str) else str(value)
@@ -304,7 +295,3 @@ def parse_timezone(name: str) -> dt.tzinfo:
 def has_clock(timestamp: float | None) -> bool:
     """Whether ``clock_for`` reads this timestamp (else it uses ``FALLBACK_NOW``)."""
     return timestamp is not None and _epoch_seconds(timestamp) is not None
-
-
-def _clock(timestamp: float | None) -> dt.datetime:
-    return clock_for(timestamp)

@@ -30,7 +30,24 @@ MIN_PIECE_CHARS = 32  # shorter pieces encode faster than a cache round trip pay
 # to exactly the ids of the whole. Llama 3.1's first user turn is where it matters: the
 # tool definitions shared by every request, then that request's own question.
 CUT_PIECE_CHARS = 512
-_BLANK_LINE_THEN_WORD = re.compile(r"(?<=\n\n)(?=[^\W_])")
+
+
+def cut_after_blank_lines(piece: str) -> list[str]:
+    """``piece`` cut after each blank line that a letter or digit follows (``isalnum``:
+    Unicode letters and numbers, exactly the regex classes the word and number
+    alternatives start with)."""
+    parts = []
+    start = 0
+    find = piece.find
+    at = find("\n\n")
+    while at != -1:
+        end = at + 2
+        if end < len(piece) and piece[end].isalnum():
+            parts.append(piece[start:end])
+            start = end
+        at = find("\n\n", at + 1)
+    parts.append(piece[start:])
+    return parts
 DEFAULT_BUDGET_BYTES = 256 * 1024 * 1024
 SHORT_LIMIT = 65_536  # short pieces kept without LRU (a few MB at most)
 SEEN_LIMIT = 1_000_000  # hashes of pieces seen once (~60 MB at most)
@@ -76,7 +93,7 @@ class MemoEncoder:
             self._ordinary = ordinary_bytes(encoding)
             from advisor.ingest.tokenizers import NEWLINE_SAFE_PATTERNS
 
-            self._cut = _BLANK_LINE_THEN_WORD if encoding._pat_str in NEWLINE_SAFE_PATTERNS else None
+            self._cut = encoding._pat_str in NEWLINE_SAFE_PATTERNS
 
     def encode(self, text: str) -> array:
         """Token ids of ``text`` (special tokens recognised), exactly as whole encoding."""
@@ -93,8 +110,8 @@ class MemoEncoder:
             if index % 2:
                 parts.append(self._special_bytes[piece])
             elif piece:
-                if self._cut is not None and len(piece) >= CUT_PIECE_CHARS:
-                    parts.extend(self._piece(p) for p in self._cut.split(piece) if p)
+                if self._cut and len(piece) >= CUT_PIECE_CHARS and "\n\n" in piece:
+                    parts.extend(self._piece(p) for p in cut_after_blank_lines(piece) if p)
                 else:
                     parts.append(self._piece(piece))
         out.frombytes(b"".join(parts))

@@ -15,9 +15,12 @@ functions of the request, per engine:
   ``jinja_template_utils.process_content_for_template_format``; messages and tools through
   its pydantic protocol models).
 
-The behaviour followed is that of the engines' main branches read in 2026 (see
-REFERENCE.md, "Request preprocessing"). A request an engine would reject with a 400
-raises ``EngineRejects`` with the engine's reason.
+The behaviour followed is that of the engines' main branches as read in 2026 (vLLM's
+``chat_utils`` package with ``_postprocess_messages`` coercing bad arguments to ``{}``;
+SGLang's ``serving_chat.py`` with ``normalize_assistant_tool_call_arguments`` and
+``Tool.model_dump()``); older releases differ in details (SGLang passed function objects
+only, vLLM failed on bad arguments). A request an engine would reject with a 400 raises
+``EngineRejects`` with the engine's reason.
 """
 
 from __future__ import annotations

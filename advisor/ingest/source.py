@@ -83,6 +83,20 @@ def tokenizer_warning(tokenizer: str, model: str | None) -> None:
             "tokenizer.json with --tokenizer, or its folder with --model-dir")
 
 
+def _sibling_specials(tokenizer: str) -> dict[str, str] | None:
+    """A tokenizer.json's special tokens from the tokenizer_config.json beside it (a model
+    folder passed file by file), rather than defaults."""
+    path = Path(tokenizer)
+    config = path.with_name("tokenizer_config.json")
+    if path.name != "tokenizer.json" or not config.is_file():
+        return None
+    from advisor.ingest.chat_template import special_tokens_of
+    from advisor.ingest.model_dir import _read_json
+
+    data = _read_json(config)
+    return special_tokens_of(data) if isinstance(data, dict) else None
+
+
 def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | None,
                   traffic: list[Path], engine: str = DEFAULT_ENGINE, model_dir: Path | None = None,
                   timezone: str = "UTC") -> Renderer:
@@ -97,6 +111,8 @@ def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | 
         specials = folder.specials
         if chat_template is None:
             chat_template = folder.chat_template
+    if specials is None:
+        specials = _sibling_specials(tokenizer)
     tok = load_tokenizer(tokenizer)
     chat: ChatRenderer = Llama3Layout(engine=engine, timezone=zone)
     reads_clock = False
