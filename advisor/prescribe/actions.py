@@ -25,7 +25,8 @@ from advisor.errors import AdvisorError
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence
 from advisor.prescribe.moves import AFTER_SHARED, AFTER_STATIC, SpanMove, UnitSort, anchors, choose, shared_marker
-from advisor.prescribe.rewrite import LAST_USER, MESSAGE_END, editable, reorder_blocks, sort_tools
+from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, canonical_tool_keys, editable, reorder_blocks,
+                                       sort_tools, sort_tools_and_keys)
 from advisor.ingest.traffic import Request
 
 Fix = Callable[[Request], "Request | None"]
@@ -89,7 +90,7 @@ class Plan:
 
 
 def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
-              holds: Callable[[str], bool] | None = None) -> list[Plan]:
+              holds: Callable[[str], bool] | None = None, has_tools: bool = False) -> list[Plan]:
     """The fixes for the findings; ``requests`` (per request of a sample: its message
     contents, prompt, tool definitions) choose among the anchors a span was seen with."""
     out: list[Plan] = []
@@ -133,6 +134,8 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
             if f.kind == "tool-order":
                 variants.append(("Sort the tool definitions by name before sending them, in every request.",
                                  sort_tools, {}))
+                variants.append(("Sort the tool definitions by name, and the keys inside each one, before "
+                                 "sending them, in every request.", sort_tools_and_keys, {"keys": True}))
                 kind = "sort-tool-definitions"
             else:
                 kind = "fix-section-order"
@@ -148,6 +151,10 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
                               ("messages", "the messages in a fixed order")):
                 if cores:
                     variants.append((what + text + ".", UnitSort(cores, how), {"how": how}))
+            if has_tools:
+                # Keys of a tool's JSON schema in a different order per request.
+                variants.append(("Serialize each tool definition with its keys sorted (recursively), in "
+                                 "every request.", canonical_tool_keys, {"keys": True}))
             if variants:
                 out.append(Plan(kind, f.code, k, tuple(variants), stage=1, free=True))
     return out
@@ -297,7 +304,7 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     prompt = sum(s.prompt_tokens for s in seqs)
     before = m.cached(seqs)
     before_unlimited = m.cached(seqs, unlimited=True) if capacity is not None else before
-    plans = plans_for(diagnosis, m.sample_texts(), m.holds)
+    plans = plans_for(diagnosis, m.sample_texts(), m.holds, any(r is not None and r.tools for r in m.editable))
     actions: list[Action] = []
 
     def rate(cached: int) -> float:

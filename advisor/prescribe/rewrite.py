@@ -214,3 +214,31 @@ def sort_tools(req: Request) -> Request | None:
     if list(ordered) == list(req.tools):
         return None
     return dataclasses.replace(req, tools=tuple(ordered))
+
+
+def _sorted_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _sorted_keys(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted_keys(v) for v in value]
+    return value
+
+
+def canonical_tool_keys(req: Request) -> Request | None:
+    """The request with the keys inside each tool definition sorted, recursively: the chat
+    layout prints each tool's JSON as given, so a schema whose keys come in a different
+    order per request renders differently even when it means the same."""
+    if not req.tools:
+        return None
+    tools = tuple(_sorted_keys(t) for t in req.tools)
+    # Key order is invisible to ==: compare the serialized forms.
+    if [json.dumps(t) for t in tools] == [json.dumps(t) for t in req.tools]:
+        return None
+    return dataclasses.replace(req, tools=tools)
+
+
+def sort_tools_and_keys(req: Request) -> Request | None:
+    """Both: the tools by name, and the keys inside each one."""
+    first = sort_tools(req)
+    second = canonical_tool_keys(first if first is not None else req)
+    return second if second is not None else first

@@ -1,0 +1,53 @@
+"""Regressions from the held-out diagnosis set (bench/diagnose_heldout.py): small generated
+workloads of shapes the zoo lacked, each checked through the CLI against the brute-force
+truth of its ideally fixed traffic (``tests/oracle.py`` via ``zoo.truth``)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from pathlib import Path
+
+from tests.diagnose import zoo
+
+TOLERANCE = 0.02
+
+
+def _prescribe(tmp_path: Path, cli, w: zoo.Workload) -> dict:
+    path = tmp_path / f"{w.name}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in w.records), encoding="utf-8")
+    res = cli("prescribe", path, "--format", "json")
+    assert res.code == 0, res.err
+    return json.loads(res.out)
+
+
+
+def _shuffled_keys(value, rng: random.Random):
+    if isinstance(value, dict):
+        keys = list(value)
+        rng.shuffle(keys)
+        return {k: _shuffled_keys(value[k], rng) for k in keys}
+    if isinstance(value, list):
+        return [_shuffled_keys(v, rng) for v in value]
+    return value
+
+
+def test_tool_schema_keys_in_random_order(tmp_path: Path, cli) -> None:
+    rng = random.Random(41)
+    system = zoo.persona("keys")
+    tools = zoo.tools("keys", 4)
+    records, fixed = [], []
+    for i in range(40):
+        q = zoo.question(rng)
+        mine = copy.deepcopy(tools)
+        mine[1] = _shuffled_keys(mine[1], rng)
+        msgs = [{"role": "system", "content": system}, {"role": "user", "content": q}]
+        records.append({"messages": msgs, "tools": mine})
+        fixed.append({"messages": msgs, "tools": tools})
+    w = zoo.Workload("tool-keys", "messages", records, fixed, [])
+    data = _prescribe(tmp_path, cli, w)
+    assert any(f["code"] == "TR201" for f in data["findings"])
+    truth = zoo.truth(w)
+    assert truth - data["hit_rate_before"] > 0.1  # the defect costs hits
+    assert abs(data["hit_rate_after"] - truth) <= TOLERANCE, (data["hit_rate_after"], truth, data["actions"])
