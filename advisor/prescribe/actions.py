@@ -24,7 +24,8 @@ from advisor.diagnose.capacity import cached_with_capacity, pin_candidate
 from advisor.errors import AdvisorError
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence
-from advisor.prescribe.moves import AFTER_SHARED, AFTER_STATIC, SpanMove, UnitSort, anchors, choose, shared_marker
+from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, MessageMove, SpanMove, UnitSort, anchors, choose,
+                                     shared_marker, static_messages)
 from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, canonical_tool_keys, editable, reorder_blocks,
                                        sort_tools, sort_tools_and_keys)
 from advisor.ingest.traffic import Request
@@ -90,7 +91,8 @@ class Plan:
 
 
 def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
-              holds: Callable[[str], bool] | None = None, has_tools: bool = False) -> list[Plan]:
+              holds: Callable[[str], bool] | None = None, has_tools: bool = False,
+              static: frozenset[str] = frozenset()) -> list[Plan]:
     """The fixes for the findings; ``requests`` (per request of a sample: its message
     contents, prompt, tool definitions) choose among the anchors a span was seen with."""
     out: list[Plan] = []
@@ -127,6 +129,9 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
             if anchor.to_end:
                 variants.append((what + "as a message of its own after the static message that follows it.",
                                  SpanMove(anchor, AFTER_STATIC), {"to": AFTER_STATIC}))
+            if static:
+                variants.append((what + "by sending its message after the static system messages that follow it.",
+                                 MessageMove(static), {"to": AFTER_STATIC}))
             out.append(Plan("move-dynamic-content", f.code, k, tuple(variants)))
         elif f.code == "TR201":
             cores = f.hidden.get("cores") or []
@@ -304,7 +309,8 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     prompt = sum(s.prompt_tokens for s in seqs)
     before = m.cached(seqs)
     before_unlimited = m.cached(seqs, unlimited=True) if capacity is not None else before
-    plans = plans_for(diagnosis, m.sample_texts(), m.holds, any(r is not None and r.tools for r in m.editable))
+    plans = plans_for(diagnosis, m.sample_texts(), m.holds, any(r is not None and r.tools for r in m.editable),
+                      static_messages(m.editable))
     actions: list[Action] = []
 
     def rate(cached: int) -> float:

@@ -469,3 +469,51 @@ def _dump_like(body: str, original: list, items: list) -> str | None:
             if json.dumps(original, ensure_ascii=ascii_, **kwargs) == body:
                 return json.dumps(items, ensure_ascii=ascii_, **kwargs)
     return None
+
+
+# --- a whole message of per-request content ahead of static messages ----------------------
+
+_PREAMBLE_ROLES = ("system", "developer")
+
+
+@dataclasses.dataclass
+class MessageMove:
+    """The first message that is not one of the ``static`` contents (every request sends
+    those), when static system messages follow it, goes after them: a retrieved context, a
+    profile or a summary sent as its own message before the system prompt."""
+
+    static: frozenset[str]
+
+    def _is_static(self, m: dict[str, Any]) -> bool:
+        return m.get("role") in _PREAMBLE_ROLES and m.get("content") in self.static
+
+    def __call__(self, req: Request) -> Request | None:
+        if req.kind != "messages" or not req.messages:
+            return None
+        messages = list(req.messages)
+        for k, m in enumerate(messages[:-1]):
+            if self._is_static(m):
+                continue
+            j = k + 1
+            while j < len(messages) and self._is_static(messages[j]):
+                j += 1
+            if j == k + 1:
+                return None
+            moved = messages.pop(k)
+            messages.insert(j - 1, moved)
+            return dataclasses.replace(req, messages=tuple(messages))
+        return None
+
+
+def static_messages(requests: Sequence[Request | None], share: float = 0.5) -> frozenset[str]:
+    """System message contents that at least ``share`` of the message requests send."""
+    counts: dict[str, int] = {}
+    n = 0
+    for r in requests:
+        if r is None or r.kind != "messages" or not r.messages:
+            continue
+        n += 1
+        for c in {m.get("content") for m in r.messages if m.get("role") in _PREAMBLE_ROLES}:
+            if isinstance(c, str):
+                counts[c] = counts.get(c, 0) + 1
+    return frozenset(c for c, k in counts.items() if n >= 2 and k >= max(2, share * n))

@@ -51,3 +51,33 @@ def test_tool_schema_keys_in_random_order(tmp_path: Path, cli) -> None:
     truth = zoo.truth(w)
     assert truth - data["hit_rate_before"] > 0.1  # the defect costs hits
     assert abs(data["hit_rate_after"] - truth) <= TOLERANCE, (data["hit_rate_after"], truth, data["actions"])
+
+
+def _docs_before_system(kind: str) -> zoo.Workload:
+    rng = random.Random(7 if kind == "messages" else 8)
+    system = zoo.persona("placement") + "\n\n" + "\n\n".join(zoo.paragraph(rng, 5, 8) for _ in range(4))
+    corpus = zoo.passages("placement", 60)
+    records, fixed = [], []
+    for i in range(50):
+        docs = "Retrieved passages:\n\n" + "\n\n".join(rng.sample(corpus, 2))
+        q = zoo.question(rng)
+        orig = [{"role": "system", "content": docs}, {"role": "system", "content": system},
+                {"role": "user", "content": q}]
+        good = [{"role": "system", "content": system}, {"role": "system", "content": docs},
+                {"role": "user", "content": q}]
+        if kind == "input_ids":
+            records.append({"input_ids": zoo.record_ids({"messages": orig})})
+            fixed.append({"input_ids": zoo.record_ids({"messages": good})})
+        else:
+            records.append({"messages": orig})
+            fixed.append({"messages": good})
+    return zoo.Workload(f"docs-before-system-{kind}", kind, records, fixed, [])
+
+
+def test_per_request_message_before_the_system_prompt(tmp_path: Path, cli) -> None:
+    w = _docs_before_system("messages")
+    data = _prescribe(tmp_path, cli, w)
+    assert any(f["code"] == "TR102" for f in data["findings"]), data["findings"]
+    truth = zoo.truth(w)
+    assert truth - data["hit_rate_before"] > 0.2
+    assert abs(data["hit_rate_after"] - truth) <= TOLERANCE, (data["hit_rate_after"], truth, data["actions"])
