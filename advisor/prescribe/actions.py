@@ -25,7 +25,7 @@ from advisor.errors import AdvisorError
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence
 from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, MessageMove, SpanMove, UnitSort, anchors, choose,
-                                     shared_marker, static_messages)
+                                     shared_marker, static_messages, static_turns, TurnMove)
 from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, canonical_tool_keys, editable, reorder_blocks,
                                        sort_tools, sort_tools_and_keys)
 from advisor.ingest.traffic import Request
@@ -92,7 +92,8 @@ class Plan:
 
 def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
               holds: Callable[[str], bool] | None = None, has_tools: bool = False,
-              static: frozenset[str] = frozenset()) -> list[Plan]:
+              static: frozenset[str] = frozenset(),
+              turns: tuple[frozenset[str], str] = (frozenset(), "")) -> list[Plan]:
     """The fixes for the findings; ``requests`` (per request of a sample: its message
     contents, prompt, tool definitions) choose among the anchors a span was seen with."""
     out: list[Plan] = []
@@ -132,6 +133,9 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
             if static:
                 variants.append((what + "by sending its message after the static system messages that follow it.",
                                  MessageMove(static), {"to": AFTER_STATIC}))
+            if turns[0]:
+                variants.append((what + "by sending its message after the static system messages that follow it.",
+                                 TurnMove(*turns), {"to": AFTER_STATIC}))
             out.append(Plan("move-dynamic-content", f.code, k, tuple(variants)))
         elif f.code == "TR201":
             cores = f.hidden.get("cores") or []
@@ -310,7 +314,7 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     before = m.cached(seqs)
     before_unlimited = m.cached(seqs, unlimited=True) if capacity is not None else before
     plans = plans_for(diagnosis, m.sample_texts(), m.holds, any(r is not None and r.tools for r in m.editable),
-                      static_messages(m.editable))
+                      static_messages(m.editable), static_turns(m.editable))
     actions: list[Action] = []
 
     def rate(cached: int) -> float:

@@ -517,3 +517,68 @@ def static_messages(requests: Sequence[Request | None], share: float = 0.5) -> f
             if isinstance(c, str):
                 counts[c] = counts.get(c, 0) + 1
     return frozenset(c for c, k in counts.items() if n >= 2 and k >= max(2, share * n))
+
+
+_TURN = re.compile(r"(<\|start_header_id\|>(\w+)<\|end_header_id\|>\n\n)(.*?)(<\|eot_id\|>)", re.DOTALL)
+
+
+@dataclasses.dataclass
+class TurnMove:
+    """``MessageMove`` for a prompt decoded from token ids in the Llama 3 layout: the first
+    system turn whose text is not shared (after a ``head`` every such turn starts with,
+    the layout's own preamble) trades places with the static system turns after it."""
+
+    static: frozenset[str]
+    head: str
+
+    def __call__(self, req: Request) -> Request | None:
+        if req.kind != "prompt" or not req.prompt:
+            return None
+        text = req.prompt
+        turns = list(_TURN.finditer(text))
+        for k, t in enumerate(turns[:-1]):
+            if t.group(2) != "system" or t.group(3) in self.static:
+                continue
+            body = t.group(3)
+            head = self.head if body.startswith(self.head) else ""
+            j = k + 1
+            while j < len(turns) and turns[j].group(2) == "system" and turns[j].group(3) in self.static:
+                j += 1
+            if j == k + 1:
+                return None
+            bodies = [turns[i].group(3) for i in range(k + 1, j)] + [body[len(head):]]
+            bodies[0] = head + bodies[0]
+            pieces = [text[:t.start()]]
+            for i, b in zip(range(k, j), bodies):
+                pieces.append(turns[i].group(1) + b + turns[i].group(4))
+            pieces.append(text[turns[j - 1].end():])
+            return dataclasses.replace(req, prompt="".join(pieces))
+        return None
+
+
+def static_turns(requests: Sequence[Request | None], share: float = 0.5) -> tuple[frozenset[str], str]:
+    """System turn texts of decoded prompts that at least ``share`` of them hold, and the
+    text every other first system turn starts with (to a paragraph break)."""
+    counts: dict[str, int] = {}
+    firsts: list[str] = []
+    n = 0
+    for r in requests:
+        if r is None or r.kind != "prompt" or not r.prompt:
+            continue
+        n += 1
+        bodies = [t.group(3) for t in _TURN.finditer(r.prompt) if t.group(2) == "system"]
+        for c in set(bodies):
+            counts[c] = counts.get(c, 0) + 1
+        if bodies:
+            firsts.append(bodies[0])
+    static = frozenset(c for c, k in counts.items() if n >= 2 and k >= max(2, share * n))
+    varying = [b for b in firsts if b not in static]
+    head = ""
+    if len(varying) >= 2:
+        lo, hi = min(varying), max(varying)
+        m = 0
+        while m < min(len(lo), len(hi)) and lo[m] == hi[m]:
+            m += 1
+        cut = lo.rfind("\n\n", 0, m)
+        head = lo[:cut + 2] if cut >= 0 else ""
+    return static, head

@@ -9,6 +9,8 @@ import json
 import random
 from pathlib import Path
 
+import pytest
+
 from tests.diagnose import zoo
 
 TOLERANCE = 0.02
@@ -38,7 +40,7 @@ def test_tool_schema_keys_in_random_order(tmp_path: Path, cli) -> None:
     system = zoo.persona("keys")
     tools = zoo.tools("keys", 4)
     records, fixed = [], []
-    for i in range(40):
+    for _ in range(40):
         q = zoo.question(rng)
         mine = copy.deepcopy(tools)
         mine[1] = _shuffled_keys(mine[1], rng)
@@ -58,7 +60,7 @@ def _docs_before_system(kind: str) -> zoo.Workload:
     system = zoo.persona("placement") + "\n\n" + "\n\n".join(zoo.paragraph(rng, 5, 8) for _ in range(4))
     corpus = zoo.passages("placement", 60)
     records, fixed = [], []
-    for i in range(50):
+    for _ in range(50):
         docs = "Retrieved passages:\n\n" + "\n\n".join(rng.sample(corpus, 2))
         q = zoo.question(rng)
         orig = [{"role": "system", "content": docs}, {"role": "system", "content": system},
@@ -74,8 +76,9 @@ def _docs_before_system(kind: str) -> zoo.Workload:
     return zoo.Workload(f"docs-before-system-{kind}", kind, records, fixed, [])
 
 
-def test_per_request_message_before_the_system_prompt(tmp_path: Path, cli) -> None:
-    w = _docs_before_system("messages")
+@pytest.mark.parametrize("kind", ["messages", "input_ids"])
+def test_per_request_message_before_the_system_prompt(tmp_path: Path, cli, kind: str) -> None:
+    w = _docs_before_system(kind)
     data = _prescribe(tmp_path, cli, w)
     assert any(f["code"] == "TR102" for f in data["findings"]), data["findings"]
     truth = zoo.truth(w)
