@@ -15,15 +15,21 @@ from rich.table import Table
 from advisor.cli import app
 from advisor.commands.bounds import bounded
 from advisor.console import out_console, write_stdout
+from pathlib import Path
+
+from advisor.commands.common import emit
 from advisor.cost import (
+    DEFAULT_BANDWIDTH_UTIL,
     DEFAULT_MFU,
     ENGINES,
     GIB,
     KV_DTYPE_BYTES,
+    REFERENCE_PROMPT_TOKENS,
     CostEstimate,
     estimate_cost,
     kv_bytes_per_token,
     load_catalog,
+    not_fitting_message,
     resolve_gpu,
     resolve_model,
 )
@@ -55,12 +61,23 @@ def _rows(e: CostEstimate) -> list[tuple[str, str, str]]:
             f"{e.kv_bytes_per_token_full_layers_only:,} B",
             f"{e.sliding_layers} layers slide over {e.sliding_window:,} tokens",
         ))
-    share = f"{e.prefix_pool_share:.2%} of the pool"
+    share = f"{e.prefix_pool_share:.2%} of the pool" if e.weights_fit else "no pool at this TP"
+    shipped = "as shipped" if e.weight_dtype == e.weight_dtype_shipped else f"ships {e.weight_dtype_shipped}"
+    rows.append(("weights per GPU", _size(e.weight_bytes_per_gpu), f"{e.weight_dtype} ({shipped})"))
+    if e.weights_fit:
+        rows += [
+            ("KV pool", f"{_size(e.kv_pool_bytes)}{tp_note}",
+             f"{e.engine} at {e.mem_fraction} ({e.mem_fraction_source})"),
+            ("KV pool tokens", f"{e.kv_pool_tokens:,}", "estimate; the engine log line is the truth"),
+        ]
+    else:
+        smallest = f"TP {e.smallest_tp_that_fits}" if e.smallest_tp_that_fits else "none up to TP 16"
+        rows += [
+            ("KV pool", "none: the weights do not fit",
+             f"{e.engine} at {e.mem_fraction} ({e.mem_fraction_source})"),
+            ("smallest TP that fits", smallest, "the fewest GPUs whose pool has room after the weights"),
+        ]
     rows += [
-        ("weights per GPU", _size(e.weight_bytes_per_gpu), e.weight_dtype),
-        ("KV pool", f"{_size(e.kv_pool_bytes)}{tp_note}",
-         f"{e.engine} at {e.mem_fraction} ({e.mem_fraction_source})"),
-        ("KV pool tokens", f"{e.kv_pool_tokens:,}", "estimate; the engine log line is the truth"),
         (f"prefix of {e.prefix_tokens:,} tokens", f"{e.prefix_bytes:,} B ({_size(e.prefix_bytes)})",
          f"one radix branch; {share}"),
     ]
@@ -85,13 +102,24 @@ def _rows(e: CostEstimate) -> list[tuple[str, str, str]]:
         ("prefill FLOPs per hit", f"{e.prefill_flops_per_hit / 1e12:,.2f} TFLOP",
          f"2·N·T + causal attention; N = {e.params_nonembedding_active / 1e9:.2f}B ({e.params_source})"),
         ("prefill time saved per hit", f"{e.prefill_seconds_saved_per_hit * 1e3:,.1f} ms",
-         f"at {e.mfu:.0%} MFU of {e.tflops_bf16_dense:g} TFLOPS BF16 dense × {e.tp}"),
+         f"at {e.mfu:.0%} MFU of {e.gemm_tflops:g} TFLOPS {e.gemm_dtype} × {e.tp}"),
+        ("prefill throughput", f"{e.prefill_tokens_per_s:,.0f} tokens/s",
+         f"one cold {REFERENCE_PROMPT_TOKENS:,}-token prompt, compute bound"),
+        ("decode step, 1 sequence", f"{e.decode_step_seconds_batch1 * 1e3:,.2f} ms",
+         f"weights/TP + KV of {REFERENCE_PROMPT_TOKENS:,} tokens at {e.bandwidth_util:.0%} of "
+         f"{e.bandwidth_gb_s:,.0f} GB/s"),
+        (f"decode step, batch of {e.batch}", f"{e.decode_step_seconds_batch * 1e3:,.2f} ms",
+         f"{e.batch} × ({e.prefix_tokens:,} + {e.unique_tokens:,}) tokens of KV, unshared reads"),
     ]
     return rows
 
 
+def _notice(e: CostEstimate) -> list[str]:
+    return [] if e.weights_fit else [f"Note: {not_fitting_message(e)}.", ""]
+
+
 def _markdown(e: CostEstimate) -> str:
-    lines = ["| quantity | value | how |", "| --- | --- | --- |"]
+    lines = _notice(e) + ["| quantity | value | how |", "| --- | --- | --- |"]
     for quantity, value, how in _rows(e):
         cells = (c.replace("|", "\\|") for c in (quantity, value, how))
         lines.append("| " + " | ".join(cells) + " |")
@@ -100,6 +128,8 @@ def _markdown(e: CostEstimate) -> str:
 
 
 def _print_table(e: CostEstimate) -> None:
+    for line in _notice(e)[:1]:
+        out_console.print(line, markup=False)
     table = Table(title=f"KV and prefill cost: {e.model} on {e.gpu}", title_justify="left")
     table.add_column("quantity")
     table.add_column("value", justify="right")
@@ -166,8 +196,12 @@ def cost_command(
         help="SGLang --mem-fraction-static or vLLM --gpu-memory-utilization (default: the engine's).",
     ),
     mfu: float = typer.Option(DEFAULT_MFU, "--mfu", help="Model FLOPs utilisation for prefill time."),
-    weight_dtype: str = typer.Option("bf16", "--weight-dtype", help="Weight dtype: bf16 or fp8."),
-    fmt: str = typer.Option("text", "--format", help="text, json or markdown."),
+    weight_dtype: Optional[str] = typer.Option(
+        None, "--weight-dtype", help="Weight dtype: bf16, fp8 or mxfp4 (MoE experts). Default: as the model ships."),
+    bandwidth_util: float = typer.Option(DEFAULT_BANDWIDTH_UTIL, "--bandwidth-util",
+                                         help="Share of GPU bandwidth a decode step achieves."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout."),
     list_catalog: bool = typer.Option(False, "--list", help="List the catalog's models and GPUs."),
     model_dir: Optional[Path] = typer.Option(None, "--model-dir",
                                              help="A HuggingFace model folder: its config.json is the model."),
@@ -195,10 +229,19 @@ def cost_command(
         mem_fraction=mem_fraction,
         mfu=mfu,
         weight_dtype=weight_dtype,
+        bandwidth_util=bandwidth_util,
     )
     if fmt == "json":
-        write_stdout(json.dumps(estimate.to_dict(), indent=2, sort_keys=True))
-    elif fmt == "markdown":
-        write_stdout(_markdown(estimate))
+        text = json.dumps(estimate.to_dict(), indent=2, sort_keys=True) + "\n"
+        if output is None:
+            write_stdout(text.rstrip("\n"))
+        else:
+            emit(text, output)
+    elif fmt == "markdown" or output is not None:
+        # A text report written to a file is its markdown rendering (no terminal codes).
+        if output is None:
+            write_stdout(_markdown(estimate))
+        else:
+            emit(_markdown(estimate), output)
     else:
         _print_table(estimate)

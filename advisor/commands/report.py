@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from advisor.advisory import ReportOptions, Thresholds, build
+from advisor.advise import ReportOptions, Thresholds, build
 from advisor.cli import app
 from advisor.commands.bounds import bounded
 from advisor.commands.common import SkipLog, check_format, check_output, emit, emit_bytes, is_stdout, regular_destination

@@ -1,4 +1,4 @@
-"""The advisory as markdown: a pure function of the data `advisor.advisory.build` returns."""
+"""The advisory as markdown: a pure function of the data `advisor.advise.build` returns."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""HBM and prefill cost of a shared prompt prefix: the model/GPU catalog and the arithmetic.
+"""The model and GPU catalog: entries, HuggingFace config.json reading, name resolution.
 
 Everything here is a pure function of a catalog entry (or a HuggingFace ``config.json``), a GPU
 and a few serving settings; the CLI (``advisor/commands/cost.py``) only parses options and prints.
@@ -38,6 +38,11 @@ MIB = 1 << 20
 # Bytes per KV element. BF16/FP16 store 2 bytes; FP8 (vLLM fp8/fp8_e4m3/fp8_e5m2, SGLang
 # fp8_e4m3/fp8_e5m2) stores 1 and halves the cache (REFERENCE §4.1).
 KV_DTYPE_BYTES: dict[str, int] = {"bf16": 2, "fp16": 2, "fp8": 1}
+# Bits per weight. MXFP4 (gpt-oss) stores 4-bit values with one 8-bit scale per 32: 4.25 bits,
+# and only the MoE expert weights are in it; the rest of the model stays BF16 (gpt-oss model
+# card; vLLM's gpt-oss post: "63 GB (120B) and 14 GB (20B)"; see data/models.yaml).
+WEIGHT_DTYPE_BITS: dict[str, float] = {"bf16": 16, "fp16": 16, "fp8": 8, "mxfp4": 4.25}
+# Kept for callers that want whole bytes of the dense dtypes.
 WEIGHT_DTYPE_BYTES: dict[str, int] = {"bf16": 2, "fp16": 2, "fp8": 1}
 
 ENGINES = ("sglang", "vllm")
@@ -99,6 +104,28 @@ class ModelSpec:
     # The catalog's own recorded figures (kv_bytes_per_token_bf16, ...), for cross-checks.
     recorded: Mapping[str, Any] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
+    # Mixture of experts: routed experts and how many each token uses (0 = dense).
+    num_experts: int = 0
+    experts_per_token: int = 0
+    # The dtype the published checkpoint ships its weights in, and where that is stated.
+    weight_dtype: str = "bf16"
+    weight_dtype_source: str = ""
+    max_context: int | None = None  # max_position_embeddings
+
+    @property
+    def is_moe(self) -> bool:
+        return self.num_experts > self.experts_per_token > 0
+
+    @property
+    def params_experts(self) -> int:
+        """Parameters in the routed experts (all of them resident, ``experts_per_token`` used).
+
+        total − active = (E − k) experts' worth of routed weights, so all E of them are
+        (total − active)·E/(E − k); shared experts, attention and embeddings are the rest.
+        """
+        if not self.is_moe:
+            return 0
+        return (self.params_total - self.params_active) * self.num_experts // (self.num_experts - self.experts_per_token)
 
     @property
     def is_mla(self) -> bool:
@@ -340,7 +367,24 @@ def _model_spec(cfg: Mapping[str, Any], model_id: str, source: str, L: int, H: i
         sliding_window=window,
         sliding_layers=sliding,
         recorded={k: v for k, v in cfg.items() if str(k).startswith("kv_")},
+        num_experts=int(_first(cfg, "n_routed_experts", "num_local_experts", "num_experts") or 0),
+        experts_per_token=int(cfg.get("num_experts_per_tok") or 0),
+        weight_dtype=_shipped_weight_dtype(cfg),
+        max_context=int(cfg["max_position_embeddings"]) if cfg.get("max_position_embeddings") else None,
+        weight_dtype_source=str(cfg.get("weight_dtype_source") or ("quantization_config" if cfg.get("quantization_config") else "")),
     )
+
+
+def _shipped_weight_dtype(cfg: Mapping[str, Any]) -> str:
+    """The catalog's ``weight_dtype``, or what a config.json's ``quantization_config`` says."""
+    if cfg.get("weight_dtype"):
+        return str(cfg["weight_dtype"]).lower()
+    quant = cfg.get("quantization_config")
+    if isinstance(quant, Mapping):
+        method = str(quant.get("quant_method") or "").lower()
+        if method in ("mxfp4", "fp8"):
+            return method
+    return "bf16"
 
 
 def _gpu_from_entry(entry: Mapping[str, Any]) -> GpuSpec:
@@ -437,361 +481,3 @@ def resolve_gpu(name: str, catalog: Catalog | None = None) -> GpuSpec:
             return gpu
     known = ", ".join(sorted({a for g in catalog.gpus for a in g.aliases}))
     raise AdvisorError(f"unknown GPU {name!r}; known: {known}")
-
-
-# ---------------------------------------------------------------------------------------------
-# KV bytes (REFERENCE §4.1)
-# ---------------------------------------------------------------------------------------------
-
-
-def _kv_bytes(kv_dtype: str) -> int:
-    try:
-        return KV_DTYPE_BYTES[kv_dtype.lower()]
-    except KeyError:
-        raise AdvisorError(f"unknown KV dtype {kv_dtype!r}; known: {', '.join(KV_DTYPE_BYTES)}") from None
-
-
-def check_tp(model: ModelSpec, tp: int) -> None:
-    """Engines shard attention heads evenly, so TP must divide the query heads."""
-    if tp < 1:
-        raise AdvisorError(f"--tp must be at least 1 (got {tp})")
-    if model.num_heads % tp:
-        raise AdvisorError(f"--tp {tp} does not divide the {model.num_heads} attention heads of {model.id}")
-
-
-def kv_heads_per_gpu(model: ModelSpec, tp: int = 1) -> int:
-    """KV heads one GPU holds: n_kv / TP, replicated when TP > n_kv (SGLang ``get_num_kv_heads``)."""
-    return max(1, model.num_kv_heads // tp)
-
-
-def kv_bytes_per_layer_token(model: ModelSpec, kv_dtype: str = "bf16", tp: int = 1) -> int:
-    """KV bytes one layer stores per token on one GPU.
-
-    GQA/MHA/MQA: K and V for each local KV head (2 · kv · head_dim · b). MLA: one latent of
-    kv_lora_rank plus the decoupled RoPE key, shared by all heads and therefore not divided by TP
-    (SGLang's MLA cell size has no TP divisor).
-    """
-    b = _kv_bytes(kv_dtype)
-    if model.is_mla:
-        return (model.kv_lora_rank + model.qk_rope_head_dim) * b  # type: ignore[operator]
-    return 2 * kv_heads_per_gpu(model, tp) * model.head_dim * b
-
-
-def kv_bytes_per_token(
-    model: ModelSpec, kv_dtype: str = "bf16", tp: int = 1, *, full_layers_only: bool = False
-) -> int:
-    """KV bytes per token on one GPU: every layer (default) or only the full-attention layers.
-
-    With tp=1 this is the model's figure of REFERENCE §4.2 (131,072 B for Llama 3.1 8B in BF16).
-    ``full_layers_only`` is the growth per token once sliding-window layers are capped by an
-    SWA-aware pool (0 for Mistral-7B-v0.1, whose every layer slides).
-    """
-    layers = model.num_full_layers if full_layers_only else model.num_layers
-    return layers * kv_bytes_per_layer_token(model, kv_dtype, tp)
-
-
-def sequence_kv_bytes(
-    model: ModelSpec, tokens: int, kv_dtype: str = "bf16", tp: int = 1, *, swa_aware: bool = False
-) -> int:
-    """KV bytes of ``tokens`` tokens of one sequence on one GPU.
-
-    Without an SWA-aware pool every layer holds every token. With one, sliding layers keep at
-    most ``sliding_window`` tokens: Σ_full per-layer·T + Σ_swa per-layer·min(T, window).
-    """
-    per_layer = kv_bytes_per_layer_token(model, kv_dtype, tp)
-    if not swa_aware or not model.sliding_window:
-        return model.num_layers * per_layer * tokens
-    capped = min(tokens, model.sliding_window)
-    return per_layer * (model.num_full_layers * tokens + model.num_sliding_layers * capped)
-
-
-# ---------------------------------------------------------------------------------------------
-# KV pool after weights (REFERENCE §4.3)
-# ---------------------------------------------------------------------------------------------
-
-
-def sglang_default_mem_fraction(gpu: GpuSpec, tp: int = 1, pp: int = 1) -> float:
-    """SGLang's late-2025 ``mem_fraction_static`` default (``_handle_gpu_memory_settings``).
-
-    reserved (MiB) = 512 + 1.5·max(chunked_prefill_size, 2048) + 2·cuda_graph_max_bs + TP·PP/8·1024,
-    at least 10 GiB on GPUs above 60 GiB; fraction = (total − reserved) / total, 3 decimals.
-    With the nvidia-smi total this reproduces REFERENCE's derived H100 TP1 0.835 and TP8 0.818
-    (see the module constants for the inputs). GPUs without an nvidia-smi figure in the catalog
-    use datasheet GB, so e.g. H200 comes out 0.900 where REFERENCE, from ~140 GiB visible, has
-    0.907. The default changed at least twice; pass the running value when known.
-    """
-    total_mib = gpu.memory_bytes / MIB
-    b200 = gpu.id.lower().startswith("b200")
-    chunked = _SGLANG_B200_CHUNKED_PREFILL if b200 else _SGLANG_DEFAULT_CHUNKED_PREFILL
-    graph_bs = 512 if (b200 or tp >= 4) else 256
-    reserved = 512 + 1.5 * max(chunked, 2048) + 2 * graph_bs + tp * pp / 8 * 1024
-    if total_mib > 60 * 1024:
-        reserved = max(reserved, 10 * 1024)
-    return round((total_mib - reserved) / total_mib, 3)
-
-
-def default_mem_fraction(engine: str, gpu: GpuSpec, tp: int = 1) -> float:
-    if engine == "vllm":
-        return VLLM_GPU_MEMORY_UTILIZATION_DEFAULT
-    return sglang_default_mem_fraction(gpu, tp)
-
-
-def weight_bytes(model: ModelSpec, weight_dtype: str = "bf16") -> int:
-    """All weights (total, not active: every expert stays resident)."""
-    try:
-        b = WEIGHT_DTYPE_BYTES[weight_dtype.lower()]
-    except KeyError:
-        raise AdvisorError(
-            f"unknown weight dtype {weight_dtype!r}; known: {', '.join(WEIGHT_DTYPE_BYTES)}"
-        ) from None
-    return model.params_total * b
-
-
-def kv_pool_bytes_per_gpu(
-    gpu: GpuSpec, weights_per_gpu: int, engine: str = "sglang", mem_fraction: float | None = None, tp: int = 1
-) -> int:
-    """One GPU's KV pool in bytes (0 when the weights leave nothing).
-
-    SGLang: rest = free-after-weights − total·(1 − mem_fraction_static)
-                 = total·mem_fraction_static − weights − CUDA context.
-    vLLM:   total·gpu_memory_utilization − weights − activations/non-torch memory.
-    """
-    if engine not in ENGINES:
-        raise AdvisorError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
-    fraction = default_mem_fraction(engine, gpu, tp) if mem_fraction is None else mem_fraction
-    if not 0 < fraction <= 1:
-        raise AdvisorError(f"memory fraction must be in (0, 1] (got {fraction})")
-    overhead = VLLM_ACTIVATION_BYTES if engine == "vllm" else CUDA_CONTEXT_BYTES
-    return max(0, int(gpu.memory_bytes * fraction) - weights_per_gpu - overhead)
-
-
-# ---------------------------------------------------------------------------------------------
-# Prefill compute (REFERENCE §5)
-# ---------------------------------------------------------------------------------------------
-
-
-def _attention_pairs(tokens: int, window: int | None) -> float:
-    """Query-key pairs of a causal prefill: T²/2, or ≈ W·T − W²/2 once a window W < T caps it."""
-    if window is None or tokens <= window:
-        return tokens * tokens / 2
-    return window * tokens - window * window / 2
-
-
-def prefill_flops(model: ModelSpec, tokens: int) -> float:
-    """FLOPs to prefill ``tokens`` tokens from scratch (what a prefix hit saves).
-
-    2·N·T for the weights (N = active non-embedding parameters) plus the causal attention,
-    2·L·d_attn·T² for full layers: QKᵀ and AV each cost 2·pairs·heads·dim with pairs = T²/2.
-    MLA uses its query/key width (nope + rope) for QKᵀ and v_head_dim for AV; sliding layers
-    count only the pairs inside their window.
-    """
-    if tokens <= 0:
-        return 0.0
-    if model.is_mla:
-        assert model.qk_nope_head_dim is not None and model.qk_rope_head_dim is not None
-        assert model.v_head_dim is not None
-        qk_dim = model.qk_nope_head_dim + model.qk_rope_head_dim
-        v_dim = model.v_head_dim
-    else:
-        qk_dim = v_dim = model.head_dim
-    per_pair = 2 * model.num_heads * (qk_dim + v_dim)
-    attention = per_pair * (
-        model.num_full_layers * _attention_pairs(tokens, None)
-        + model.num_sliding_layers * _attention_pairs(tokens, model.sliding_window)
-    )
-    return 2 * model.params_nonembedding_active * tokens + attention
-
-
-def prefill_seconds(flops: float, gpu: GpuSpec, tp: int = 1, mfu: float = DEFAULT_MFU) -> float:
-    """Seconds to run ``flops`` on TP GPUs at BF16 dense peak × MFU (communication not modelled)."""
-    if not 0 < mfu <= 1:
-        raise AdvisorError(f"--mfu must be in (0, 1] (got {mfu})")
-    return flops / (tp * gpu.tflops_bf16_dense * 1e12 * mfu)
-
-
-# ---------------------------------------------------------------------------------------------
-# The estimate `advisor cost` prints
-# ---------------------------------------------------------------------------------------------
-
-# The DESIGN.md contract, in order; to_dict() adds extras after these.
-CONTRACT_FIELDS = (
-    "model", "gpu", "tp", "kv_dtype", "kv_bytes_per_token", "kv_pool_bytes", "kv_pool_tokens",
-    "prefix_tokens", "prefix_bytes", "batch", "batch_bytes_shared", "batch_bytes_unshared",
-    "prefill_flops_per_hit", "prefill_seconds_saved_per_hit",
-)
-
-
-@dataclass(frozen=True)
-class CostEstimate:
-    """HBM and prefill cost of one shared prefix on one model/GPU/TP/engine setting."""
-
-    # DESIGN.md contract fields
-    model: str
-    gpu: str
-    tp: int
-    kv_dtype: str
-    kv_bytes_per_token: int  # across the TP group (per-GPU × TP)
-    kv_pool_bytes: int  # across the TP group
-    kv_pool_tokens: int  # tokens the pool holds (each token is spread over the TP group)
-    prefix_tokens: int
-    prefix_bytes: int  # resident cost of the prefix as one radix branch
-    batch: int
-    batch_bytes_shared: int  # the batch's prefix KV when it is shared: one copy
-    batch_bytes_unshared: int  # one copy per sequence
-    prefill_flops_per_hit: float
-    prefill_seconds_saved_per_hit: float
-    # extras
-    engine: str
-    mem_fraction: float
-    mem_fraction_source: str
-    mfu: float
-    weight_dtype: str
-    attention: str
-    gpu_memory_bytes: int
-    weight_bytes_per_gpu: int
-    kv_bytes_per_token_per_gpu: int
-    kv_bytes_per_token_full_layers_only: int  # growth once sliding layers are capped
-    kv_pool_bytes_per_gpu: int
-    sliding_window: int | None
-    sliding_layers: int
-    prefix_bytes_swa_aware: int  # the prefix under an SWA-aware pool (== prefix_bytes without SWA)
-    prefix_pool_share: float  # prefix_bytes / kv_pool_bytes
-    unique_tokens: int
-    batch_bytes_unique: int  # the batch's own (non-prefix) tokens, same either way
-    concurrency_unshared: int  # sequences of prefix + unique tokens that fit without sharing
-    concurrency_shared: int | None  # with one shared copy; None when unbounded (unique_tokens 0)
-    prefill_flops_per_token: float  # average over the prefix (attention grows with T)
-    params_nonembedding_active: int
-    params_source: str
-    tflops_bf16_dense: float
-    model_source: str
-    gpu_source: str
-    gpu_memory_basis: str
-
-    def to_dict(self) -> dict[str, Any]:
-        data = {name: getattr(self, name) for name in CONTRACT_FIELDS}
-        for name, value in self.__dict__.items():
-            data.setdefault(name, value)
-        return data
-
-
-def estimate_cost(
-    model: ModelSpec,
-    gpu: GpuSpec,
-    *,
-    tp: int = 1,
-    kv_dtype: str = "bf16",
-    prefix_tokens: int = 0,
-    batch: int = 1,
-    unique_tokens: int = 0,
-    engine: str = "sglang",
-    mem_fraction: float | None = None,
-    mfu: float = DEFAULT_MFU,
-    weight_dtype: str = "bf16",
-) -> CostEstimate:
-    """Everything ``advisor cost`` reports, from resolved specs (see ``resolve_model``/``resolve_gpu``)."""
-    check_tp(model, tp)
-    kv_dtype = kv_dtype.lower()
-    engine = engine.lower()
-    if prefix_tokens < 0 or unique_tokens < 0 or batch < 1:
-        raise AdvisorError("--prefix-tokens and --unique-tokens must be >= 0, --batch >= 1")
-    if engine not in ENGINES:
-        raise AdvisorError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
-    if mem_fraction is None:
-        fraction = default_mem_fraction(engine, gpu, tp)
-        fraction_source = (
-            "vLLM default (docs; 0.92 in the 0.33.0 source)"
-            if engine == "vllm"
-            else "SGLang late-2025 default rule"
-        )
-    else:
-        fraction, fraction_source = mem_fraction, "given"
-
-    per_gpu_token = kv_bytes_per_token(model, kv_dtype, tp)
-    weights_gpu = math.ceil(weight_bytes(model, weight_dtype) / tp)
-    pool_gpu = kv_pool_bytes_per_gpu(gpu, weights_gpu, engine, fraction, tp)
-    if pool_gpu <= 0:
-        raise AdvisorError(
-            f"{model.id} weights ({weights_gpu / GIB:.1f} GiB per GPU in {weight_dtype}) leave no KV pool "
-            f"on {gpu.id} at memory fraction {fraction}; raise --tp or use --weight-dtype fp8"
-        )
-    pool_tokens = pool_gpu // per_gpu_token
-    token_bytes = per_gpu_token * tp  # HBM across the TP group per token
-    prefix_bytes = prefix_tokens * token_bytes
-    prefix_swa = sequence_kv_bytes(model, prefix_tokens, kv_dtype, tp, swa_aware=True) * tp
-
-    # Concurrency: how many sequences of (shared prefix + own tokens) the pool holds. Without
-    # sharing each carries its own prefix copy; with a radix-shared prefix one copy serves all.
-    seq_tokens = prefix_tokens + unique_tokens
-    unshared = pool_tokens // seq_tokens if seq_tokens else 0
-    if unique_tokens:
-        shared: int | None = max(0, pool_tokens - prefix_tokens) // unique_tokens
-    else:
-        shared = None
-
-    flops = prefill_flops(model, prefix_tokens)
-    return CostEstimate(
-        model=model.id,
-        gpu=gpu.id,
-        tp=tp,
-        kv_dtype=kv_dtype,
-        kv_bytes_per_token=token_bytes,
-        kv_pool_bytes=pool_gpu * tp,
-        kv_pool_tokens=pool_tokens,
-        prefix_tokens=prefix_tokens,
-        prefix_bytes=prefix_bytes,
-        batch=batch,
-        batch_bytes_shared=prefix_bytes,
-        batch_bytes_unshared=batch * prefix_bytes,
-        prefill_flops_per_hit=flops,
-        prefill_seconds_saved_per_hit=prefill_seconds(flops, gpu, tp, mfu),
-        engine=engine,
-        mem_fraction=fraction,
-        mem_fraction_source=fraction_source,
-        mfu=mfu,
-        weight_dtype=weight_dtype.lower(),
-        attention=model.attention,
-        gpu_memory_bytes=gpu.memory_bytes,
-        weight_bytes_per_gpu=weights_gpu,
-        kv_bytes_per_token_per_gpu=per_gpu_token,
-        kv_bytes_per_token_full_layers_only=kv_bytes_per_token(model, kv_dtype, tp, full_layers_only=True) * tp,
-        kv_pool_bytes_per_gpu=pool_gpu,
-        sliding_window=model.sliding_window,
-        sliding_layers=model.num_sliding_layers,
-        prefix_bytes_swa_aware=prefix_swa,
-        prefix_pool_share=prefix_bytes / (pool_gpu * tp),
-        unique_tokens=unique_tokens,
-        batch_bytes_unique=batch * unique_tokens * token_bytes,
-        concurrency_unshared=unshared,
-        concurrency_shared=shared,
-        prefill_flops_per_token=flops / prefix_tokens if prefix_tokens else 0.0,
-        params_nonembedding_active=model.params_nonembedding_active,
-        params_source=model.params_source,
-        tflops_bf16_dense=gpu.tflops_bf16_dense,
-        model_source=model.source,
-        gpu_source=gpu.source,
-        gpu_memory_basis=gpu.memory_basis,
-    )
-
-
-def pool_capacity_tokens(
-    model: str | ModelSpec,
-    gpu: str | GpuSpec,
-    *,
-    tp: int = 1,
-    kv_dtype: str = "bf16",
-    engine: str = "sglang",
-    mem_fraction: float | None = None,
-    weight_dtype: str = "bf16",
-) -> int:
-    """KV pool size in tokens for ``simulate --model M --gpu G`` (names or resolved specs).
-
-    The same figure as ``estimate_cost(...).kv_pool_tokens``: every layer allocated per token,
-    i.e. no SWA-aware pool.
-    """
-    model_spec = resolve_model(model) if isinstance(model, str) else model
-    gpu_spec = resolve_gpu(gpu) if isinstance(gpu, str) else gpu
-    return estimate_cost(
-        model_spec, gpu_spec, tp=tp, kv_dtype=kv_dtype, engine=engine,
-        mem_fraction=mem_fraction, weight_dtype=weight_dtype,
-    ).kv_pool_tokens
