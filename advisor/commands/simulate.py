@@ -20,8 +20,10 @@ from advisor.verify.attribution import align, verify
 from advisor.verify.collect import watch
 from advisor.verify.compare import Observed, compare
 from advisor.simulate.jobs import JobStore
+from advisor.cost.catalog import DEFAULT_MFU
+from advisor.cost.compute import DEFAULT_BANDWIDTH_UTIL
 from advisor.simulate.model import (
-    ENGINE_EVICTION, ENGINE_PAGE, ENGINES, EVICTIONS, MODES, POLICIES, ROUTERS, CostModel,
+    DEFAULT_GPU, DEFAULT_MODEL, ENGINE_EVICTION, ENGINE_PAGE, ENGINES, EVICTIONS, MODES, POLICIES, ROUTERS, CostModel,
 )
 from advisor.simulate.report import simulate_dict, to_json, to_markdown, to_text
 from advisor.simulate.runner import (
@@ -40,16 +42,36 @@ def _choices(text: str | None, allowed: tuple[str, ...], option: str) -> list[st
     return list(dict.fromkeys(items))
 
 
-def _capacity(capacity_tokens: int | None, model: str | None, gpu: str | None, engine: str) -> int | None:
+def _capacity(capacity_tokens: int | None, model: str | None, gpu: str | None, engine: str, tp: int,
+              kv_dtype: str, weight_dtype: str | None) -> int | None:
     if capacity_tokens is not None:
         return capacity_tokens
     if model or gpu:
-        if not (model and gpu):
-            raise AdvisorError("--model and --gpu go together (or give --capacity-tokens)")
         from advisor.cost import pool_capacity_tokens
 
-        return pool_capacity_tokens(model, gpu, engine="vllm" if engine == "vllm" else "sglang")
+        return pool_capacity_tokens(model or "", gpu or "", tp=tp, kv_dtype=kv_dtype,
+                                    engine="vllm" if engine == "vllm" else "sglang", weight_dtype=weight_dtype)
     return None
+
+
+def _timings(model: str | None, gpu: str | None, tp: int, kv_dtype: str, weight_dtype: str | None, mfu: float,
+             bandwidth_util: float, prefill_token_seconds: float | None,
+             decode_step_seconds: float | None) -> CostModel:
+    """The serve-mode timings: the catalog's for --model/--gpu (default Llama 3.1 8B on one
+    H100); --prefill-token-seconds / --decode-step-seconds replace them with fixed figures."""
+    from advisor.cost import engine_timings, resolve_gpu, resolve_model
+
+    for name, value in (("--prefill-token-seconds", prefill_token_seconds),
+                        ("--decode-step-seconds", decode_step_seconds)):
+        if value is not None and not 0 <= value < float("inf"):  # also refuses nan
+            raise AdvisorError(f"{name} must be a non-negative number (got {value})")
+    timings = engine_timings(resolve_model(model or DEFAULT_MODEL), resolve_gpu(gpu or DEFAULT_GPU), tp=tp,
+                             kv_dtype=kv_dtype, weight_dtype=weight_dtype, mfu=mfu, bandwidth_util=bandwidth_util)
+    if prefill_token_seconds is None and decode_step_seconds is None:
+        return timings
+    p = timings.prefill_token_s if prefill_token_seconds is None else prefill_token_seconds
+    d = timings.decode_step_s if decode_step_seconds is None else decode_step_seconds
+    return CostModel(p, d, description=f"fixed: {p:g} s per prefill token, {d:g} s per decode step")
 
 
 @app.command("simulate")
@@ -62,10 +84,15 @@ def simulate_command(
     timezone: str = typer.Option("UTC", help=TIMEZONE_HELP),
     templates: Optional[Path] = typer.Option(None, help="Folder of prompt templates for 'template' records."),
     capacity_tokens: Optional[int] = typer.Option(None, min=0, callback=bounded("--capacity-tokens"), help="KV pool size in tokens (per replica). Default: unlimited."),
-    model: Optional[str] = typer.Option(None, help="Size the pool from a model (with --gpu) instead of --capacity-tokens."),
+    model: Optional[str] = typer.Option(None, help="Size the pool and time the steps from a model (with --gpu; default timings: llama-3.1-8b on h100)."),
     gpu: Optional[str] = typer.Option(None, help="GPU for --model."),
+    tp: int = typer.Option(1, "--tp", help="Tensor-parallel GPUs of --model/--gpu."),
+    kv_dtype: str = typer.Option("bf16", "--kv-dtype", help="KV cache dtype: bf16 or fp8."),
+    weight_dtype: Optional[str] = typer.Option(None, "--weight-dtype", help="bf16, fp8 or mxfp4. Default: as the model ships."),
+    mfu: float = typer.Option(DEFAULT_MFU, "--mfu", help="Model FLOPs utilisation of prefill (serve timings)."),
+    bandwidth_util: float = typer.Option(DEFAULT_BANDWIDTH_UTIL, "--bandwidth-util", help="Share of GPU bandwidth a decode step achieves."),
     policy: str = typer.Option("fcfs", help="Scheduling policies, comma-separated: fcfs, lpm, dfs-weight, lof, random."),
-    eviction: Optional[str] = typer.Option(None, help="Eviction policies, comma-separated: branch-lru (SGLang whole leaves), block-lru (vLLM blocks), lfu, fifo (SGLang's, whole leaves). Default: the engine's."),
+    eviction: Optional[str] = typer.Option(None, help="Eviction policies, comma-separated: branch-lru (SGLang whole leaves), block-lru (vLLM blocks), lfu, fifo (SGLang's, whole leaves), off (prefix caching off: only running requests hold KV). Default: the engine's."),
     engine: str = typer.Option("none", help="Hit rules: none (analyze's LCP), sglang (L-1 cap, pages) or vllm (L-1 cap, full blocks); "
                         "sglang or vllm also renders the traffic with that engine's request preprocessing (none: sglang's)."),
     mode: Optional[str] = typer.Option(None, help="replay (one at a time) or serve (discrete-event engine). Default: serve when timestamps or --rate exist."),
@@ -80,8 +107,8 @@ def simulate_command(
     output_len: Optional[int] = typer.Option(None, min=1, callback=bounded("--output-len"), help="Output tokens for records without output_length (default 1)."),
     max_running: int = typer.Option(256, min=1, callback=bounded("--max-running"), help="Running requests per replica (serve)."),
     max_prefill_tokens: int = typer.Option(16384, min=1, callback=bounded("--max-prefill-tokens"), help="Prefill token budget per step (serve)."),
-    prefill_token_seconds: float = typer.Option(CostModel.prefill_token_s, help="Seconds per prefill token (default: Llama 3.1 8B, H100)."),
-    decode_step_seconds: float = typer.Option(CostModel.decode_step_s, help="Seconds per decode step (default: Llama 3.1 8B, H100)."),
+    prefill_token_seconds: Optional[float] = typer.Option(None, help="Fixed seconds per prefill token instead of the catalog's timings."),
+    decode_step_seconds: Optional[float] = typer.Option(None, help="Fixed seconds per decode step instead of the catalog's timings."),
     timestamp_unit: str = typer.Option("auto", help="auto, s, ms, us or ns."),
     seed: int = typer.Option(0, help="Seed for random policies, routers and arrivals."),
     requests: Optional[int] = typer.Option(None, min=1, callback=bounded("--requests"), help="Requests of a --workload."),
@@ -105,9 +132,10 @@ def simulate_command(
         raise AdvisorError(f"unknown --timestamp-unit '{timestamp_unit}': use auto, s, ms, us or ns")
     if rate is not None and not rate > 0:
         raise AdvisorError("--rate must be positive")
-    for name, value in (("--prefill-token-seconds", prefill_token_seconds), ("--decode-step-seconds", decode_step_seconds)):
-        if not 0 <= value < float("inf"):  # also refuses nan, which would reach the JSON as NaN
-            raise AdvisorError(f"{name} must be a non-negative number (got {value})")
+    if bool(model) != bool(gpu):
+        raise AdvisorError("--model and --gpu go together (or give --capacity-tokens)")
+    cost = _timings(model, gpu, tp, kv_dtype, weight_dtype, mfu, bandwidth_util, prefill_token_seconds,
+                    decode_step_seconds)
     policies = _choices(policy, POLICIES, "--policy") or ["fcfs"]
     evictions = _choices(eviction, EVICTIONS, "--eviction") or [ENGINE_EVICTION[engine]]
     skips = SkipLog()
@@ -143,14 +171,16 @@ def simulate_command(
     if run_mode not in MODES:
         raise AdvisorError(f"unknown --mode '{run_mode}': use {', '.join(MODES)}")
     page = page_size or _default_page(engine, evictions, jobs)
-    capacity = _capacity(capacity_tokens, model, gpu, engine)
+    capacity = _capacity(capacity_tokens, model, gpu, engine, tp, kv_dtype, weight_dtype)
     tenants = jobs.tenants()
     budget = parse_budget(tenant_budget, tenants)
-    cost = CostModel(prefill_token_seconds, decode_step_seconds)
     base = RunSpec(engine=engine, capacity=capacity, page=page, mode=run_mode, warmup=warmup,
                    replicas=replicas, router=router, max_running=max_running,
                    max_prefill_tokens=max_prefill_tokens, cost=cost, seed=seed)
-    inputs.update({"mode": run_mode, "page_size": page, "warmup": warmup, "requests": len(jobs)})
+    inputs.update({"mode": run_mode, "page_size": page, "warmup": warmup, "requests": len(jobs),
+                   "timings": cost.description})
+    if model:
+        inputs.update({"model": model, "gpu": gpu, "tp": tp, "kv_dtype": kv_dtype, "weight_dtype": weight_dtype})
     indexes = BlockIndexes()
     results: list[RunResult] = []
     findings: list[dict] = []

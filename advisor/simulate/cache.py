@@ -5,6 +5,7 @@ from __future__ import annotations
 from advisor.simulate.block_lru import BlockIndex, BlockPool
 from advisor.simulate.branch_lru import BranchPool
 from advisor.simulate.model import HitRules
+from advisor.simulate.no_cache import NoCachePool
 from advisor.simulate.pool import Pool
 
 
@@ -14,6 +15,8 @@ def make_pool(eviction: str, capacity: int | None, rules: HitRules, blocks: obje
     ``blocks`` shares one block-hash index between block-LRU pools of a sweep, so the
     chained hashes of every request are computed once.
     """
+    if eviction == "off":
+        return NoCachePool(capacity, rules)
     if eviction == "block-lru":
         index = blocks if isinstance(blocks, BlockIndex) else BlockIndex(rules.page)
         return BlockPool(capacity, rules, index)

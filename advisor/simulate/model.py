@@ -5,13 +5,15 @@ from __future__ import annotations
 import math
 from array import array
 from dataclasses import dataclass, field
+from functools import lru_cache
 
+from advisor.cost.compute import EngineTimings
 from advisor.index.analyze import TenantStats
 from advisor.ingest.pipeline import Sequence
 from advisor.index.radix import pack
 
 ENGINES = ("none", "sglang", "vllm")
-EVICTIONS = ("branch-lru", "block-lru", "lfu", "fifo")
+EVICTIONS = ("branch-lru", "block-lru", "lfu", "fifo", "off")
 POLICIES = ("fcfs", "lpm", "dfs-weight", "lof", "random")
 MODES = ("replay", "serve")
 ROUTERS = ("round-robin", "random", "cache-aware")
@@ -94,22 +96,22 @@ class HitRules:
         return tokens - tokens % self.page
 
 
-@dataclass(frozen=True)
-class CostModel:
-    """Seconds per prefill token and per decode step of a serving engine.
+# Seconds per prefill batch and decode step: the catalog's roofline (advisor.cost.compute is the
+# one source of engine timings). ``CostModel(p, d)`` is the fixed model of the command-line
+# overrides: p seconds per uncached token, d seconds per decode step.
+CostModel = EngineTimings
 
-    Defaults: Llama 3.1 8B (BF16) on one H100 SXM (REFERENCE.md §5-§7). Prefill is
-    compute bound: 2 x 6.98e9 non-embedding parameters = 13.96 GFLOP a token at 50 %
-    of 989.4 dense TFLOPS -> 28.2 us a token (the §6 prefix costs 58.6 ms for 2,000 tokens
-    at 50 % MFU, 29.3 us a token with the attention term). A decode step is bandwidth
-    bound: 16.06 GB of weights read at 75 % of 3.35 TB/s -> 6.4 ms.
-    """
 
-    prefill_token_s: float = 29.3e-6
-    decode_step_s: float = 6.4e-3
+@lru_cache(maxsize=1)
+def default_cost() -> EngineTimings:
+    """The timings of the default deployment: Llama 3.1 8B (BF16) on one H100 SXM."""
+    from advisor.cost import engine_timings, resolve_gpu, resolve_model
 
-    def prefill_seconds(self, tokens: int) -> float:
-        return tokens * self.prefill_token_s
+    return engine_timings(resolve_model(DEFAULT_MODEL), resolve_gpu(DEFAULT_GPU))
+
+
+DEFAULT_MODEL = "llama-3.1-8b"
+DEFAULT_GPU = "h100"
 
 
 # The simulator's per-tenant totals are analyze's: one record type for both.

@@ -12,7 +12,7 @@ from advisor.simulate.block_lru import BlockIndex
 from advisor.simulate.branch_lru import BranchPool
 from advisor.simulate.cache import make_pool
 from advisor.simulate.pool import PartitionedPool, Pool
-from advisor.simulate.model import CostModel, HitRules, Job, Totals, percentile
+from advisor.simulate.model import CostModel, default_cost, HitRules, Job, Totals, percentile
 from advisor.simulate.replay import replay
 from advisor.simulate.router import Router
 from advisor.simulate.schedulers import offline_order
@@ -35,7 +35,7 @@ class RunSpec:
     tenant_budget: tuple[tuple[str, float], ...] | None = None
     max_running: int = 256
     max_prefill_tokens: int = 16384
-    cost: CostModel = field(default_factory=CostModel)
+    cost: CostModel = field(default_factory=default_cost)
     seed: int = 0
 
     @property
@@ -51,6 +51,14 @@ class RunResult:
     evicted_tokens: int
     prefill_seconds: float = 0.0
     makespan: float = 0.0
+    busy_prefill_seconds: float = 0.0  # serve: every prefill step of every replica
+    busy_decode_seconds: float = 0.0  # serve: every decode step
+
+    @property
+    def decode_share(self) -> float:
+        """Share of the engines' busy time spent in decode steps (serve mode)."""
+        busy = self.busy_prefill_seconds + self.busy_decode_seconds
+        return self.busy_decode_seconds / busy if busy > 0 else 0.0
 
     @property
     def prefill_tokens(self) -> int:
@@ -119,7 +127,8 @@ def run(jobs: SequenceOf[Job], spec: RunSpec, indexes: BlockIndexes | None = Non
     evicted_tokens = sum(e.pool.evicted_tokens - e.evicted_from for e in engines)
     makespan = total.last_finish - total.first_arrival if total.requests else 0.0
     return RunResult(spec, total, [e.totals for e in engines], evicted_tokens,
-                     sum(e.prefill_seconds for e in engines), max(makespan, 0.0))
+                     sum(e.prefill_seconds for e in engines), max(makespan, 0.0),
+                     sum(e.busy_prefill_seconds for e in engines), sum(e.busy_decode_seconds for e in engines))
 
 
 def unlimited_tokens(jobs: SequenceOf[Job], rules: HitRules) -> int:
@@ -248,6 +257,9 @@ def serve_metrics(result: RunResult) -> dict[str, float]:
         "queue_delay_mean_s": round(sum(t.queue_delay) / len(t.queue_delay), 6) if t.queue_delay else 0.0,
         "queue_delay_p90_s": round(percentile(t.queue_delay, 0.9), 6),
         "prefill_seconds": round(result.prefill_seconds, 6),
+        "busy_prefill_seconds": round(result.busy_prefill_seconds, 6),
+        "busy_decode_seconds": round(result.busy_decode_seconds, 6),
+        "decode_share": round(result.decode_share, 6),
     }
 
 

@@ -10,12 +10,16 @@ Per scheduling round (as SGLang's scheduler, simplified):
   (``output_len - 1`` tokens whose KV the decode steps write: a reserve, as SGLang's
   admission holds one); the first that does not fit stops
   admission (no skipping ahead);
-- an admitted batch runs one prefill step: ``prefill_token_s`` per uncached token.
+- an admitted batch runs one prefill step, timed by ``EngineTimings.batch_seconds``
+  (advisor.cost.compute: the uncached tokens' FLOPs, attention over the cached prefix
+  included, at the stated MFU; never less than one read of the weights).
   SGLang makes a prompt hittable after the step (requests of one batch cannot hit each
   other); vLLM registers block hashes at allocation (same-batch hits exist);
-- otherwise the running requests take decode steps of ``decode_step_s``; a request
-  with ``output_len`` tokens gets its first token from the prefill and needs
-  ``output_len - 1`` decode steps, then releases its path (locked while it runs).
+- otherwise the running requests take decode steps, each reading the weights and the
+  running sequences' KV (``EngineTimings.decode_seconds``: it grows with the batch and
+  its context); a request with ``output_len`` tokens gets its first token from the
+  prefill and needs ``output_len - 1`` decode steps, then releases its path (locked
+  while it runs).
 
 SGLang's waiting-prefix refresh is modelled for fcfs/lof/random under branch LRU.
 Not modelled: chunked prefill (a long prompt is one step), retraction/preemption,
@@ -36,7 +40,7 @@ from collections.abc import Sequence as SequenceOf
 from dataclasses import dataclass, field
 
 from advisor.simulate.pool import Lease, Pool
-from advisor.simulate.model import CostModel, Job, Totals
+from advisor.simulate.model import CostModel, default_cost, Job, Totals
 from advisor.simulate.router import Router
 from advisor.simulate.schedulers import order_waiting
 
@@ -50,7 +54,7 @@ class ServeConfig:
     policy: str = "fcfs"
     max_running: int = 256
     max_prefill_tokens: int = 16384
-    cost: CostModel = field(default_factory=CostModel)
+    cost: CostModel = field(default_factory=default_cost)
     seed: int = 0
 
 
@@ -63,8 +67,11 @@ class Engine:
     totals: Totals = field(default_factory=Totals)
     waiting: list[Job] = field(default_factory=list)
     prefill_tokens: int = 0
-    prefill_seconds: float = 0.0
+    prefill_seconds: float = 0.0  # attributed to the measured requests
+    busy_prefill_seconds: float = 0.0  # every prefill step (warm-up included)
+    busy_decode_seconds: float = 0.0  # every decode step
     decode_steps: int = 0
+    _context: int = 0  # Σ (prompt − decode step at admission) over running requests
     evicted_from: int = 0  # the pool's evicted tokens when the measured part began
     _finish: list[tuple[int, int, Lease]] = field(default_factory=list)
     _rng: random.Random = field(default_factory=random.Random)
@@ -100,17 +107,22 @@ class Engine:
                 if math.isfinite(until):
                     self.time = max(self.time, until)
                 return
-            # Decode until the next finish, or until the next arrival if sooner.
-            step = self.config.cost.decode_step_s
-            next_finish = self._finish[0][0] - self.decode_steps
-            steps = next_finish
+            # Decode until the next finish, or until the next arrival if sooner. Every
+            # running request adds one token of context a step.
+            cost = self.config.cost
+            running = len(self._finish)
+            context = self._context + running * self.decode_steps
+            steps = self._finish[0][0] - self.decode_steps
             if math.isfinite(until):
-                steps = min(steps, max(1, math.ceil((until - self.time) / step)))
+                steps = min(steps, cost.steps_within(running, context, until - self.time))
             steps = max(1, steps)
-            self.time += steps * step
+            seconds = cost.decode_seconds(running, context, steps)
+            self.time += seconds
+            self.busy_decode_seconds += seconds
             self.decode_steps += steps
             while self._finish and self._finish[0][0] <= self.decode_steps:
                 _, _, lease = heapq.heappop(self._finish)
+                self._context -= lease.job.prompt_tokens - lease.extra.get("admitted", 0)
                 self._done(lease)
 
     def _done(self, lease: Lease) -> None:
@@ -164,8 +176,9 @@ class Engine:
     def _run_batch(self, batch: list[Lease]) -> None:
         start = self.time
         tokens = sum(lease.job.prompt_tokens - lease.cached for lease in batch)
-        seconds = self.config.cost.prefill_seconds(tokens)
+        seconds = self.config.cost.batch_seconds([(lease.cached, lease.job.prompt_tokens) for lease in batch])
         self.time += seconds
+        self.busy_prefill_seconds += seconds
         for lease in batch:
             job = lease.job
             self.pool.commit(lease)
@@ -179,11 +192,15 @@ class Engine:
                 t.output_tokens += job.output_len
                 t.first_arrival = min(t.first_arrival, job.arrival)
                 self.prefill_tokens += job.prompt_tokens - lease.cached
-                self.prefill_seconds += self.config.cost.prefill_seconds(job.prompt_tokens - lease.cached)
+                # The step's seconds shared by its uncached tokens.
+                share = (job.prompt_tokens - lease.cached) / tokens if tokens else 1 / len(batch)
+                self.prefill_seconds += seconds * share
             remaining = job.output_len - 1
             if remaining <= 0:
                 self._done(lease)
             else:
+                lease.extra["admitted"] = self.decode_steps
+                self._context += job.prompt_tokens - self.decode_steps
                 heapq.heappush(self._finish, (self.decode_steps + remaining, job.index, lease))
         self._dirty = True
 
