@@ -26,10 +26,18 @@ def test_single_shot_traffic_is_no_go(cli) -> None:
     assert data["hit_rate"] < 0.1
 
 
-def test_clean_rag_traffic_is_go(cli) -> None:
+def test_clean_rag_traffic_vllm_already_gets_the_hits(cli) -> None:
+    # One shared system prompt and a pool far larger than the working set: vLLM's prefix
+    # caching gets the same hits as SGLang, so the advice is to keep vLLM (prefix caching on).
     data = _report(cli, "--traffic", DEMO_TRAFFIC / "rag_tools.jsonl")
-    assert data["decision"] == "go" and data["engine"] == "sglang"
     assert data["hit_rate"] > 0.4
+    add = data["simulation"]["engines"]["sglang_over_vllm"]
+    t = data["input"]["thresholds"]
+    assert abs(add["hit_rate_points"]) < t["sglang_hit_points"]
+    assert add["throughput_gain"] < t["sglang_throughput_gain"] and add["ttft_p90_gain"] < t["sglang_ttft_gain"]
+    assert data["decision"] == "no-go" and data["engine"] == "vllm"
+    assert any("already gets what this traffic offers" in r for r in data["reasons"])
+    assert data["rollout"]["command"].startswith("vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 1")
     # The DESIGN.md report fields.
     for key in ("decision", "engine", "reasons", "hit_rate", "hit_rate_after_prescription", "cost"):
         assert key in data

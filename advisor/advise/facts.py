@@ -14,7 +14,12 @@ from typing import Any
 from advisor import __version__
 from advisor.index.analyze import Analyzer, top_branches
 from advisor.ingest.source import SkipLog, make_renderer
-from advisor.cost import estimate_cost, resolve_gpu, resolve_model
+from advisor.advise import engines as engine_cmp
+from advisor.advise.decide import CACHE_AWARE, Thresholds, decide as decide_facts
+from advisor.cost import (
+    DEFAULT_BANDWIDTH_UTIL, DEFAULT_MFU, EngineTimings, check_tp, engine_timings, estimate_cost, not_fitting_message,
+    resolve_gpu, resolve_model, smallest_fitting_tp,
+)
 from advisor.diagnose.detect import Diagnoser
 from advisor.errors import AdvisorError
 from advisor.ingest.memo import MemoEncoder
@@ -26,7 +31,6 @@ from advisor.simulate.runner import (
 )
 from advisor.ingest.traffic import check_paths
 
-CACHE_AWARE = "lpm"
 HOSTED_MINIMUMS = (
     # provider, minimum cacheable prefix (tokens), how to place the cache point (REFERENCE.md §9.1)
     ("OpenAI", 1024, "automatic; hits count in 128-token steps; keep the first ~256 tokens identical "
@@ -41,17 +45,14 @@ HOSTED_MINIMUMS = (
 
 
 @dataclass(frozen=True)
-class Thresholds:
-    go_above: float = 0.40
-    no_go_below: float = 0.30
-
-
-@dataclass(frozen=True)
 class ReportOptions:
     model: str = "llama-3.1-8b"
     gpu: str = "h100"
-    tp: int = 1
+    tp: int | None = None  # None: the fewest GPUs that fit the weights (smallest_fitting_tp)
     kv_dtype: str = "bf16"
+    weight_dtype: str | None = None  # None: as the model ships
+    mfu: float = DEFAULT_MFU
+    bandwidth_util: float = DEFAULT_BANDWIDTH_UTIL
     page_size: int = 1
     tokenizer: str = "llama3"
     chat_template: Path | None = None
@@ -101,23 +102,26 @@ def _measure_traffic(seqs: list[Sequence], opts: ReportOptions, renderer, decode
     }
 
 
-def _simulate(seqs: list[Sequence], pool_tokens: int, page: int) -> dict[str, Any]:
+def _simulate(seqs: list[Sequence], pools: dict[str, int], page: int, timings: EngineTimings) -> dict[str, Any]:
     jobs, has_time = to_jobs(seqs)
+    pool_tokens = pools["sglang"]
     mode = "serve" if has_time else "replay"
-    base = RunSpec(engine="sglang", page=page, mode=mode, eviction="branch-lru")
+    base = RunSpec(engine="sglang", page=page, mode=mode, eviction="branch-lru", cost=timings)
     indexes = BlockIndexes()
     caps = sweep_capacities(jobs, base.rules)
     finite = sorted({c for c in caps if c is not None} | {pool_tokens})
     curve: list[dict[str, Any]] = []
     for cap in finite + [None]:
-        for policy in ("fcfs", CACHE_AWARE):
-            r = run(jobs, replace(base, policy=policy, capacity=cap), indexes)
+        for policy in ("fcfs", CACHE_AWARE, "optimal"):
+            spec = replace(base, policy="fcfs", eviction="optimal") if policy == "optimal" else replace(base, policy=policy)
+            r = run(jobs, replace(spec, capacity=cap), indexes)
             curve.append({"policy": policy, "capacity_tokens": cap, "hit_rate": round(r.totals.hit_rate, 6)})
     at_pool: dict[str, RunResult] = {
         policy: run(jobs, replace(base, policy=policy, capacity=pool_tokens), indexes)
         for policy in ("fcfs", CACHE_AWARE)
     }
     unlimited = run(jobs, replace(base, policy="fcfs", capacity=None), indexes)
+    optimal = run(jobs, replace(base, eviction="optimal", capacity=pool_tokens), indexes)
     tenants = jobs.tenants()
     starvation: list[dict[str, Any]] = []
     if len(tenants) >= 2:
@@ -128,11 +132,14 @@ def _simulate(seqs: list[Sequence], pool_tokens: int, page: int) -> dict[str, An
         "mode": mode,
         "curve": curve,
         "at_pool": {p: _run_summary(r, mode) for p, r in at_pool.items()},
+        "optimal_at_pool": round(optimal.totals.hit_rate, 6),
         "unlimited_hit_rate": round(unlimited.totals.hit_rate, 6),
         "working_set_tokens": max((c for c in caps if c is not None), default=0),
         "tenants": {p: {t: round(v.hit_rate, 6) for t, v in sorted(r.totals.per_tenant.items())}
                     for p, r in at_pool.items()},
         "starvation": starvation,
+        "engines": engine_cmp.compare(jobs, pools, timings, page, indexes,
+                                      "logged timestamps" if has_time else engine_cmp.AT_ONCE),
     }
 
 
@@ -156,81 +163,21 @@ def _lint(paths: list[str], tokenizer: str) -> list[dict[str, Any]]:
             for f in result.findings]
 
 
-# --- decision ---------------------------------------------------------------------------
-
-def _main_move(traffic: dict[str, Any]) -> str:
-    """The measured action that gains the most, to name in the decision."""
-    moves = [a for a in traffic.get("actions", ())
-             if a["kind"] not in ("all", "none", "pin-system-prompt") and a["tokens_gained"] > 0]
-    if not moves:
-        return ""
-    best = max(moves, key=lambda a: (a["tokens_gained"], a["description"]))
-    return f"; the move that gets there: {best['description'].rstrip('.')}"
-
-
-def decide(facts: dict[str, Any], opts: ReportOptions) -> dict[str, Any]:
-    """go / no-go / trial, with the reasons and plain refusals."""
-    t = opts.thresholds
-    reasons: list[str] = []
-    refusals: list[str] = []
-    traffic = facts.get("traffic")
-    if traffic is None:
-        reasons.append("No traffic was measured: templates alone cannot show how often prefixes repeat. "
-                       "Collect a day of request logs (messages or prompts, with timestamps and tenant) "
-                       "and run the report again.")
-        return {"decision": "trial", "engine": "sglang", "reasons": reasons, "refusals": refusals}
-    hit = traffic["hit_rate"]
-    after = traffic["hit_rate_after_prescription"]
-    single_shot = any(f["code"] == "TR301" for f in traffic["findings"])
-    engine = "sglang"
-    if single_shot and hit < t.go_above:
-        decision, engine = "no-go", "vllm"
-        refusals.append(f"Single-shot traffic: {hit:.1%} of prompt tokens could ever come from a prefix cache. "
-                        "A radix cache and a cache-aware scheduler buy nothing here; serve it with vLLM "
-                        "(prefix caching on costs nearly nothing) and spend the effort elsewhere.")
-    elif hit >= t.go_above:
-        decision = "go"
-        reasons.append(f"Measured hit rate {hit:.1%} (SGLang rules, page size {opts.page_size}) is above the "
-                       f"{t.go_above:.0%} go threshold.")
-    elif hit < t.no_go_below:
-        decision, engine = "no-go", "vllm"
-        reasons.append(f"Measured hit rate {hit:.1%} is below the {t.no_go_below:.0%} no-go threshold.")
-    else:
-        decision = "trial"
-        reasons.append(f"Measured hit rate {hit:.1%} lies between the thresholds "
-                       f"({t.no_go_below:.0%}-{t.go_above:.0%}): run both engines on a sample.")
-    if after > hit + 0.02 and not single_shot:
-        verdict = "go" if after >= t.go_above else ("trial" if after >= t.no_go_below else "no-go")
-        reasons.append(f"After the prescribed template changes the same traffic measures {after:.1%} "
-                       f"(decision then: {verdict}){_main_move(traffic)}.")
-        if not opts.controlled:
-            refusals.append("The prompts come from templates this team does not control: the fixes above cannot "
-                            "be made at the source. Normalize prompts at a proxy first (move per-request values "
-                            "to the end, sort tool lists), then measure again.")
-    sim = facts.get("simulation")
-    if sim:
-        fcfs = sim["at_pool"]["fcfs"]["hit_rate"]
-        lpm = sim["at_pool"][CACHE_AWARE]["hit_rate"]
-        reasons.append(f"At the {facts['cost']['kv_pool_tokens']:,}-token pool of one {facts['cost']['gpu']}, "
-                       f"the simulated hit rate is {fcfs:.1%} with FCFS and {lpm:.1%} with {CACHE_AWARE} "
-                       f"(unlimited: {sim['unlimited_hit_rate']:.1%}).")
-        for f in sim["starvation"]:
-            refusals.append(f"Tenant {f['tenant']} starves in the shared pool ({f['shared_hit_rate']:.1%} cached "
-                            f"against {f['isolated_hit_rate']:.1%} with an equal budget): give tenants budgets "
-                            "or separate replicas before sharing one pool.")
-    return {"decision": decision, "engine": engine, "reasons": reasons, "refusals": refusals}
-
-
 # --- assembly -----------------------------------------------------------------------------
 
 def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips: SkipLog) -> dict[str, Any]:
     """Every section of the advisory as plain data (the JSON shape; markdown renders it)."""
     model = resolve_model(opts.model)
     gpu = resolve_gpu(opts.gpu)
+    tp, tp_source = _choose_tp(model, gpu, opts)
+    timings = engine_timings(model, gpu, tp=tp, kv_dtype=opts.kv_dtype, weight_dtype=opts.weight_dtype,
+                             mfu=opts.mfu, bandwidth_util=opts.bandwidth_util)
     facts: dict[str, Any] = {
         "tool": {"name": "advisor", "version": __version__},
         "input": {"templates": list(templates), "traffic": [str(p) for p in traffic], "model": model.id,
-                  "gpu": gpu.id, "page_size": opts.page_size, "tokenizer": opts.tokenizer,
+                  "gpu": gpu.id, "tp": tp, "tp_source": tp_source, "kv_dtype": opts.kv_dtype,
+                  "weight_dtype": opts.weight_dtype or model.weight_dtype,
+                  "page_size": opts.page_size, "tokenizer": opts.tokenizer,
                   "thresholds": {"go_above": opts.thresholds.go_above,
                                  "no_go_below": opts.thresholds.no_go_below}},
     }
@@ -274,21 +221,72 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
         }
         facts["traffic"]["profile"] = (
             "prefix-heavy" if res.hit_rate >= 0.5 else ("single-shot" if res.hit_rate < 0.1 else "prefix-light"))
-    cost = estimate_cost(model, gpu, tp=opts.tp, kv_dtype=opts.kv_dtype, prefix_tokens=hot_prefix,
-                         batch=opts.batch, unique_tokens=max(0, mean_prompt - hot_prefix), engine="sglang")
+    cost = estimate_cost(model, gpu, tp=tp, kv_dtype=opts.kv_dtype, prefix_tokens=hot_prefix, batch=opts.batch,
+                         unique_tokens=max(0, mean_prompt - hot_prefix), engine="sglang", mfu=opts.mfu,
+                         weight_dtype=opts.weight_dtype, bandwidth_util=opts.bandwidth_util)
+    if not cost.weights_fit:
+        raise AdvisorError(not_fitting_message(cost))
+    vllm_cost = estimate_cost(model, gpu, tp=tp, kv_dtype=opts.kv_dtype, engine="vllm",
+                              weight_dtype=opts.weight_dtype)
     facts["cost"] = cost.to_dict()
+    facts["timings"] = _timings_facts(timings, cost.to_dict())
     if traffic:
-        facts["simulation"] = _simulate(seqs, int(facts["cost"]["kv_pool_tokens"]), opts.page_size)
+        pools = {"sglang": cost.kv_pool_tokens, "vllm": vllm_cost.kv_pool_tokens}
+        facts["simulation"] = _simulate(seqs, pools, opts.page_size, timings)
     facts["hosted"] = [
         {"provider": name, "minimum_tokens": minimum, "qualifies": hot_prefix >= minimum, "how": how}
         for name, minimum, how in HOSTED_MINIMUMS
     ]
     facts.update(decide(facts, opts))
+    facts["input"]["thresholds"].update({
+        "sglang_throughput_gain": opts.thresholds.sglang_throughput_gain,
+        "sglang_ttft_gain": opts.thresholds.sglang_ttft_gain,
+        "sglang_hit_points": opts.thresholds.sglang_hit_points})
     facts["hit_rate"] = facts.get("traffic", {}).get("hit_rate")
     facts["hit_rate_after_prescription"] = facts.get("traffic", {}).get("hit_rate_after_prescription")
     facts["rollout"] = rollout(facts, opts)
     facts["read_next"] = read_next(facts)
     return facts
+
+
+def decide(facts: dict[str, Any], opts: ReportOptions) -> dict[str, Any]:
+    """The decision (``advisor.advise.decide``) under these options."""
+    return decide_facts(facts, opts.thresholds, opts.page_size, opts.controlled)
+
+
+def _choose_tp(model, gpu, opts: ReportOptions) -> tuple[int, str]:
+    """The TP the user gave, or the fewest GPUs whose pools fit the weights."""
+    if opts.tp is not None:
+        check_tp(model, opts.tp)
+        return opts.tp, "given"
+    tp = smallest_fitting_tp(model, gpu, kv_dtype=opts.kv_dtype, weight_dtype=opts.weight_dtype)
+    if tp is None:
+        raise AdvisorError(f"{model.id} does not fit on up to 16 × {gpu.id} in "
+                           f"{opts.weight_dtype or model.weight_dtype}; try --weight-dtype fp8 or a bigger GPU")
+    return tp, "the fewest GPUs that fit the weights and one full-context sequence"
+
+
+def _timings_facts(t: EngineTimings, cost: dict[str, Any]) -> dict[str, Any]:
+    """The serve model's figures as the report states them, with where they come from."""
+    return {
+        "description": t.description,
+        "prefill_token_s": t.prefill_token_s,
+        "decode_step_s": t.decode_step_s,
+        "kv_token_s": t.kv_token_s,
+        "prefill_tokens_per_s": cost["prefill_tokens_per_s"],
+        "decode_step_seconds_batch1": cost["decode_step_seconds_batch1"],
+        "mfu": cost["mfu"],
+        "bandwidth_util": cost["bandwidth_util"],
+        "gemm_tflops": cost["gemm_tflops"],
+        "gemm_dtype": cost["gemm_dtype"],
+        "bandwidth_gb_s": cost["bandwidth_gb_s"],
+        "weight_bytes_per_gpu": cost["weight_bytes_per_gpu"],
+        "params_nonembedding_active": cost["params_nonembedding_active"],
+        "sources": {"mfu": "REFERENCE.md §5 (0.5: kv-planner's default and the conservative end of llm-analysis' "
+                           "0.5-0.7)",
+                    "bandwidth_util": "REFERENCE.md §5 (kv-planner roofline MBU 0.75)",
+                    "model": cost["model_source"], "gpu": cost["gpu_source"]},
+    }
 
 
 def rollout(facts: dict[str, Any], opts: ReportOptions) -> dict[str, Any]:
@@ -307,20 +305,48 @@ def rollout(facts: dict[str, Any], opts: ReportOptions) -> dict[str, Any]:
             # Measured with unlimited capacity on the rewritten traffic: an upper bound for
             # the pool until traffic collected after the change is simulated.
             after_fix = after
-    flags = [f"--schedule-policy {policy}", f"--page-size {opts.page_size}",
+    deploy = _deployment_flags(cost)
+    flags = [f"--tp {cost['tp']}", *deploy["sglang"], f"--schedule-policy {policy}", f"--page-size {opts.page_size}",
              f"--mem-fraction-static {cost.get('mem_fraction', 0.835)}"]
     hicache = bool(sim and sim["working_set_tokens"] > cost["kv_pool_tokens"])
     if hicache:
         flags.append("--enable-hierarchical-cache")
     flags.append("--enable-metrics --enable-cache-report")
+    model = facts["input"]["model"]
+    vllm = " ".join(["vllm serve", model, f"--tensor-parallel-size {cost['tp']}", *deploy["vllm"],
+                     "--enable-prefix-caching"])
+    sglang = " ".join(["python -m sglang.launch_server --model-path", model, *flags])
+    on_vllm = facts.get("engine") == "vllm"
+    if on_vllm and sim and sim.get("engines"):
+        target = sim["engines"]["setups"]["vllm"]["hit_rate"]
+    metrics = (["vllm:prefix_cache_hits / vllm:prefix_cache_queries", "Prefix cache hit rate in the periodic log line"]
+               if on_vllm else
+               ["sglang:cache_hit_rate", "#cached-token in the prefill log lines",
+                "usage.prompt_tokens_details.cached_tokens per response"])
     return {
+        "engine": "vllm" if on_vllm else "sglang",
+        "command": vllm if on_vllm else sglang,
+        "sglang_command": sglang,
+        "vllm_command": vllm,
         "flags": flags,
-        "hierarchical_cache": hicache,
+        "hierarchical_cache": hicache and not on_vllm,
         "target_hit_rate": round(target, 6) if target is not None else None,
         "hit_rate_after_fix_unlimited": round(after_fix, 6) if after_fix is not None else None,
-        "metrics": ["sglang:cache_hit_rate", "#cached-token in the prefill log lines",
-                    "usage.prompt_tokens_details.cached_tokens per response"],
+        "metrics": metrics,
     }
+
+
+def _deployment_flags(cost: dict[str, Any]) -> dict[str, list[str]]:
+    """Dtype flags for each engine: FP8 KV, and FP8 weights when the checkpoint ships wider
+    ones (both engines quantize on load); a shipped quantization needs no flag."""
+    out: dict[str, list[str]] = {"sglang": [], "vllm": []}
+    if cost["kv_dtype"] == "fp8":
+        out["sglang"].append("--kv-cache-dtype fp8_e4m3")
+        out["vllm"].append("--kv-cache-dtype fp8")
+    if cost["weight_dtype"] == "fp8" and cost.get("weight_dtype_shipped") != "fp8":
+        out["sglang"].append("--quantization fp8")
+        out["vllm"].append("--quantization fp8")
+    return out
 
 
 def read_next(facts: dict[str, Any]) -> str:

@@ -8,6 +8,7 @@ from typing import List, Optional
 import typer
 
 from advisor.advise import ReportOptions, Thresholds, build
+from advisor.cost import DEFAULT_BANDWIDTH_UTIL, DEFAULT_MFU
 from advisor.cli import app
 from advisor.commands.bounds import bounded
 from advisor.commands.common import SkipLog, check_format, check_output, emit, emit_bytes, is_stdout, regular_destination
@@ -22,11 +23,14 @@ DEFAULT_OUTPUT = Path("outputs/skill-radix-scheduler-advisor.md")
 @app.command("report")
 def report_command(
     templates: Optional[List[str]] = typer.Argument(None, metavar="[TEMPLATES]...", help="Prompt templates or folders to audit."),
-    traffic: List[Path] = typer.Option([], "--traffic", "-t", help="Traffic files (repeat the option for several)."),
+    traffic: List[Path] = typer.Option([], "--traffic", "-t", help="One traffic file (.jsonl or .jsonl.gz); repeat the option for several."),
     model: str = typer.Option("llama-3.1-8b", help="Model from the catalog (advisor cost --list) or a config.json."),
     gpu: str = typer.Option("h100", help="GPU from the catalog."),
-    tp: int = typer.Option(1, min=1, callback=bounded("--tp"), help="Tensor-parallel degree."),
+    tp: Optional[int] = typer.Option(None, callback=bounded("--tp"), help="Tensor-parallel degree. Default: the fewest GPUs that fit the weights."),
     kv_dtype: str = typer.Option("bf16", help="bf16 or fp8 KV cache."),
+    weight_dtype: Optional[str] = typer.Option(None, help="bf16, fp8 or mxfp4 (MoE experts). Default: as the model ships."),
+    mfu: float = typer.Option(DEFAULT_MFU, help="Model FLOPs utilisation of prefill (the serve timings)."),
+    bandwidth_util: float = typer.Option(DEFAULT_BANDWIDTH_UTIL, help="Share of GPU bandwidth a decode step achieves."),
     page_size: int = typer.Option(1, min=1, callback=bounded("--page-size"), help="SGLang --page-size to advise for."),
     tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
     chat_template: Optional[Path] = typer.Option(None, help="HuggingFace chat template for messages records."),
@@ -39,12 +43,13 @@ def report_command(
     go_above: float = typer.Option(0.40, min=0.0, max=1.0, help="Go when the measured hit rate is above this."),
     no_go_below: float = typer.Option(0.30, min=0.0, max=1.0, help="No-go when it is below this."),
     uncontrolled: bool = typer.Option(False, "--uncontrolled-templates", help="The team does not control the templates."),
-    format: str = typer.Option("markdown", "--format", "-f", help="markdown or json."),
-    output: Path = typer.Option(DEFAULT_OUTPUT, "--output", "-o", help="Where to write the advisory ('-' for stdout)."),
+    format: str = typer.Option("markdown", "--format", "-f", help="markdown, or json (printed on stdout)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help=f"The markdown advisory ('-' for stdout). Default: {DEFAULT_OUTPUT}, or none with --format json."),
 ) -> None:
     """Write the go/no-go SGLang advisory (markdown, with the capacity curve as a PNG beside it)."""
     check_format(format, ("markdown", "json"))
     check_output(output, [*(templates or []), *traffic])
+    check_templates(list(templates or []))
     if no_go_below > go_above:
         raise AdvisorError("--no-go-below must not exceed --go-above")
     if not templates and not traffic:
@@ -53,24 +58,42 @@ def report_command(
     if model_dir is not None and model == "llama-3.1-8b" and (model_dir / "config.json").is_file():
         model = str(model_dir / "config.json")
     tokenizer_warning(tokenizer, model)
-    opts = ReportOptions(model=model, gpu=gpu, tp=tp, kv_dtype=kv_dtype, page_size=page_size, tokenizer=tokenizer,
+    if tp is not None and tp < 1:
+        raise AdvisorError(f"--tp must be at least 1 (got {tp})")
+    opts = ReportOptions(model=model, gpu=gpu, tp=tp, kv_dtype=kv_dtype, weight_dtype=weight_dtype, mfu=mfu,
+                         bandwidth_util=bandwidth_util, page_size=page_size, tokenizer=tokenizer,
                          chat_template=chat_template, record_templates=record_templates,
                          engine=engine, model_dir=model_dir, timezone=timezone,
                          thresholds=Thresholds(go_above, no_go_below), controlled=not uncontrolled)
     skips = SkipLog()
     data = build(list(templates or []), list(traffic), opts, skips)
     skips.summary()
-    to_stdout = is_stdout(output)
-    picture = None
+    # --format json: the JSON on stdout; the markdown only where --output names it.
+    # (`--format json --output -` is the JSON on stdout alone, as before.)
+    markdown_to = output if (output is not None or format == "json") else DEFAULT_OUTPUT
+    if format == "json" and markdown_to is not None and str(markdown_to) == "-":
+        markdown_to = None
+    to_stdout = markdown_to is not None and str(markdown_to) == "-"
     sim = data.get("simulation")
     # The picture goes beside a regular file only (report -o /dev/null writes no /dev/null.png).
-    if sim is not None and regular_destination(output):
-        png = output.with_suffix(".png")
+    if markdown_to is not None and sim is not None and regular_destination(markdown_to):
+        png = markdown_to.with_suffix(".png")
         emit_bytes(capacity_curve_png(sim["curve"], data["cost"]["kv_pool_tokens"], data["cost"]["gpu"],
                                      sim["unlimited_hit_rate"]), png)
-        picture = png.name
-        data["picture"] = picture
-    text = render.to_json(data) if format == "json" else render.to_markdown(data, picture)
-    emit(text, None if to_stdout else output)
+        data["picture"] = png.name
+    if markdown_to is not None:
+        emit(render.to_markdown(data, data.get("picture")), None if to_stdout else markdown_to)
+    if format == "json":
+        emit(render.to_json(data), None)
     if skips.count:
         raise typer.Exit(1)
+
+
+def check_templates(paths: list[str]) -> None:
+    """A traffic file where templates are expected (``-t a.jsonl b.jsonl`` leaves ``b.jsonl``
+    as a template argument) is a usage error that says so."""
+    for p in paths:
+        name = p.lower()
+        if name.endswith((".jsonl", ".jsonl.gz", ".json.gz", ".ndjson")):
+            raise AdvisorError(f"{p}: a traffic file given where templates are expected; --traffic takes one "
+                               f"file each time (--traffic {p})")

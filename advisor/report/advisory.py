@@ -33,7 +33,10 @@ def to_markdown(data: dict[str, Any], picture: str | None) -> str:
     add("# SGLang radix-cache and scheduler advisory")
     add("")
     add(f"**Decision: {decision.upper()}** (engine: {data['engine']}). "
-        f"Model {inp['model']} on {inp['gpu']}; tokenizer `{inp['tokenizer']}`, page size {inp['page_size']}.")
+        f"Model {inp['model']} on {inp.get('tp', 1)} × {inp['gpu']} (TP {inp.get('tp', 1)}"
+        f"{', ' + inp['tp_source'] if inp.get('tp_source') and inp['tp_source'] != 'given' else ''}), "
+        f"{inp.get('weight_dtype', 'bf16')} weights, {inp.get('kv_dtype', 'bf16')} KV; "
+        f"tokenizer `{inp['tokenizer']}`, page size {inp['page_size']}.")
     add("")
     for reason in data["reasons"]:
         add(f"- {reason}")
@@ -133,13 +136,17 @@ def to_markdown(data: dict[str, Any], picture: str | None) -> str:
         if picture:
             add(f"![hit rate against pool size]({picture})")
             add("")
-        add(f"Simulated in {sim['mode']} mode with SGLang's hit rules and whole-leaf LRU eviction; the pool of one "
-            f"{cost['gpu']} for {cost['model']} holds {cost['kv_pool_tokens']:,} tokens "
+        add(f"Simulated in {sim['mode']} mode with SGLang's hit rules and whole-leaf LRU eviction; the pool of "
+            f"{cost['tp']} × {cost['gpu']} for {cost['model']} holds {cost['kv_pool_tokens']:,} tokens "
             f"(mem-fraction-static {cost['mem_fraction']}). The traffic's working set is "
             f"{sim['working_set_tokens']:,} tokens.")
         add("")
-        add("| pool (tokens) | FCFS | cache-aware (lpm) |")
-        add("| ---: | ---: | ---: |")
+        add("Optimal: an eviction that knows the future (Belady with bypass, kvcache-simulator's `optimal` "
+            "semantics), requests in arrival order: the most any eviction policy could keep at that pool. A gap "
+            "between a policy and it is the policy's; a gap between it and unlimited is the memory's.")
+        add("")
+        add("| pool (tokens) | FCFS | cache-aware (lpm) | optimal eviction |")
+        add("| ---: | ---: | ---: | ---: |")
         by_cap: dict[Any, dict[str, float]] = {}
         for p in sim["curve"]:
             by_cap.setdefault(p["capacity_tokens"], {})[p["policy"]] = p["hit_rate"]
@@ -148,14 +155,14 @@ def to_markdown(data: dict[str, Any], picture: str | None) -> str:
             if cap == cost["kv_pool_tokens"]:
                 label += f" ({cost['gpu']})"
             row = by_cap[cap]
-            add(f"| {label} | {_pct(row.get('fcfs'))} | {_pct(row.get('lpm'))} |")
+            add(f"| {label} | {_pct(row.get('fcfs'))} | {_pct(row.get('lpm'))} | {_pct(row.get('optimal'))} |")
         at = sim["at_pool"]
         add("")
         if sim["mode"] == "serve":
             add("| at the GPU's pool | FCFS | cache-aware (lpm) |")
             add("| --- | ---: | ---: |")
             for key, label, fmt in (("hit_rate", "hit rate", _pct),
-                                    ("throughput_tokens_s", "throughput (tokens/s, simulated)", lambda v: f"{v:,.0f}"),
+                                    ("throughput_tokens_s", "throughput at the logged arrivals (tokens/s)", lambda v: f"{v:,.0f}"),
                                     ("ttft_p50_s", "TTFT p50 (s)", lambda v: f"{v:.3f}"),
                                     ("ttft_p90_s", "TTFT p90 (s)", lambda v: f"{v:.3f}"),
                                     ("queue_delay_mean_s", "mean queue delay (s)", lambda v: f"{v:.3f}"),
@@ -170,7 +177,15 @@ def to_markdown(data: dict[str, Any], picture: str | None) -> str:
             for f in sim["starvation"]:
                 add(f"- TR501 tenant-starvation: {f['message']}")
     add("")
-    add("## 4. HBM costs")
+    add("## 4. SGLang against vLLM against no caching")
+    add("")
+    cmp = sim.get("engines") if sim else None
+    if cmp is None:
+        add("Not simulated: no traffic.")
+    else:
+        _engines(add, cmp, data)
+    add("")
+    add("## 5. HBM costs and engine timings")
     add("")
     add("| figure | value |")
     add("| --- | ---: |")
@@ -184,16 +199,27 @@ def to_markdown(data: dict[str, Any], picture: str | None) -> str:
         f"{shared if shared is not None else 'not limited by KV'} |")
     add(f"| prefill saved per prefix hit | {cost['prefill_flops_per_hit'] / 1e12:,.1f} TFLOP, "
         f"{cost['prefill_seconds_saved_per_hit'] * 1000:,.1f} ms at {cost['mfu']:.0%} MFU |")
+    timings = data.get("timings")
+    if timings:
+        _timings(add, timings, cost)
     add("")
-    add("## 5. Rollout plan")
+    add("## 6. Rollout plan")
     add("")
     roll = data["rollout"]
     add("```")
-    add("python -m sglang.launch_server --model-path <model> " + " ".join(roll["flags"]))
+    add(roll["command"])
     add("```")
+    if data["engine"] == "vllm":
+        add("")
+        add("If SGLang is trialled anyway, launch it with the same deployment:")
+        add("")
+        add("```")
+        add(roll["sglang_command"])
+        add("```")
     add("")
-    add("1. Shadow run: mirror a slice of production traffic to the SGLang deployment for a day; compare its "
-        "cached-token counts with this report's figures.")
+    engine_name = "vLLM" if roll.get("engine") == "vllm" else "SGLang"
+    add(f"1. Shadow run: mirror a slice of production traffic to the {engine_name} deployment for a day; compare "
+        "its cached-token counts with this report's figures.")
     if roll["hierarchical_cache"]:
         add("2. The working set exceeds the GPU pool: the hierarchical cache keeps evicted prefixes in host memory.")
     add(f"{'3' if roll['hierarchical_cache'] else '2'}. Watch: " + ", ".join(f"`{m}`" for m in roll["metrics"]) + ".")
@@ -205,7 +231,7 @@ def to_markdown(data: dict[str, Any], picture: str | None) -> str:
                      " (unlimited capacity): rerun this report on traffic collected after the change.")
         add(line)
     add("")
-    add("## 6. Hosted APIs")
+    add("## 7. Hosted APIs")
     add("")
     tokens = traffic["shared_prefix_tokens"] if traffic else 0
     add(f"Hot static prefix: {tokens:,} tokens (counted with `{inp['tokenizer']}`; providers' tokenizers differ "
@@ -216,10 +242,53 @@ def to_markdown(data: dict[str, Any], picture: str | None) -> str:
     for h in data["hosted"]:
         add(f"| {h['provider']} | {h['minimum_tokens']:,} | {'yes' if h['qualifies'] else 'no'} | {_cell(h['how'])} |")
     add("")
-    add("## 7. What to read next")
+    add("## 8. What to read next")
     add("")
     add(data["read_next"])
     add("")
     add(f"_Generated by advisor {data['tool']['version']}; sources of the model and GPU figures: "
         f"{_cell(cost.get('model_source', ''))}; {_cell(cost.get('gpu_source', ''))}._")
     return "\n".join(out) + "\n"
+
+
+def _engines(add, cmp: dict[str, Any], data: dict[str, Any]) -> None:
+    """The side-by-side table the decision rests on, and what SGLang adds."""
+    arrivals = cmp["arrivals"]
+    add(f"Each engine with its own hit rules, eviction and pool on the deployment above (serve mode). Hit rate, "
+        f"prefill tokens and TTFT: the traffic with its {arrivals}. Throughput: the same requests arriving at "
+        "once (the engine saturated); speedup = throughput over no caching's. Decode share: the share of the "
+        "saturated engine time spent in decode steps, which a prefix cache cannot shorten.")
+    add("")
+    add("| | pool (tokens) | hit rate | prefill tokens | throughput (tokens/s) | TTFT p50 (s) | TTFT p90 (s) "
+        "| speedup | decode share |")
+    add("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for row in cmp["setups"].values():
+        add(f"| {row['label']} | {row['pool_tokens']:,} | {_pct(row['hit_rate'])} | {row['prefill_tokens']:,} | "
+            f"{row['throughput_tokens_s']:,.0f} | {row['ttft_p50_s']:.3f} | {row['ttft_p90_s']:.3f} | "
+            f"{row['speedup']:.2f}× | {row['decode_share']:.0%} |")
+    add("")
+    from advisor.advise.decide import comparison_text
+
+    for line in comparison_text(cmp):
+        add(f"- {line}")
+    thr = data["input"]["thresholds"]
+    if "sglang_throughput_gain" in thr:
+        add(f"- The bar for a change of engine: SGLang must give {thr['sglang_throughput_gain']:.0%} more "
+            f"throughput, {thr['sglang_ttft_gain']:.0%} lower p90 TTFT or {thr['sglang_hit_points'] * 100:.0f} "
+            "more points of hit rate than vLLM (any one).")
+
+
+def _timings(add, t: dict[str, Any], cost: dict[str, Any]) -> None:
+    add(f"| prefill throughput, one cold 2,048-token prompt | {t['prefill_tokens_per_s']:,.0f} tokens/s "
+        f"({t['prefill_token_s'] * 1e6:.2f} us a token before attention) |")
+    add(f"| decode step, one sequence of 2,048 tokens | {t['decode_step_seconds_batch1'] * 1e3:,.2f} ms "
+        f"(weights {_bytes(t['weight_bytes_per_gpu'])} a GPU; each context token adds "
+        f"{t['kv_token_s'] * 1e9:,.1f} ns) |")
+    add("")
+    add(f"Timings of the simulation ({t['description']}): prefill is compute bound, 2 × "
+        f"{t['params_nonembedding_active'] / 1e9:.2f}B active non-embedding parameters FLOPs a token plus the "
+        f"causal attention, over TP × {t['gemm_tflops']:g} TFLOPS ({t['gemm_dtype']}) × {t['mfu']:.0%} MFU, and "
+        "a step never shorter than one read of the weights; a decode step reads each GPU's share of the weights "
+        f"and the running sequences' KV at {t['bandwidth_util']:.0%} of {t['bandwidth_gb_s']:,.0f} GB/s. "
+        f"Sources: MFU {t['sources']['mfu']}; bandwidth utilisation {t['sources']['bandwidth_util']}; "
+        "model and GPU figures as cited below. `--mfu` and `--bandwidth-util` override them.")

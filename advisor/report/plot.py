@@ -1,4 +1,5 @@
-"""The capacity curve: hit rate against KV pool size, FCFS against cache-aware."""
+"""The capacity curve: hit rate against KV pool size, FCFS against cache-aware, and the
+offline optimal bound above both."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ def capacity_curve_png(curve: list[dict[str, Any]], pool_tokens: int, gpu: str, 
     finite = [p for p in curve if p["capacity_tokens"] is not None]
     top = max((p["capacity_tokens"] for p in finite), default=pool_tokens)
     fig, ax = plt.subplots(figsize=(7.5, 4.2), dpi=100)
-    styles = {"fcfs": ("FCFS", "#c0392b", "o"), "lpm": ("cache-aware (lpm)", "#1f6fb2", "s")}
+    styles = {"fcfs": ("FCFS", "#c0392b", "o"), "lpm": ("cache-aware (lpm)", "#1f6fb2", "s"),
+              "optimal": ("optimal eviction (knows the future)", "#7d3c98", "^")}
     for policy, (label, color, marker) in styles.items():
         points = sorted((p["capacity_tokens"], p["hit_rate"]) for p in finite if p["policy"] == policy)
         if points:
