@@ -11,6 +11,11 @@ import sys
 
 import typer
 
+try:  # typer 0.2x vendors click; older releases use click itself
+    from typer._click import exceptions as click_errors
+except ImportError:  # pragma: no cover - depends on the installed typer
+    from click import exceptions as click_errors  # type: ignore[no-redef]
+
 from advisor.errors import AdvisorError
 from advisor.console import log
 
@@ -63,7 +68,25 @@ def main(argv: list[str] | None = None) -> int:
     ARGV[:] = args
     _register_commands(args)
     try:
-        app(args=argv, prog_name="advisor", standalone_mode=True)
+        # Not standalone: click's usage errors come back here, so every usage error has the
+        # one-line ``advisor: error: ...`` form (click would print a usage block instead).
+        code = app(args=argv, prog_name="advisor", standalone_mode=False)
+        if code == 130:  # typer turns Ctrl-C into a silent exit 130
+            log("advisor: interrupted")
+        return code if isinstance(code, int) else 0
+    except click_errors.NoArgsIsHelpError as exc:
+        exc.show()  # `advisor` alone: the help text, as before
+        return 2
+    except click_errors.UsageError as exc:
+        hint = f" (advisor {exc.ctx.info_name} --help)" if exc.ctx is not None and exc.ctx.parent is not None else ""
+        log(f"advisor: error: {exc.format_message()}{hint}")
+        return 2
+    except click_errors.ClickException as exc:
+        log(f"advisor: error: {exc.format_message()}")
+        return exc.exit_code
+    except typer.Abort:
+        log("advisor: interrupted")
+        return 130
     except AdvisorError as exc:
         log(f"advisor: error: {exc}")
         return exc.exit_code

@@ -220,3 +220,11 @@ def test_estimate_cost_states_the_timings():
     e = estimate_cost(resolve_model("llama-3.1-8b"), resolve_gpu("h100"))
     assert round(e.prefill_tokens_per_s) == 34_127
     assert e.decode_step_seconds_batch1 * 1e3 == pytest.approx(6.499, abs=0.001)
+
+
+@pytest.mark.parametrize("args", [("report", "--bogus"), ("cost", "--tp", "x"), ("simulate", "--nope"), ("nosuch",)])
+def test_every_usage_error_has_one_line_form(cli, args):
+    res = cli(*args)
+    assert res.code == 2 and res.out == ""
+    lines = res.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("advisor: error: "), res.err
