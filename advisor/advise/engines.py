@@ -55,7 +55,7 @@ def setups(page: int) -> tuple[Setup, ...]:
     )
 
 
-class AtOnce:
+class AtOnce(SequenceOf[Job]):
     """The same requests, all arriving at time 0 (in their arrival order)."""
 
     def __init__(self, jobs: SequenceOf[Job]) -> None:
@@ -64,7 +64,7 @@ class AtOnce:
     def __len__(self) -> int:
         return len(self._jobs)
 
-    def __getitem__(self, i: int) -> Job:
+    def __getitem__(self, i):  # ints only: the simulator never slices
         return replace(self._jobs[i], arrival=0.0)
 
     def __iter__(self) -> Iterator[Job]:
@@ -109,7 +109,7 @@ def compare(jobs: SequenceOf[Job], pools: dict[str, int], timings: EngineTimings
                     "page_size": spec.page})
         out["setups"][s.name] = row
     base = out["setups"]["none"]
-    for name, row in out["setups"].items():
+    for row in out["setups"].values():
         row["speedup"] = _ratio(row["throughput_tokens_s"], base["throughput_tokens_s"])
         row["ttft_p90_ratio"] = round(row["ttft_p90_s"] / base["ttft_p90_s"], 6) if base["ttft_p90_s"] else 0.0
     out["decode_share_no_cache"] = base["decode_share"]

@@ -24,7 +24,7 @@ from advisor.simulate.model import (
     ENGINE_PAGE,
     EVICTIONS,
     POLICIES,
-    CostModel,
+    default_cost,
 )
 from advisor.simulate.runner import RunSpec
 from advisor.verify.attribution import verify
@@ -76,7 +76,7 @@ def verify_command(
                            "usage.prompt_tokens_details.cached_tokens, gen_ai.usage.cache_read.input_tokens ...)")
     spec = RunSpec(policy=policy, eviction=eviction or ENGINE_EVICTION[engine], engine=engine,
                    capacity=capacity_tokens, page=page_size or ENGINE_PAGE[engine], warmup=warmup,
-                   max_running=max_running, max_prefill_tokens=max_prefill_tokens, cost=CostModel())
+                   max_running=max_running, max_prefill_tokens=max_prefill_tokens, cost=default_cost())
     data = verify(jobs, observed, spec, has_time, top=top)
     data = {"input": {"files": [str(p) for p in traffic], "tokenizer": tokenizer, "block_size": block_size},
             "skipped": skips.count, **data}

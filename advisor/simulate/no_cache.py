@@ -13,12 +13,11 @@ from advisor.simulate.model import HitRules, Job
 
 
 class NoCachePool:
-    priority = None  # no LRU to refresh (the waiting-prefix refresh does not apply)
-
     def __init__(self, capacity: int | None, rules: HitRules) -> None:
         self.capacity = capacity
         self.rules = rules
         self.evicted_tokens = 0
+        self.refreshes_waiting = False  # no LRU to refresh
         self._used = 0
 
     def used_tokens(self) -> int:

@@ -205,8 +205,10 @@ class OptimalPlan:
             return self.rules.hit(job, elements * self.rules.page), elements * self.rules.page
         return self.rules.hit(job, elements), elements
 
-    def run(self, jobs: SequenceOf[Job], capacity: int | None, warmup: float = 0.0) -> OptimalResult:
-        """Replay ``jobs`` (the ones the plan was built from, same order) at ``capacity`` tokens."""
+    def run(self, jobs: SequenceOf[Job], capacity: int | None, warmup: float = 0.0,
+            per_request: array | None = None) -> OptimalResult:
+        """Replay ``jobs`` (the ones the plan was built from, same order) at ``capacity`` tokens;
+        ``per_request`` (one slot per job) receives each measured request's hit tokens."""
         if len(jobs) != self.n:
             raise ValueError("the plan was built from other jobs")
         skip = warmup_count(self.n, warmup)
@@ -244,6 +246,8 @@ class OptimalPlan:
             if i >= skip:
                 cached, ids = self.matched_to_hit(job, matched)
                 totals.add(job, cached, ids)
+                if per_request is not None:
+                    per_request[job.index] = cached
             # The path's segments now wait for their next use after this request.
             for s in path:
                 ptr, lst = pointer[s], uses.get(s)

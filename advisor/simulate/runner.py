@@ -107,7 +107,7 @@ def run(jobs: SequenceOf[Job], spec: RunSpec, indexes: BlockIndexes | None = Non
     (one slot per job) receives each request's cached tokens by job index."""
     indexes = indexes or BlockIndexes()
     if spec.eviction == OPTIMAL:
-        return optimal_result(jobs, spec, indexes)
+        return optimal_result(jobs, spec, indexes, per_request)
     pools = [_pool(spec, indexes) for _ in range(spec.replicas)]
     router = Router(spec.router, seed=spec.seed)
     if spec.mode == "replay":
@@ -145,12 +145,13 @@ def run(jobs: SequenceOf[Job], spec: RunSpec, indexes: BlockIndexes | None = Non
 OPTIMAL = "optimal"
 
 
-def optimal_result(jobs: SequenceOf[Job], spec: RunSpec, indexes: BlockIndexes) -> RunResult:
+def optimal_result(jobs: SequenceOf[Job], spec: RunSpec, indexes: BlockIndexes,
+                   per_request: array | None = None) -> RunResult:
     """The offline optimal bound (``advisor.simulate.optimal``) at ``spec``'s capacity and hit
     rules: one pool, arrival order, no concurrency, whatever the spec's mode and policy."""
     if spec.replicas > 1 or spec.tenant_budget:
         raise AdvisorError("the optimal bound is for one pool: no --replicas or --tenant-budget")
-    res = indexes.plan(jobs, spec.rules).run(jobs, spec.capacity, spec.warmup)
+    res = indexes.plan(jobs, spec.rules).run(jobs, spec.capacity, spec.warmup, per_request)
     bound = replace(spec, policy="fcfs", mode="replay")
     prefill = spec.cost.prefill_seconds(res.totals.prompt_tokens - res.totals.cached_tokens)
     return RunResult(bound, res.totals, [res.totals], res.evicted_tokens, prefill)

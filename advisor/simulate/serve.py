@@ -73,7 +73,8 @@ class Engine:
     decode_steps: int = 0
     _context: int = 0  # Σ (prompt − decode step at admission) over running requests
     evicted_from: int = 0  # the pool's evicted tokens when the measured part began
-    _finish: list[tuple[int, int, Lease]] = field(default_factory=list)
+    # (decode step it finishes at, job index, decode step it was admitted at, lease)
+    _finish: list[tuple[int, int, int, Lease]] = field(default_factory=list)
     _rng: random.Random = field(default_factory=random.Random)
     _dirty: bool = True
     per_request: array | None = None  # cached tokens by job index, when asked for
@@ -121,8 +122,8 @@ class Engine:
             self.busy_decode_seconds += seconds
             self.decode_steps += steps
             while self._finish and self._finish[0][0] <= self.decode_steps:
-                _, _, lease = heapq.heappop(self._finish)
-                self._context -= lease.job.prompt_tokens - lease.extra.get("admitted", 0)
+                _, _, admitted, lease = heapq.heappop(self._finish)
+                self._context -= lease.job.prompt_tokens - admitted
                 self._done(lease)
 
     def _done(self, lease: Lease) -> None:
@@ -199,9 +200,8 @@ class Engine:
             if remaining <= 0:
                 self._done(lease)
             else:
-                lease.extra["admitted"] = self.decode_steps
                 self._context += job.prompt_tokens - self.decode_steps
-                heapq.heappush(self._finish, (self.decode_steps + remaining, job.index, lease))
+                heapq.heappush(self._finish, (self.decode_steps + remaining, job.index, self.decode_steps, lease))
         self._dirty = True
 
 

@@ -1,6 +1,6 @@
 """`advisor plan`: the advisory for a workload that exists only as a description.
 
-A thin adapter over the report's entry point (``advisor.advisory.build``): the spec's
+A thin adapter over the report's entry point (``advisor.advise.build``): the spec's
 traffic is generated into a temporary folder, written as an ordinary JSON Lines log with a
 Jinja template of the described order beside it (so the linter audits the order), and the
 advisory is built from those files exactly as `advisor report` would. What this module
@@ -79,8 +79,8 @@ def described_template(spec: Spec, gen: Generated) -> str:
 
 def plan(spec: Spec, thresholds: Thresholds | None = None, folder: Path | None = None) -> dict[str, Any]:
     """The advisory of ``spec`` as the report's data, with the plan's keys added."""
-    from advisor.advisory import ReportOptions, build
-    from advisor.advisory import Thresholds as ReportThresholds
+    from advisor.advise import ReportOptions, build
+    from advisor.advise import Thresholds as ReportThresholds
 
     t = thresholds or Thresholds()
     gen = generate(spec)
