@@ -107,7 +107,7 @@ def decide(facts: dict[str, Any], t: Thresholds, page_size: int = 1, controlled:
                         "(prefix caching on costs nearly nothing) and spend the effort elsewhere.")
     elif hit >= t.go_above:
         reasons.append(f"Measured hit rate {hit:.1%} (SGLang rules, page size {page_size}) is above the "
-                       f"{t.go_above:.0%} threshold: prefix caching pays on this traffic.")
+                       f"{t.go_above:.0%} go threshold: prefix caching pays on this traffic.")
         if cmp is None:
             decision = "go"
         else:

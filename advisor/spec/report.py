@@ -28,7 +28,7 @@ def _order_table(rows: list[dict[str, Any]]) -> list[str]:
 def _sections(data: dict[str, Any]) -> list[str]:
     rec = data["recipe"]
     cf = data["closed_form"]
-    out = ["## 8. Ordering recipe", ""]
+    out = ["## 9. Ordering recipe", ""]
     out.append("Static text first, then what varies least (ranked by the expected number of distinct values "
                "over the planned requests), the per-request text last.")
     out.append("")
@@ -64,7 +64,7 @@ def _sections(data: dict[str, Any]) -> list[str]:
     out.append(rec["yaml"].rstrip("\n"))
     out.append("```")
     out.append("")
-    out.append("## 9. Closed-form hit rates")
+    out.append("## 10. Closed-form hit rates")
     out.append("")
     out.append("| order | closed form | measured | simulated (unlimited) |")
     out.append("| --- | ---: | ---: | ---: |")

@@ -53,7 +53,9 @@ def test_scrambled_prescribes_the_canonical_order(scrambled_run, cli, tmp_path):
     path.write_text(rec["yaml"])
     again = _plan(cli, path)
     assert abs(again["hit_rate"] - hr["recipe"]) < 0.02
-    assert again["decision"] == "go"
+    # Prefix caching pays; which engine follows from the engine comparison (advisor.advise.decide).
+    assert again["hit_rate"] >= 0.4
+    assert again["decision"] == ("go" if sglang_clears_a_bar(again) else "no-go")
     assert not again["recipe"]["changed"]
     # Closed forms beside the measured figures, for both orders.
     cf = data["closed_form"]
@@ -84,9 +86,15 @@ def test_single_shot_is_no_go_with_reasons(cli):
     assert data["reasons"][0].startswith("Planned from the workload description 'single-shot'")
 
 
+def sglang_clears_a_bar(data) -> bool:
+    add, t = data["simulation"]["engines"]["sglang_over_vllm"], data["input"]["thresholds"]
+    return (add["throughput_gain"] >= t["sglang_throughput_gain"] or add["ttft_p90_gain"] >= t["sglang_ttft_gain"]
+            or add["hit_rate_points"] >= t["sglang_hit_points"])
+
+
 def test_rag_is_go_with_reasons(cli):
     data = _plan(cli, "--example", "rag", "--requests", "300")
-    assert data["decision"] == "go"
+    assert data["decision"] == ("go" if sglang_clears_a_bar(data) else "no-go")
     assert any("above the 40% go threshold" in r for r in data["reasons"])
     assert not data["recipe"]["changed"]
     assert abs(data["closed_form"]["described"]["hit_rate"] - data["hit_rate"]) < 0.01
@@ -98,7 +106,7 @@ def test_markdown_is_marked_planned_and_deterministic(cli, tmp_path):
     assert res.code == 0, res.err
     text = out.read_text()
     assert "**Planned from a description**: workload spec `multi-tenant`" in text
-    assert "## 8. Ordering recipe" in text and "## 9. Closed-form hit rates" in text and "```yaml" in text
+    assert "## 9. Ordering recipe" in text and "## 10. Closed-form hit rates" in text and "```yaml" in text
     assert (tmp_path / "plan.png").exists()
     first = out.read_bytes()
     assert cli("plan", "--example", "multi-tenant", "--requests", "150", "-o", out).code == 0
