@@ -14,7 +14,7 @@ from typing import Any
 from advisor import __version__
 from advisor.index.analyze import Analyzer, top_branches
 from advisor.ingest.source import SkipLog, make_renderer
-from advisor.advise import engines as engine_cmp
+from advisor.advise.engines import AT_ONCE, compare as compare_engines
 from advisor.advise.decide import CACHE_AWARE, Thresholds, decide as decide_facts
 from advisor.cost import (
     DEFAULT_BANDWIDTH_UTIL, DEFAULT_MFU, EngineTimings, check_tp, engine_timings, estimate_cost, not_fitting_message,
@@ -138,8 +138,8 @@ def _simulate(seqs: list[Sequence], pools: dict[str, int], page: int, timings: E
         "tenants": {p: {t: round(v.hit_rate, 6) for t, v in sorted(r.totals.per_tenant.items())}
                     for p, r in at_pool.items()},
         "starvation": starvation,
-        "engines": engine_cmp.compare(jobs, pools, timings, page, indexes,
-                                      "logged timestamps" if has_time else engine_cmp.AT_ONCE),
+        "engines": compare_engines(jobs, pools, timings, page, indexes,
+                                      "logged timestamps" if has_time else AT_ONCE),
     }
 
 
