@@ -15,7 +15,6 @@ from rich.table import Table
 from advisor.cli import app
 from advisor.commands.bounds import bounded
 from advisor.console import out_console, write_stdout
-from pathlib import Path
 
 from advisor.commands.common import emit
 from advisor.cost import (
