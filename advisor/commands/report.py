@@ -11,7 +11,7 @@ from advisor.advise import ReportOptions, Thresholds, build
 from advisor.cost import DEFAULT_BANDWIDTH_UTIL, DEFAULT_MFU
 from advisor.cli import app
 from advisor.commands.bounds import bounded
-from advisor.commands.common import SkipLog, check_format, check_output, emit, emit_bytes, is_stdout, regular_destination
+from advisor.commands.common import SkipLog, check_format, check_output, emit, emit_bytes, regular_destination
 from advisor.errors import AdvisorError
 from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, resolve_tokenizer, tokenizer_warning
 from advisor.report import advisory as render

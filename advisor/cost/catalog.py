@@ -20,7 +20,6 @@ Conventions:
 from __future__ import annotations
 
 import json
-import math
 import os
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
