@@ -71,10 +71,11 @@ def test_report_on_docs_before_system_decides_from_the_measured_fix(tmp_path: Pa
     # fixed order a go. The report gives the measured after-fix hit rate, the decision it
     # leads to, and the move that gets there.
     w = _zoo()["docs-before-system-inline"]
-    out = tmp_path / "advisory.json"
+    out = tmp_path / "advisory.md"  # --format json prints the JSON; --output names the markdown
     res = cli("report", "--traffic", write(tmp_path, w), "--format", "json", "--output", out)
     assert res.code == 0, res.err
-    data = json.loads(out.read_text())
+    data = json.loads(res.out)
+    assert out.read_text().startswith("# SGLang radix-cache and scheduler advisory")
     right = zoo.truth(w)
     assert data["hit_rate"] < 0.30 < 0.40 < right
     assert abs(data["hit_rate_after_prescription"] - right) <= TOLERANCE
