@@ -18,6 +18,8 @@ from advisor.commands.common import (
     with_progress,
 )
 from advisor.errors import AdvisorError
+from advisor.ingest.preprocess import DEFAULT_ENGINE
+from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, resolve_tokenizer
 from advisor.export.trace import FORMATS, Hasher, rows, write
 
 
@@ -31,6 +33,10 @@ def export_command(
     timestamp_unit: str = typer.Option("auto", help="Unit of the input timestamps: auto, s or ms."),
     tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
     chat_template: Path | None = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
+    model_dir: Path | None = typer.Option(None, "--model-dir", help=MODEL_DIR_HELP),
+    engine: str = typer.Option(DEFAULT_ENGINE, help="The engine whose request preprocessing renders the traffic: "
+                               "sglang or vllm."),
+    timezone: str = typer.Option("UTC", help=TIMEZONE_HELP),
     templates: Path | None = typer.Option(None, help="Folder of prompt templates for 'template' records."),
     input_format: str = typer.Option("auto", help=INPUT_FORMAT_HELP),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the trace to this file (default: stdout)."),
@@ -49,7 +55,9 @@ def export_command(
         key = hashlib.blake2b(key, digest_size=64).digest()
     check_output(output, traffic)
     skips = SkipLog()
-    seqs = open_traffic(list(traffic), tokenizer, chat_template, templates, block_size, skips, input_format=input_format)
+    tokenizer = resolve_tokenizer(tokenizer, model_dir)
+    seqs = open_traffic(list(traffic), tokenizer, chat_template, templates, block_size, skips, input_format=input_format,
+                        engine=engine, model_dir=model_dir, timezone=timezone)
     found = rows(with_progress(seqs, "export"), Hasher(block_size, key))
     skips.summary()
     if not found:

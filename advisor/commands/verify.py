@@ -18,6 +18,7 @@ from advisor.commands.common import (
     with_progress,
 )
 from advisor.errors import AdvisorError
+from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, resolve_tokenizer
 from advisor.simulate.inputs import to_jobs
 from advisor.simulate.model import (
     ENGINE_EVICTION,
@@ -47,6 +48,8 @@ def verify_command(
     timestamp_unit: str = typer.Option("auto", help="auto, s or ms."),
     tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
     chat_template: Path | None = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
+    model_dir: Path | None = typer.Option(None, "--model-dir", help=MODEL_DIR_HELP),
+    timezone: str = typer.Option("UTC", help=TIMEZONE_HELP),
     templates: Path | None = typer.Option(None, help="Folder of prompt templates for 'template' records."),
     input_format: str = typer.Option("auto", help=INPUT_FORMAT_HELP),
     top: int = typer.Option(10, min=0, callback=bounded("--top"), help="How many of the requests that differ most to list."),
@@ -66,7 +69,10 @@ def verify_command(
         raise AdvisorError(f"unknown --timestamp-unit '{timestamp_unit}': use auto, s or ms")
     skips = SkipLog()
     observed = Observed()
-    seqs = open_traffic(list(traffic), tokenizer, chat_template, templates, block_size, skips, input_format=input_format)
+    tokenizer = resolve_tokenizer(tokenizer, model_dir)
+    # The engine that served the traffic also preprocessed it: render as it did.
+    seqs = open_traffic(list(traffic), tokenizer, chat_template, templates, block_size, skips, input_format=input_format,
+                        engine=engine, model_dir=model_dir, timezone=timezone)
     jobs, has_time = to_jobs(watch(with_progress(seqs, "verify"), observed), None, None, timestamp_unit)
     skips.summary()
     if not len(jobs):

@@ -111,3 +111,17 @@ def test_gzip_on_standard_input(tmp_path, monkeypatch, cli):
     res = cli("analyze", "-", "--no-diagnose", "--format", "json")
     assert res.code == 0, res.err
     assert json.loads(res.out)["requests"] == 2
+
+
+def test_request_options_pass_through(tmp_path):
+    """Fields that change the engine's rendering (tool_choice, chat_template_kwargs) stay
+    on the request, whichever format carried the body."""
+    body = {"messages": [{"role": "user", "content": "hi"}], "tools": [], "tool_choice": "none",
+            "chat_template_kwargs": {"enable_thinking": False}}
+    rows = [{"custom_id": "a", "method": "POST", "url": "/v1/chat/completions", "body": body}]
+    reqs, skips = load(tmp_path, "b.jsonl", rows)
+    assert not skips
+    assert reqs[0].options == {"tool_choice": "none", "chat_template_kwargs": {"enable_thinking": False}}
+    assert reqs[0].tools == ()  # an empty tool list stays one (vLLM hands it to the template)
+    reqs, _ = load(tmp_path, "l.jsonl", [{"request": body, "response": {"usage": None}}])
+    assert reqs[0].options["tool_choice"] == "none"

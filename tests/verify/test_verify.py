@@ -156,3 +156,22 @@ def test_simulate_reports_observed_per_run(tmp_path, cli):
     assert data["runs"][0]["observed"]["total_error_points"] == 0
     assert data["runs"][1]["observed"]["requests"] == 60
     assert data["observed"]["gap"]["parts"][1]["tokens"] == sum(vllm_replay(reqs, None)) - sum(observed)
+
+
+def test_reports_render_in_every_format(tmp_path, cli):
+    reqs = traffic(6, n=30)
+    observed = vllm_replay(reqs, None)
+    observed[3] += 1  # one request off, so the "differ most" table shows
+    path = write(tmp_path / "t.jsonl", reqs, observed)
+    for cmd in (["verify", path, "--engine", "vllm"], ["simulate", path, "--engine", "vllm"],
+                ["analyze", path, "--no-diagnose"]):
+        text = cli(*cmd)
+        assert text.code == 0, text.err
+        assert "Observed against predicted" in text.out
+        # analyze predicts the unlimited LCP, off on many requests; the engine's rules on one.
+        assert cmd[0] == "analyze" or "r3" in text.out
+        md = cli(*cmd, "--format", "markdown")
+        assert "## Observed against predicted" in md.out or "# Observed against predicted" in md.out
+    out = tmp_path / "v.md"
+    assert cli("verify", path, "--engine", "vllm", "-o", out).code == 0
+    assert "Where the gap goes" in out.read_text()

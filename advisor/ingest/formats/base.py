@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from advisor.ingest.preprocess import REQUEST_OPTIONS
 from advisor.ingest.traffic import BadRecord
 
 
@@ -80,8 +81,17 @@ def chat_payload(body: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(msgs, list):
         raise BadRecord("chat request body has no 'messages' list")
     payload: dict[str, Any] = {"messages": msgs}
-    if body.get("tools"):
+    if body.get("tools") is not None:
         payload["tools"] = body["tools"]
+    return _with_options(payload, body)
+
+
+def _with_options(payload: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+    # Request fields that change what the engine renders (tool_choice, chat_template_kwargs,
+    # ...): kept, so the engine's preprocessing sees them as in a plain messages record.
+    for key in REQUEST_OPTIONS:
+        if key in body:
+            payload[key] = body[key]
     return payload
 
 
@@ -124,7 +134,7 @@ def responses_payload(body: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(tools, list):
             raise BadRecord("'tools' must be a list")
         payload["tools"] = [_chat_tool(t) for t in tools]
-    return payload
+    return _with_options(payload, body)
 
 
 def _response_item(item: Any, i: int) -> dict[str, Any]:
