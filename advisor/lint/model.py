@@ -462,7 +462,7 @@ class _Walker:
         old = scope.get(name)
         scope[name] = taint if old is None or taint.rank > old.rank else old
 
-    def bind_attr(self, name: str, attr: str, taint: Taint) -> None:
+    def bind_attr(self, name: str, attr: str, taint: Taint, what: str = "namespace attribute") -> None:
         """A namespace attribute lives where its namespace was made: loops assign into it."""
         key = f"{name}.{attr}"
         target = self.scopes[-1]
@@ -471,7 +471,7 @@ class _Walker:
                 target = scope
                 break
         if taint.volatile and not taint.via:
-            taint = replace(taint, via=f"namespace attribute `{key}`")
+            taint = replace(taint, via=f"{what} `{key}`")
         old = target.get(key)
         target[key] = taint if old is None or taint.rank > old.rank else old
 
@@ -953,6 +953,11 @@ class _Walker:
         if isinstance(target, nodes.Name) and isinstance(value, nodes.Call) and _is_name(value.node, "namespace"):
             for kw in value.kwargs:
                 self.bind_attr(target.name, kw.key, strongest((self.expr(kw.value), self.guard)))
+        if isinstance(target, nodes.Name) and isinstance(value, nodes.Dict):
+            # `meta.who` of `{"when": now(), "who": "bot"}` is as constant as "bot"
+            for pair in value.items:
+                if isinstance(pair.key, nodes.Const) and isinstance(pair.key.value, str):
+                    self.bind_attr(target.name, pair.key.value, strongest((self.expr(pair.value), self.guard)), "dict key")
 
     def _stmt_AssignBlock(self, node: nodes.AssignBlock) -> None:
         self._control(node, ("set",))
