@@ -485,7 +485,8 @@ class MessageMove:
     static: frozenset[str]
 
     def _is_static(self, m: dict[str, Any]) -> bool:
-        return m.get("role") in _PREAMBLE_ROLES and m.get("content") in self.static
+        content = m.get("content")
+        return m.get("role") in _PREAMBLE_ROLES and isinstance(content, str) and content in self.static
 
     def __call__(self, req: Request) -> Request | None:
         if req.kind != "messages" or not req.messages:
@@ -513,9 +514,10 @@ def static_messages(requests: Sequence[Request | None], share: float = 0.5) -> f
         if r is None or r.kind != "messages" or not r.messages:
             continue
         n += 1
-        for c in {m.get("content") for m in r.messages if m.get("role") in _PREAMBLE_ROLES}:
-            if isinstance(c, str):
-                counts[c] = counts.get(c, 0) + 1
+        # Content-part lists are not hashable and never compared: only text contents count.
+        for c in {m["content"] for m in r.messages
+                  if m.get("role") in _PREAMBLE_ROLES and isinstance(m.get("content"), str)}:
+            counts[c] = counts.get(c, 0) + 1
     return frozenset(c for c, k in counts.items() if n >= 2 and k >= max(2, share * n))
 
 

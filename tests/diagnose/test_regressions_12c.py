@@ -84,3 +84,4 @@ def test_per_request_message_before_the_system_prompt(tmp_path: Path, cli, kind:
     truth = zoo.truth(w)
     assert truth - data["hit_rate_before"] > 0.2
     assert abs(data["hit_rate_after"] - truth) <= TOLERANCE, (data["hit_rate_after"], truth, data["actions"])
+
