@@ -10,7 +10,7 @@ from jinja2 import TemplateSyntaxError, nodes
 from advisor.ingest.prompt_files import ROLE_LINE, PromptFileError, prompty_body
 from advisor.lint.fix import UNSAFE, Edit, Fix
 from advisor.lint.model import DATE, RANDOM, REQUEST, Segment, Settings, Taint, TemplateModel, make_environment
-from advisor.lint.rule import Context, Option, Problem, Rule, shared_tokens_after
+from advisor.lint.rule import Context, Option, Problem, Rule, shared_tokens_after, snippet
 
 DOCS = """\
 ## What it does
@@ -90,7 +90,7 @@ def check(model: TemplateModel, ctx: Context) -> Iterator[Problem]:
         yield Problem(
             seg.line,
             seg.column,
-            f"{_snippet(seg.text)} renders {taint.reason}{_where(seg, taint)} before static text; this {what} {cost}. Move it after the static text{pin}.",
+            f"{snippet(seg.text)} renders {taint.reason}{_where(seg, taint)} before static text; this {what} {cost}. Move it after the static text{pin}.",
             seg.end_line,
             seg.end_column,
             tokens_at_risk=n,
@@ -231,11 +231,6 @@ def _where(seg: Segment, taint: Taint) -> str:
     if taint.via:
         parts.append(f"reaching it as {taint.via}")
     return f" ({', '.join(parts)})" if parts else ""
-
-
-def _snippet(text: str) -> str:
-    one_line = " ".join(text.split())
-    return f"`{one_line if len(one_line) <= 60 else one_line[:57] + '...'}`"
 
 
 RULE = Rule(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from advisor.lint.model import KWARG, TemplateModel
-from advisor.lint.rule import Context, Problem, Rule, shared_tokens_after
+from advisor.lint.rule import Context, Problem, Rule, shared_tokens_after, snippet
 
 DOCS = """\
 ## What it does
@@ -60,17 +60,12 @@ def check(model: TemplateModel, ctx: Context) -> Iterator[Problem]:
         yield Problem(
             seg.line,
             seg.column,
-            f"{_snippet(seg.text)} renders {taint.reason}{where} before {n} static tokens. The prefix is stable while no request passes "
+            f"{snippet(seg.text)} renders {taint.reason}{where} before {n} static tokens. The prefix is stable while no request passes "
             f"`{taint.kwarg}`; pin it to one value in chat_template_kwargs so that it cannot vary per request.",
             seg.end_line,
             seg.end_column,
             tokens_at_risk=n,
         )
-
-
-def _snippet(text: str) -> str:
-    one_line = " ".join(text.split())
-    return f"`{one_line if len(one_line) <= 60 else one_line[:57] + '...'}`"
 
 
 RULE = Rule(

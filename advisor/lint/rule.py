@@ -68,6 +68,12 @@ class Rule:
         return {k: (list(o.default) if isinstance(o.default, list) else o.default) for k, o in self.options.items()}
 
 
+def snippet(text: str) -> str:
+    """Source text for a message: one line, backquoted, at most 60 characters."""
+    one_line = " ".join(text.split())
+    return f"`{one_line if len(one_line) <= 60 else one_line[:57] + '...'}`"
+
+
 def token_counter(encode: Callable[[str], list[int]]) -> Callable[[str], int]:
     """A cached counter: the same boilerplate recurs across a repository's templates."""
 
