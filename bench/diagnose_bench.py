@@ -13,36 +13,27 @@ Run: `.venv/bin/python bench/diagnose_bench.py [--repeat N]`. Writes bench/resul
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("ADVISOR_NO_PROGRESS", "1")
 
-from advisor.cli import main  # noqa: E402
 from tests.diagnose import workloads as W  # noqa: E402
+
+# The script's folder is on sys.path: one way to time an in-process command for both benches.
+from diagnose_zoo import run  # noqa: E402
 
 TARGET = 0.50
 
 
 def run_analyze(path: Path, diagnose: bool) -> tuple[float, float, dict]:
     """Wall seconds, CPU seconds and the JSON output of one `advisor analyze` run."""
-    args = ["analyze", str(path), "--format", "json"] + ([] if diagnose else ["--no-diagnose"])
-    out = io.StringIO()
-    start, cpu = time.perf_counter(), time.process_time()
-    with contextlib.redirect_stdout(out):
-        code = main(args)
-    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
-    if code != 0:
-        raise SystemExit(f"analyze failed on {path} (exit {code})")
-    return elapsed, cpu, json.loads(out.getvalue())
+    return run(["analyze", str(path), "--format", "json"] + ([] if diagnose else ["--no-diagnose"]))
 
 
 def workloads(folder: Path) -> list[tuple[str, Path]]:
