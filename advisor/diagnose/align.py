@@ -20,13 +20,12 @@ tokenizing it; on long logs only a thinning sample of requests is aligned.
 from __future__ import annotations
 
 import zlib
-from array import array
 from dataclasses import dataclass
 from typing import Iterator
 
 from advisor.index.radix import Node, RadixTree
+from advisor.ingest.ids import ITEM
 
-ITEM = 4          # bytes per packed token id, as the radix tree stores them
 PROBE = 8         # tokens per probe: a shared run of 2*PROBE-1 tokens always holds one
 MIN_RUN = 16      # a shared run this long is shared content, shorter ones are coincidence
 WINDOW = 6144     # tokens of the neighbour searched after the divergence
@@ -319,9 +318,3 @@ def _deepest(node: Node) -> Node:
             break
         node = nxt
     return node
-
-
-def unpack(data: bytes) -> list[int]:
-    out = array("I")
-    out.frombytes(data)
-    return out.tolist()

@@ -12,7 +12,7 @@ from typing import Iterable
 
 from advisor.index.analyze import Analyzer
 from advisor.ingest.pipeline import TOKEN_NAMESPACE, Sequence
-from advisor.index.radix import pack
+from advisor.ingest.ids import pack
 from advisor.simulate.branch_lru import BranchPool
 from advisor.simulate.model import HitRules, Job
 

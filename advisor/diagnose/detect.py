@@ -15,11 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 from typing import Sequence as Sequence_
 
-from array import array
-
 from advisor.diagnose.align import Aligner
 from advisor.diagnose.order import OrderDetector, OrderFinding
 from advisor.diagnose.structure import SpanFinding, Structure, SwapFinding
+from advisor.ingest.ids import pack, unpack_array
 from advisor.ingest.pipeline import Sequence
 from advisor.ingest.tokenizers import Tokenizer
 
@@ -154,9 +153,7 @@ class Diagnoser:
         index = self.text_requests
         self.text_requests += 1
         self.text_prompt_tokens += seq.prompt_tokens
-        ids = seq.ids
-        data = ids.tobytes() if isinstance(ids, array) and ids.typecode == "I" else array("I", ids).tobytes()
-        matched = self.aligner.add(index, data)
+        matched = self.aligner.add(index, pack(seq.ids))
         self.cached_tokens += matched
         if matched < LOW_REUSE_REQUEST * seq.prompt_tokens:
             self.low_reuse += 1
@@ -181,9 +178,7 @@ class Diagnoser:
             # of the kept requests name them (decoding every request only to find no
             # reordering would cost more than the alignment itself).
             for i, kept in zip(self.aligner.kept_ids, self.aligner.kept):
-                packed = array("I")
-                packed.frombytes(kept)
-                self.order.add(i, packed)
+                self.order.add(i, unpack_array(kept))
             orders = self.order.findings()
         swaps = []
         cores: dict[int, list[str]] = {}

@@ -11,14 +11,13 @@ reported with its observed orders and their shares.
 from __future__ import annotations
 
 import re
-from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from advisor.diagnose import blocks as blk
+from advisor.ingest.ids import ITEM, pack, pack_one, unpack
 
-ITEM = 4  # bytes per packed token id
 # A permuted group needs two units that nearly every request of the group carries.
 CORE_SHARE = 0.8
 MEMO_BYTES = 256 << 20
@@ -82,7 +81,7 @@ class OrderDetector:
         self._messages: dict[bytes, Piece] = {}   # message-level pieces, built from those
 
     def add(self, index: int, ids: Sequence[int]) -> None:
-        data = ids.tobytes() if isinstance(ids, array) and ids.typecode == "I" else array("I", ids).tobytes()
+        data = pack(ids)
         placed = []
         seen: set[int] = set()
         pos = 0
@@ -123,9 +122,7 @@ class OrderDetector:
             return entry
         if not piece:
             return EMPTY
-        ids = array("I")
-        ids.frombytes(piece)
-        text = self.decode(ids.tolist())
+        text = self.decode(unpack(piece))
         found = []
         bodies = self._bodies
         for start, end in blk.segments(text):
@@ -305,7 +302,7 @@ def _sep(token: int | None, decode: Callable[[Sequence[int]], str]) -> tuple[byt
     """A separator token as packed bytes, with the characters it decodes to."""
     if token is None:
         return None, 0
-    return array("I", [token]).tobytes(), len(decode([token]))
+    return pack_one(token), len(decode([token]))
 
 
 def _split(data: bytes, sep: bytes | None) -> list[bytes]:

@@ -15,8 +15,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from advisor.diagnose.align import ITEM, Aligner, Gap, Swap, unpack, weight
+from advisor.diagnose.align import Aligner, Gap, Swap, weight
 from advisor.diagnose.spans import classify_inside, differing_range, expand
+from advisor.ingest.ids import ITEM, unpack
 
 # A varying span of at least LONG_SPAN tokens that starts within HEAD tokens of the request
 # (before it only chat markup and a label) is per-request content ahead of the static

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from advisor.errors import AdvisorError
+from advisor.ingest.ids import ITEM, pack
 from advisor.ingest.pipeline import Sequence
 from advisor.simulate.inputs import timestamp_scale
 
@@ -39,11 +39,11 @@ class Hasher:
     def hash_ids(self, seq: Sequence) -> list[int]:
         root = hashlib.blake2b(seq.namespace.encode(), key=self.salt, digest_size=DIGEST).digest()
         if seq.unit == 1:
-            raw = seq.ids.tobytes() if isinstance(seq.ids, array) else array("I", seq.ids).tobytes()
-            step = 4 * self.block_size
+            raw = pack(seq.ids)
+            step = ITEM * self.block_size
         elif seq.unit == self.block_size:
-            raw = seq.ids.tobytes() if isinstance(seq.ids, array) else array("I", seq.ids).tobytes()
-            step = 4  # a block-hash trace at the same block size: re-hash its blocks
+            raw = pack(seq.ids)
+            step = ITEM  # a block-hash trace at the same block size: re-hash its blocks
         else:
             raise AdvisorError(f"{seq.request.where}: a block-hash trace of {seq.unit}-token blocks cannot be "
                                f"re-cut into {self.block_size}-token blocks")

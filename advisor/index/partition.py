@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterable, Protocol
 
 from advisor.index.analyze import Analysis, Analyzer, RawBranch, TenantStats, raw_branches
 from advisor.errors import AdvisorError
+from advisor.ingest.ids import pack
 from advisor.ingest.pipeline import Sequence
 
 DEFAULT_HEAD_TOKENS = 256
@@ -217,8 +218,8 @@ class PartitionedRun:
         matched = tree.insert(head)
         # Head matched in full: the partition knows more; otherwise the head tree is exact.
         known = -1 if matched == len(head) == k else matched
-        key = zlib.crc32(seq.namespace.encode() + b"\0" + head.tobytes())
-        return key % self.partitions, (seq.namespace, seq.ids.tobytes(), seq.prompt_tokens, seq.unit,
+        key = zlib.crc32(seq.namespace.encode() + b"\0" + pack(head))
+        return key % self.partitions, (seq.namespace, pack(seq.ids), seq.prompt_tokens, seq.unit,
                                        seq.request.tenant, known)
 
     def run(self, seqs: Iterable[Sequence], backend: Backend) -> Analysis:

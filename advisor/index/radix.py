@@ -16,21 +16,10 @@ from array import array
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
-ITEM = 4  # bytes per token id in a packed run
-assert array("I").itemsize == ITEM
+# The layout is ingest's (advisor.ingest.ids); pack/unpack/ITEM stay importable from here.
+from advisor.ingest.ids import ITEM, pack, unpack
 
-
-def pack(ids: Sequence[int] | array) -> bytes:
-    """Token ids as the packed bytes the tree stores."""
-    if isinstance(ids, array) and ids.typecode == "I":
-        return ids.tobytes()
-    return array("I", ids).tobytes()
-
-
-def unpack(data: bytes) -> list[int]:
-    out = array("I")
-    out.frombytes(data)
-    return out.tolist()
+__all__ = ["ITEM", "Branch", "Node", "RadixTree", "pack", "unpack"]
 
 
 def _common_bytes(a: bytes, b: bytes, b_start: int, limit: int) -> int:

@@ -20,6 +20,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from advisor.ingest.ids import empty, pack, pack_one, unpack_array
 from advisor.ingest.tokenizers import Tokenizer
 
 MIN_PIECE_CHARS = 32  # shorter pieces encode faster than a cache round trip pays back
@@ -89,7 +90,7 @@ class MemoEncoder:
         if encoding is not None:
             specials = sorted(tokenizer.special_tokens, key=len, reverse=True)
             self._split = re.compile("(" + "|".join(re.escape(s) for s in specials) + ")") if specials else None
-            self._special_bytes = {s: array("I", [i]).tobytes() for s, i in tokenizer.special_tokens.items()}
+            self._special_bytes = {s: pack_one(i) for s, i in tokenizer.special_tokens.items()}
             self._ordinary = ordinary_bytes(encoding)
             from advisor.ingest.tokenizers import NEWLINE_SAFE_PATTERNS
 
@@ -97,8 +98,8 @@ class MemoEncoder:
 
     def encode(self, text: str) -> array:
         """Token ids of ``text`` (special tokens recognised), exactly as whole encoding."""
-        out = array("I")
         if not self.exact:
+            out = empty()
             out.extend(self.tokenizer.encode(text))
             return out
         if self.tokenizer.normalize is not None:
@@ -114,8 +115,7 @@ class MemoEncoder:
                     parts.extend(self._piece(p) for p in cut_after_blank_lines(piece) if p)
                 else:
                     parts.append(self._piece(piece))
-        out.frombytes(b"".join(parts))
-        return out
+        return unpack_array(b"".join(parts))
 
     def _piece(self, piece: str) -> bytes:
         if len(piece) < MIN_PIECE_CHARS:
@@ -172,7 +172,7 @@ def ordinary_bytes(encoding: Any) -> Callable[[str], bytes]:
     to_buffer = getattr(core, "encode_to_tiktoken_buffer", None)
     if to_buffer is None:
         ordinary = encoding.encode_ordinary
-        return lambda piece: array("I", ordinary(piece)).tobytes()
+        return lambda piece: pack(ordinary(piece))
     none: set[str] = set()
     return lambda piece: bytes(to_buffer(piece, none))
 

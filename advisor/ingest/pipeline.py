@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol
 from advisor.console import log
 from advisor.ingest.chat import ChatRenderer, clock_for, has_clock
 from advisor.errors import AdvisorError
+from advisor.ingest.ids import MAX_ID, as_array
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.tokenizers import Tokenizer
 from advisor.ingest.formats import iter_requests
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
 
 TOKEN_NAMESPACE = "tokens"
 BATCH = 64
-MAX_ID = 2**32 - 1
 
 
 @dataclass(frozen=True)
@@ -196,12 +196,12 @@ def _id_sequence(req: Request, vocab_size: int, block_size: int) -> Sequence:
         top = max(req.hash_ids or (0,))
         if top > MAX_ID:
             raise AdvisorError(f"hash id {top} does not fit in 32 bits")
-        ids = array("I", req.hash_ids or ())
+        ids = as_array(req.hash_ids or ())
         return Sequence(req, f"hash:{req.source}", ids, int(req.input_length or 0), req.block_size or block_size)
     top = max(req.input_ids or (0,))
     if top >= vocab_size:
         raise AdvisorError(f"token id {top} is outside the tokenizer's vocabulary ({vocab_size})")
-    ids = array("I", req.input_ids or ())
+    ids = as_array(req.input_ids or ())
     return Sequence(req, TOKEN_NAMESPACE, ids, len(ids), 1)
 
 
@@ -275,7 +275,7 @@ def sequences(
                     if isinstance(text, list):  # ids straight from the chat renderer
                         if not text:
                             raise AdvisorError("renders to no tokens")
-                        batch.append(Sequence(req, TOKEN_NAMESPACE, array("I", text), len(text), 1))
+                        batch.append(Sequence(req, TOKEN_NAMESPACE, as_array(text), len(text), 1))
                     elif text is None:
                         batch.append(_id_sequence(req, tokenizer.vocab_size, block_size))
                     else:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from array import array
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -22,6 +21,7 @@ from advisor.index.analyze import Analyzer
 from advisor.diagnose.detect import Attribution, Diagnosis, Finding
 from advisor.diagnose.capacity import cached_with_capacity, pin_candidate
 from advisor.errors import AdvisorError
+from advisor.ingest.ids import as_array
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence
 from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, MessageMove, SpanMove, UnitSort, anchors, choose,
@@ -289,8 +289,7 @@ class Measurer:
             changed += 1
             # Decoded ids go back to ids as they are; other records render as logged ones do.
             text = new.prompt if seq.request.kind == "input_ids" else self.renderer.text_of(new)
-            ids = self.encoder.encode(text or "")
-            ids = ids if isinstance(ids, array) else array("I", ids)
+            ids = as_array(self.encoder.encode(text or ""))
             out.append(Sequence(new, TOKEN_NAMESPACE, ids, len(ids), 1))
         return out, changed
 

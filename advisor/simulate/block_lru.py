@@ -20,6 +20,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Hashable
 
+from advisor.ingest.ids import ITEM
 from advisor.simulate.pool import Lease
 from advisor.simulate.model import HitRules, Job
 
@@ -58,7 +59,7 @@ class BlockIndex:
         if got is not None:
             return got
         root = self.root(job.namespace)
-        step = 4 * self.block_tokens if job.unit == 1 else 4
+        step = ITEM * self.block_tokens if job.unit == 1 else ITEM
         key = job.key
         table = self._table
         out = array("q")

@@ -17,7 +17,8 @@ import heapq
 from dataclasses import dataclass
 from typing import Callable, Hashable
 
-from advisor.index.radix import ITEM, Node, RadixTree
+from advisor.index.radix import Node, RadixTree
+from advisor.ingest.ids import ITEM
 from advisor.simulate.pool import Lease
 from advisor.simulate.model import HitRules, Job
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Iterable, Iterator, overload
 
 from advisor.errors import AdvisorError
+from advisor.ingest.ids import ITEM
 from advisor.simulate.model import Job
 
 FLUSH_BYTES = 1 << 20
@@ -60,7 +61,7 @@ class JobStore(Sequence[Job]):
         if self._sealed:
             raise RuntimeError("JobStore is sealed")
         self._offset.append(self._size + len(self._pending))
-        self._elements.append(len(key) // 4)
+        self._elements.append(len(key) // ITEM)
         self._pending += key
         if len(self._pending) >= FLUSH_BYTES:
             self._flush()
@@ -121,7 +122,7 @@ class JobStore(Sequence[Job]):
         if not 0 <= i < len(self._offset):
             raise IndexError(i)
         r = i if self._order is None else self._order[i]
-        n = self._elements[r] * 4
+        n = self._elements[r] * ITEM
         key = os.pread(self._file.fileno(), n, self._offset[r]) if n else b""
         if len(key) != n:
             raise OSError("the simulator's spill file was truncated")

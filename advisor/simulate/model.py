@@ -9,8 +9,8 @@ from functools import lru_cache
 
 from advisor.cost.compute import EngineTimings
 from advisor.index.analyze import TenantStats
+from advisor.ingest.ids import ITEM, pack
 from advisor.ingest.pipeline import Sequence
-from advisor.index.radix import pack
 
 ENGINES = ("none", "sglang", "vllm")
 EVICTIONS = ("branch-lru", "block-lru", "lfu", "fifo", "off", "optimal")
@@ -48,7 +48,7 @@ class Job:
 
     @property
     def elements(self) -> int:
-        return len(self.key) // 4
+        return len(self.key) // ITEM
 
     def tokens_of(self, elements: int) -> int:
         return min(elements * self.unit, self.prompt_tokens)
@@ -58,8 +58,7 @@ class Job:
                       output_len: int | None = None) -> "Job":
         req = seq.request
         out = req.output_length if req.output_length is not None else output_len
-        ids = seq.ids if isinstance(seq.ids, array) else array("I", seq.ids)
-        return cls(index, seq.namespace, pack(ids), seq.prompt_tokens, seq.unit, arrival,
+        return cls(index, seq.namespace, pack(seq.ids), seq.prompt_tokens, seq.unit, arrival,
                    max(1, int(out if out is not None else 1)), req.tenant)
 
 

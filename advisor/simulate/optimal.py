@@ -31,6 +31,7 @@ from array import array
 from collections.abc import Sequence as SequenceOf
 from dataclasses import dataclass
 
+from advisor.ingest.ids import unpack_array
 from advisor.simulate.block_lru import BlockIndex
 from advisor.simulate.model import HitRules, Job, Totals
 from advisor.simulate.replay import warmup_count
@@ -191,7 +192,7 @@ class OptimalPlan:
         """The job's cacheable elements as bytes, and how many of them it can hit."""
         rules = self.rules
         if job.unit != 1:
-            key = job.key if self._index is None else array("q", array("I", job.key)).tobytes()
+            key = job.key if self._index is None else array("q", unpack_array(job.key)).tobytes()
             return key, rules.limit_elements(job)
         if self._index is None:
             return job.key, rules.limit_tokens(job.prompt_tokens)

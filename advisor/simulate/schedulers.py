@@ -27,7 +27,8 @@ import sys
 from collections import defaultdict
 from collections.abc import Sequence as SequenceOf
 
-from advisor.index.radix import ITEM, Node, RadixTree
+from advisor.index.radix import Node, RadixTree
+from advisor.ingest.ids import ITEM
 from advisor.simulate.pool import Pool
 from advisor.simulate.model import Job
 

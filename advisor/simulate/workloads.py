@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from advisor.errors import AdvisorError
+from advisor.ingest.ids import ITEM
 from advisor.simulate.jobs import JobStore
 
 WORKLOAD_DEFAULTS: dict[str, Any] = {
@@ -57,6 +58,6 @@ def default_capacity(jobs: JobStore) -> int:
     """The prefix every request shares plus room for about two requests' varying parts,
     rounded to whole thousands of tokens."""
     keys = [j.key for j in jobs]
-    static_prefix = len(os.path.commonprefix(keys)) // 4 if keys else 0
+    static_prefix = len(os.path.commonprefix(keys)) // ITEM if keys else 0
     mean = sum(j.prompt_tokens for j in jobs) / max(1, len(jobs))
     return int(round((static_prefix + 2 * max(0.0, mean - static_prefix)) / 1000.0) or 1) * 1000

@@ -1,0 +1,60 @@
+"""The packed-id layout: token ids (or block hash ids) as native unsigned 32-bit integers.
+
+Ids are born here in ingest (the tokenizer memo, the pipeline's sequences) and travel as
+``array('I')`` or as its raw bytes: the radix tree, the aligner, the job store and the trace
+exporter all slice and compare those bytes ``ITEM`` at a time. Every conversion between the
+two forms goes through this module, so the layout is written down once.
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Iterable
+
+TYPECODE = "I"
+ITEM = 4  # bytes per id in a packed run
+MAX_ID = 2**32 - 1  # the largest id the layout can hold
+
+# "I" is at least two bytes by the C standard; every platform we run on makes it four, and
+# the byte offsets (``n * ITEM``) all over the index and the simulator rely on it.
+assert array(TYPECODE).itemsize == ITEM
+
+
+def empty() -> array:
+    """An empty id array, to extend or fill with ``frombytes``."""
+    return array(TYPECODE)
+
+
+def as_array(ids: Iterable[int] | array) -> array:
+    """``ids`` as an id array; an id array is returned as is, not copied."""
+    if isinstance(ids, array) and ids.typecode == TYPECODE:
+        return ids
+    return array(TYPECODE, ids)
+
+
+def pack(ids: Iterable[int] | array) -> bytes:
+    """Ids as the packed bytes the radix tree and the job store keep."""
+    if isinstance(ids, array) and ids.typecode == TYPECODE:
+        return ids.tobytes()
+    return array(TYPECODE, ids).tobytes()
+
+
+def pack_one(token: int) -> bytes:
+    return array(TYPECODE, (token,)).tobytes()
+
+
+def unpack_array(data: bytes) -> array:
+    """Packed bytes back to an id array."""
+    out = array(TYPECODE)
+    out.frombytes(data)
+    return out
+
+
+def unpack(data: bytes) -> list[int]:
+    """Packed bytes back to a list of ids."""
+    return unpack_array(data).tolist()
+
+
+def count(data: bytes) -> int:
+    """How many ids a packed run holds."""
+    return len(data) // ITEM
