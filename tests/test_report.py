@@ -49,8 +49,12 @@ def test_planted_defect_shows_in_the_audit(cli) -> None:
     assert [f["code"] for f in data["lint"]] == ["PC101"]
     assert [f["code"] for f in data["traffic"]["findings"]] == ["TR101"]
     assert data["hit_rate"] < 0.3 and data["hit_rate_after_prescription"] > 0.9
-    assert data["decision"] == "no-go"
-    assert any("After the prescribed template changes" in r and "go)" in r for r in data["reasons"])
+    # Today's traffic is a NO-GO; moving the timestamp out of the prefix is measured to lift it
+    # over the go bar, so the headline is a GO conditional on that move (issue 12, acceptance 3).
+    assert (data["decision_today"], data["engine_today"]) == ("no-go", "vllm")
+    assert (data["decision"], data["engine"], data["basis"]) == ("go", "sglang", "after-fix")
+    assert [m["code"] for m in data["conditional_on"]] == ["TR101"]
+    assert data["reasons"][0].startswith("GO on condition that the prescribed change is made: Move the datetime")
 
 
 def test_templates_without_traffic_is_trial(cli) -> None:

@@ -32,7 +32,14 @@ def to_markdown(data: dict[str, Any], picture: str | None) -> str:
     decision = data["decision"]
     add("# SGLang radix-cache and scheduler advisory")
     add("")
-    add(f"**Decision: {decision.upper()}** (engine: {data['engine']}). "
+    conditional = ""
+    if data.get("basis") == "after-fix":
+        n = len(data["conditional_on"])
+        conditional = (f", on condition that the prescribed change{'s' if n > 1 else ''} below {'are' if n > 1 else 'is'} "
+                       f"made: measured hit rate {_pct(data['hit_rate_decided'])} after {'them' if n > 1 else 'it'}, "
+                       f"{_pct(data['traffic']['hit_rate'])} today (today's decision: {data['decision_today'].upper()}, "
+                       f"engine {data['engine_today']})")
+    add(f"**Decision: {decision.upper()}** (engine: {data['engine']}){conditional}. "
         f"Model {inp['model']} on {inp.get('tp', 1)} × {inp['gpu']} (TP {inp.get('tp', 1)}"
         f"{', ' + inp['tp_source'] if inp.get('tp_source') and inp['tp_source'] != 'given' else ''}), "
         f"{inp.get('weight_dtype', 'bf16')} weights, {inp.get('kv_dtype', 'bf16')} KV; "
