@@ -50,7 +50,9 @@ def explain(results: list[RunResult]) -> list[dict[str, Any]]:
     notes = []
     for r in results:
         b = base.get((r.spec.eviction, r.spec.capacity))
-        if b is None or r is b or r.spec.tenant_budget:
+        # The baseline itself, under any name (the optimal bound asked for with several
+        # policies is one fcfs run): nothing to explain.
+        if b is None or r is b or r.spec == b.spec or r.spec.tenant_budget:
             continue
         saved = b.prefill_tokens - r.prefill_tokens
         seconds = saved * r.spec.cost.prefill_token_s
