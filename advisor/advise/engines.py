@@ -29,7 +29,8 @@ from typing import Any
 
 from advisor.cost.compute import EngineTimings
 from advisor.simulate.model import Job, percentile
-from advisor.simulate.runner import BlockIndexes, RunResult, RunSpec, run
+from advisor.simulate.runner import RunResult, RunSpec
+from advisor.simulate.study import Study
 
 CACHE_AWARE = "lpm"
 AT_ONCE = "all at once (no timestamps)"
@@ -95,16 +96,20 @@ def summarize(timed: RunResult, batch: RunResult) -> dict[str, Any]:
 
 
 def compare(jobs: SequenceOf[Job], pools: dict[str, int], timings: EngineTimings, page: int,
-            indexes: BlockIndexes | None = None, arrivals: str = AT_ONCE) -> dict[str, Any]:
-    """The four setups' figures, each engine's speedup over no caching, and SGLang over vLLM."""
-    indexes = indexes or BlockIndexes()
+            study: Study | None = None, arrivals: str = AT_ONCE) -> dict[str, Any]:
+    """The four setups' figures, each engine's speedup over no caching, and SGLang over vLLM.
+    ``study`` holds the replays of ``jobs`` already run (the advisory's other figures)."""
+    study = study or Study(jobs)
+    # The saturated runs are of other jobs (every arrival at 0): a study of their own, sharing
+    # the block indexes (the same prompts).
+    at_once = Study(AtOnce(jobs), study.indexes)
     out: dict[str, Any] = {"arrivals": arrivals, "pools": dict(pools), "setups": {}}
     for s in setups(page):
         spec = RunSpec(policy=s.policy, eviction=s.eviction, engine=s.engine,
                        page=VLLM_BLOCK if s.engine == "vllm" else page, capacity=pools[s.pool],
                        mode="serve", cost=timings)
-        timed = run(jobs, spec, indexes)
-        row = summarize(timed, run(AtOnce(jobs), spec, indexes) if arrivals != AT_ONCE else timed)
+        timed = study.run(spec)
+        row = summarize(timed, at_once.run(spec) if arrivals != AT_ONCE else timed)
         row.update({"label": s.label, "pool_tokens": pools[s.pool], "policy": s.policy, "eviction": s.eviction,
                     "page_size": spec.page})
         out["setups"][s.name] = row

@@ -27,8 +27,9 @@ from advisor.ingest.pipeline import Sequence, sequences
 from advisor.prescribe.actions import prescribe
 from advisor.simulate.inputs import to_jobs
 from advisor.simulate.runner import (
-    BlockIndexes, RunResult, RunSpec, parse_budget, run, serve_metrics, starvation_findings, sweep_capacities,
+    RunResult, RunSpec, parse_budget, serve_metrics, starvation_findings, sweep_capacities,
 )
+from advisor.simulate.study import Study
 from advisor.ingest.traffic import check_paths
 
 HOSTED_MINIMUMS = (
@@ -107,27 +108,27 @@ def _simulate(seqs: list[Sequence], pools: dict[str, int], page: int, timings: E
     pool_tokens = pools["sglang"]
     mode = "serve" if has_time else "replay"
     base = RunSpec(engine="sglang", page=page, mode=mode, eviction="branch-lru", cost=timings)
-    indexes = BlockIndexes()
+    study = Study(jobs)  # each distinct configuration replayed once
     caps = sweep_capacities(jobs, base.rules)
     finite = sorted({c for c in caps if c is not None} | {pool_tokens})
     curve: list[dict[str, Any]] = []
     for cap in finite + [None]:
         for policy in ("fcfs", CACHE_AWARE, "optimal"):
             spec = replace(base, policy="fcfs", eviction="optimal") if policy == "optimal" else replace(base, policy=policy)
-            r = run(jobs, replace(spec, capacity=cap), indexes)
+            r = study.run(replace(spec, capacity=cap))
             curve.append({"policy": policy, "capacity_tokens": cap, "hit_rate": round(r.totals.hit_rate, 6)})
     at_pool: dict[str, RunResult] = {
-        policy: run(jobs, replace(base, policy=policy, capacity=pool_tokens), indexes)
+        policy: study.run(replace(base, policy=policy, capacity=pool_tokens))
         for policy in ("fcfs", CACHE_AWARE)
     }
-    unlimited = run(jobs, replace(base, policy="fcfs", capacity=None), indexes)
-    optimal = run(jobs, replace(base, eviction="optimal", capacity=pool_tokens), indexes)
+    unlimited = study.run(replace(base, policy="fcfs", capacity=None))
+    optimal = study.run(replace(base, eviction="optimal", capacity=pool_tokens))
     tenants = jobs.tenants()
     starvation: list[dict[str, Any]] = []
     if len(tenants) >= 2:
         spec = replace(base, policy="fcfs", capacity=pool_tokens)
         budget = parse_budget("equal", tenants) or ()
-        starvation = starvation_findings(at_pool["fcfs"], run(jobs, replace(spec, tenant_budget=budget), indexes))
+        starvation = starvation_findings(at_pool["fcfs"], study.run(replace(spec, tenant_budget=budget)))
     return {
         "mode": mode,
         "curve": curve,
@@ -138,7 +139,7 @@ def _simulate(seqs: list[Sequence], pools: dict[str, int], page: int, timings: E
         "tenants": {p: {t: round(v.hit_rate, 6) for t, v in sorted(r.totals.per_tenant.items())}
                     for p, r in at_pool.items()},
         "starvation": starvation,
-        "engines": compare_engines(jobs, pools, timings, page, indexes,
+        "engines": compare_engines(jobs, pools, timings, page, study,
                                       "logged timestamps" if has_time else AT_ONCE),
     }
 

@@ -27,9 +27,10 @@ from advisor.simulate.model import (
 )
 from advisor.simulate.report import simulate_dict, to_json, to_markdown, to_text
 from advisor.simulate.runner import (
-    BlockIndexes, RunResult, RunSpec, parse_budget, pressure_findings, run, starvation_findings, sweep_capacities,
+    BlockIndexes, RunResult, RunSpec, parse_budget, pressure_findings, starvation_findings, sweep_capacities,
     with_budget,
 )
+from advisor.simulate.study import Study
 
 
 def _choices(text: str | None, allowed: tuple[str, ...], option: str) -> list[str]:
@@ -181,7 +182,8 @@ def simulate_command(
                    "timings": cost.description})
     if model:
         inputs.update({"model": model, "gpu": gpu, "tp": tp, "kv_dtype": kv_dtype, "weight_dtype": weight_dtype})
-    indexes = BlockIndexes()
+    study = Study(jobs)  # each distinct configuration replayed once
+    indexes = study.indexes
     results: list[RunResult] = []
     findings: list[dict] = []
     per_run: list[array | None] = []
@@ -189,16 +191,16 @@ def simulate_command(
         for pol in policies:
             spec = _spec(base, pol, ev)
             per = array("q", bytes(8 * len(jobs))) if len(observed) else None
-            shared = run(jobs, spec, indexes, per)
+            shared = study.run(spec, per)
             results.append(shared)
             per_run.append(per)
             if len(tenants) >= 2 and capacity is not None and ev != "optimal":
-                twin = run(jobs, with_budget(spec, budget or parse_budget("equal", tenants) or ()), indexes)
+                twin = study.run(with_budget(spec, budget or parse_budget("equal", tenants) or ()))
                 results.append(twin)
                 per_run.append(None)
                 findings += starvation_findings(shared, twin)
     if capacity is not None:
-        ceiling = run(jobs, _spec(base, "fcfs", "branch-lru", None), indexes).totals.hit_rate
+        ceiling = study.run(_spec(base, "fcfs", "branch-lru", None)).totals.hit_rate
         findings += pressure_findings(results, ceiling)
     sweep_results: list[RunResult] | None = None
     if sweep:
@@ -209,9 +211,9 @@ def simulate_command(
             for ev in evictions:
                 for pol in policies:
                     if ev != "optimal":
-                        sweep_results.append(run(jobs, _spec(base, pol, ev, cap), indexes))
+                        sweep_results.append(study.run(_spec(base, pol, ev, cap)))
             if replicas == 1 and not budget:
-                sweep_results.append(run(jobs, _spec(base, "fcfs", "optimal", cap), indexes))
+                sweep_results.append(study.run(_spec(base, "fcfs", "optimal", cap)))
     data = simulate_dict(results, inputs, sweep_results, findings, skips.count)
     if len(observed):
         _observed(data, jobs, observed, results, per_run, indexes)
