@@ -127,6 +127,7 @@ class Diagnoser:
         decode = token_decoder(tokenizer)
         self.decode = decode
         self.aligner = Aligner()
+        self.specials = frozenset(tokenizer.special_tokens.values())
         blank = tokenizer.encode("\n\n")
         self.order = OrderDetector(decode, boundary_id=tokenizer.special_tokens.get(EOT),
                                    paragraph_id=blank[0] if len(blank) == 1 else None)
@@ -167,7 +168,7 @@ class Diagnoser:
     def finish(self, cached_tokens: int | None = None) -> Diagnosis:
         """The findings. ``cached_tokens`` from the analysis (its page size) when known."""
         cached = self.cached_tokens if cached_tokens is None else cached_tokens
-        structure = Structure(self.aligner, self.decode)
+        structure = Structure(self.aligner, self.decode, self.specials)
         # Findings on the aligned sample speak for every examined request (each aligned
         # request counts for its sampling stride).
         dynamic = structure.spans()

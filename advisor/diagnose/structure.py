@@ -15,9 +15,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from advisor.diagnose.align import Aligner, Gap, Swap, weight
+from advisor.diagnose.align import MIN_RUN, Aligner, Gap, Swap, weight
 from advisor.diagnose.spans import classify_inside, differing_range, expand
-from advisor.ingest.ids import ITEM, unpack
+from advisor.ingest.ids import ITEM, pack, unpack
 
 # A varying span of at least LONG_SPAN tokens that starts within HEAD tokens of the request
 # (before it only chat markup and a label) is per-request content ahead of the static
@@ -36,6 +36,7 @@ MIN_SWAP_LOSS = 0.01
 MIN_STATIC = 32
 MIN_STATIC_TOTAL = 256
 CONTEXT = 48         # tokens of context decoded on each side of a span
+PERMUTED_MAX = 2048  # tokens: longer varying stretches are not tested for a permutation
 
 
 @dataclass
@@ -64,16 +65,42 @@ class SwapFinding:
 
 
 class Structure:
-    def __init__(self, aligner: Aligner, decode: Callable[[Sequence[int]], str]) -> None:
+    def __init__(self, aligner: Aligner, decode: Callable[[Sequence[int]], str],
+                 specials: frozenset[int] = frozenset()) -> None:
         self.al = aligner
         self.decode = decode
+        # Special token ids (chat markup, BOS): where one message ends and the next begins.
+        self.specials = specials
+        # Gaps whose text is the neighbour's units in another order (read by ``swaps``).
+        self.permuted: list[tuple[Gap, list[str]]] = []
+        self._by_index: dict[int, bytes] | None = None
+
+    def _request(self, index: int) -> bytes | None:
+        if self._by_index is None:
+            self._by_index = dict(zip(self.al.kept_ids, self.al.kept))
+        return self._by_index.get(index)
 
     def spans(self, scale: float = 1.0) -> list[SpanFinding]:
         al = self.al
         if not al.gaps:
             return []
         swapped = {s.request: (s.start, s.end) for s in al.swaps}
-        gaps = [g for g in al.gaps if not _within(swapped.get(g.request), g.start)]
+        candidates = []
+        self.permuted = []
+        for g in al.gaps:
+            if _within(swapped.get(g.request), g.start):
+                continue
+            units = self._permutation(g)
+            if units is not None:
+                # The same lines (or list items) as the neighbour's, in another order: an
+                # order defect whose units are too short for the aligner's runs, not a value.
+                self.permuted.append((g, units))
+                continue
+            candidates.append(g)
+        # Where the traffic shows reordered units, the end of a reordered stretch (units
+        # the neighbour holds elsewhere) is part of that, not a value.
+        reordered = bool(swapped or self.permuted)
+        gaps = [g for g in candidates if not (reordered and self._moved(g))]
         groups = _group_gaps(gaps)
         # A span that re-joins at a unit other requests send in another order is the
         # permutation seen from one pair, not a value.
@@ -84,11 +111,15 @@ class Structure:
         for group in groups:
             requests = {g.request for g in group}
             lost = sum(g.rejoin for g in group)
-            if len(requests) < 2 or lost < need:
+            if lost < need:
                 continue
             runs = sorted(g.run for g in group)
             totals = sorted(g.rejoin for g in group)
             if runs[len(runs) // 2] < MIN_STATIC and totals[len(totals) // 2] < MIN_STATIC_TOTAL:
+                continue
+            # One request is all a value with two settings shows (every later request finds
+            # an earlier one with its own setting); it must hide a long static stretch.
+            if len(requests) < 2 and (runs[0] < MIN_STATIC or totals[0] < MIN_STATIC_TOTAL):
                 continue
             keys = Counter(g.key for g in group)
             key = min(keys, key=lambda k: (-keys[k], k))
@@ -103,42 +134,65 @@ class Structure:
             if finding is not None:
                 out.append(finding)
         out.sort(key=lambda f: (f.token_offset, -f.requests))
-        return out
+        return _merged(out)
 
     def _span_finding(self, group: list[Gap], requests: set[int], lost: int, scale: float) -> SpanFinding | None:
         lengths = sorted(g.length for g in group)
         median = lengths[len(lengths) // 2]
         # Where the span sits in one request: the oldest neighbour's own coordinates.
         known = [g for g in group if g.ref >= 0]
+        ref_ids: list[int] | None = None
         if known:
             ref = min(g.ref for g in known)
             starts = sorted(g.ref_start for g in known if g.ref == ref)
             # The median: a few neighbours see this span joined with an earlier one.
             offset = starts[(len(starts) - 1) // 2]
+            data = self._request(ref)
+            if data is not None:
+                ref_ids = unpack(data)
+                # A span that starts inside a word (two numbers sharing their first digits)
+                # is the whole word: a move must carry all of it.
+                offset = _word_bounds(self.decode, ref_ids, offset, offset + 1)[0]
         else:
             offset = min(g.start for g in group)
-        code = "TR102" if median >= LONG_SPAN and offset <= HEAD else "TR101"
         earliest = sorted(group, key=lambda g: (g.request, g.start))
+        decoded: list[tuple[Gap, list[int], int, int]] = []
+        for g in earliest[:24]:
+            data = self._request(g.request)
+            if data is None:
+                continue
+            ids = unpack(data)
+            start, end = _word_bounds(self.decode, ids, g.start, g.start + g.length)
+            if len(decoded) < 8:
+                end = self._static_end(ids, end, g.left)
+            decoded.append((g, ids, start, end))
+        if not decoded:
+            return None
+        code, pulls = self._code(decoded)
+        if code == "TR102" and any(pulls):
+            # The content starts where the static head of its message ends.
+            for k, (g, _ids, _start, _end) in enumerate(decoded):
+                if g.ref_start == offset and g.start == g.ref_start:
+                    offset = max(0, offset - pulls[k])
+                    break
+            decoded = [(g, ids, start - p, end) for (g, ids, start, end), p in zip(decoded, pulls)]
+            median = sorted(end - start for _, _, start, end in decoded)[len(decoded) // 2]
         contexts: list[tuple[str, str, str]] = []
         values: list[str] = []
         value_offset = None
         label = right_text = ""
-        for g in earliest[:24]:
-            data = self.al.request(g.request)
-            if data is None:
-                continue
-            ids = unpack(data)
-            lo = max(0, g.start - CONTEXT)
-            left = self.decode(ids[lo:g.start])
-            mine = self.decode(ids[g.start:g.start + g.length])
-            right = self.decode(ids[g.start + g.length:g.start + g.length + CONTEXT])
+        for g, ids, start, end in decoded:
+            lo = max(0, start - CONTEXT)
+            left = self.decode(ids[lo:start])
+            mine = self.decode(ids[start:end])
+            right = self.decode(ids[end:end + CONTEXT])
             contexts.append((left, mine, right))
             if len(values) < 3 and code == "TR101":
                 text = left + mine + right
                 a, b = len(left), len(left) + len(mine)
                 va, vb = expand(text, a, b) if b - a < 200 else (a, b)
                 if value_offset is None and g.start == g.ref_start and abs(g.ref_start - offset) <= 16:
-                    value_offset = lo + _token_at(self.decode, ids[lo:g.start + g.length], va)
+                    value_offset = lo + _token_at(self.decode, ids[lo:end], va)
                     # After the span: static text from the next line on (what a template
                     # diff cuts the moved lines up to).
                     nl = right.find("\n")
@@ -148,8 +202,6 @@ class Structure:
                     values.append(v)
             elif len(values) < 3 and mine.strip():
                 values.append(_short(mine, 80))
-        if not contexts:
-            return None
         if value_offset is not None and abs(value_offset - offset) <= 16:
             offset = min(offset, value_offset)
         kinds = (Counter(classify_inside(v) for v in values) if code == "TR101" and values
@@ -163,7 +215,184 @@ class Structure:
         return SpanFinding(code, offset, kind, round(counted * scale), round(lost_all * scale), values,
                            label, right_text, median, contexts)
 
+    def _moved(self, g: Gap) -> bool:
+        """Whether every line of gap ``g`` (widened to whole lines) is in the neighbour
+        near where the gap sits: units sent in another order, not a varying value."""
+        if g.ref < 0 or g.length > PERMUTED_MAX:
+            return False
+        mine, theirs = self._request(g.request), self._request(g.ref)
+        if mine is None or theirs is None:
+            return False
+        a, b = unpack(mine), unpack(theirs)
+        left = self.decode(a[max(0, g.start - CONTEXT):g.start])
+        right = self.decode(a[g.start + g.length:g.start + g.length + CONTEXT])
+        lo, hi = left.rfind("\n"), right.find("\n")
+        if lo < 0 or hi < 0:
+            return False
+        text = left[lo + 1:] + self.decode(a[g.start:g.start + g.length]) + right[:hi]
+        near = self.decode(b[max(0, g.ref_start - PERMUTED_MAX):g.ref_start + g.ref_length + PERMUTED_MAX])
+        units = [u for u in text.split("\n") if len(u.strip()) >= 8]
+        return bool(units) and all(u in near for u in units)
+
+    def _permutation(self, g: Gap) -> list[str] | None:
+        """The units of gap ``g`` in this request's order when its text, widened to whole
+        lines (or list items), is the neighbour's text with the same units in another order."""
+        if g.ref < 0 or g.length > PERMUTED_MAX or abs(g.length - g.ref_length) > max(4, g.length // 8):
+            return None
+        mine, theirs = self._request(g.request), self._request(g.ref)
+        if mine is None or theirs is None:
+            return None
+        a, b = unpack(mine), unpack(theirs)
+        # Before the span both hold the same tokens (the shared prefix or the run before
+        # the gap), and after it the re-joined run: the same context on both sides.
+        left = self.decode(a[max(0, g.start - CONTEXT):g.start])
+        right = self.decode(a[g.start + g.length:g.start + g.length + CONTEXT])
+        span_a = self.decode(a[g.start:g.start + g.length])
+        span_b = self.decode(b[g.ref_start:g.ref_start + g.ref_length])
+        for sep in ("\n", ", "):
+            lo = left.rfind(sep)
+            hi = right.find(sep)
+            if lo < 0 or hi < 0:
+                continue
+            text_a = left[lo + len(sep):] + span_a + right[:hi]
+            text_b = left[lo + len(sep):] + span_b + right[:hi]
+            units_a, units_b = text_a.split(sep), text_b.split(sep)
+            if (len(units_a) >= 2 and units_a != units_b and Counter(units_a) == Counter(units_b)
+                    and sum(1 for u in units_a if u.strip()) >= 2):
+                return units_a
+        return None
+
+    def _code(self, decoded: list[tuple[Gap, list[int], int, int]]) -> tuple[str, list[int]]:
+        """TR102 for per-request content ahead of the static content of its message or of
+        the next messages, else TR101; and how many tokens before the span the
+        per-request content starts (TR102 only).
+
+        The per-request content opens its message: before it, at most ``HEAD`` tokens of
+        the message are static (markup, a label). It is content rather than a value in
+        shared text when it is long, or at least half as long as that static head (a chat
+        layout may open the message with its own preamble) and either the whole
+        rest of the message (a summary or a profile message before the system prompt) or
+        in a user turn (the question before static instructions). Where the message's
+        first tokens vary too (questions that share their first words in pairs), the
+        per-request content starts where its static head ends: for TR102, the tokens
+        from there to each span's start."""
+        leads, pulls, extents, ends, users = [], [], [], 0, 0
+        for _g, ids, start, end in decoded:
+            head, closes, role = _message_of(ids, start, end, self.specials, self.decode)
+            pull = self._pull(ids, start, head)
+            leads.append(head - pull)
+            pulls.append(pull)
+            extents.append(pull + end - start)
+            ends += closes
+            users += role == "user"
+        n = len(leads)
+        lead, extent = (sorted(x)[n // 2] for x in (leads, extents))
+        if lead > HEAD:
+            return "TR101", []
+        if extent >= LONG_SPAN or (2 * extent >= lead and (ends * 2 > n or users * 2 > n)):
+            return "TR102", pulls
+        return "TR101", []
+
+    def _static_end(self, ids: list[int], end: int, given: bytes, reach: int = 256) -> int:
+        """Where static content starts again after a span ending at ``end``: a pair of
+        requests may re-join inside the varying content (two lists of choices that end
+        alike), and the move must take all of it. The first point from which the next
+        ``MIN_RUN`` tokens are held by most requests."""
+        def static(at: int) -> bool:
+            key = pack(ids[at:at + MIN_RUN])
+            return len(key) == MIN_RUN * ITEM and self.al.static_share(key, given) >= STATIC_SHARE
+
+        if end + MIN_RUN > len(ids) or static(end):
+            return end
+        for at in range(end + 4, min(len(ids) - MIN_RUN, end + reach) + 1, 4):
+            if static(at):
+                while at - 1 > end and static(at - 1):
+                    at -= 1
+                return at
+        return end
+
+    def _pull(self, ids: list[int], start: int, head: int) -> int:
+        """How far before ``start`` (at most ``head`` tokens, to its message's start) the
+        varying content begins: back to the nearest point that the ``MIN_RUN`` tokens
+        before it are static (most requests hold them). A pair of requests whose
+        questions share their first words diverges after them; a value after static
+        text is where it is."""
+        def static(at: int) -> bool:
+            if at < MIN_RUN:
+                return True  # the start of the request
+            key = pack(ids[at - MIN_RUN:at])
+            return self.al.static_share(key) >= STATIC_SHARE
+
+        at, step = start, 1
+        while at > start - head:
+            if static(at):
+                return start - at
+            if start - at >= 64:
+                step = 8
+            at = max(start - head, at - step)
+        return head
+
     def swaps(self, scale: float = 1.0) -> list[SwapFinding]:
+        found = self._run_swaps(scale)
+        for f in self._permuted_swaps(scale):
+            # The same reordered stretch, seen by the aligner where its units are long
+            # enough for runs, and here where they are not: one finding.
+            if not any(o.token_offset - 64 <= f.token_offset <= o.token_offset + 1024 for o in found):
+                found.append(f)
+        found.sort(key=lambda f: f.token_offset)
+        return found
+
+    def _permuted_swaps(self, scale: float) -> list[SwapFinding]:
+        """Order findings from gaps that are a permutation of the neighbour's units."""
+        if not self.permuted:
+            return []
+        parent = list(range(len(self.permuted)))
+
+        def find(x: int) -> int:
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        owner: dict[str, int] = {}
+        for k, (_, units) in enumerate(self.permuted):
+            for u in units:
+                if len(u.strip()) < 8:
+                    continue  # a blank line or a separator row is in every such stretch
+                if u in owner:
+                    parent[find(k)] = find(owner[u])
+                else:
+                    owner[u] = k
+        groups: dict[int, list[int]] = {}
+        for k in range(len(self.permuted)):
+            groups.setdefault(find(k), []).append(k)
+        need = MIN_SWAP_LOSS * self.al.aligned_tokens
+        out = []
+        for root in sorted(groups):
+            members = [self.permuted[k] for k in groups[root]]
+            lost = sum(g.length + g.rejoin for g, _ in members)
+            if lost < need:
+                continue
+            requests = {g.request for g, _ in members}
+            first = sorted(requests)[:8]
+            offset = min(g.start for g, _ in members if g.request in first)
+            seen: list[str] = []
+            for _, us in sorted(members, key=lambda m: (m[0].request, m[0].start)):
+                for u in us:
+                    if u.strip() and u not in seen:
+                        seen.append(u)
+            label = {u: _short(u.strip(), 40) for u in seen}
+            orders = Counter(tuple(label[u] for u in us if u.strip()) for _, us in members)
+            shown = sorted(orders.items(), key=lambda kv: (-kv[1], kv[0]))
+            canon = [label[u] for u in seen]
+            cores = [u.strip() for u in seen if len(u.strip()) >= 12]
+            counted = sum(weight(r) for r in requests)
+            lost_all = sum((g.length + g.rejoin) * weight(g.request) for g, _ in members)
+            out.append(SwapFinding(offset, round(counted * scale), round(lost_all * scale), canon,
+                                   [(list(o), c) for o, c in shown], cores))
+        return out
+
+    def _run_swaps(self, scale: float) -> list[SwapFinding]:
         al = self.al
         if not al.swaps:
             return []
@@ -279,6 +508,72 @@ def _group_gaps(gaps: list[Gap]) -> list[list[Gap]]:
     for k, g in enumerate(gaps):
         groups.setdefault(find(k), []).append(g)
     return [groups[r] for r in sorted(groups)]
+
+
+def _merged(found: list[SpanFinding]) -> list[SpanFinding]:
+    """Per-request content seen from several pairs of requests that share some of its
+    words (questions from one template) is one finding at the point where it starts."""
+    out: list[SpanFinding] = []
+    for f in found:
+        same = next((o for o in out if o.code == f.code == "TR102"
+                     and abs(o.token_offset - f.token_offset) <= 4), None)
+        if same is None:
+            out.append(f)
+            continue
+        same.tokens_lost += f.tokens_lost
+        same.requests = max(same.requests, f.requests)
+        same.contexts.extend(f.contexts)
+    return out
+
+
+def _word_bounds(decode: Callable[[Sequence[int]], str], ids: list[int], start: int, end: int,
+                 limit: int = 8) -> tuple[int, int]:
+    """``[start, end)`` widened by whole tokens so that it neither starts nor ends inside
+    a word: the ids decide where requests differ, the decoded text where a value begins."""
+    def wordy(ch: str) -> bool:
+        return ch.isalnum() or ch == "_"
+
+    for _ in range(limit):
+        if start <= 0 or start >= len(ids):
+            break
+        before, first = decode(ids[start - 1:start]), decode(ids[start:start + 1])
+        if not (before and first and wordy(before[-1]) and wordy(first[0])):
+            break
+        start -= 1
+    for _ in range(limit):
+        if end <= start or end >= len(ids):
+            break
+        last, after = decode(ids[end - 1:end]), decode(ids[end:end + 1])
+        if not (last and after and wordy(last[-1]) and wordy(after[0])):
+            break
+        end += 1
+    return start, end
+
+
+def _message_of(ids: list[int], start: int, end: int, specials: frozenset[int],
+                decode: Callable[[Sequence[int]], str]) -> tuple[int, bool, str]:
+    """Of the message holding token ``start``: how many of its tokens come before
+    ``start``, whether the span ``[start, end)`` runs to its end (a special token within a
+    few tokens), and its role as the markup before it names it ("" when none does)."""
+    j = start - 1
+    floor = max(-1, start - 8192)
+    while j > floor and ids[j] not in specials:
+        j -= 1
+    head = start - (j + 1)
+    k = end
+    while k < min(len(ids), end + 4) and ids[k] not in specials:
+        k += 1
+    closes = k < len(ids) and ids[k] in specials
+    role = ""
+    if j >= 0:
+        i = j - 1
+        while i > max(-1, j - 8) and ids[i] not in specials:
+            i -= 1
+        between = decode(ids[i + 1:j]).strip() if i >= 0 and ids[i] in specials else ""
+        if not between:
+            between = decode(ids[j + 1:min(start, j + 4)]).split("\n", 1)[0].strip()
+        role = between.lower() if len(between) <= 24 else ""
+    return head, closes, role
 
 
 def _within(region: tuple[int, int] | None, at: int) -> bool:
