@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -24,8 +25,9 @@ from advisor.errors import AdvisorError
 from advisor.ingest.ids import as_array
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence
-from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, MessageMove, SpanMove, UnitSort, anchors, choose,
-                                     shared_marker, static_messages, static_turns, TurnMove)
+from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, DEFAULT_JOINER, MessageMove, SpanMove, UnitSort,
+                                     anchors, choose, shared_marker, static_messages, static_turns, text_of,
+                                     TurnMove)
 from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, canonical_tool_keys, editable, reorder_blocks,
                                        sort_tools, sort_tools_and_keys)
 from advisor.ingest.traffic import Request
@@ -93,7 +95,7 @@ class Plan:
 def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
               holds: Callable[[str], bool] | None = None, has_tools: bool = False,
               static: frozenset[str] = frozenset(),
-              turns: tuple[frozenset[str], str] = (frozenset(), "")) -> list[Plan]:
+              turns: tuple[frozenset[str], str] = (frozenset(), ""), joiner: str = DEFAULT_JOINER) -> list[Plan]:
     """The fixes for the findings; ``requests`` (per request of a sample: its message
     contents, prompt, tool definitions) choose among the anchors a span was seen with."""
     out: list[Plan] = []
@@ -120,16 +122,17 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
                 continue
             what = _what(f)
             variants: list[tuple[str, Fix, dict[str, Any]]] = [
-                (what + "to the end of the last user turn.", SpanMove(anchor, LAST_USER), {"to": LAST_USER}),
+                (what + "to the end of the last user turn.", SpanMove(anchor, LAST_USER, joiner=joiner),
+                 {"to": LAST_USER}),
                 (what + "to the end of its message (it is fixed for a conversation; the history after "
-                 "it stays shared).", SpanMove(anchor, MESSAGE_END), {"to": MESSAGE_END})]
+                 "it stays shared).", SpanMove(anchor, MESSAGE_END, joiner=joiner), {"to": MESSAGE_END})]
             marker = shared_marker(texts, anchor)
             if marker:
                 variants.append((what + "right after the content all requests share.",
-                                 SpanMove(anchor, AFTER_SHARED, marker), {"to": AFTER_SHARED}))
+                                 SpanMove(anchor, AFTER_SHARED, marker, joiner), {"to": AFTER_SHARED}))
             if anchor.to_end:
                 variants.append((what + "as a message of its own after the static message that follows it.",
-                                 SpanMove(anchor, AFTER_STATIC), {"to": AFTER_STATIC}))
+                                 SpanMove(anchor, AFTER_STATIC, joiner=joiner), {"to": AFTER_STATIC}))
             if static:
                 variants.append((what + "by sending its message after the static system messages that follow it.",
                                  MessageMove(static), {"to": AFTER_STATIC}))
@@ -226,6 +229,7 @@ class Measurer:
         self.page_size = page_size
         self.capacity = capacity
         self.encoder = MemoEncoder(renderer.tokenizer)
+        self.joiner = part_joiner(renderer)
         self.editable: list[Request | None] = []
         for s in seqs:
             try:
@@ -240,28 +244,32 @@ class Measurer:
         step = max(1, len(reqs) // limit)
         out: list[list[str]] = []
         for r in reqs[::step][:limit]:
-            texts = [r.prompt] if r.kind == "prompt" and r.prompt else []
-            for msg in r.messages or ():
-                if isinstance(msg.get("content"), str):
-                    texts.append(msg["content"])
-            # Tool definitions as the chat layout shows them (indented JSON).
-            texts.extend(json.dumps(t, indent=4, ensure_ascii=False) for t in r.tools or ())
-            out.append(texts)
+            out.append(self._texts(r))
         return out
 
+    def _texts(self, r: Request) -> list[str]:
+        """What a fix can edit in ``r``: the prompt, the message texts (content-part lists
+        joined as the engine joins them) and the tool definitions in the layouts a chat
+        template prints them in (indented first, the Llama 3.1 layout's)."""
+        texts = [r.prompt] if r.kind == "prompt" and r.prompt else []
+        for msg in r.messages or ():
+            content = text_of(msg.get("content"), self.joiner)
+            if content is not None:
+                texts.append(content)
+        for indent in (4, 2, None):
+            texts.extend(json.dumps(t, indent=indent, ensure_ascii=False) for t in r.tools or ())
+        return texts
+
     def holds(self, text: str) -> bool:
-        """Whether any editable request carries ``text`` in what a fix can edit."""
+        """Whether any editable request carries ``text`` in what a fix can edit; the
+        whitespace aside, so that JSON laid out otherwise than the texts tried still holds it."""
+        bare = _WHITESPACE.sub("", text)
         for r in self.editable:
             if r is None:
                 continue
-            if r.prompt and text in r.prompt:
-                return True
-            for msg in r.messages or ():
-                content = msg.get("content")
-                if isinstance(content, str) and text in content:
+            for t in self._texts(r):
+                if text in t or (bare and bare in _WHITESPACE.sub("", t)):
                     return True
-            if r.tools and text in json.dumps(r.tools, ensure_ascii=False):
-                return True
         return False
 
     @property
@@ -303,6 +311,23 @@ class Measurer:
         return cached_with_capacity(seqs, self.capacity, self.page_size, pin)
 
 
+_WHITESPACE = re.compile(r"\s+")
+
+
+def part_joiner(renderer: Renderer) -> str:
+    """What the engine and chat template put between the text parts of a content list,
+    read off one rendering: SGLang hands the list to the template (Llama 3.1's joins the
+    parts with nothing), vLLM joins them with a newline first."""
+    a, b = "\ue010", "\ue011"
+    try:
+        text = renderer.chat.render([{"role": "user", "content": [{"type": "text", "text": a},
+                                                                 {"type": "text", "text": b}]}], None, None, None)
+    except Exception:  # a layout that refuses content parts: they are never edited then
+        return DEFAULT_JOINER
+    i, j = text.find(a), text.find(b)
+    return text[i + 1:j] if 0 <= i < j else DEFAULT_JOINER
+
+
 def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, page_size: int = 1,
               capacity: int | None = None) -> Prescription:
     """The actions for the findings, measured together (all, then each left out); with
@@ -313,7 +338,7 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     before = m.cached(seqs)
     before_unlimited = m.cached(seqs, unlimited=True) if capacity is not None else before
     plans = plans_for(diagnosis, m.sample_texts(), m.holds, any(r is not None and r.tools for r in m.editable),
-                      static_messages(m.editable), static_turns(m.editable))
+                      static_messages(m.editable), static_turns(m.editable), m.joiner)
     actions: list[Action] = []
 
     def rate(cached: int) -> float:

@@ -35,6 +35,29 @@ SIDE = 40          # characters of static context used on each side
 LINE = 48          # a span whose line holds at most this much besides it moves with its line
 
 
+# How the engine joins the text parts of a content list (``part_joiner``); "" until known.
+DEFAULT_JOINER = ""
+
+
+def text_of(content: Any, joiner: str = DEFAULT_JOINER) -> str | None:
+    """A message content as the text it renders to: a string, or a list of text parts
+    joined as the engine joins them; None for other contents (images, tool calls)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and content and all(
+            isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str) for p in content):
+        return joiner.join(p["text"] for p in content)
+    return None
+
+
+def with_text(content: Any, text: str) -> Any:
+    """``content`` (a string or a list of text parts) replaced by ``text``: a list becomes
+    one text part, which renders as the joined parts did."""
+    if isinstance(content, list):
+        return [{"type": "text", "text": text}]
+    return text
+
+
 def _after_special(text: str) -> tuple[str, bool]:
     """The text after the last chat special token, and whether there was one."""
     parts = _SPECIAL.split(text)
@@ -229,6 +252,7 @@ class SpanMove:
     anchor: Anchor
     to: str = LAST_USER
     marker: str = ""   # with AFTER_SHARED: the span goes after this text
+    joiner: str = DEFAULT_JOINER   # how the engine joins a content list's text parts
 
     def _place(self, rest: str, moved: str) -> str | None:
         if self.to != AFTER_SHARED:
@@ -261,13 +285,14 @@ class SpanMove:
         if a.to_end and not a.left:
             # A whole message of per-request content: the one before the static message.
             for j in range(1, len(messages)):
-                content = messages[j].get("content")
-                if isinstance(content, str) and a.next_message and content.lstrip().startswith(a.next_message[:24]):
+                content = text_of(messages[j].get("content"), self.joiner)
+                if content is not None and a.next_message and content.lstrip().startswith(a.next_message[:24]):
                     return self._move_message(req, messages, j - 1)
             return None
         for k, m in enumerate(messages):
-            content = m.get("content")
-            if not isinstance(content, str):
+            original = m.get("content")
+            content = text_of(original, self.joiner)
+            if content is None:
                 continue
             if locate(content, a) is None:
                 continue
@@ -279,13 +304,13 @@ class SpanMove:
             rest, moved = got
             placed = self._place(rest, moved)
             if placed is not None:
-                m["content"] = placed
+                m["content"] = with_text(original, placed)
             elif self.to in (MESSAGE_END, AFTER_SHARED) or k >= last_user:
                 if not rest.strip():
                     return self._move_message(req, messages, k)
-                m["content"] = rest.rstrip() + "\n\n" + moved
+                m["content"] = with_text(original, rest.rstrip() + "\n\n" + moved)
             else:
-                m["content"] = rest
+                m["content"] = with_text(original, rest)
                 target = messages[last_user]
                 target["content"] = _append(target.get("content"), moved)
                 if not rest.strip():
@@ -298,8 +323,8 @@ class SpanMove:
         """Message ``k`` (per-request content) after the static message that follows it."""
         nxt = self.anchor.next_message
         for j in range(k + 1, len(messages)):
-            content = messages[j].get("content")
-            if isinstance(content, str) and (not nxt or content.lstrip().startswith(nxt[:24])):
+            content = text_of(messages[j].get("content"), self.joiner)
+            if content is not None and (not nxt or content.lstrip().startswith(nxt[:24])):
                 moved = messages.pop(k)
                 messages.insert(j, moved)
                 return dataclasses.replace(req, messages=tuple(messages))
@@ -310,6 +335,14 @@ def _cut_tools(tools: list[Any], a: Anchor) -> tuple[list[Any], str] | None:
     """The tool definitions with the span cut out of the string that holds it (the
     anchors are decoded from the tools as JSON, so the string is searched escaped)."""
     # The anchor's sides inside one JSON string: up to the quotes that bound it.
+    # A span across JSON values (a list of per-request choices) moves as the value
+    # that holds it; a span inside one string is cut out of that string.
+    for k, tool in enumerate(tools):
+        got = _cut_json_value(tool, a)
+        if got is not None:
+            out = list(tools)
+            out[k] = got[0]
+            return out, got[1]
     left = a.left.rsplit('"', 1)[-1]
     right = a.right.split('"', 1)[0]
     a = Anchor(left, right if right.strip() else "", not right.strip(), "")
@@ -341,6 +374,94 @@ def _cut_tools(tools: list[Any], a: Anchor) -> tuple[list[Any], str] | None:
             out[k] = new_tool
             return out, found[0]
     return None
+
+
+# The layouts tool definitions are rendered in: indented (Llama 3.1's tojson) and inline.
+_TOOL_INDENTS: tuple[int | None, ...] = (4, 2, None)
+
+
+def _cut_json_value(tool: Any, a: Anchor) -> tuple[Any, str] | None:
+    """The tool with the JSON value that holds the span removed (a list of per-request
+    choices, an object), and that value as text: the span found in the tool as a layout
+    renders it, then the smallest value of the tool that covers all of it."""
+    for indent in _TOOL_INDENTS:
+        text, ranges = _dump_ranges(tool, indent)
+        if text != json.dumps(tool, ensure_ascii=False, indent=indent):
+            continue
+        found = locate(text, a)
+        if found is None:
+            continue
+        start, end = found
+        while start < end and text[start] in ' \t\r\n",':
+            start += 1
+        while end > start and text[end - 1] in ' \t\r\n",':
+            end -= 1
+        covering = [(e - s, path) for s, e, path in ranges if s <= start and end <= e and path]
+        if not covering:
+            continue
+        size, path = min(covering, key=lambda t: (t[0], -len(t[1])))
+        if size * 2 > len(text):
+            continue  # most of the tool: not one value to move
+        return _without(tool, path)
+    return None
+
+
+def _without(value: Any, path: tuple[Any, ...]) -> tuple[Any, str] | None:
+    """``value`` (a copy) without the item at ``path``, and that item as text."""
+    copy = json.loads(json.dumps(value))
+    parent = copy
+    for key in path[:-1]:
+        parent = parent[key]
+    last = path[-1]
+    item = parent[last]
+    if not isinstance(item, (dict, list)) and not isinstance(parent, list):
+        return None  # a value inside a string is cut out of the string, not moved whole
+    if isinstance(parent, dict):
+        del parent[last]
+        return copy, f"{last}: {json.dumps(item, ensure_ascii=False)}"
+    if isinstance(parent, list):
+        del parent[last]
+        return copy, json.dumps(item, ensure_ascii=False)
+    return None
+
+
+def _dump_ranges(value: Any, indent: int | None) -> tuple[str, list[tuple[int, int, tuple[Any, ...]]]]:
+    """``json.dumps(value, ensure_ascii=False, indent=indent)``, with the character range
+    of every value in it and its path (keys and indices from the top)."""
+    out: list[str] = []
+    ranges: list[tuple[int, int, tuple[Any, ...]]] = []
+    pos = 0
+
+    def emit(piece: str) -> None:
+        nonlocal pos
+        out.append(piece)
+        pos += len(piece)
+
+    def walk(v: Any, path: tuple[Any, ...], level: int) -> None:
+        start = pos
+        if isinstance(v, (dict, list)) and v:
+            opening, closing = ("{", "}") if isinstance(v, dict) else ("[", "]")
+            emit(opening)
+            items = list(v.items()) if isinstance(v, dict) else list(enumerate(v))
+            for i, (key, item) in enumerate(items):
+                if i:
+                    emit(",")
+                if indent is not None:
+                    emit("\n" + " " * (indent * (level + 1)))
+                elif i:
+                    emit(" ")
+                if isinstance(v, dict):
+                    emit(json.dumps(key, ensure_ascii=False) + ": ")
+                walk(item, path + (key,), level + 1)
+            if indent is not None:
+                emit("\n" + " " * (indent * level))
+            emit(closing)
+        else:
+            emit(json.dumps(v, ensure_ascii=False))
+        ranges.append((start, pos, path))
+
+    walk(value, (), 0)
+    return "".join(out), ranges
 
 
 def _append(content: Any, text: str) -> Any:
