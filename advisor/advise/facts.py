@@ -128,7 +128,8 @@ def _simulate(seqs: list[Sequence], pools: dict[str, int], page: int, timings: E
     if len(tenants) >= 2:
         spec = replace(base, policy="fcfs", capacity=pool_tokens)
         budget = parse_budget("equal", tenants) or ()
-        starvation = starvation_findings(at_pool["fcfs"], study.run(replace(spec, tenant_budget=budget)))
+        starvation = [f.to_dict() for f in
+                      starvation_findings(at_pool["fcfs"], study.run(replace(spec, tenant_budget=budget)))]
     return {
         "mode": mode,
         "curve": curve,

@@ -10,8 +10,9 @@ import typer
 from advisor.index.analyze import Analyzer, top_branches
 from advisor.cli import app
 from advisor.commands.bounds import bounded
-from advisor.commands.common import INPUT_FORMAT_HELP, SkipLog, check_format, check_output, emit_report, open_traffic, with_progress
+from advisor.commands.common import ANNOTATION_FORMATS, FORMATS, INPUT_FORMAT_HELP, SkipLog, check_format, check_output, emit_report, open_traffic, with_progress
 from advisor.console import log, out_console
+from advisor.errors import AdvisorError
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.preprocess import DEFAULT_ENGINE, ENGINE_HELP, check_engine
 from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, resolve_tokenizer
@@ -35,7 +36,8 @@ def analyze_command(
     block_size: int = typer.Option(512, min=1, callback=bounded("--block-size"), help="Tokens per hash_ids block."),
     top: int = typer.Option(5, min=0, callback=bounded("--top"), help="How many shared branches to list."),
     input_format: str = typer.Option("auto", help=INPUT_FORMAT_HELP),
-    format: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
+    format: str = typer.Option("text", "--format", "-f", help="text, json, markdown, or sarif or github "
+                               "(the traffic findings as SARIF 2.1.0 or GitHub annotations)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
     workers: int = typer.Option(0, min=0, callback=bounded("--workers"), help="Index in N local worker processes (radix tree partitioned by head)."),
     dask: Optional[str] = typer.Option(None, help="Index on a Dask cluster at this scheduler address."),
@@ -47,7 +49,7 @@ def analyze_command(
                                             "on by default, off with --workers/--dask."),
 ) -> None:
     """Measure the prefix-cache hit rate that the traffic allows (unlimited cache)."""
-    check_format(format)
+    check_format(format, (*FORMATS, *ANNOTATION_FORMATS))
     check_output(output, [*traffic, *([templates] if templates else []), *([chat_template] if chat_template else [])])
     check_engine(engine)
     tokenizer = resolve_tokenizer(tokenizer, model_dir)
@@ -56,6 +58,9 @@ def analyze_command(
 
     # The diagnosis watches the same sequences on their way to the index (one pass).
     on = diagnose if diagnose is not None else not (workers or dask)
+    if format in ANNOTATION_FORMATS and not on:
+        raise AdvisorError(f"--format {format} reports the traffic findings, which need the diagnosis: "
+                           "drop --no-diagnose (--workers and --dask turn it off unless --diagnose is given)")
     diagnoser = None
     if on:
         from advisor.diagnose.detect import Diagnoser  # not imported by --no-diagnose runs
@@ -104,7 +109,12 @@ def analyze_command(
         data["loss_attribution"] = diagnosis.attribution.to_dict()
         data["diagnosis"] = {"text_requests": diagnosis.text_requests, "examined": diagnosis.examined,
                              "sampled": diagnosis.examined < diagnosis.text_requests}
-    emit_report(format, output, {"json": lambda: render.to_json(data), "markdown": lambda: render.to_markdown(data)},
-                lambda: render.print_text(data, out_console))
+    renderers = {"json": lambda: render.to_json(data), "markdown": lambda: render.to_markdown(data)}
+    if format in ANNOTATION_FORMATS and diagnosis is not None:
+        from advisor.commands import annotate  # the linter's renderers, for these formats only
+
+        findings = diagnosis.findings
+        renderers.update(annotate.renderers(lambda: findings, [str(p) for p in traffic]))
+    emit_report(format, output, renderers, lambda: render.print_text(data, out_console))
     if skips.count:
         raise typer.Exit(1)

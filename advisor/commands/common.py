@@ -24,6 +24,8 @@ __all__ = ["FORMATS", "INPUT_FORMAT_HELP", "SkipLog", "TemplatesOnFirstUse", "ch
            "with_progress"]
 
 FORMATS = ("text", "json", "markdown")
+# Traffic findings through lint's renderers (advisor/commands/annotate.py).
+ANNOTATION_FORMATS = ("sarif", "github")
 INPUT_FORMAT_HELP = ("Input format of the traffic files: auto (detected per file from its first records), "
                      "advisor, openai-batch, openai-batch-output, openai-log, otel, litellm, litellm-spend, "
                      "langfuse, vllm-log, sglang-log, bailian, servegen, mooncake-agentic.")

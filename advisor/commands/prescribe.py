@@ -9,7 +9,7 @@ import typer
 
 from advisor.cli import app
 from advisor.commands.bounds import bounded
-from advisor.commands.common import SkipLog, check_format, check_output, emit_report, make_renderer, open_traffic, with_progress
+from advisor.commands.common import ANNOTATION_FORMATS, SkipLog, check_format, check_output, emit_report, make_renderer, open_traffic, with_progress
 from advisor.console import out_console
 from advisor.diagnose.detect import Diagnoser
 from advisor.errors import AdvisorError
@@ -21,7 +21,7 @@ from advisor.report import prescription as render
 from advisor.prescribe.template_diff import template_diffs
 from advisor.ingest.tokenizers import load_tokenizer
 
-FORMATS = ("text", "json", "markdown", "diff")
+FORMATS = ("text", "json", "markdown", "diff", *ANNOTATION_FORMATS)
 
 
 @app.command("prescribe")
@@ -39,7 +39,8 @@ def prescribe_command(
                                                   "an LRU pool of this size, eviction in the loss attribution, "
                                                   "and the pin-the-system-prompt action."),
     block_size: int = typer.Option(512, min=1, callback=bounded("--block-size"), help="Tokens per hash_ids block."),
-    format: str = typer.Option("text", "--format", "-f", help="text, json, markdown or diff."),
+    format: str = typer.Option("text", "--format", "-f", help="text, json, markdown, diff, or sarif or github "
+                               "(the traffic findings as SARIF 2.1.0 or GitHub annotations)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
 ) -> None:
     """Diagnose the traffic, prescribe a fix per finding, and measure the hit rate after it."""
@@ -71,8 +72,12 @@ def prescribe_command(
                         if a.finding is not None and "to" in a.details}
         result.diffs = template_diffs(templates, diagnosis, destinations)
     data = render.prescription_dict(result, [str(p) for p in traffic], tokenizer)
-    emit_report(format, output, {"json": lambda: render.to_json(data), "markdown": lambda: render.to_markdown(data),
-                                 "diff": lambda: render.to_diff(data)},
-                lambda: render.print_text(data, out_console))
+    renderers = {"json": lambda: render.to_json(data), "markdown": lambda: render.to_markdown(data),
+                 "diff": lambda: render.to_diff(data)}
+    if format in ANNOTATION_FORMATS:
+        from advisor.commands import annotate  # the linter's renderers, for these formats only
+
+        renderers.update(annotate.renderers(lambda: result.findings, [str(p) for p in traffic]))
+    emit_report(format, output, renderers, lambda: render.print_text(data, out_console))
     if skips.count:
         raise typer.Exit(1)

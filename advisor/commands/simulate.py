@@ -10,8 +10,9 @@ import typer
 
 from advisor.cli import app
 from advisor.commands.bounds import bounded
-from advisor.commands.common import INPUT_FORMAT_HELP, SkipLog, check_format, check_output, emit, open_traffic, with_progress
+from advisor.commands.common import ANNOTATION_FORMATS, FORMATS, INPUT_FORMAT_HELP, SkipLog, check_format, check_output, emit, open_traffic, with_progress
 from advisor.errors import AdvisorError
+from advisor.findings import Finding
 from advisor.ingest.preprocess import DEFAULT_ENGINE
 from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, resolve_tokenizer, tokenizer_warning
 from advisor.ingest.preprocess import ENGINES as PREPROCESS_ENGINES
@@ -114,7 +115,8 @@ def simulate_command(
     seed: int = typer.Option(0, help="Seed for random policies, routers and arrivals."),
     requests: Optional[int] = typer.Option(None, min=1, callback=bounded("--requests"), help="Requests of a --workload."),
     input_format: str = typer.Option("auto", help=INPUT_FORMAT_HELP),
-    format: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
+    format: str = typer.Option("text", "--format", "-f", help="text, json, markdown, or sarif or github "
+                               "(the TR401/TR501 findings as SARIF 2.1.0 or GitHub annotations)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
 ) -> None:
     """Hit rate under a finite KV pool: eviction, scheduling, replicas and tenants."""
@@ -122,7 +124,7 @@ def simulate_command(
     if model is None and gpu is not None and model_dir is not None and (model_dir / "config.json").is_file():
         model = str(model_dir / "config.json")  # the folder's architecture sizes the pool
     tokenizer_warning(tokenizer, model)
-    check_format(format)
+    check_format(format, (*FORMATS, *ANNOTATION_FORMATS))
     check_output(output, [*(traffic or []), *([chat_template] if chat_template else [])])
     if engine not in ENGINES:
         raise AdvisorError(f"unknown --engine '{engine}': use {', '.join(ENGINES)}")
@@ -185,7 +187,7 @@ def simulate_command(
     study = Study(jobs)  # each distinct configuration replayed once
     indexes = study.indexes
     results: list[RunResult] = []
-    findings: list[dict] = []
+    findings: list[Finding] = []
     per_run: list[array | None] = []
     for ev in evictions:
         for pol in policies:
@@ -220,7 +222,11 @@ def simulate_command(
     from advisor.verify import render as verify_render
 
     extra = data.get("observed")
-    if format == "json":
+    if format in ANNOTATION_FORMATS:
+        from advisor.commands import annotate  # the linter's renderers, for these formats only
+
+        emit(annotate.renderers(lambda: findings, [str(p) for p in traffic or []])[format](), output)
+    elif format == "json":
         emit(to_json(data), output)
     elif format == "markdown" or output is not None:
         emit(to_markdown(data) + ("\n" + verify_render.to_markdown(extra, "##") if extra else ""), output)

@@ -11,52 +11,26 @@ figures are estimates here, and ``advisor.prescribe.actions`` replaces them with
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from array import array
+from bisect import bisect_right
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Iterator
 from typing import Sequence as Sequence_
 
 from advisor.diagnose.align import Aligner
 from advisor.diagnose.order import OrderDetector, OrderFinding
 from advisor.diagnose.structure import SpanFinding, Structure, SwapFinding
+from advisor.findings import Finding
 from advisor.ingest.ids import pack, unpack_array
 from advisor.ingest.pipeline import Sequence
 from advisor.ingest.tokenizers import Tokenizer
 
-RULES = {"TR101": "dynamic-content", "TR102": "misplaced-content", "TR201": "section-order",
-         "TR301": "low-reuse"}
+# The codes found here (TR101, TR102, TR201, TR301) have their names and docs in
+# advisor.findings.TRAFFIC_RULES, beside the simulator's TR401/TR501.
 # Single-shot: below this hit rate, with nothing a template change could recover.
 LOW_REUSE_HIT_RATE = 0.15
 LOW_REUSE_REQUEST = 0.1
 EOT = "<|eot_id|>"
-
-
-@dataclass
-class Finding:
-    """One traffic finding, in the analyze/prescribe JSON shape (DESIGN.md)."""
-
-    code: str
-    token_offset: int | None
-    kind: str
-    requests: int
-    tokens_lost: int
-    example: str
-    message: str
-    details: dict[str, Any] = field(default_factory=dict)
-    # What the rewrite needs and the JSON does not show (decoded contexts, unit texts).
-    hidden: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def rule(self) -> str:
-        return RULES[self.code]
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "code": self.code, "rule": self.rule, "token_offset": self.token_offset, "kind": self.kind,
-            "requests": self.requests, "tokens_lost": self.tokens_lost, "example": self.example,
-            "message": self.message,
-        }
-        out.update(self.details)
-        return out
 
 
 @dataclass
@@ -137,9 +111,16 @@ class Diagnoser:
         self.text_prompt_tokens = 0
         self.cached_tokens = 0  # text requests only, page size 1
         self.low_reuse = 0
+        # Where the examined text requests were logged, to locate the findings: each one's
+        # line, and the files as runs (index of a file's first request, its path).
+        self._lines = array("q")
+        self._files: list[tuple[int, str]] = []
+        self.first_source: str | None = None
 
     def add(self, seq: Sequence) -> None:
         self.requests += 1
+        if self.first_source is None:
+            self.first_source = seq.request.source
         self.prompt_tokens += seq.prompt_tokens
         if seq.unit != 1:
             return
@@ -153,11 +134,25 @@ class Diagnoser:
             return
         index = self.text_requests
         self.text_requests += 1
+        if not self._files or self._files[-1][1] != seq.request.source:
+            self._files.append((index, seq.request.source))
+        self._lines.append(seq.request.line)
         self.text_prompt_tokens += seq.prompt_tokens
         matched = self.aligner.add(index, pack(seq.ids))
         self.cached_tokens += matched
         if matched < LOW_REUSE_REQUEST * seq.prompt_tokens:
             self.low_reuse += 1
+
+    def where(self, index: int) -> tuple[str, int]:
+        """(file, line) of examined text request ``index``; (first file, 0) when unknown."""
+        if 0 <= index < len(self._lines):
+            run = bisect_right(self._files, index, key=lambda f: f[0]) - 1
+            return self._files[run][1], self._lines[index]
+        return self.first_source or "", 0
+
+    def _located(self, finding: Finding, index: int) -> Finding:
+        path, line = self.where(index)
+        return replace(finding, path=path, line=line)
 
     def watch(self, seqs: Iterable[Sequence]) -> Iterator[Sequence]:
         """Pass ``seqs`` through unchanged, diagnosing each on the way."""
@@ -181,6 +176,8 @@ class Diagnoser:
             for i, kept in zip(self.aligner.kept_ids, self.aligner.kept):
                 self.order.add(i, unpack_array(kept))
             orders = self.order.findings()
+            for o in orders:  # the detector numbers the kept requests only
+                o.first_request = self.aligner.kept_ids[o.first_request] if o.first_request >= 0 else -1
         swaps = []
         cores: dict[int, list[str]] = {}
         for s in found_swaps:
@@ -195,9 +192,9 @@ class Diagnoser:
         # A block order the alignment does not confirm is left out: the blocks only label.
         orders = [o for k, o in enumerate(orders) if k in cores]
         labelled = [cores[k] for k in sorted(cores)]
-        findings = ([_dynamic_finding(f) for f in dynamic]
-                    + [_order_finding(f, c) for f, c in zip(orders, labelled)]
-                    + [_swap_finding(f) for f in swaps])
+        findings = ([self._located(_dynamic_finding(f), f.first_request) for f in dynamic]
+                    + [self._located(_order_finding(f, c), f.first_request) for f, c in zip(orders, labelled)]
+                    + [self._located(_swap_finding(f), f.first_request) for f in swaps])
         findings.sort(key=lambda f: (f.code[:4] != "TR10", f.token_offset or 0, f.code))
         uncached = self.prompt_tokens - cached
         # A sampled diagnosis measured its losses on the sample: scale them to the whole log.
@@ -211,6 +208,7 @@ class Diagnoser:
         hit = self.cached_tokens / self.text_prompt_tokens if self.text_prompt_tokens else 1.0
         if hit < LOW_REUSE_HIT_RATE and not findings:
             findings.append(Finding(
+                path=self.first_source or "",
                 code="TR301", token_offset=None, kind="single-shot", requests=self.low_reuse,
                 tokens_lost=0, example="",
                 message=(f"{self.low_reuse:,} of {self.text_requests:,} requests reuse less than "

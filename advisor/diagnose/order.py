@@ -34,6 +34,7 @@ class OrderFinding:
     tokens_lost: int               # estimate; prescribe measures it
     token_offset: int              # where the group starts in the first request with it
     tool_names: list[str] = field(default_factory=list)
+    first_request: int = -1        # the first request (detector order) in a new order; -1: unknown
 
 
 @dataclass(eq=False)
@@ -198,6 +199,7 @@ class OrderDetector:
         lost = 0
         offset = -1
         off_canon = 0
+        first_new = -1
         for r, s in enumerate(seqs):
             order = _dedupe(unit_of[h] for h in s if unit_of.get(h) in group)
             if order:
@@ -214,6 +216,8 @@ class OrderDetector:
             if order in seen_orders:
                 continue
             if seen_orders:
+                if first_new < 0:
+                    first_new = r
                 # A new order: from the first unit out of canonical place to the end of the
                 # group, nothing can come from the cache (estimate; prescribe measures).
                 k = next((i for i, (a, b) in enumerate(zip(order, ideal)) if a != b), len(order))
@@ -238,7 +242,7 @@ class OrderDetector:
             kind=kind, units=[list(units[u]) for u in canon], labels=labels,
             orders=[([label_of[u] for u in o], c) for o, c in shown], requests=total,
             requests_off_canonical=off_canon, tokens_lost=lost, token_offset=max(0, offset),
-            tool_names=[t for t in tools if t],
+            tool_names=[t for t in tools if t], first_request=first_new,
         )
 
     def label(self, h: int) -> str:

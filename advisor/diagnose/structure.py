@@ -52,6 +52,7 @@ class SpanFinding:
     span_tokens: int
     # Decoded (before, span, after) of observed spans: the rewrite finds the span by them.
     contexts: list[tuple[str, str, str]] = field(default_factory=list)
+    first_request: int = -1  # the earliest request that loses cached tokens to it (-1: unknown)
 
 
 @dataclass
@@ -62,6 +63,7 @@ class SwapFinding:
     labels: list[str]
     orders: list[tuple[list[str], int]]
     cores: list[str]   # a distinctive piece of text of each unit, to find it in a request
+    first_request: int = -1  # the earliest request that loses cached tokens to it (-1: unknown)
 
 
 class Structure:
@@ -132,6 +134,7 @@ class Structure:
                 continue  # re-joins content a few requests share (retrieved passages)
             finding = self._span_finding(group, requests, lost, scale)
             if finding is not None:
+                finding.first_request = min(requests)
                 out.append(finding)
         out.sort(key=lambda f: (f.token_offset, -f.requests))
         return _merged(out)
@@ -428,7 +431,9 @@ class Structure:
             shares = sorted(al.static_share(h, left) for h, left in heads)
             if shares[len(shares) // 2] < STATIC_SHARE:
                 continue
-            out.append(self._swap_finding(group, keys, requests, lost, scale))
+            swap = self._swap_finding(group, keys, requests, lost, scale)
+            swap.first_request = min(requests)
+            out.append(swap)
         out.sort(key=lambda f: f.token_offset)
         return out
 

@@ -14,12 +14,12 @@ from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable
 
 from advisor.errors import AdvisorError
+from advisor.findings import Finding
 from advisor.ingest import safe_open
 from advisor.ingest.safe_open import resolve_inside
 from advisor.lint import sources, suppress
 from advisor.lint import fix as fixes
 from advisor.lint.config import ActiveRule, LintConfig, active_rules
-from advisor.lint.fix import Fix
 from advisor.lint import limits
 from advisor.lint.limits import LintStopped, MarkerPattern
 from advisor.lint.model import DEFAULT_STATIC_VARIABLES, Piece, Settings, SyntaxIssue, TemplateModel, build_model
@@ -29,22 +29,6 @@ from advisor.lint.rule import SEVERITIES, Context, Problem, Rule, token_counter
 SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache", ".pytest_cache", "build", "dist"}
 )
-
-
-@dataclass(frozen=True, order=True)
-class Finding:
-    # Field order is the sort order: path, then position, then code.
-    path: str
-    line: int
-    column: int
-    code: str
-    message: str
-    rule: str = ""
-    severity: str = "error"
-    end_line: int | None = None
-    end_column: int | None = None
-    tokens_at_risk: int | None = None
-    fix: Fix | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,9 @@
 
 Every renderer gets the same inputs (findings already sorted by path, line, column, code),
 so formats never disagree, and returns a string, so tests compare it with a golden file.
+SARIF and GitHub annotations also render traffic findings (TR codes, ``analyze``/``simulate``
+``--format sarif|github``): their location is the traffic file and the line of the first
+record that shows them, or the whole file (line 0), and their figures ride along.
 """
 
 from __future__ import annotations
@@ -9,19 +12,34 @@ from __future__ import annotations
 import io
 import json
 from collections import Counter
-from typing import Any, Iterable
+from typing import Any, Iterable, Protocol, Sequence
 
 from rich.console import Console
 from rich.text import Text
 
-from advisor.lint.engine import Finding
-from advisor.lint.rule import SEVERITIES, Rule
+from advisor.findings import Finding
+from advisor.lint.rule import SEVERITIES
 
 FORMATS = ("text", "concise", "json", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 _GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+class RuleInfo(Protocol):
+    """What the SARIF driver lists of a rule: lint's ``Rule`` and ``advisor.findings.TrafficRule``."""
+
+    @property
+    def code(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def severity(self) -> str: ...
+    @property
+    def summary(self) -> str: ...
+    @property
+    def docs(self) -> str: ...
 
 
 def summary(findings: Iterable[Finding], files: int) -> dict[str, int]:
@@ -106,7 +124,11 @@ def render_json(findings: list[Finding], files: int, version: str) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-def _region(f: Finding) -> dict:
+def _region(f: Finding) -> dict | None:
+    if f.line < 1:
+        return None  # a finding about the whole file (traffic)
+    if f.column < 1:
+        return {"startLine": f.line}  # a record's line
     region = {"startLine": f.line, "startColumn": f.column}
     if f.end_line is not None and f.end_column is not None and (f.end_line, f.end_column) > (f.line, f.column):
         region["endLine"] = f.end_line
@@ -114,7 +136,28 @@ def _region(f: Finding) -> dict:
     return region
 
 
-def render_sarif(findings: list[Finding], files: int, version: str, rules: list[Rule]) -> str:
+def _traffic_figures(f: Finding) -> str:
+    """A traffic finding's figures for a one-line message: where in the prompt, how much."""
+    if not f.kind:
+        return ""  # a simulated run's finding: the message names its figures
+    where = f"token {f.token_offset:,}; " if f.token_offset is not None else ""
+    return f" [{where}{f.requests:,} requests; {f.tokens_lost:,} tokens lost]"
+
+
+def _message(f: Finding) -> str:
+    return f.message + (_traffic_figures(f) if f.is_traffic else "")
+
+
+def _properties(f: Finding) -> dict[str, Any] | None:
+    if not f.is_traffic:
+        return {"tokens_at_risk": f.tokens_at_risk} if f.tokens_at_risk is not None else None
+    if not f.kind:
+        return dict(f.details)
+    return {"token_offset": f.token_offset, "kind": f.kind, "requests": f.requests,
+            "tokens_lost": f.tokens_lost, "example": f.example}
+
+
+def render_sarif(findings: list[Finding], files: int, version: str, rules: Sequence[RuleInfo]) -> str:
     rules = sorted(rules, key=lambda r: r.code)
     index = {r.code: i for i, r in enumerate(rules)}
     driver = {
@@ -134,23 +177,21 @@ def render_sarif(findings: list[Finding], files: int, version: str, rules: list[
     }
     results = []
     for f in findings:
+        physical: dict[str, Any] = {"artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"}}
+        region = _region(f)
+        if region is not None:
+            physical["region"] = region
         result: dict[str, Any] = {
             "ruleId": f.code,
             "level": _SARIF_LEVEL[f.severity],
-            "message": {"text": f.message},
-            "locations": [
-                {
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
-                        "region": _region(f),
-                    }
-                }
-            ],
+            "message": {"text": _message(f)},
+            "locations": [{"physicalLocation": physical}],
         }
         if f.code in index:
             result["ruleIndex"] = index[f.code]
-        if f.tokens_at_risk is not None:
-            result["properties"] = {"tokens_at_risk": f.tokens_at_risk}
+        properties = _properties(f)
+        if properties is not None:
+            result["properties"] = properties
         results.append(result)
     doc = {
         "$schema": SARIF_SCHEMA,
@@ -171,15 +212,20 @@ def _escape_property(text: str) -> str:
 def render_github(findings: list[Finding], files: int) -> str:
     lines = []
     for f in findings:
-        props = [f"file={_escape_property(f.path)}", f"line={f.line}", f"col={f.column}"]
-        if f.end_line is not None and f.end_column is not None:
-            props += [f"endLine={f.end_line}", f"endColumn={f.end_column}"]
+        props = [f"file={_escape_property(f.path)}"]
+        if f.line >= 1:  # line 0: an annotation of the whole file
+            props.append(f"line={f.line}")
+            if f.column >= 1:
+                props.append(f"col={f.column}")
+                if f.end_line is not None and f.end_column is not None:
+                    props += [f"endLine={f.end_line}", f"endColumn={f.end_column}"]
         props.append(f"title={_escape_property(f'advisor {f.code}')}")
-        lines.append(f"::{_GITHUB_LEVEL[f.severity]} {','.join(props)}::{_escape_data(f.message)}\n")
+        lines.append(f"::{_GITHUB_LEVEL[f.severity]} {','.join(props)}::{_escape_data(_message(f))}\n")
     return "".join(lines)
 
 
-def render(fmt: str, findings: list[Finding], files: int, version: str, rules: list[Rule], color: bool = False) -> str:
+def render(fmt: str, findings: list[Finding], files: int, version: str, rules: Sequence[RuleInfo],
+           color: bool = False) -> str:
     if fmt == "text":
         return render_text(findings, files, color)
     if fmt == "concise":

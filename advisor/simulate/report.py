@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from advisor import __version__
+from advisor.findings import Finding
 from advisor.simulate.runner import RunResult, serve_metrics
 
 
@@ -87,14 +88,14 @@ def _mean(values: SequenceOf[float]) -> float:
 
 
 def simulate_dict(results: list[RunResult], inputs: dict[str, Any], sweep: list[RunResult] | None,
-                  findings: list[dict], skipped: int) -> dict[str, Any]:
+                  findings: list[Finding], skipped: int) -> dict[str, Any]:
     data: dict[str, Any] = {
         "tool": {"name": "advisor", "version": __version__},
         "input": inputs,
         "skipped": skipped,
         "runs": [run_dict(r) for r in results],
         "explanations": explain(results),
-        "findings": findings,
+        "findings": [f.to_dict() for f in findings],
     }
     if sweep is not None:
         data["sweep"] = [

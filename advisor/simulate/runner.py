@@ -8,6 +8,7 @@ from collections.abc import Sequence as SequenceOf
 from dataclasses import dataclass, field, replace
 
 from advisor.errors import AdvisorError
+from advisor.findings import Finding
 from advisor.simulate.block_lru import BlockIndex
 from advisor.simulate.branch_lru import BranchPool
 from advisor.simulate.cache import make_pool
@@ -221,7 +222,7 @@ STARVE_RATIO = 0.5  # shared-pool hit rate at most half of what its own share gi
 STARVE_POINTS = 0.05  # and at least 5 points lower
 
 
-def starvation_findings(shared: RunResult, isolated: RunResult) -> list[dict]:
+def starvation_findings(shared: RunResult, isolated: RunResult) -> list[Finding]:
     """TR501: a tenant whose hit rate collapses in the shared pool compared with a
     private pool of its budget (the noisy neighbour evicts its prefixes)."""
     found = []
@@ -231,15 +232,15 @@ def starvation_findings(shared: RunResult, isolated: RunResult) -> list[dict]:
         if iso is None or not s.prompt_tokens:
             continue
         if s.hit_rate <= STARVE_RATIO * iso.hit_rate and iso.hit_rate - s.hit_rate >= STARVE_POINTS:
-            found.append({
-                "code": "TR501", "rule": "tenant-starvation", "tenant": name,
-                "policy": shared.spec.policy, "eviction": shared.spec.eviction,
-                "capacity_tokens": shared.spec.capacity,
-                "shared_hit_rate": round(s.hit_rate, 6), "isolated_hit_rate": round(iso.hit_rate, 6),
-                "message": (f"tenant {name} keeps {s.hit_rate:.1%} of its prompt tokens cached in the "
-                            f"shared pool against {iso.hit_rate:.1%} with its own budget: other tenants "
-                            "evict its prefixes; give it a budget or route it to its own replica"),
-            })
+            found.append(Finding(
+                code="TR501",
+                details={"tenant": name, "policy": shared.spec.policy, "eviction": shared.spec.eviction,
+                         "capacity_tokens": shared.spec.capacity,
+                         "shared_hit_rate": round(s.hit_rate, 6), "isolated_hit_rate": round(iso.hit_rate, 6)},
+                message=(f"tenant {name} keeps {s.hit_rate:.1%} of its prompt tokens cached in the "
+                         f"shared pool against {iso.hit_rate:.1%} with its own budget: other tenants "
+                         "evict its prefixes; give it a budget or route it to its own replica"),
+            ))
     return found
 
 
@@ -249,7 +250,7 @@ PRESSURE_RATIO = 0.8  # the pool keeps less than 80 % of the hits unlimited capa
 PRESSURE_POINTS = 0.05  # and at least 5 points are lost
 
 
-def pressure_findings(results: list[RunResult], ceiling: float) -> list[dict]:
+def pressure_findings(results: list[RunResult], ceiling: float) -> list[Finding]:
     """TR401: a run whose pool keeps clearly fewer hits than the traffic allows
     (``ceiling``: the same mode and hit rules, FCFS, unlimited capacity)."""
     found = []
@@ -258,15 +259,15 @@ def pressure_findings(results: list[RunResult], ceiling: float) -> list[dict]:
             continue
         hit = r.totals.hit_rate
         if hit < PRESSURE_RATIO * ceiling and ceiling - hit >= PRESSURE_POINTS:
-            found.append({
-                "code": "TR401", "rule": "capacity-pressure", "policy": r.spec.policy,
-                "eviction": r.spec.eviction, "capacity_tokens": r.spec.capacity,
-                "hit_rate": round(hit, 6), "unlimited_hit_rate": round(ceiling, 6),
-                "message": (f"a pool of {r.spec.capacity:,} tokens keeps {hit:.1%} of prompt tokens cached "
-                            f"({r.spec.policy}, {r.spec.eviction}) against {ceiling:.1%} with unlimited "
-                            "capacity: grow the pool, shorten the shared prefixes, or use a cache-aware "
-                            "scheduler or router"),
-            })
+            found.append(Finding(
+                code="TR401",
+                details={"policy": r.spec.policy, "eviction": r.spec.eviction, "capacity_tokens": r.spec.capacity,
+                         "hit_rate": round(hit, 6), "unlimited_hit_rate": round(ceiling, 6)},
+                message=(f"a pool of {r.spec.capacity:,} tokens keeps {hit:.1%} of prompt tokens cached "
+                         f"({r.spec.policy}, {r.spec.eviction}) against {ceiling:.1%} with unlimited "
+                         "capacity: grow the pool, shorten the shared prefixes, or use a cache-aware "
+                         "scheduler or router"),
+            ))
     return found
 
 

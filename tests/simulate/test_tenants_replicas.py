@@ -35,8 +35,9 @@ def test_shared_pool_starves_the_quiet_tenant_and_a_budget_fixes_it():
     assert shared.totals.per_tenant["quiet"].hit_rate < 0.05
     assert isolated.totals.per_tenant["quiet"].hit_rate > 0.9
     found = starvation_findings(shared, isolated)
-    assert [f["tenant"] for f in found] == ["quiet"]
-    assert found[0]["code"] == "TR501" and found[0]["rule"] == "tenant-starvation"
+    assert [f.details["tenant"] for f in found] == ["quiet"]
+    assert found[0].code == "TR501" and found[0].rule == "tenant-starvation"
+    assert found[0].to_dict()["tenant"] == "quiet"
 
 
 def test_budget_parsing():
