@@ -392,7 +392,7 @@ class Structure:
             counted = sum(weight(r) for r in requests)
             lost_all = sum((g.length + g.rejoin) * weight(g.request) for g, _ in members)
             out.append(SwapFinding(offset, round(counted * scale), round(lost_all * scale), canon,
-                                   [(list(o), c) for o, c in shown], cores))
+                                   [(list(o), c) for o, c in shown], cores, first_request=min(requests)))
         return out
 
     def _run_swaps(self, scale: float) -> list[SwapFinding]:
