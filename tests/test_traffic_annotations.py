@@ -86,15 +86,18 @@ def test_analyze_sarif_validates_and_locates_the_finding(cli, traffic, name) -> 
         assert first_defect <= line <= first_defect + 1, (variant, line)
         rules = doc["runs"][0]["tool"]["driver"]["rules"]
         assert rules[r["ruleIndex"]]["id"] == code
-        props = r["properties"]
+        # Every finding of the analyze JSON is one result, with its figures in the properties
+        # and in the message.
+        figures = ("token_offset", "requests", "tokens_lost", "kind")
         analyzed = json.loads(cli("analyze", str(path), "--format", "json").out)["findings"]
-        same = [f for f in analyzed if f["code"] == code][0]
-        # The figures are the analyze JSON's, in the properties and in the message.
-        assert {k: props[k] for k in ("token_offset", "requests", "tokens_lost", "kind")} == \
-               {k: same[k] for k in ("token_offset", "requests", "tokens_lost", "kind")}
-        assert r["message"]["text"].startswith(same["message"])
-        assert f"{same['tokens_lost']:,} tokens lost" in r["message"]["text"]
-        assert f"{same['requests']:,} requests" in r["message"]["text"]
+        assert len(analyzed) == len(results(doc))
+        by_figures = {tuple(f[k] for k in figures): f for f in analyzed}
+        for r in results(doc):
+            same = by_figures[tuple(r["properties"][k] for k in figures)]
+            assert r["ruleId"] == same["code"]
+            assert r["message"]["text"].startswith(same["message"])
+            assert f"{same['tokens_lost']:,} tokens lost" in r["message"]["text"]
+            assert f"{same['requests']:,} requests" in r["message"]["text"]
 
 
 def test_analyze_github_annotations_name_file_and_line(cli, traffic) -> None:
