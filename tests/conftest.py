@@ -7,6 +7,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# In CI the property tests draw the same examples on every run (a red build must be
+# reproducible, not a lucky draw); locally they explore new examples each run.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = (ROOT / ".." / "shared").resolve()
