@@ -1,13 +1,14 @@
 """Hardening figures (issue 15): every bad-input case under an address-space limit, its wall
-time, CPU time and peak memory; the same output on an idle and a loaded machine; the cost
-of rendering templates in the worker process.
+time, CPU time and peak memory, idle and on a loaded machine (two busy loops per core),
+with the bytes of both runs compared; the cost of rendering templates in the worker.
 
 Each case runs ``advisor`` in a fresh process under ``RLIMIT_AS`` (what ``ulimit -v`` sets)
 of 500 MB; the worker inherits it and lowers its own. Targets: each case ends within 10 s
 with a skipped line or a one-line error, the good records counted, peak RSS under 500 MB.
 
     .venv/bin/python bench/hardening_bench.py            # all cases
-    .venv/bin/python bench/hardening_bench.py --quick    # skip the loaded-machine run
+    .venv/bin/python bench/hardening_bench.py --quick    # skip the loaded-machine runs
+    .venv/bin/python bench/hardening_bench.py --only ids # the cases whose name holds "ids"
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import resource
 import subprocess
 import sys
 import tempfile
-import time
 import zlib
 from pathlib import Path
 
@@ -65,11 +66,16 @@ def cases(tmp: Path) -> list[tuple[str, list[str]]]:
         traffic = tmp / f"{name}.jsonl"
         traffic.write_text(GOOD + json.dumps({"template": name, "variables": {"q": [1]}}) + "\n" + GOOD)
         out.append((f"template {name}", ["analyze", str(traffic), "--templates", str(templates), "-f", "json"]))
+    quadratic = tmp / "quadratic.jsonl"
+    (templates / "quadratic.j2").write_text("{{ ([[1]] * 250000)|sum(start=[]) }}")  # the issue's 50 bytes
+    quadratic.write_text(GOOD + json.dumps({"template": "quadratic"}) + "\n" + GOOD)
+    out.append(("template sum of 250,000 lists (renders)", ["analyze", str(quadratic), "--templates", str(templates),
+                                                         "-f", "json"]))
     chat = tmp / "bomb.jinja"
-    chat.write_text("{% for m in messages %}{{ ([[m.content]] * 250000)|sum(start=[]) }}{% endfor %}")
+    chat.write_text("{% for m in messages %}{{ ([(10**1000)**30] * 6000000)|sum > 0 }}{{ m.content }}{% endfor %}")
     msgs = tmp / "messages.jsonl"
     msgs.write_text(GOOD + json.dumps({"messages": [{"role": "user", "content": "hi"}]}) + "\n")
-    out.append(("chat template sum-of-lists", ["analyze", str(msgs), "--chat-template", str(chat), "-f", "json"]))
+    out.append(("chat template, one C call of ~10 s CPU", ["analyze", str(msgs), "--chat-template", str(chat), "-f", "json"]))
 
     deep = tmp / "deep.jsonl"
     args = "{\"a\": " * 1000 + "1" + "}" * 1000
@@ -107,6 +113,39 @@ def cases(tmp: Path) -> list[tuple[str, list[str]]]:
     out.append(("lint ReDoS section marker", ["lint", "--config", str(redos / "cfg.yaml"), str(redos / "t.j2")]))
     out.append(("--replicas 1000000", ["simulate", str(msgs), "--replicas", "1000000"]))
     out.append(("--workers 100000", ["analyze", str(msgs), "--workers", "100000"]))
+    return out + memory_cases(tmp)
+
+
+def _ids_line(rng: random.Random, shared: list[int], n: int) -> str:
+    ids = shared + [rng.randrange(1, 128000) for _ in range(n - len(shared))]
+    return '{"input_ids": [' + ",".join(map(str, ids)) + "]}\n"
+
+
+def memory_cases(tmp: Path) -> list[tuple[str, list[str]]]:
+    """Records of millions of token ids, and lines shaped to cost the most per byte."""
+    rng = random.Random(0)
+    n = 3_000_000
+    shared = [rng.randrange(1, 128000) for _ in range(n // 2)]
+    ids = tmp / "ids.jsonl"
+    with ids.open("w") as f:
+        for _ in range(8):
+            f.write(_ids_line(rng, shared, n))
+    mb = ids.stat().st_size / 1e6
+    out = [(f"analyze 8 records x 3M ids ({mb:.0f} MB)", ["analyze", str(ids), "-f", "json"]),
+           (f"simulate 8 records x 3M ids ({mb:.0f} MB)", ["simulate", str(ids), "--capacity-tokens", "4000000",
+                                                          "-f", "json"])]
+    hostile = tmp / "hostile.jsonl"
+    with hostile.open("w") as f:
+        f.write(GOOD)
+        f.write('{"input_ids": [' + ",".join(["7"] * 5_000_000) + "]}\n")  # past the ids of one record
+        f.write('{"prompt": "x", "pad": [' + "[]," * 8_000_000 + "[]]}\n")  # ~64 B of objects a 3-byte value
+        f.write('{"hash_ids": [' + ",".join(["1"] * 8_000_000) + "]}\n")  # past the values of one line
+        f.write(json.dumps({"prompt": "lorem ipsum " * 2_500_000}) + "\n")  # 30 MB of text
+        f.write(json.dumps({"messages": [{"role": "user", "content": "dolor sit " * 3_000_000}]}) + "\n")
+        f.write(GOOD)
+    mb = hostile.stat().st_size / 1e6
+    for command in ("analyze", "simulate"):
+        out.append((f"{command} lines of the costliest shapes ({mb:.0f} MB)", [command, str(hostile), "-f", "json"]))
     return out
 
 
@@ -153,69 +192,89 @@ print(json.dumps({{"records": n, "worker_s": worker, "in_process_s": local}}))
     return res
 
 
-def loaded_machine(tmp: Path, argv: list[str]) -> bool:
-    """The same bytes on an idle and on a loaded machine (two busy loops per core)."""
-    idle = run(argv, tmp)
-    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * (os.cpu_count() or 1))]
-    try:
-        busy = run(argv, tmp)
-    finally:
-        for h in hogs:
+class Load:
+    """Two busy loops per core for as long as the block runs: a loaded machine."""
+
+    def __enter__(self) -> "Load":
+        self.hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * (os.cpu_count() or 1))]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for h in self.hogs:
             h.kill()
             h.wait()
-    print(f"  idle: {idle['wall']:.1f} s wall, loaded: {busy['wall']:.1f} s wall")
-    return idle["out"] == busy["out"] and idle["code"] == busy["code"]
+
+
+def _row(name: str, r: dict, loaded: dict | None) -> tuple[str, bool]:
+    err = [ln for ln in r["err"].splitlines() if ln.strip()]
+    outcome = next((ln for ln in err if ":" in ln and "advisor: skipped" not in ln), err[0] if err else "")
+    bad = "Traceback" in r["err"] or r["wall"] > 10 or r["rss_mb"] > 500 or r["code"] not in (0, 1, 2)
+    extra = ""
+    if loaded is not None:
+        same = (loaded["out"], loaded["err"], loaded["code"]) == (r["out"], r["err"], r["code"])
+        bad = bad or not same or loaded["wall"] > 10 or "Traceback" in loaded["err"]
+        extra = f" {loaded['wall']:7.2f} {'same' if same else 'DIFF':>5}"
+    line = (f"{name[:46]:46} {r['code']:>4} {r['wall']:7.2f} {r['cpu']:6.2f} {r['rss_mb']:8.0f}{extra}  "
+            f"{'FAIL ' if bad else ''}{outcome[-80:]}")
+    return line, bad
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="skip the loaded-machine runs")
+    parser.add_argument("--only", help="run the cases whose name holds this text")
     args = parser.parse_args()
-    worst_wall = worst_rss = 0.0
+    worst = {"wall": 0.0, "rss_mb": 0.0, "loaded": 0.0}
     failed = []
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        print(f"{'case':46} {'exit':>4} {'wall s':>7} {'cpu s':>6} {'peak MB':>8}  outcome")
-        for name, argv in cases(tmp):
-            r = run(argv, tmp)
-            err = [ln for ln in r["err"].splitlines() if ln.strip()]
-            outcome = next((ln for ln in err if ":" in ln and "advisor: skipped" not in ln), err[0] if err else "")
-            bad = "Traceback" in r["err"] or r["wall"] > 10 or r["rss_mb"] > 500 or r["code"] not in (0, 1, 2)
+        todo = [c for c in cases(tmp) + cases_cpu(tmp) if not args.only or args.only in c[0]]
+        idle = [run(argv, tmp) for _, argv in todo]
+        loaded: list[dict | None] = [None] * len(todo)
+        if not args.quick:
+            with Load():
+                loaded = [run(argv, tmp) for _, argv in todo]
+        head = f"{'case':46} {'exit':>4} {'wall s':>7} {'cpu s':>6} {'peak MB':>8}"
+        print(head + ("" if args.quick else f" {'loaded':>7} {'bytes':>5}") + "  outcome")
+        for (name, _), r, busy in zip(todo, idle, loaded):
+            line, bad = _row(name, r, busy)
+            print(line)
             if bad:
                 failed.append(name)
-            worst_wall, worst_rss = max(worst_wall, r["wall"]), max(worst_rss, r["rss_mb"])
-            print(f"{name[:46]:46} {r['code']:>4} {r['wall']:7.2f} {r['cpu']:6.2f} {r['rss_mb']:8.0f}  "
-                  f"{'FAIL ' if bad else ''}{outcome[-90:]}")
-        print(f"worst: {worst_wall:.2f} s wall, {worst_rss:.0f} MB peak RSS (targets 10 s, 500 MB)")
-        print("worker overhead (best of 5, whole pipeline):")
-        for label, r in overhead(tmp).items():
-            if "error" in r:
-                print(f"  {label}: {r['error']}")
-                continue
-            extra = (r["worker_s"] - r["in_process_s"]) * 1e3
-            print(f"  {label}: {r['records']} records, in process {r['in_process_s'] * 1e3:.0f} ms, "
-                  f"worker {r['worker_s'] * 1e3:.0f} ms ({extra:+.0f} ms)")
-        if not args.quick:
-            cpu_case = [c for c in cases_cpu(tmp)]
-            same = loaded_machine(tmp, cpu_case)
-            print(f"loaded machine, CPU-limited template: output {'identical' if same else 'DIFFERENT'}")
-            if not same:
-                failed.append("loaded machine")
+            worst["wall"], worst["rss_mb"] = max(worst["wall"], r["wall"]), max(worst["rss_mb"], r["rss_mb"])
+            if busy is not None:
+                worst["loaded"] = max(worst["loaded"], busy["wall"])
+        print(f"worst: {worst['wall']:.2f} s wall idle, {worst['loaded']:.2f} s loaded, {worst['rss_mb']:.0f} MB peak RSS "
+              "(targets 10 s, 500 MB)")
+        if not args.only:
+            print("worker overhead (best of 5, whole pipeline):")
+            for label, o in overhead(tmp).items():
+                if "error" in o:
+                    print(f"  {label}: {o['error']}")
+                    continue
+                extra = (o["worker_s"] - o["in_process_s"]) * 1e3
+                print(f"  {label}: {o['records']} records, in process {o['in_process_s'] * 1e3:.0f} ms, "
+                      f"worker {o['worker_s'] * 1e3:.0f} ms ({extra:+.0f} ms)")
     if failed:
         print("FAILED:", ", ".join(failed))
     return 1 if failed else 0
 
 
-def cases_cpu(tmp: Path) -> list[str]:
+def cases_cpu(tmp: Path) -> list[tuple[str, list[str]]]:
+    """Templates that run Python-level loops: just under the CPU limit (rendered on any
+    machine, though past 1 s of wall time when loaded) and far past it (stopped at 1 s)."""
     folder = tmp / "cpu"
     folder.mkdir(exist_ok=True)
-    # ~1 s of CPU in Python: under the 2 s limit on any machine, past 2 s of wall time when loaded.
-    (folder / "slow.j2").write_text("{% set ns = namespace(n=0) %}{% for i in range(2500000) %}"
-                                    "{% set ns.n = ns.n + i %}{% endfor %}{{ ns.n }}")
-    (folder / "bomb.j2").write_text(OS_CASES[0][1])
-    traffic = folder / "t.jsonl"
-    traffic.write_text(GOOD + json.dumps({"template": "slow"}) + "\n" + json.dumps({"template": "bomb"}) + "\n")
-    return ["analyze", str(traffic), "--templates", str(folder), "-f", "json"]
+    loop = ("{{% set ns = namespace(n=0) %}}{{% for i in range({}) %}}{{% for j in range(1000) %}}"
+            "{{% set ns.n = ns.n + j %}}{{% endfor %}}{{% endfor %}}{{{{ ns.n }}}}")
+    (folder / "near.j2").write_text(loop.format(150))  # ~0.4 s of CPU
+    (folder / "past.j2").write_text(loop.format(3000))  # ~8 s of CPU
+    out = []
+    for name in ("near", "past"):
+        traffic = folder / f"{name}.jsonl"
+        traffic.write_text(GOOD + json.dumps({"template": name}) + "\n" + GOOD)
+        out.append((f"template loop {name} the CPU limit", ["analyze", str(traffic), "--templates", str(folder), "-f", "json"]))
+    return out
 
 
 if __name__ == "__main__":

@@ -44,8 +44,8 @@ def test_every_record_kind(tmp_path: Path, name: str) -> None:
     assert [r.kind for r in reqs] == ["messages", "messages", "prompt", "input_ids", "input_ids", "hash_ids", "template"]
     first = reqs[0]
     assert (first.id, first.timestamp, first.tenant, first.output_length) == ("a", 1.5, "acme", 10)
-    assert reqs[1].tools and reqs[3].input_ids == (1, 2, 3) and reqs[4].input_ids == (4, 5)
-    assert reqs[5].hash_ids == (0, 1, 2) and reqs[5].input_length == 1100
+    assert reqs[1].tools and tuple(reqs[3].input_ids) == (1, 2, 3) and tuple(reqs[4].input_ids) == (4, 5)
+    assert tuple(reqs[5].hash_ids) == (0, 1, 2) and reqs[5].input_length == 1100
     assert reqs[6].template == "rag" and reqs[6].variables == {"question": "why?"}
     assert [r.line for r in reqs] == list(range(1, 8))
 

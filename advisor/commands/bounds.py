@@ -45,3 +45,15 @@ def bounded(option: str) -> Callable[[Optional[int]], Optional[int]]:
         return check_bound(option, value)
 
     return check
+
+
+TIMESTAMP_UNITS = ("auto", "s", "ms", "us", "ns")
+TIMESTAMP_UNIT_HELP = ("Unit of the input timestamps: auto (epochs in s, ms, us or ns told apart by size, as "
+                       "simulate reads them), s, ms, us or ns.")
+
+
+def check_timestamp_unit(unit: str) -> str:
+    """``--timestamp-unit``: the same units on every command that reads times."""
+    if unit not in TIMESTAMP_UNITS:
+        raise AdvisorError(f"unknown --timestamp-unit '{unit}': use {', '.join(TIMESTAMP_UNITS)}")
+    return unit

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from advisor.cli import app
-from advisor.commands.bounds import bounded
+from advisor.commands.bounds import TIMESTAMP_UNIT_HELP, bounded, check_timestamp_unit
 from advisor.commands.common import (
     INPUT_FORMAT_HELP,
     SkipLog,
@@ -30,7 +30,7 @@ def export_command(
     block_size: int = typer.Option(..., min=1, callback=bounded("--block-size"), help="Tokens per hash block: the engine's block size "
                                    "(vLLM 16, Mooncake traces 512)."),
     salt: str | None = typer.Option(None, help="Key of the block hashes (default: random; never printed)."),
-    timestamp_unit: str = typer.Option("auto", help="Unit of the input timestamps: auto, s or ms."),
+    timestamp_unit: str = typer.Option("auto", help=TIMESTAMP_UNIT_HELP),
     tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
     chat_template: Path | None = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
     model_dir: Path | None = typer.Option(None, "--model-dir", help=MODEL_DIR_HELP),
@@ -44,8 +44,7 @@ def export_command(
     """Write an anonymised trace: chained salted block hashes as integers, lengths, times, sessions."""
     if format not in FORMATS:
         raise AdvisorError(f"unknown --format '{format}': use mooncake or bailian")
-    if timestamp_unit not in ("auto", "s", "ms"):
-        raise AdvisorError(f"unknown --timestamp-unit '{timestamp_unit}': use auto, s or ms")
+    check_timestamp_unit(timestamp_unit)
     if salt is not None and not salt:
         raise AdvisorError("--salt is empty")
     key = salt.encode("utf-8") if salt is not None else secrets.token_bytes(32)

@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from advisor.cli import app
-from advisor.commands.bounds import bounded
+from advisor.commands.bounds import TIMESTAMP_UNIT_HELP, bounded, check_timestamp_unit
 from advisor.commands.common import ANNOTATION_FORMATS, FORMATS, INPUT_FORMAT_HELP, SkipLog, check_format, check_output, emit, open_traffic, with_progress
 from advisor.errors import AdvisorError
 from advisor.findings import Finding
@@ -111,7 +111,7 @@ def simulate_command(
     max_prefill_tokens: int = typer.Option(16384, min=1, callback=bounded("--max-prefill-tokens"), help="Prefill token budget per step (serve)."),
     prefill_token_seconds: Optional[float] = typer.Option(None, help="Fixed seconds per prefill token instead of the catalog's timings."),
     decode_step_seconds: Optional[float] = typer.Option(None, help="Fixed seconds per decode step instead of the catalog's timings."),
-    timestamp_unit: str = typer.Option("auto", help="auto, s, ms, us or ns."),
+    timestamp_unit: str = typer.Option("auto", help=TIMESTAMP_UNIT_HELP),
     seed: int = typer.Option(0, help="Seed for random policies, routers and arrivals."),
     requests: Optional[int] = typer.Option(None, min=1, callback=bounded("--requests"), help="Requests of a --workload."),
     input_format: str = typer.Option("auto", help=INPUT_FORMAT_HELP),
@@ -131,8 +131,7 @@ def simulate_command(
     if router not in ROUTERS:
         raise AdvisorError(f"unknown --router '{router}': use {', '.join(ROUTERS)}")
     # Checked before the traffic is read, so a typo does not cost a whole load.
-    if timestamp_unit not in ("auto", "s", "ms", "us", "ns"):
-        raise AdvisorError(f"unknown --timestamp-unit '{timestamp_unit}': use auto, s, ms, us or ns")
+    check_timestamp_unit(timestamp_unit)
     if rate is not None and not rate > 0:
         raise AdvisorError("--rate must be positive")
     if bool(model) != bool(gpu):
@@ -165,7 +164,8 @@ def simulate_command(
         seqs = open_traffic(list(traffic), tokenizer, chat_template, templates, block_size, skips,
                             input_format=input_format, model_dir=model_dir, timezone=timezone,
                             engine=engine if engine in PREPROCESS_ENGINES else DEFAULT_ENGINE)
-        jobs, has_time = to_jobs(watch(with_progress(seqs, "simulate"), observed), output_len, rate, timestamp_unit, seed)
+        jobs, has_time = to_jobs(watch(with_progress(seqs, "simulate"), observed), output_len, rate, timestamp_unit, seed,
+                                 on_skip=skips)
         skips.summary()
         inputs.update({"files": [str(p) for p in traffic], "tokenizer": tokenizer})
     if not jobs:

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from advisor.cli import app
-from advisor.commands.bounds import bounded
+from advisor.commands.bounds import TIMESTAMP_UNIT_HELP, bounded, check_timestamp_unit
 from advisor.commands.common import (
     INPUT_FORMAT_HELP,
     SkipLog,
@@ -45,7 +45,7 @@ def verify_command(
     block_size: int = typer.Option(512, min=1, callback=bounded("--block-size"), help="Tokens per hash_ids block."),
     max_running: int = typer.Option(256, min=1, callback=bounded("--max-running"), help="Running requests (serve stage)."),
     max_prefill_tokens: int = typer.Option(16384, min=1, callback=bounded("--max-prefill-tokens"), help="Prefill token budget per step (serve stage)."),
-    timestamp_unit: str = typer.Option("auto", help="auto, s or ms."),
+    timestamp_unit: str = typer.Option("auto", help=TIMESTAMP_UNIT_HELP),
     tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
     chat_template: Path | None = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
     model_dir: Path | None = typer.Option(None, "--model-dir", help=MODEL_DIR_HELP),
@@ -65,15 +65,15 @@ def verify_command(
         raise AdvisorError(f"unknown --eviction '{eviction}': use {', '.join(EVICTIONS)}")
     if policy not in POLICIES:
         raise AdvisorError(f"unknown --policy '{policy}': use {', '.join(POLICIES)}")
-    if timestamp_unit not in ("auto", "s", "ms"):
-        raise AdvisorError(f"unknown --timestamp-unit '{timestamp_unit}': use auto, s or ms")
+    check_timestamp_unit(timestamp_unit)
     skips = SkipLog()
     observed = Observed()
     tokenizer = resolve_tokenizer(tokenizer, model_dir)
     # The engine that served the traffic also preprocessed it: render as it did.
     seqs = open_traffic(list(traffic), tokenizer, chat_template, templates, block_size, skips, input_format=input_format,
                         engine=engine, model_dir=model_dir, timezone=timezone)
-    jobs, has_time = to_jobs(watch(with_progress(seqs, "verify"), observed), None, None, timestamp_unit)
+    jobs, has_time = to_jobs(watch(with_progress(seqs, "verify"), observed), None, None, timestamp_unit,
+                             on_skip=skips)
     skips.summary()
     if not len(jobs):
         raise AdvisorError("no requests to verify")

@@ -30,6 +30,14 @@ if TYPE_CHECKING:
 
 TOKEN_NAMESPACE = "tokens"
 BATCH = 64
+# Batches are also cut by size, and the batches in flight are bounded by size, so memory
+# does not follow the length of the records (a few records of millions of ids each):
+# sizes in bytes of payload (4 an id, ~1 a character of text).
+BATCH_BYTES = 8 << 20
+IN_FLIGHT_BYTES = 32 << 20
+# The longest text one record may render to (the render worker's cap too): ~1M tokens,
+# past the context of the models served; tokenizing more would cost the run hundreds of MB.
+MAX_PROMPT_CHARS = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -205,6 +213,45 @@ def _id_sequence(req: Request, vocab_size: int, block_size: int) -> Sequence:
     return Sequence(req, TOKEN_NAMESPACE, ids, len(ids), 1)
 
 
+def rendered_ids(renderer: Renderer, encoder: MemoEncoder, req: Request, text: str | None = None) -> array | None:
+    """The token ids of a request made during a run (a prescription's rewrite of a logged
+    one), rendered by the run's renderer (the worker, for templates) unless ``text`` is
+    given; under the per-record guard: None when it does not render or tokenize, so the
+    caller keeps the record as logged and the run goes on."""
+    try:
+        if text is None:
+            text = renderer.text_of(req)
+        check_prompt(text or "")
+        ids = encoder.encode(text or "")
+        return as_array(ids)
+    except Exception:  # one record's failure: that record is left as it was
+        return None
+
+
+def payload_bytes(req: Request) -> int:
+    """About the memory a parsed request's payload holds (its ids, its text)."""
+    if req.input_ids is not None:
+        return 4 * len(req.input_ids)
+    if req.hash_ids is not None:
+        return 4 * len(req.hash_ids)
+    if req.prompt is not None:
+        return len(req.prompt)
+    size = 0
+    for message in req.messages or ():
+        content = message.get("content")
+        if isinstance(content, str):
+            size += len(content)
+        elif isinstance(content, list):
+            size += sum(len(p.get("text") or "") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return size
+
+
+def check_prompt(text: str) -> None:
+    if len(text) > MAX_PROMPT_CHARS:
+        raise AdvisorError(f"prompt renders to {len(text):,} characters, over the {MAX_PROMPT_CHARS:,} limit "
+                           "(~1M tokens; no model served takes that)")
+
+
 def sequences(
     paths: Iterable[Path],
     renderer: Renderer,
@@ -222,7 +269,9 @@ def sequences(
     tokenizer = renderer.tokenizer
     requests = iter_requests(paths, on_skip, block_size, input_format)
     encoder = memo or MemoEncoder(tokenizer)
-    pending: collections.deque[tuple[list[Sequence | Request], Future[list[array | Exception]] | None]] = collections.deque()
+    # (items, their encoding, their size): the batches handed to the encoding threads.
+    Pending = tuple[list["Sequence | Request"], "Future[list[array | Exception]] | None", int]
+    pending: collections.deque[Pending] = collections.deque()
 
     def encode_one(text: str) -> array | Exception:
         try:
@@ -240,18 +289,25 @@ def sequences(
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="advisor-tok") as pool:
         batch: list[Sequence | Request] = []
         texts: list[str] = []
+        size = 0
+        in_flight = 0
 
         def flush() -> None:
-            nonlocal batch, texts
+            nonlocal batch, texts, size, in_flight
             if not batch:
                 return
             future = pool.submit(encode_chunk, texts) if texts else None
-            pending.append((batch, future))
-            batch, texts = [], []
+            pending.append((batch, future, size))
+            in_flight += size
+            batch, texts, size = [], [], 0
 
         def drain(keep: int) -> Iterator[Sequence]:
-            while len(pending) > keep:
-                items, future = pending.popleft()
+            nonlocal in_flight
+            # A few batches stay in flight (the threads stay busy), never more than
+            # IN_FLIGHT_BYTES of them (memory stays bounded whatever the record sizes).
+            while pending and (len(pending) > keep or in_flight > IN_FLIGHT_BYTES):
+                items, future, weight = pending.popleft()
+                in_flight -= weight
                 encoded = iter(future.result()) if future is not None else iter(())
                 for item in items:
                     if isinstance(item, Sequence):
@@ -267,6 +323,7 @@ def sequences(
                         yield Sequence(item, TOKEN_NAMESPACE, ids, len(ids), 1)
 
         def render(reqs: list[Request]) -> None:
+            nonlocal size
             # Every record under one guard: whatever fails in it is its own skipped line.
             for req, text in zip(reqs, renderer.texts_of(reqs)):
                 try:
@@ -276,22 +333,28 @@ def sequences(
                         if not text:
                             raise AdvisorError("renders to no tokens")
                         batch.append(Sequence(req, TOKEN_NAMESPACE, as_array(text), len(text), 1))
+                        size += 4 * len(text)
                     elif text is None:
-                        batch.append(_id_sequence(req, tokenizer.vocab_size, block_size))
+                        seq = _id_sequence(req, tokenizer.vocab_size, block_size)
+                        batch.append(seq)
+                        size += 4 * len(seq.ids)
                     else:
+                        check_prompt(text)
                         batch.append(req)
                         texts.append(text)
+                        size += len(text) + payload_bytes(req)
                 except Exception as exc:
                     on_skip(Skip(req.source, req.line, reason_of(exc)))
 
         waiting: list[Request] = []
+        waiting_size = 0
         for req in requests:
             waiting.append(req)
-            if len(waiting) >= BATCH:
+            waiting_size += payload_bytes(req)
+            if len(waiting) >= BATCH or waiting_size >= BATCH_BYTES:
                 render(waiting)
-                waiting = []
+                waiting, waiting_size = [], 0
                 flush()
-                # Keep a few batches in flight: the pool stays busy, memory stays bounded.
                 yield from drain(keep=workers * 2)
         render(waiting)
         flush()

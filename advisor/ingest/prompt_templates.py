@@ -77,7 +77,8 @@ def _read(path: Path, folder: Path | None = None) -> str:
     try:
         return safe_open.read_text(path, max_bytes=safe_open.MAX_TEMPLATE_BYTES, what="template", within=folder)
     except AdvisorError as exc:
-        raise AdvisorError(f"{path}: cannot read template ({exc})")
+        # safe_open's reasons name the path already; other reasons get it.
+        raise AdvisorError(str(exc) if str(exc).startswith(f"{path}: ") else f"{path}: cannot read template ({exc})")
 
 
 class FolderLoader(BaseLoader):
@@ -99,8 +100,12 @@ class FolderLoader(BaseLoader):
             raise TemplateNotFound(template)
         for folder in self.folders:
             path = folder.joinpath(*parts)
-            if not os.path.lexists(path):
+            try:
+                os.lstat(path)
+            except (FileNotFoundError, NotADirectoryError):
                 continue
+            except OSError as exc:  # there, but not readable (a folder without permission): say so
+                raise AdvisorError(f"{path}: cannot read included template ({exc.strerror or exc})") from None
             text = safe_open.read_text(path, max_bytes=safe_open.MAX_TEMPLATE_BYTES, what="included template",
                                        within=folder)
             return text, str(path), lambda: False  # compiled once per run: never stale

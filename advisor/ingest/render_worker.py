@@ -8,7 +8,8 @@ separate process with
 
 * a CPU-time limit per record: the sandbox's timer counts this process' CPU time
   (``ITIMER_PROF``), and ``RLIMIT_CPU``, raised before each record to the CPU used so far
-  plus the budget and a grace second, kills the worker when a C call outlasts the timer.
+  plus the budget and a quarter second (rounded up to a whole second), kills the worker
+  when a C call outlasts the timer.
   CPU time, not wall time: a loaded machine renders exactly what an idle one does;
 * an address-space limit (``RLIMIT_AS``): an allocation past it fails with MemoryError
   inside the template (the record is skipped), or, at worst, kills the worker.
@@ -24,6 +25,7 @@ come back as JSON, so a worker that misbehaved can never run code in the parent.
 from __future__ import annotations
 
 import atexit
+import math
 import os
 import pickle
 import resource
@@ -40,10 +42,13 @@ from advisor.errors import AdvisorError
 if TYPE_CHECKING:
     from advisor.ingest.prompt_templates import Rendered
 
-# CPU seconds one record may use: the sandbox's timer stops Python-level work there.
-CPU_SECONDS = 2.0
-# RLIMIT_CPU is whole seconds; above the timer by this much it only catches C calls.
-CPU_GRACE = 1
+# CPU seconds one record may use: the sandbox's timer stops Python-level work there. A
+# real chat or prompt template renders in milliseconds; a case that uses it all, with the
+# interpreters' start, stays within 10 s of wall time with the cores shared three ways.
+CPU_SECONDS = 1.0
+# RLIMIT_CPU is whole seconds of the process' total: set to the first whole second at
+# least this far past the timer, it only catches C calls (1.25-2.25 s after the start).
+CPU_GRACE = 0.25
 # Address space of the worker: the interpreter with Jinja2 and YAML is ~40 MB of it; the
 # rest is room for a prompt the size of the largest traffic line (32 MiB of text).
 MEMORY_BYTES = 384 << 20
@@ -91,7 +96,7 @@ def _set_limits(memory: int) -> None:
 def _arm_cpu(seconds: float) -> None:
     """Let this process use ``seconds`` (plus the grace) more CPU time before SIGXCPU."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    soft = int(usage.ru_utime + usage.ru_stime) + int(seconds + 0.999) + CPU_GRACE
+    soft = math.ceil(usage.ru_utime + usage.ru_stime + seconds + CPU_GRACE)
     hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
     if hard != resource.RLIM_INFINITY:
         soft = min(soft, hard)
@@ -187,7 +192,7 @@ def serve(inp: BinaryIO, out_fd: int) -> None:
     """The worker's loop: one frame in (configure, or a batch of jobs), one frame out per job."""
     from advisor.ingest.sandbox import use_cpu_clock
 
-    use_cpu_clock()
+    use_cpu_clock(CPU_SECONDS)
     worker = _Worker()
     while True:
         head = _read_exact(inp, _HEADER.size)

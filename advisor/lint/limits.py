@@ -4,8 +4,9 @@ regular expressions a configuration brings (``section_markers``).
 Lint reads templates from pull requests; a pathological one (or a configured regex with
 catastrophic backtracking) must cost one finding on that file, never the CI job. The
 limit counts CPU time (``ITIMER_PROF``), so a loaded machine lints exactly what an idle
-one does. Configured regexes run on the ``regex`` engine with a timeout, because the
-standard library's matcher runs in one C call that no signal interrupts.
+one does. Configured regexes run on the ``regex`` engine, under a CPU-time limit of their
+own, because the standard library's matcher runs in one C call that no signal interrupts
+(``regex`` checks for signals as it matches).
 """
 
 from __future__ import annotations
@@ -13,45 +14,76 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
+import time
 from typing import Any, Iterator
 
 import regex
 
 from advisor.errors import AdvisorError
 
-FILE_CPU_SECONDS = 5.0
+# A template of a few hundred KB lints in well under a second; a file that uses this much,
+# with the interpreter's start, still ends within 10 s with the cores shared three ways.
+FILE_CPU_SECONDS = 2.0
 MARKER_SECONDS = 1.0
 REPEAT_SECONDS = 0.05
+# Wall time for one marker search where no CPU timer can run (outside the main thread).
+MARKER_WALL_SECONDS = 4.0
+
+# The CPU-time deadlines in force, innermost last: (time.process_time() deadline, reason).
+_DEADLINES: list[tuple[float, str]] = []
 
 
 class LintStopped(BaseException):
     """A file's lint ran out of its budget. BaseException: rule code cannot swallow it."""
 
 
-@contextlib.contextmanager
-def cpu_limit(seconds: float = FILE_CPU_SECONDS) -> Iterator[None]:
-    """Raise ``LintStopped`` once the block has used ``seconds`` of CPU time (main thread only)."""
-    if seconds <= 0 or threading.current_thread() is not threading.main_thread():
-        yield
-        return
+def _fire(signum: int, frame: Any) -> None:
+    now = time.process_time()
+    due = [d for d in _DEADLINES if d[0] <= now + 1e-3]
+    if due:
+        raise LintStopped(min(due)[1])
+    _arm()  # early (the timer's granularity): wait for the soonest deadline again
 
-    def _fire(signum: int, frame: Any) -> None:
-        raise LintStopped(f"not linted: it took more than {seconds:g} s of CPU time")
 
-    previous = signal.signal(signal.SIGPROF, _fire)
+def _arm() -> None:
+    left = min(d for d, _ in _DEADLINES) - time.process_time()
     # Repeating: a stop raised where Python swallows it (a __del__, a weakref callback) is
     # raised again a moment later instead of being lost.
-    signal.setitimer(signal.ITIMER_PROF, seconds, REPEAT_SECONDS)
+    signal.setitimer(signal.ITIMER_PROF, max(left, 1e-3), REPEAT_SECONDS)
+
+
+def cpu_available() -> bool:
+    """Whether CPU-time limits can run here (the timer's signal goes to the main thread)."""
+    return threading.current_thread() is threading.main_thread()
+
+
+@contextlib.contextmanager
+def cpu_limit(seconds: float = FILE_CPU_SECONDS, reason: str | None = None) -> Iterator[None]:
+    """Raise ``LintStopped`` once the block has used ``seconds`` of CPU time (main thread
+    only). Limits nest: an inner one (a marker search) stops with its own reason."""
+    if seconds <= 0 or not cpu_available():
+        yield
+        return
+    why = reason or f"not linted: it took more than {seconds:g} s of CPU time"
+    outer = not _DEADLINES
+    previous = signal.signal(signal.SIGPROF, _fire) if outer else None
+    _DEADLINES.append((time.process_time() + seconds, why))
+    _arm()
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, previous)
+        _DEADLINES.pop()
+        if outer:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, previous)
+        else:
+            _arm()
 
 
 class MarkerPattern:
-    """A configured section-marker regex, matched with a timeout on the ``regex`` engine
-    (VERSION0: the standard library's syntax)."""
+    """A configured section-marker regex on the ``regex`` engine (VERSION0: the standard
+    library's syntax), which checks for signals as it matches: each search gets
+    ``MARKER_SECONDS`` of CPU time, so a loaded machine stops exactly what an idle one does."""
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
@@ -61,11 +93,15 @@ class MarkerPattern:
             raise AdvisorError(f"invalid regular expression {pattern!r}: {exc}") from None
 
     def search(self, text: str) -> Any:
+        reason = (f"not linted: section marker {self.pattern!r} took more than {MARKER_SECONDS:g} s of CPU time "
+                  "on one line (catastrophic backtracking?)")
+        if cpu_available():
+            with cpu_limit(MARKER_SECONDS, reason):
+                return self._compiled.search(text)
         try:
-            return self._compiled.search(text, timeout=MARKER_SECONDS)
+            return self._compiled.search(text, timeout=MARKER_WALL_SECONDS)
         except TimeoutError:
-            raise LintStopped(f"not linted: section marker {self.pattern!r} took more than {MARKER_SECONDS:g} s "
-                              "on one line (catastrophic backtracking?)") from None
+            raise LintStopped(reason) from None
 
     def __getstate__(self) -> str:  # the forked lint workers pickle results, not settings; keep it cheap anyway
         return self.pattern

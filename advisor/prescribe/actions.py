@@ -22,9 +22,8 @@ from advisor.index.analyze import Analyzer
 from advisor.diagnose.detect import Attribution, Diagnosis, Finding
 from advisor.diagnose.capacity import cached_with_capacity, pin_candidate
 from advisor.errors import AdvisorError
-from advisor.ingest.ids import as_array
 from advisor.ingest.memo import MemoEncoder
-from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence
+from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence, rendered_ids
 from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, DEFAULT_JOINER, MessageMove, SpanMove, UnitSort,
                                      anchors, choose, shared_marker, static_messages, static_turns, text_of,
                                      TurnMove)
@@ -294,10 +293,13 @@ class Measurer:
             if new is None:
                 out.append(seq)
                 continue
+            # Decoded ids go back to ids as they are; other records render as logged ones do,
+            # under the per-record guard (a rewrite that does not render stays as logged).
+            ids = rendered_ids(self.renderer, self.encoder, new, new.prompt if seq.request.kind == "input_ids" else None)
+            if ids is None:
+                out.append(seq)
+                continue
             changed += 1
-            # Decoded ids go back to ids as they are; other records render as logged ones do.
-            text = new.prompt if seq.request.kind == "input_ids" else self.renderer.text_of(new)
-            ids = as_array(self.encoder.encode(text or ""))
             out.append(Sequence(new, TOKEN_NAMESPACE, ids, len(ids), 1))
         return out, changed
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import random
 from array import array
-from typing import Iterable
+from typing import Callable, Iterable
 
 from advisor.errors import AdvisorError
-from advisor.ingest.pipeline import Sequence
+from advisor.ingest.pipeline import Sequence, reason_of
+from advisor.ingest.traffic import Skip
 from advisor.simulate.jobs import JobStore
 from advisor.simulate.model import Job
 
@@ -39,19 +40,28 @@ def timestamp_scale(stamps: "array | list[float]", unit: str = "auto") -> float:
 
 
 def to_jobs(seqs: Iterable[Sequence], output_len: int | None = None, rate: float | None = None,
-            timestamp_unit: str = "auto", seed: int = 0) -> tuple[JobStore, bool]:
+            timestamp_unit: str = "auto", seed: int = 0,
+            on_skip: Callable[[Skip], None] | None = None) -> tuple[JobStore, bool]:
     """Jobs in arrival order and whether the arrivals came from timestamps.
 
     ``rate`` (requests/s) overrides timestamps with Poisson arrivals (seeded); without
-    either, every request arrives at 0 (an offline batch).
+    either, every request arrives at 0 (an offline batch). With ``on_skip``, a record that
+    cannot become a job is that line's skip (the per-record guard) and the rest go on.
     """
-    # One pass into the store: a Sequence holds its Request (token ids as Python ints,
-    # ~10 KB a request), so only the packed ids and a few numbers are kept.
+    # One pass into the store: a Sequence holds its Request (its payload), so only the
+    # packed ids and a few numbers are kept.
     store = JobStore()
     stamps = array("d")
     have_stamps = True
-    for i, s in enumerate(seqs):
-        store.add(Job.from_sequence(i, s, 0.0, output_len))
+    for s in seqs:
+        try:
+            job = Job.from_sequence(len(store), s, 0.0, output_len)
+        except Exception as exc:
+            if on_skip is None:
+                raise
+            on_skip(Skip(s.request.source, s.request.line, reason_of(exc)))
+            continue
+        store.add(job)
         stamp = s.request.timestamp
         if stamp is None:
             have_stamps = False

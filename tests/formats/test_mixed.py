@@ -58,7 +58,7 @@ def test_mixed_engine_log(tmp_path: Path, cli):
     path = tmp_path / "vllm.log"
     path.write_text("\n".join(lines) + "\n")
     reqs, skips = load([path])
-    assert [r.id for r in reqs] == ["r0", "r6"] and reqs[0].input_ids == tuple(ids)
+    assert [r.id for r in reqs] == ["r0", "r6"] and tuple(reqs[0].input_ids) == tuple(ids)
     assert reqs[1].timestamp - reqs[0].timestamp == 6.0
     reasons = {s.line: s.reason for s in skips}
     assert set(reasons) == {3, 4, 5}

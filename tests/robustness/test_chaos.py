@@ -218,3 +218,101 @@ def test_every_traffic_command_refuses_every_bad_tokenizer_file(command, kind, t
     assert res.code == 2, (command, kind, res.err)
     [error] = error_lines(res.err)
     assert str(path) in error and re.search(reason, error), error
+
+
+# --- the issue's per-record classes on every traffic command ------------------------------------
+
+# A good record every command can use (verify needs an observed count).
+OBSERVED = json.dumps({"prompt": "You are a careful assistant. Answer briefly and cite the manual. Question: hello",
+                       "cached_tokens": 0}) + "\n"
+_ARGS = "{\"a\": " * 1000 + "1" + "}" * 1000
+_TOOLS = '{"p": ' * 990 + "1" + "}" * 990
+_STAMP_CHAT = "{{ strftime_now('%d %b %Y') }}|{% for m in messages %}{{ m.content }}{% endfor %}"
+
+# Every command that reads traffic records: argv (file, extra options) and the requests it used.
+ALL_COMMANDS: dict[str, tuple[Callable[[Path, list], list], Callable[[str], int]]] = {
+    "analyze": (lambda f, x: ["analyze", f, "-f", "json", *x], lambda out: json.loads(out)["requests"]),
+    "simulate": (lambda f, x: ["simulate", f, "-f", "json", *x], lambda out: json.loads(out)["input"]["requests"]),
+    "prescribe": (lambda f, x: ["prescribe", f, "-f", "json", *x], lambda out: json.loads(out)["requests"]),
+    "report": (lambda f, x: ["report", "-t", f, "-f", "json", "-o", "-",
+                             *[("--record-templates" if a == "--templates" else a) for a in x]],
+               lambda out: json.loads(out)["traffic"]["requests"]),
+    "verify": (lambda f, x: ["verify", f, "--engine", "sglang", "-f", "json", *x], lambda out: json.loads(out)["requests"]),
+    "export": (lambda f, x: ["export", f, "-f", "mooncake", "--block-size", "16", "--salt", "s", *x],
+               lambda out: len(out.splitlines())),
+}
+
+
+def _templates(tmp: Path) -> list:
+    folder = tmp / "templates"
+    folder.mkdir(exist_ok=True)
+    (folder / "ok.j2").write_text("You are a careful assistant. Question: {{ q }}")
+    (tmp / "x").mkdir(exist_ok=True)
+    (tmp / "x" / "secret.j2").write_text("SECRET-RECORD")
+    return ["--templates", folder]
+
+
+def _stamp_chat(tmp: Path) -> list:
+    (tmp / "date.jinja").write_text(_STAMP_CHAT)
+    return ["--chat-template", tmp / "date.jinja"]
+
+
+def _message(content: str, **extra: object) -> str:
+    return json.dumps({"messages": [{"role": "user", "content": content}], "cached_tokens": 0, **extra})
+
+
+# (the middle line, extra options, the skip reason at line 2, or None: a good record).
+ISSUE_RECORDS: dict[str, tuple[str, Callable[[Path], list] | None, str | None]] = {
+    "tool-arguments-1000-deep": ('{"cached_tokens": 0, "messages": [{"role": "user", "content": "x"}, {"role": "assistant", '
+                                 '"tool_calls": [{"function": {"name": "f", "arguments": ' + _ARGS + '}}]}]}',
+                                 None, "nested too deeply"),
+    "tools-990-deep": ('{"cached_tokens": 0, "messages": [{"role": "user", "content": "x"}], "tools": [{"type": "function", '
+                       '"function": {"name": "f", "parameters": ' + _TOOLS + '}}]}', None, "nested too deeply"),
+    "template-name-300-chars": (json.dumps({"template": "t" * 300, "cached_tokens": 0}), _templates,
+                                "300 characters long"),
+    "template-name-escapes": (json.dumps({"template": "../x/secret", "cached_tokens": 0}), _templates,
+                              "has a path separator"),
+    "template-name-absolute": (json.dumps({"template": "/etc/passwd", "cached_tokens": 0}), _templates,
+                               "has a path separator"),
+    "output-length-2**32": (json.dumps({"prompt": "x y z", "output_length": 2**32, "cached_tokens": 0}), None,
+                            "'output_length' 4294967296 is over"),
+    "timestamp-1.7e308": (json.dumps({"prompt": "x y z", "timestamp": 1.7e308, "cached_tokens": 0}), None, "out of range"),
+    "microsecond-epoch-with-chat-template": (_message("hi", timestamp=1_764_403_200_000_000), _stamp_chat, None),
+    "nanosecond-epoch-with-chat-template": (_message("hi", timestamp=1_764_403_200_000_000_000), _stamp_chat, None),
+    "prompt-over-4M-characters": (json.dumps({"prompt": "lorem ipsum " * 400_000, "cached_tokens": 0}), None,
+                                  "over the 4,000,000 limit"),
+    "ids-over-4M": ('{"cached_tokens": 0, "input_ids": [' + ",".join(["7"] * 4_000_001) + "]}", None,
+                    "holds 4,000,001 ids, over the 4,000,000 limit"),
+    "line-of-2M-values": ('{"prompt": "x", "cached_tokens": 0, "pad": [' + "[]," * 1_100_000 + "[]]}", None,
+                          "over 2,000,000 JSON values"),
+}
+
+
+@pytest.fixture(scope="module")
+def issue_files(tmp_path_factory):
+    """Each case's traffic (good, the case, good) written once for all commands."""
+    out = {}
+    for name, (line, _, _) in ISSUE_RECORDS.items():
+        path = tmp_path_factory.mktemp("issue") / "t.jsonl"
+        path.write_text(OBSERVED + line + "\n" + OBSERVED)
+        out[name] = path
+    return out
+
+
+@pytest.mark.parametrize("command", sorted(ALL_COMMANDS))
+@pytest.mark.parametrize("case", sorted(ISSUE_RECORDS))
+def test_every_command_takes_every_bad_record_of_the_issue(case, command, issue_files, tmp_path, cli):
+    _, extra, reason = ISSUE_RECORDS[case]
+    traffic = issue_files[case]
+    argv, count = ALL_COMMANDS[command]
+    res = cli(*argv(traffic, extra(tmp_path) if extra else []))
+    check_stderr(res.err)
+    assert "SECRET-RECORD" not in res.out + res.err
+    if reason is None:
+        assert res.code == 0, res.err
+        assert count(res.out) == 3
+        return
+    assert res.code == 1, res.err
+    [skip] = [ln for ln in res.err.splitlines() if ln.startswith(f"{traffic}:2: ")]
+    assert re.search(reason, skip), skip
+    assert count(res.out) == 2
