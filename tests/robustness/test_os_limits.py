@@ -201,3 +201,54 @@ def test_epoch_units_are_told_apart_by_size(scale, unit):
     assert timestamp_scale(stamps) * scale == pytest.approx(1.0)
     assert timestamp_scale(stamps, unit) * scale == pytest.approx(1.0)
     assert clock_for(stamps[0]).strftime("%Y-%m-%d %H:%M") == "2025-11-29 08:00"
+
+
+def test_every_command_renders_untrusted_templates_only_in_the_worker(tmp_path, cli, monkeypatch):
+    """In the parent, compiling or rendering a template is made to fail: every command that
+    renders prompt templates or a chat template still gives its full result, so none of
+    them renders in process (the worker is another process, untouched by the patch)."""
+    class RenderedInProcess(BaseException):  # no per-record guard may turn it into a skip
+        pass
+
+    def refused(*args, **kwargs):
+        raise RenderedInProcess("an untrusted template was rendered in the parent process")
+
+    monkeypatch.setattr(sandbox, "compile_untrusted", refused)
+    monkeypatch.setattr(sandbox, "render_untrusted", refused)
+    for module in ("advisor.ingest.prompt_templates", "advisor.ingest.chat_template"):
+        mod = __import__(module, fromlist=["_"])
+        monkeypatch.setattr(mod, "compile_untrusted", refused)
+        monkeypatch.setattr(mod, "render_untrusted", refused)
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    (folder / "ask.j2").write_text("Today is {{ day }}. You are a careful assistant for the manual. Question: {{ q }}")
+    chat = tmp_path / "chat.jinja"
+    chat.write_text("{% for m in messages %}<|{{ m.role }}|>{{ m.content }}\n{% endfor %}")
+    # A date before a long static system prompt: prescribe moves it and renders the rewrites.
+    static = " ".join(f"Rule {k}: answer from the manual section {k} and cite it." for k in range(30))
+    lines = []
+    for i in range(30):
+        day = f"2025-11-{i % 28 + 1:02d}"
+        lines.append(json.dumps({"template": "ask", "variables": {"day": day, "q": f"q{i}"}, "cached_tokens": 0}))
+        lines.append(json.dumps({"messages": [{"role": "system", "content": f"Date: {day}. " + static},
+                                              {"role": "user", "content": f"question {i}"}], "cached_tokens": 0}))
+    traffic = tmp_path / "t.jsonl"
+    traffic.write_text("\n".join(lines) + "\n")
+    opts = ["--templates", folder, "--chat-template", chat]
+    runs = {
+        "analyze": (["analyze", traffic, "-f", "json", *opts], lambda out: json.loads(out)["requests"]),
+        "simulate": (["simulate", traffic, "-f", "json", *opts], lambda out: json.loads(out)["input"]["requests"]),
+        "prescribe": (["prescribe", traffic, "-f", "json", *opts], lambda out: json.loads(out)["requests"]),
+        "render": (["render", traffic, "-f", "json", *opts], lambda out: len(json.loads(out)["records"])),
+        "verify": (["verify", traffic, "--engine", "sglang", "-f", "json", *opts], lambda out: json.loads(out)["requests"]),
+        "export": (["export", traffic, "-f", "mooncake", "--block-size", "16", *opts], lambda out: len(out.splitlines())),
+        "report": (["report", "-t", traffic, "-f", "json", "-o", "-", "--record-templates", folder, "--chat-template", chat],
+                   lambda out: json.loads(out)["traffic"]["requests"]),
+    }
+    for name, (argv, count) in runs.items():
+        res = cli(*argv)
+        check_stderr(res.err)
+        assert res.code == 0, (name, res.err)
+        assert count(res.out) == 60, name
+        if name == "prescribe":  # the rewritten records were rendered (in the worker) and measured
+            assert json.loads(res.out)["hit_rate_after"] > json.loads(res.out)["hit_rate_before"] + 0.5
