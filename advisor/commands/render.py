@@ -10,11 +10,12 @@ from typing import Any, List, Optional
 import typer
 
 from advisor.cli import app
-from advisor.commands.common import INPUT_FORMAT_HELP, check_format, emit
+from advisor.commands.common import INPUT_FORMAT_HELP, check_format, check_output, emit
 from advisor.errors import AdvisorError
 from advisor.ingest.chat import clock_for
 from advisor.ingest.formats import check_format as check_input_format
 from advisor.ingest.formats import iter_requests
+from advisor.ingest.pipeline import check_prompt, reason_of
 from advisor.ingest.preprocess import DEFAULT_ENGINE, ENGINE_HELP
 from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, make_renderer, resolve_tokenizer
 from advisor.ingest.traffic import Request, Skip, check_paths
@@ -44,6 +45,7 @@ def _record(req: Request, renderer: Any, block_size: int) -> dict[str, Any]:
                 raise AdvisorError(f"token id {max(ids)} is outside the tokenizer's vocabulary ({tok.vocab_size})")
             out["text"] = tok.decode(ids)
         else:
+            check_prompt(text)
             ids = list(tok.encode(text))
             out["text"] = text
             if renderer.reads_clock and req.kind != "prompt":
@@ -51,8 +53,8 @@ def _record(req: Request, renderer: Any, block_size: int) -> dict[str, Any]:
                 out["clock"] = clock_for(req.timestamp, renderer.timezone).isoformat()
         out["tokens"] = ids
         out["count"] = len(ids)
-    except AdvisorError as exc:
-        out["skipped"] = str(exc)
+    except Exception as exc:  # the per-record guard: whatever fails in one record is its skip
+        out["skipped"] = reason_of(exc)
     return out
 
 
@@ -73,6 +75,7 @@ def render_command(
 ) -> None:
     """Show what the engine sees: rendered text (special tokens visible), token ids, count."""
     check_format(format, FORMATS)
+    check_output(output, [*traffic, *([chat_template] if chat_template else [])])
     forced = check_input_format(input_format)
     tokenizer = resolve_tokenizer(tokenizer, model_dir)
     files = check_paths(traffic)

@@ -106,7 +106,8 @@ def count_values(raw: bytes) -> int:
 def check_values(raw: bytes) -> None:
     n = count_values(raw)
     if n > MAX_VALUES:
-        raise TooManyValues(f"line holds over {MAX_VALUES:,} JSON values ({n:,}); no request needs that many")
+        raise TooManyValues(f"over {MAX_VALUES:,} JSON values ({n:,}) in one line or document; no request needs "
+                            "that many (a whole-file export: write it as JSON Lines)")
 
 
 def decode_long(raw: bytes, loads: Callable[[bytes], Any]) -> Any:

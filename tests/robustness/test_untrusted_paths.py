@@ -114,6 +114,12 @@ def test_no_output_ever_contains_the_planted_secret(planted):
         "prescribe": ["prescribe", traffic, "--templates", templates, "-f", "json", "-o", out / "prescribe.json"],
         "report": ["report", templates, "-t", traffic, "--record-templates", templates, "-f", "markdown",
                    "-o", out / "report.md"],
+        "verify": ["verify", traffic, "--engine", "sglang", "--templates", templates, "-f", "json",
+                   "-o", out / "verify.json"],
+        "export": ["export", traffic, "--templates", templates, "-f", "mooncake", "--block-size", "16",
+                   "-o", out / "export.jsonl"],
+        "render": ["render", traffic, "--templates", templates, "-f", "json", "-o", out / "render.json"],
+        "render-chat": ["render", traffic, "--templates", templates, "--chat-template", chat, "-f", "json"],
         "lint-file": ["lint", "--isolated", "--format", "json", templates / "inc.j2", templates / "inc2.j2",
                       templates / "inc3.j2", templates / "ok.j2"],
     }
@@ -192,17 +198,23 @@ def _argv(command: str, traffic: Path, output: str) -> list[str]:
         return ["lint", "--isolated", str(traffic.parent / "ok.j2"), "-o", output]
     if command == "report":
         return ["report", "-t", str(traffic), "-o", output]
+    if command == "verify":
+        return ["verify", str(traffic), "--engine", "sglang", "-f", "json", "-o", output]
+    if command == "export":
+        return ["export", str(traffic), "-f", "mooncake", "--block-size", "16", "-o", output]
     return [command, str(traffic), "-f", "json", "-o", output]
 
 
-COMMANDS = ["analyze", "simulate", "prescribe", "report", "lint"]
+COMMANDS = ["analyze", "simulate", "prescribe", "report", "lint", "verify", "export", "render"]
+# A record every command can use (verify needs an observed count).
+OBSERVED_LINE = json.dumps({**json.loads(GOOD_LINE), "cached_tokens": 0}) + "\n"
 
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_output_dash_is_stdout(command, tmp_path, cli, monkeypatch):
     monkeypatch.chdir(tmp_path)
     traffic = tmp_path / "t.jsonl"
-    traffic.write_text(GOOD_LINE * 2)
+    traffic.write_text(OBSERVED_LINE * 2)
     (tmp_path / "ok.j2").write_text("You are a careful assistant.\n{{ q }}\n")
     res = cli(*_argv(command, traffic, "-"))
     check_stderr(res.err)
@@ -213,7 +225,7 @@ def test_output_dash_is_stdout(command, tmp_path, cli, monkeypatch):
 @pytest.mark.parametrize("command", COMMANDS)
 def test_bad_outputs_are_one_line_errors_and_replace_nothing(command, tmp_path, cli):
     traffic = tmp_path / "t.jsonl"
-    traffic.write_text(GOOD_LINE * 2)
+    traffic.write_text(OBSERVED_LINE * 2)
     ok = tmp_path / "ok.j2"
     ok.write_text("You are a careful assistant.\n{{ q }}\n")
     readonly = tmp_path / "ro.json"
