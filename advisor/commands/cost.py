@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.table import Table
 
 from advisor.cli import app
 from advisor.commands.bounds import bounded
 from advisor.console import out_console, write_stdout
+from advisor.report.table import Column, Table, columns, to_markdown, to_rich
 
 from advisor.commands.common import emit
 from advisor.cost import (
@@ -113,15 +113,22 @@ def _rows(e: CostEstimate) -> list[tuple[str, str, str]]:
     return rows
 
 
+def _table(e: CostEstimate, markdown: bool) -> Table:
+    # The markdown table has always left-aligned its values; the terminal's are right-aligned.
+    value = Column("value", "left" if markdown else "right")
+    t = Table([Column("quantity"), value, Column("how", overflow="fold")],
+              title=f"KV and prefill cost: {e.model} on {e.gpu}", title_justify="left")
+    for row in _rows(e):
+        t.add(*row)
+    return t
+
+
 def _notice(e: CostEstimate) -> list[str]:
     return [] if e.weights_fit else [f"Note: {not_fitting_message(e)}.", ""]
 
 
 def _markdown(e: CostEstimate) -> str:
-    lines = _notice(e) + ["| quantity | value | how |", "| --- | --- | --- |"]
-    for quantity, value, how in _rows(e):
-        cells = (c.replace("|", "\\|") for c in (quantity, value, how))
-        lines.append("| " + " | ".join(cells) + " |")
+    lines = _notice(e) + to_markdown(_table(e, markdown=True))
     lines += ["", f"Model source: {e.model_source}", "", f"GPU source: {e.gpu_source}"]
     return "\n".join(lines) + "\n"
 
@@ -129,13 +136,7 @@ def _markdown(e: CostEstimate) -> str:
 def _print_table(e: CostEstimate) -> None:
     for line in _notice(e)[:1]:
         out_console.print(line, markup=False)
-    table = Table(title=f"KV and prefill cost: {e.model} on {e.gpu}", title_justify="left")
-    table.add_column("quantity")
-    table.add_column("value", justify="right")
-    table.add_column("how", overflow="fold")
-    for row in _rows(e):
-        table.add_row(*row)
-    out_console.print(table)
+    out_console.print(to_rich(_table(e, markdown=False)))
     # Sources are long; printed once under the table rather than squeezed into a cell.
     out_console.print(f"model source: {e.model_source}", markup=False)
     out_console.print(f"GPU source: {e.gpu_source}", markup=False)
@@ -158,18 +159,16 @@ def _print_catalog(fmt: str) -> None:
         }
         write_stdout(json.dumps(data, indent=2, sort_keys=True))
         return
-    models = Table(title="models (--model)", title_justify="left")
-    for col in ("id", "short names", "attention", "KV B/token (bf16)"):
-        models.add_column(col)
+    models = Table(columns("id", "short names", "attention", "KV B/token (bf16)"), title="models (--model)",
+                   title_justify="left")
     for m in catalog.models:
-        models.add_row(m.id, ", ".join(m.aliases), m.attention.upper(), f"{kv_bytes_per_token(m):,}")
-    gpus = Table(title="GPUs (--gpu)", title_justify="left")
-    for col in ("id", "short names", "memory", "BF16 TFLOPS dense"):
-        gpus.add_column(col)
+        models.add(m.id, ", ".join(m.aliases), m.attention.upper(), f"{kv_bytes_per_token(m):,}")
+    gpus = Table(columns("id", "short names", "memory", "BF16 TFLOPS dense"), title="GPUs (--gpu)",
+                 title_justify="left")
     for g in catalog.gpus:
-        gpus.add_row(g.id, ", ".join(g.aliases), g.memory_basis, f"{g.tflops_bf16_dense:g}")
-    out_console.print(models)
-    out_console.print(gpus)
+        gpus.add(g.id, ", ".join(g.aliases), g.memory_basis, f"{g.tflops_bf16_dense:g}")
+    out_console.print(to_rich(models))
+    out_console.print(to_rich(gpus))
     out_console.print("A HuggingFace config.json path is accepted as --model too.", markup=False)
 
 

@@ -6,11 +6,11 @@ import json
 from typing import Any, Sequence
 
 from rich.console import Console
-from rich.table import Table
 
 from advisor import __version__
 from advisor.index.analyze import Analysis, BranchInfo
 from advisor.ingest.traffic import Skip
+from advisor.report.table import Table, columns, to_markdown as to_markdown_table, to_rich
 
 
 def _rate(value: float) -> float:
@@ -67,6 +67,41 @@ def to_json(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
+def summary_table(data: dict[str, Any], text: bool) -> Table:
+    """The headline figures; the text report also names the inputs (markdown says them above)."""
+    t = Table(columns("metric", "value>"))
+    if text:
+        t.title, t.show_header = "Prefix-cache analysis (unlimited capacity, arrival order)", False
+        t.add("files", ", ".join(data["input"]["files"]))
+        t.add("tokenizer / page size", f"{data['input']['tokenizer']} / {data['input']['page_size']}")
+    t.add("requests", f"{data['requests']:,}")
+    t.add("skipped lines", f"{data['skipped']:,}")
+    t.add("prompt tokens", f"{data['prompt_tokens']:,}")
+    t.add("cached tokens", f"{data['cached_tokens']:,}")
+    t.add("hit rate", f"{data['hit_rate']:.2%}")
+    t.add("tree tokens (distinct)", f"{data['tree_tokens']:,}")
+    dist = data["hit_distribution"]
+    t.add("per-request hit p10/p50/p90" if text else "per-request hit p10 / p50 / p90",
+          f"{dist['p10']:.1%} / {dist['p50']:.1%} / {dist['p90']:.1%}")
+    return t
+
+
+def branches_table(data: dict[str, Any], ends_with: bool) -> Table:
+    t = Table(columns("prefix tokens>", "requests>", "tokens saved>", "starts with",
+                      *(["diverges after"] if ends_with else [])), title="Top shared branches")
+    for b in data["branches"]:
+        t.add(f"{b['prefix_tokens']:,}", f"{b['requests']:,}", f"{b['tokens_saved']:,}", b["preview"],
+              *([b["ends_with"]] if ends_with else []))
+    return t
+
+
+def tenants_table(data: dict[str, Any]) -> Table:
+    t = Table(columns("tenant", "requests>", "prompt tokens>", "hit rate>"), title="Tenants")
+    for name, v in data["tenants"].items():
+        t.add(name, f"{v['requests']:,}", f"{v['prompt_tokens']:,}", f"{v['hit_rate']:.2%}")
+    return t
+
+
 def to_markdown(data: dict[str, Any]) -> str:
     lines = [
         "# Prefix-cache analysis",
@@ -74,30 +109,15 @@ def to_markdown(data: dict[str, Any]) -> str:
         f"Files: {', '.join('`' + f + '`' for f in data['input']['files'])}; "
         f"tokenizer `{data['input']['tokenizer']}`, page size {data['input']['page_size']}.",
         "",
-        "| metric | value |",
-        "| --- | ---: |",
-        f"| requests | {data['requests']:,} |",
-        f"| skipped lines | {data['skipped']:,} |",
-        f"| prompt tokens | {data['prompt_tokens']:,} |",
-        f"| cached tokens | {data['cached_tokens']:,} |",
-        f"| hit rate | {data['hit_rate']:.2%} |",
-        f"| tree tokens (distinct) | {data['tree_tokens']:,} |",
+        *to_markdown_table(summary_table(data, text=False)),
     ]
-    dist = data["hit_distribution"]
-    lines.append(f"| per-request hit p10 / p50 / p90 | {dist['p10']:.1%} / {dist['p50']:.1%} / {dist['p90']:.1%} |")
     if data["branches"]:
-        lines += ["", "## Top shared branches", "", "| prefix tokens | requests | tokens saved | starts with |",
-                  "| ---: | ---: | ---: | --- |"]
-        for b in data["branches"]:
-            preview = b["preview"].replace("|", "\\|")
-            lines.append(f"| {b['prefix_tokens']:,} | {b['requests']:,} | {b['tokens_saved']:,} | {preview} |")
+        lines += ["", "## Top shared branches", "", *to_markdown_table(branches_table(data, ends_with=False))]
     if data["findings"]:
         from advisor.report.prescription import findings_markdown  # shared with prescribe
         lines += [""] + findings_markdown(data["findings"])
     if data["tenants"]:
-        lines += ["", "## Tenants", "", "| tenant | requests | prompt tokens | hit rate |", "| --- | ---: | ---: | ---: |"]
-        for name, t in data["tenants"].items():
-            lines.append(f"| {name} | {t['requests']:,} | {t['prompt_tokens']:,} | {t['hit_rate']:.2%} |")
+        lines += ["", "## Tenants", "", *to_markdown_table(tenants_table(data))]
     if data.get("observed"):
         from advisor.verify.render import to_markdown as observed_markdown
 
@@ -106,48 +126,19 @@ def to_markdown(data: dict[str, Any]) -> str:
 
 
 def print_text(data: dict[str, Any], console: Console) -> None:
-    summary = Table(title="Prefix-cache analysis (unlimited capacity, arrival order)", show_header=False)
-    summary.add_column("metric")
-    summary.add_column("value", justify="right")
-    summary.add_row("files", ", ".join(data["input"]["files"]))
-    summary.add_row("tokenizer / page size", f"{data['input']['tokenizer']} / {data['input']['page_size']}")
-    summary.add_row("requests", f"{data['requests']:,}")
-    summary.add_row("skipped lines", f"{data['skipped']:,}")
-    summary.add_row("prompt tokens", f"{data['prompt_tokens']:,}")
-    summary.add_row("cached tokens", f"{data['cached_tokens']:,}")
-    summary.add_row("hit rate", f"{data['hit_rate']:.2%}")
-    summary.add_row("tree tokens (distinct)", f"{data['tree_tokens']:,}")
-    dist = data["hit_distribution"]
-    summary.add_row("per-request hit p10/p50/p90", f"{dist['p10']:.1%} / {dist['p50']:.1%} / {dist['p90']:.1%}")
-    console.print(summary)
+    console.print(to_rich(summary_table(data, text=True)))
     if data["branches"]:
-        table = Table(title="Top shared branches")
-        table.add_column("prefix tokens", justify="right")
-        table.add_column("requests", justify="right")
-        table.add_column("tokens saved", justify="right")
-        table.add_column("starts with")
-        table.add_column("diverges after")
-        for b in data["branches"]:
-            table.add_row(f"{b['prefix_tokens']:,}", f"{b['requests']:,}", f"{b['tokens_saved']:,}",
-                          b["preview"], b["ends_with"])
-        console.print(table)
+        console.print(to_rich(branches_table(data, ends_with=True)))
     if data["findings"]:
         from advisor.report.prescription import finding_lines, findings_table, waterfall_table  # shared
-        console.print(findings_table(data["findings"]))
+        console.print(to_rich(findings_table(data["findings"])))
         for line in finding_lines(data["findings"]):
             console.print(line, highlight=False, markup=False)
         if data.get("loss_attribution"):
-            console.print(waterfall_table(data["loss_attribution"], "Where the uncached tokens go (estimate; "
-                                          "`advisor prescribe` measures it)"))
+            console.print(to_rich(waterfall_table(data["loss_attribution"], "Where the uncached tokens go (estimate; "
+                                                  "`advisor prescribe` measures it)")))
     if data["tenants"]:
-        table = Table(title="Tenants")
-        table.add_column("tenant")
-        table.add_column("requests", justify="right")
-        table.add_column("prompt tokens", justify="right")
-        table.add_column("hit rate", justify="right")
-        for name, t in data["tenants"].items():
-            table.add_row(name, f"{t['requests']:,}", f"{t['prompt_tokens']:,}", f"{t['hit_rate']:.2%}")
-        console.print(table)
+        console.print(to_rich(tenants_table(data)))
     if data.get("observed"):
         from advisor.verify.render import to_text as observed_text
 

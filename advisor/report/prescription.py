@@ -10,10 +10,10 @@ import json
 from typing import Any, Sequence
 
 from rich.console import Console
-from rich.table import Table
 
 from advisor import __version__
 from advisor.prescribe.actions import Prescription
+from advisor.report.table import Table, columns, to_markdown as to_markdown_table, to_rich
 
 BAR = 40
 
@@ -99,11 +99,7 @@ def to_markdown(data: dict[str, Any]) -> str:
     if data["findings"]:
         lines += findings_markdown(data["findings"]) + [""]
     if data["actions"]:
-        lines += ["## Actions", "", "| action | hit rate after | tokens gained | what to do |", "| --- | ---: | ---: | --- |"]
-        for a in data["actions"]:
-            desc = a["description"].replace("|", "\\|")
-            lines.append(f"| {a['kind']} | {a['hit_rate_after']:.2%} | {a['tokens_gained']:,} | {desc} |")
-        lines.append("")
+        lines += ["## Actions", "", *to_markdown_table(actions_table(data["actions"])), ""]
     lines += ["## Where the uncached tokens go", "", "```"]
     total = data["loss_attribution"]["prompt_tokens"]
     for label, tokens, start in waterfall(data["loss_attribution"]):
@@ -120,13 +116,7 @@ def to_markdown(data: dict[str, Any]) -> str:
 
 
 def findings_markdown(findings: Sequence[dict[str, Any]]) -> list[str]:
-    lines = ["## Findings", "", "| code | rule | token offset | kind | requests | tokens lost | example |",
-             "| --- | --- | ---: | --- | ---: | ---: | --- |"]
-    for f in findings:
-        example = " ".join(str(f.get("example", "")).split())[:80].replace("|", "\\|")
-        offset = "" if f.get("token_offset") is None else f"{f['token_offset']:,}"
-        lines.append(f"| {f['code']} | {f['rule']} | {offset} | {f['kind']} | {f['requests']:,} | "
-                     f"{f['tokens_lost']:,} | {example} |")
+    lines = ["## Findings", "", *to_markdown_table(findings_table(findings, example_chars=80))]
     lines.append("")
     lines += [f"- **{f['code']}** {f['message']}" for f in findings]
     for f in findings:
@@ -149,61 +139,54 @@ def finding_lines(findings: Sequence[dict[str, Any]]) -> list[str]:
     return out
 
 
-def findings_table(findings: Sequence[dict[str, Any]]) -> Table:
-    table = Table(title="Traffic findings")
-    table.add_column("code")
-    table.add_column("rule")
-    table.add_column("token offset", justify="right")
-    table.add_column("kind")
-    table.add_column("requests", justify="right")
-    table.add_column("tokens lost", justify="right")
-    table.add_column("example")
+def findings_table(findings: Sequence[dict[str, Any]], example_chars: int = 60) -> Table:
+    t = Table(columns("code", "rule", "token offset>", "kind", "requests>", "tokens lost>", "example"),
+              title="Traffic findings")
     for f in findings:
         offset = "" if f.get("token_offset") is None else f"{f['token_offset']:,}"
-        table.add_row(f["code"], f["rule"], offset, f["kind"], f"{f['requests']:,}", f"{f['tokens_lost']:,}",
-                      " ".join(str(f.get("example", "")).split())[:60])
-    return table
+        t.add(f["code"], f["rule"], offset, f["kind"], f"{f['requests']:,}", f"{f['tokens_lost']:,}",
+              " ".join(str(f.get("example", "")).split())[:example_chars])
+    return t
 
 
 def waterfall_table(attr: dict[str, Any], title: str) -> Table:
-    table = Table(title=title)
-    table.add_column("")
-    table.add_column("tokens", justify="right")
-    table.add_column("share", justify="right")
-    table.add_column("")
+    t = Table(columns("", "tokens>", "share>", ""), title=title)
     total = attr["prompt_tokens"]
     for label, tokens, start in waterfall(attr):
         share = tokens / total if total else 0.0
-        table.add_row(label, f"{tokens:,}", f"{share:.1%}", _bar(start, tokens, total))
-    return table
+        t.add(label, f"{tokens:,}", f"{share:.1%}", _bar(start, tokens, total))
+    return t
+
+
+def actions_table(actions: Sequence[dict[str, Any]]) -> Table:
+    t = Table(columns("action", "hit rate after>", "tokens gained>", "what to do"), title="Actions")
+    for a in actions:
+        t.add(a["kind"], f"{a['hit_rate_after']:.2%}", f"{a['tokens_gained']:,}", a["description"])
+    return t
+
+
+def summary_table(data: dict[str, Any]) -> Table:
+    t = Table(columns("metric", "value>"), title="Prefix-cache prescription (measured on rewritten traffic)",
+              show_header=False)
+    t.add("files", ", ".join(data["input"]["files"]))
+    t.add("requests", f"{data['requests']:,}")
+    t.add("prompt tokens", f"{data['prompt_tokens']:,}")
+    t.add("hit rate now", f"{data['hit_rate_before']:.2%}")
+    t.add("hit rate after all actions", f"{data['hit_rate_after']:.2%}")
+    if data["not_rewritable_requests"]:
+        t.add("requests that cannot be rewritten (ids only)", f"{data['not_rewritable_requests']:,}")
+    return t
 
 
 def print_text(data: dict[str, Any], console: Console) -> None:
-    summary = Table(title="Prefix-cache prescription (measured on rewritten traffic)", show_header=False)
-    summary.add_column("metric")
-    summary.add_column("value", justify="right")
-    summary.add_row("files", ", ".join(data["input"]["files"]))
-    summary.add_row("requests", f"{data['requests']:,}")
-    summary.add_row("prompt tokens", f"{data['prompt_tokens']:,}")
-    summary.add_row("hit rate now", f"{data['hit_rate_before']:.2%}")
-    summary.add_row("hit rate after all actions", f"{data['hit_rate_after']:.2%}")
-    if data["not_rewritable_requests"]:
-        summary.add_row("requests that cannot be rewritten (ids only)", f"{data['not_rewritable_requests']:,}")
-    console.print(summary)
+    console.print(to_rich(summary_table(data)))
     if data["findings"]:
-        console.print(findings_table(data["findings"]))
+        console.print(to_rich(findings_table(data["findings"])))
         for line in finding_lines(data["findings"]):
             console.print(line, highlight=False, markup=False)
     if data["actions"]:
-        table = Table(title="Actions")
-        table.add_column("action")
-        table.add_column("hit rate after", justify="right")
-        table.add_column("tokens gained", justify="right")
-        table.add_column("what to do")
-        for a in data["actions"]:
-            table.add_row(a["kind"], f"{a['hit_rate_after']:.2%}", f"{a['tokens_gained']:,}", a["description"])
-        console.print(table)
-    console.print(waterfall_table(data["loss_attribution"], "Where the uncached tokens go (waterfall)"))
+        console.print(to_rich(actions_table(data["actions"])))
+    console.print(to_rich(waterfall_table(data["loss_attribution"], "Where the uncached tokens go (waterfall)")))
     console.print("Canonical section order: " + " > ".join(data["section_order"]))
     for d in data["template_diffs"]:
         console.print(f"template {d['path'] or '(none)'}: {d['note']}" + (" (see --format diff)" if d["diff"] else ""))

@@ -10,6 +10,7 @@ from typing import Any
 
 from advisor import __version__
 from advisor.findings import Finding
+from advisor.report.table import Table, columns, to_markdown as md_table, to_plain
 from advisor.simulate.runner import RunResult, serve_metrics
 
 
@@ -115,12 +116,12 @@ def _cap(value: int | None) -> str:
     return "unlimited" if value is None else f"{value:,}"
 
 
-def _table(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+def _table(data: dict[str, Any]) -> Table:
     serve_mode = any("serve" in r for r in data["runs"])
     head = ["policy", "eviction", "engine", "capacity", "hit rate", "prefill tokens", "evicted"]
     if serve_mode:
         head += ["TTFT p50 s", "TTFT p90 s", "queue mean s", "tok/s"]
-    rows = []
+    t = Table(columns(*head))
     for r in data["runs"]:
         label = r["policy"] + (" (budget)" if r.get("tenant_budget") else "")
         row = [label, r["eviction"], r["engine"], _cap(r["capacity_tokens"]), f"{r['hit_rate']:.2%}",
@@ -129,41 +130,28 @@ def _table(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
             s = r.get("serve", {})
             row += [f"{s.get('ttft_p50_s', 0):.3f}", f"{s.get('ttft_p90_s', 0):.3f}",
                     f"{s.get('queue_delay_mean_s', 0):.3f}", f"{s.get('throughput_tokens_s', 0):,.0f}"]
-        rows.append(row)
-    return head, rows
+        t.add(*row)
+    return t
 
 
-def _plain(head: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths))]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
-    return lines
-
-
-def _md(head: list[str], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return lines
-
-
-def _extra_sections(data: dict[str, Any], fmt) -> list[tuple[str, list[str]]]:
-    out: list[tuple[str, list[str]]] = []
+def _extra_sections(data: dict[str, Any]) -> list[tuple[str, Table]]:
+    out: list[tuple[str, Table]] = []
     tenants = [(r, r["per_tenant"]) for r in data["runs"] if r["per_tenant"]]
     if tenants:
-        head = ["policy", "eviction", "budget", "tenant", "requests", "hit rate"]
-        rows = []
+        t = Table(columns("policy", "eviction", "budget", "tenant", "requests", "hit rate"))
         for r, per in tenants:
             for name, v in per.items():
-                rows.append([r["policy"], r["eviction"], "yes" if r.get("tenant_budget") else "shared",
-                             name, f"{v['requests']:,}", f"{v['hit_rate']:.2%}"])
-        out.append(("Tenants", fmt(head, rows)))
+                t.add(r["policy"], r["eviction"], "yes" if r.get("tenant_budget") else "shared",
+                      name, f"{v['requests']:,}", f"{v['hit_rate']:.2%}")
+        out.append(("Tenants", t))
     reps = [r for r in data["runs"] if r.get("per_replica")]
     if reps:
-        head = ["policy", "eviction", "budget", "router", "replica", "requests", "hit rate"]
-        rows = [[r["policy"], r["eviction"], "yes" if r.get("tenant_budget") else "shared", r["router"],
-                 str(p["replica"]), f"{p['requests']:,}", f"{p['hit_rate']:.2%}"]
-                for r in reps for p in r["per_replica"]]
-        out.append(("Replicas", fmt(head, rows)))
+        t = Table(columns("policy", "eviction", "budget", "router", "replica", "requests", "hit rate"))
+        for r in reps:
+            for p in r["per_replica"]:
+                t.add(r["policy"], r["eviction"], "yes" if r.get("tenant_budget") else "shared", r["router"],
+                      str(p["replica"]), f"{p['requests']:,}", f"{p['hit_rate']:.2%}")
+        out.append(("Replicas", t))
     if data.get("sweep"):
         caps = []
         for p in data["sweep"]:
@@ -173,17 +161,17 @@ def _extra_sections(data: dict[str, Any], fmt) -> list[tuple[str, list[str]]]:
         for p in data["sweep"]:
             label = "optimal bound" if p["eviction"] == "optimal" else f"{p['policy']}/{p['eviction']}"
             series.setdefault(label, {})[p["capacity_tokens"]] = p["hit_rate"]
-        head = ["capacity"] + list(series)
-        rows = [[_cap(c)] + [f"{series[k].get(c, 0):.2%}" for k in series] for c in caps]
-        out.append(("Capacity sweep (hit rate)", fmt(head, rows)))
+        t = Table(columns("capacity", *series))
+        for c in caps:
+            t.add(_cap(c), *(f"{series[k].get(c, 0):.2%}" for k in series))
+        out.append(("Capacity sweep (hit rate)", t))
     return out
 
 
 def to_text(data: dict[str, Any]) -> str:
-    head, rows = _table(data)
-    lines = _plain(head, rows)
-    for title, body in _extra_sections(data, _plain):
-        lines += ["", title, *body]
+    lines = to_plain(_table(data))
+    for title, table in _extra_sections(data):
+        lines += ["", title, *to_plain(table)]
     if data["explanations"]:
         lines += ["", "Why the policies differ"] + [f"- {n['text']}" for n in data["explanations"]]
     for f in data["findings"]:
@@ -192,10 +180,9 @@ def to_text(data: dict[str, Any]) -> str:
 
 
 def to_markdown(data: dict[str, Any]) -> str:
-    head, rows = _table(data)
-    lines = ["# advisor simulate", "", *_md(head, rows)]
-    for title, body in _extra_sections(data, _md):
-        lines += ["", f"## {title}", "", *body]
+    lines = ["# advisor simulate", "", *md_table(_table(data), compact=True)]
+    for title, table in _extra_sections(data):
+        lines += ["", f"## {title}", "", *md_table(table, compact=True)]
     if data["explanations"]:
         lines += ["", "## Why the policies differ", ""] + [f"- {n['text']}" for n in data["explanations"]]
     if data["findings"]:

@@ -1,0 +1,93 @@
+"""One table model for every report, and its renderers: rich (the terminal), plain text and
+markdown.
+
+A ``Table`` holds what a table says (columns with their alignment, rows of strings already
+formatted, an optional title and caption); the renderers decide only how it looks, and are
+pure functions of it, so one table is written once and shown in every format.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from rich.table import Table as RichTable
+
+Align = Literal["left", "right"]
+
+
+@dataclass(frozen=True)
+class Column:
+    header: str
+    align: Align = "left"
+    overflow: Literal["fold", "crop", "ellipsis"] | None = None  # rich only: a long cell folds rather than ends in "…"
+
+
+@dataclass
+class Table:
+    columns: list[Column]
+    rows: list[list[str]] = field(default_factory=list)
+    title: str | None = None
+    caption: str | None = None
+    show_header: bool = True
+    title_justify: Literal["left", "center", "right"] = "center"  # rich only
+
+    def add(self, *cells: str) -> None:
+        if len(cells) != len(self.columns):
+            raise ValueError(f"a row of {len(cells)} cells in a table of {len(self.columns)} columns")
+        self.rows.append(list(cells))
+
+
+def columns(*spec: str) -> list[Column]:
+    """Columns from headers, a trailing ``>`` marking a right-aligned one: ``columns("tenant",
+    "requests>")``."""
+    return [Column(h[:-1], "right") if h.endswith(">") and len(h) > 1 else Column(h) for h in spec]
+
+
+# --- renderers -----------------------------------------------------------------------------------
+
+
+def to_rich(table: Table) -> RichTable:
+    out = RichTable(title=table.title, caption=table.caption, show_header=table.show_header,
+                    title_justify=table.title_justify)
+    for c in table.columns:
+        if c.overflow is None:
+            out.add_column(c.header, justify=c.align)
+        else:
+            out.add_column(c.header, justify=c.align, overflow=c.overflow)
+    for row in table.rows:
+        out.add_row(*row)
+    return out
+
+
+def to_plain(table: Table) -> list[str]:
+    """Columns padded to their widest cell, two spaces apart, under a header line (lines are
+    padded to the full width, as the simulate report always printed them)."""
+    heads = [c.header for c in table.columns]
+    widths = [max([len(h), *(len(r[i]) for r in table.rows)]) for i, h in enumerate(heads)]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.rjust(w) if col.align == "right" else c.ljust(w)
+                         for c, w, col in zip(cells, widths, table.columns))
+
+    lines = [line(heads)] if table.show_header else []
+    return lines + [line(r) for r in table.rows]
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(table: Table, compact: bool = False) -> list[str]:
+    """A GitHub table: header, alignment rule, rows; ``|`` in a cell escaped, a newline a
+    space. ``compact`` writes the rule as ``|---|---:|`` (the simulate report's)."""
+    heads = [_md_cell(c.header) for c in table.columns]
+    # An unlabelled column's header is one space wide ("| |"), as the advisory has written it.
+    head = "|" + "|".join(f" {h} " if h else " " for h in heads) + "|"
+    marks = ["---:" if c.align == "right" else "---" for c in table.columns]
+    rule = "|" + "|".join(marks) + "|" if compact else "| " + " | ".join(marks) + " |"
+    lines = [head, rule]
+    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in table.rows]
+    if table.caption:
+        lines += ["", table.caption]
+    return lines
