@@ -1,0 +1,61 @@
+"""2. Ordering audit: the templates' lint findings, the traffic's findings, the measured
+prescription and where the uncached tokens go."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.report.sections.format import Block, pct
+from advisor.report.table import Table, columns
+
+TITLE = "Ordering audit"
+
+
+def lint_table(lint: list[dict[str, Any]]) -> Table:
+    t = Table(columns("template", "line>", "code", "severity", "finding"))
+    for f in lint:
+        t.add(f"`{f['path']}`", str(f["line"]), f"{f['code']} {f['rule']}", f["severity"], f["message"])
+    return t
+
+
+def findings_table(findings: list[dict[str, Any]]) -> Table:
+    t = Table(columns("traffic finding", "kind", "offset (tokens)>", "requests>", "tokens lost>", "example"))
+    for f in findings:
+        offset = "" if f.get("token_offset") is None else f"{f['token_offset']:,}"
+        t.add(f"{f['code']} {f['rule']}", f["kind"], offset, f"{f['requests']:,}", f"{f['tokens_lost']:,}",
+              str(f["example"])[:60])
+    return t
+
+
+def actions_table(actions: list[dict[str, Any]]) -> Table:
+    t = Table(columns("prescription", "hit rate after (measured)>", "tokens gained>"))
+    for a in actions:
+        t.add(a["description"], pct(a["hit_rate_after"]), f"{a['tokens_gained']:,}")
+    return t
+
+
+def render(data: dict[str, Any], picture: str | None) -> list[Block]:
+    out: list[Block] = []
+    if data["input"]["templates"]:
+        if data["lint"]:
+            out.append(lint_table(data["lint"]))
+        else:
+            out.append("The templates have no cache-breaking pattern (`advisor lint`).")
+        out.append("")
+    traffic = data.get("traffic")
+    if traffic is None:
+        return out
+    if traffic["findings"]:
+        out.append(findings_table(traffic["findings"]))
+    else:
+        out.append("The traffic shows no dynamic content in shared prefixes and no unstable section order.")
+    att = traffic["attribution"]
+    out += ["", f"Uncached prompt tokens: {att['uncached_tokens']:,} — inherently unique {att['inherently_unique']:,}, "
+                f"dynamic content {att['dynamic_content']:,}, section order {att['section_order']:,}"
+                f" ({'measured by rewriting the traffic' if att['measured'] else 'estimated'})."]
+    if traffic["actions"]:
+        out += ["", actions_table(traffic["actions"]), "",
+                f"Hit rate after the prescription: **{pct(traffic['hit_rate_after_prescription'])}** "
+                f"(before: {pct(traffic['lcp_hit_rate'])}); run `advisor prescribe --templates DIR --format diff` "
+                "for the template changes."]
+    return out
