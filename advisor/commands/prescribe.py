@@ -67,10 +67,12 @@ def prescribe_command(
                              timezone=timezone)
     diagnosis = diagnoser.finish()
     result = prescribe(seqs, renderer, diagnosis, page_size, capacity_tokens)
-    if templates is not None:
+    if templates is not None or chat_template is not None:
         destinations = {a.finding: a.details["to"] for a in result.actions
                         if a.finding is not None and "to" in a.details}
-        result.diffs = template_diffs(templates, diagnosis, destinations)
+        pins = [a.finding for a in result.actions if a.kind == "pin-template-value" and a.finding is not None]
+        sorts = [a.finding for a in result.actions if a.kind == "sort-tool-definitions" and a.finding is not None]
+        result.diffs = template_diffs(templates, diagnosis, destinations, pins, chat_template, sorts)
     data = render.prescription_dict(result, [str(p) for p in traffic], tokenizer)
     renderers = {"json": lambda: render.to_json(data), "markdown": lambda: render.to_markdown(data),
                  "diff": lambda: render.to_diff(data)}

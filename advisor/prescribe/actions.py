@@ -32,6 +32,8 @@ from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, canonical_tool_ke
 from advisor.ingest.traffic import Request
 
 Fix = Callable[[Request], "Request | None"]
+# A variant's details key: the action kind when that variant is the one measured best.
+AS = "action"
 
 
 @dataclass
@@ -163,6 +165,14 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
                 if cores:
                     variants.append((what + text + ".", UnitSort(cores, how), {"how": how}))
             if has_tools:
+                if f.kind != "tool-order":
+                    # The reordered units may be tool definitions the chat template lays out
+                    # its own way (one JSON per line, inside a system turn).
+                    variants.append(("Sort the tool definitions by name before sending them, in every request.",
+                                     sort_tools, {AS: "sort-tool-definitions"}))
+                    variants.append(("Sort the tool definitions by name, and the keys inside each one, before "
+                                     "sending them, in every request.", sort_tools_and_keys,
+                                     {"keys": True, AS: "sort-tool-definitions"}))
                 # Keys of a tool's JSON schema in a different order per request.
                 variants.append(("Serialize each tool definition with its keys sorted (recursively), in "
                                  "every request.", canonical_tool_keys, {"keys": True}))
@@ -389,6 +399,8 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     for k, plan in enumerate(plans):
         v = choice[k]
         description, _, details = plan.variants[v if v is not None else 0]
+        details = dict(details)
+        kind = details.pop(AS, plan.kind)
         if v is None:
             gain = measure([0 if j == k else None for j in range(len(plans))])[0] - before
             description += " Measured on this traffic: it lowers the hit rate of the other fixes; not recommended."
@@ -402,8 +414,8 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
                 description += " Measured on this traffic: no gain; not recommended."
             elif gain <= 0:
                 description += " Measured with the other actions: no gain of its own here (free to adopt)."
-        actions.append(Action(plan.kind, description, plan.code, rate(before + gain), gain, changed,
-                              plan.finding, dict(details)))
+        actions.append(Action(kind, description, plan.code, rate(before + gain), gain, changed,
+                              plan.finding, details))
     for k, f in enumerate(diagnosis.findings):
         if f.code == "TR301":
             actions.append(Action("none", "No template change raises the hit rate of single-shot traffic: "

@@ -8,13 +8,18 @@ same move is made on the template source. Templates are read, never written.
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
 
 from advisor.diagnose.detect import Diagnosis, Finding
 from advisor.errors import AdvisorError
 from advisor.ingest import prompt_files, safe_open
+from advisor.ingest.chat import FALLBACK_NOW
+from advisor.diagnose import blocks as blk
+from advisor.prescribe.actions import PINNED_DATE
 from advisor.prescribe.moves import AFTER_SHARED, AFTER_STATIC
 from advisor.prescribe.rewrite import LAST_USER, MESSAGE_END, cut_span
 
@@ -23,6 +28,9 @@ _YAML_USER = re.compile(r"^[ \t]*-[ \t]*role:[ \t]*['\"]?user['\"]?[ \t]*$", re.
 _YAML_ROLE = re.compile(r"^[ \t]*-[ \t]*role:", re.MULTILINE)
 # Role lines of a .prompty body as the linter and the renderer read them.
 _ANY_ROLE_LINE = prompt_files.ROLE_LINE
+# What the measured pin renders (``actions.pin_template_values``): no request clock, so the
+# renderer's one fixed date; and the constant date_string kwarg.
+PINNED_NOW = FALLBACK_NOW
 MOVED_NOTE = ("{# advisor: per-request value moved after all static content. In chat traffic, "
               "send it at the end of the last user turn. #}")
 
@@ -40,20 +48,42 @@ def template_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.suffix in SUFFIXES and (p.is_file() or p.is_symlink()))
 
 
-def template_diffs(folder: Path, diagnosis: Diagnosis, destinations: dict[int, str] | None = None
-                   ) -> list[TemplateDiff]:
+def template_diffs(folder: Path | None, diagnosis: Diagnosis, destinations: dict[int, str] | None = None,
+                   pins: Iterable[int] = (), chat_template: Path | None = None,
+                   tool_sorts: Iterable[int] = ()) -> list[TemplateDiff]:
     """Diffs for the findings; ``destinations`` says, per TR101 finding, where prescribe
-    measured the move to be best (``rewrite.LAST_USER`` by default)."""
+    measured the move to be best (``rewrite.LAST_USER`` by default). ``pins``: the findings
+    whose measured action pins a value the chat template renders itself; their diff is on
+    ``chat_template`` (and on any template of the folder that reads the clock).
+    ``tool_sorts``: findings whose measured action sorts the request's tools (the tool
+    lists in the templates and the loops over them are sorted)."""
     files = []
-    for p in template_files(folder):
+    for p in (template_files(folder) if folder is not None else []):
         try:  # inside the folder once symlinks are resolved, regular, capped: never a file from elsewhere
             data = safe_open.read_bytes(p, max_bytes=safe_open.MAX_TEMPLATE_BYTES, what="template", within=folder)
         except AdvisorError:
             continue  # refused files get no diff (lint reports them)
         files.append((p, data.decode("utf-8", errors="replace")))
+    base = folder if folder is not None else (chat_template.parent if chat_template is not None else Path("."))
+    chat_files = list(files)
+    if chat_template is not None and chat_template.is_file():
+        try:
+            data = safe_open.read_bytes(chat_template, max_bytes=safe_open.MAX_TEMPLATE_BYTES, what="chat template")
+            chat_files.append((chat_template, data.decode("utf-8", errors="replace")))
+        except AdvisorError:
+            pass
+    pinned = set(pins)
+    sorted_tools = set(tool_sorts)
     out: list[TemplateDiff] = []
     for k, f in enumerate(diagnosis.findings):
-        if f.code in ("TR101", "TR102"):
+        if k in pinned:
+            out.extend(_pin_diffs(base, chat_files, f, k))
+        elif f.code == "TR201" and (f.kind == "tool-order" or k in sorted_tools):
+            # The chat template may be what loops over the request's tools.
+            out.extend(_tool_order_diffs(base, chat_files, f, k))
+        elif folder is None:
+            continue
+        elif f.code in ("TR101", "TR102"):
             out.extend(_dynamic_diffs(folder, files, f, k, (destinations or {}).get(k, LAST_USER)))
         elif f.code == "TR201":
             sizes = {}
@@ -62,6 +92,36 @@ def template_diffs(folder: Path, diagnosis: Diagnosis, destinations: dict[int, s
                     sizes = {label: len(unit) for label, unit in zip(order.labels, order.units)}
             out.extend(_order_diffs(folder, files, f, k, sizes))
     return out
+
+
+# A clock read in a chat template: strftime_now("%d %b %Y"), quotes escaped in a JSON file.
+_STRFTIME = re.compile(r"""strftime_now\(\s*(\\?)(["'])(.*?)\1\2\s*\)""")
+
+
+def _pin_diffs(base: Path, files: list[tuple[Path, str]], f: Finding, k: int) -> list[TemplateDiff]:
+    """The measured pin carried out in the template: each ``strftime_now(FMT)`` call becomes
+    the constant date that the measurement rendered (the clock every request got once its
+    own time was dropped), in the call's format."""
+    out = []
+    for path, text in files:
+        if "strftime_now" not in text:
+            continue
+        new = _STRFTIME.sub(lambda m: m.group(1) + m.group(2) + PINNED_NOW.strftime(m.group(3))
+                            + m.group(1) + m.group(2), text)
+        if new != text:
+            out.append(TemplateDiff(_rel(path, base), f.code, k, _udiff(path, base, text, new),
+                                    "pins the date the chat template reads from the clock to one constant"))
+    if not out:
+        out.append(TemplateDiff("", f.code, k, "", f"pass one constant {PINNED_DATE!r} as chat_template_kwargs."
+                                "date_string (the template fills it from the request's date otherwise)"))
+    return out
+
+
+def _rel(path: Path, base: Path) -> str:
+    try:
+        return str(path.relative_to(base))
+    except ValueError:
+        return path.name
 
 
 def _dynamic_diffs(folder: Path, files: list[tuple[Path, str]], f: Finding, k: int,
@@ -127,9 +187,6 @@ def _insert_last_user(path: Path, text: str, moved: str) -> str:
 
 def _order_diffs(folder: Path, files: list[tuple[Path, str]], f: Finding, k: int,
                  sizes: dict[str, int]) -> list[TemplateDiff]:
-    if f.kind == "tool-order":
-        return [TemplateDiff("", f.code, k, "", "sort the tool list by function name where the request is built "
-                             "(the template set cannot fix an order decided at run time)")]
     labels = f.details["canonical_order"]
     out = []
     for path, text in files:
@@ -170,6 +227,126 @@ def _order_diffs(folder: Path, files: list[tuple[Path, str]], f: Finding, k: int
     return out
 
 
+# A Jinja loop over a tool list: {% for tool in tools %}, {%- for f in functions -%}.
+_TOOL_LOOP = re.compile(r"(\{%-?\s*for\s+(\w+)\s+in\s+)([\w.]*(?:tool|function)s?[\w.]*)(\s*-?%\})", re.I)
+
+
+def _tool_order_diffs(folder: Path, files: list[tuple[Path, str]], f: Finding, k: int) -> list[TemplateDiff]:
+    """The measured sort (tool definitions by function name) where the template decides
+    the order: a Jinja loop over the tool list gets a ``sort`` filter, and a tool list
+    written out in the template (a JSON array, a YAML ``tools:`` list) is sorted in place."""
+    out = []
+    for path, text in files:
+        new = _sort_tool_loops(text)
+        new = _sort_json_tool_arrays(new)
+        new = _sort_yaml_tools(new)
+        if new != text:
+            out.append(TemplateDiff(_rel(path, folder), f.code, k, _udiff(path, folder, text, new),
+                                    "sorts the tool definitions by function name"))
+    if not out:
+        out.append(TemplateDiff("", f.code, k, "", "sort the tool list by function name where the request is built "
+                                "(no template holds the list or loops over it)"))
+    return out
+
+
+def _sort_tool_loops(text: str) -> str:
+    def sort(m: re.Match[str]) -> str:
+        if "|" in m.group(3) or "sort" in m.group(3):
+            return m.group(0)
+        var = m.group(2)
+        body = text[m.end():m.end() + 400]
+        # OpenAI-style definitions ({"type": "function", "function": {...}}) or bare ones.
+        nested = re.search(rf"\b{re.escape(var)}(\.function\b|\[['\"]function['\"]\])", body) is not None
+        attribute = "function.name" if nested else "name"
+        return f"{m.group(1)}{m.group(3)}|sort(attribute='{attribute}'){m.group(4)}"
+    return _TOOL_LOOP.sub(sort, text)
+
+
+def _tool_key(item: object) -> tuple[str, str]:
+    return (blk.tool_name(item) or "", blk.item_key(item))
+
+
+def _sort_json_tool_arrays(text: str) -> str:
+    """JSON arrays of tool definitions written in the template, sorted, layout kept."""
+    decoder = json.JSONDecoder()
+    pieces = []
+    pos = 0
+    i = text.find("[")
+    while i >= 0:
+        try:
+            value, end = decoder.raw_decode(text, i)
+        except ValueError:
+            i = text.find("[", i + 1)
+            continue
+        if (isinstance(value, list) and len(value) >= 2 and all(blk.tool_name(v) for v in value)):
+            body = text[i:end]
+            ordered = sorted(value, key=_tool_key)
+            new = _dump_as(body, value, ordered)
+            if new is not None and new != body:
+                pieces.append(text[pos:i])
+                pieces.append(new)
+                pos = end
+        i = text.find("[", end if isinstance(value, list) else i + 1)
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+def _dump_as(body: str, original: list, items: list) -> str | None:
+    for kwargs in ({"indent": 2}, {"indent": 4}, {"separators": (",", ":")}, {}):
+        for ascii_ in (False, True):
+            if json.dumps(original, ensure_ascii=ascii_, **kwargs) == body:
+                return json.dumps(items, ensure_ascii=ascii_, **kwargs)
+    return None
+
+
+_YAML_TOOLS = re.compile(r"^([ \t]*)tools:[ \t]*$", re.MULTILINE)
+_YAML_NAME = re.compile(r"^[ \t]*(?:-[ \t]*)?name:[ \t]*['\"]?([^'\"\n#]+?)['\"]?[ \t]*$", re.MULTILINE)
+
+
+def _sort_yaml_tools(text: str) -> str:
+    """A YAML ``tools:`` block list (a Prompty front matter, a YAML prompt): its items
+    sorted by the first ``name:`` inside each, every item's lines kept as written."""
+    lines = text.split("\n")
+    out = list(lines)
+    i = 0
+    while i < len(lines):
+        m = _YAML_TOOLS.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        indent = len(m.group(1))
+        j = i + 1
+        items: list[list[str]] = []
+        while j < len(lines):
+            line = lines[j]
+            depth = len(line) - len(line.lstrip(" \t"))
+            if line.strip() and depth <= indent and not line.lstrip().startswith("- "):
+                break
+            if line.lstrip().startswith("- ") and (not items or depth <= _depth(items[0][0])):
+                if items and depth < _depth(items[0][0]):
+                    break
+                items.append([line])
+            elif items:
+                items[-1].append(line)
+            elif line.strip():
+                break
+            j += 1
+        names = [_YAML_NAME.search("\n".join(item)) for item in items]
+        if len(items) >= 2 and all(names):
+            trailing: list[str] = []
+            while items[-1] and not items[-1][-1].strip():
+                trailing.insert(0, items[-1].pop())
+            ordered = sorted(range(len(items)), key=lambda n: (names[n].group(1).strip(), n))  # type: ignore[union-attr]
+            block = [line for n in ordered for line in items[n]] + trailing
+            out[i + 1:j] = block
+        i = j
+    return "\n".join(out)
+
+
+def _depth(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
 def _section_end(lines: list[str], start: int, paragraphs: int) -> int:
     """The line after the ``paragraphs``-th blank-line-separated paragraph from ``start``."""
     seen = 0
@@ -186,7 +363,7 @@ def _section_end(lines: list[str], start: int, paragraphs: int) -> int:
 
 
 def _udiff(path: Path, folder: Path, old: str, new: str) -> str:
-    rel = path.relative_to(folder).as_posix()
+    rel = Path(_rel(path, folder)).as_posix()
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                         fromfile=f"a/{rel}", tofile=f"b/{rel}"))
 
