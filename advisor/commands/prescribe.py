@@ -72,7 +72,8 @@ def prescribe_command(
                         if a.finding is not None and "to" in a.details}
         pins = [a.finding for a in result.actions if a.kind == "pin-template-value" and a.finding is not None]
         sorts = [a.finding for a in result.actions if a.kind == "sort-tool-definitions" and a.finding is not None]
-        result.diffs = template_diffs(templates, diagnosis, destinations, pins, chat_template, sorts)
+        by_text = [a.finding for a in result.actions if a.details.get("sorted") and a.finding is not None]
+        result.diffs = template_diffs(templates, diagnosis, destinations, pins, chat_template, sorts, by_text)
     data = render.prescription_dict(result, [str(p) for p in traffic], tokenizer)
     renderers = {"json": lambda: render.to_json(data), "markdown": lambda: render.to_markdown(data),
                  "diff": lambda: render.to_diff(data)}

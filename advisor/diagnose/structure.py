@@ -230,9 +230,9 @@ class Structure:
         left = self.decode(a[max(0, g.start - CONTEXT):g.start])
         right = self.decode(a[g.start + g.length:g.start + g.length + CONTEXT])
         lo, hi = left.rfind("\n"), right.find("\n")
-        if lo < 0 or hi < 0:
+        if lo < 0 and hi < 0:
             return False
-        text = left[lo + 1:] + self.decode(a[g.start:g.start + g.length]) + right[:hi]
+        text = left[lo + 1:] + self.decode(a[g.start:g.start + g.length]) + (right[:hi] if hi >= 0 else "")
         near = self.decode(b[max(0, g.ref_start - PERMUTED_MAX):g.ref_start + g.ref_length + PERMUTED_MAX])
         units = [u for u in text.split("\n") if len(u.strip()) >= 8]
         return bool(units) and all(u in near for u in units)
@@ -252,17 +252,22 @@ class Structure:
         right = self.decode(a[g.start + g.length:g.start + g.length + CONTEXT])
         span_a = self.decode(a[g.start:g.start + g.length])
         span_b = self.decode(b[g.ref_start:g.ref_start + g.ref_length])
-        for sep in ("\n", ", "):
+        for sep in ("\n", ", ", "; "):
+            # Both hold the same context on each side: cut it at the separator nearest the
+            # span, or keep all of it (a unit then runs into context both share).
             lo = left.rfind(sep)
             hi = right.find(sep)
-            if lo < 0 or hi < 0:
+            if lo < 0 and hi < 0:
                 continue
-            text_a = left[lo + len(sep):] + span_a + right[:hi]
-            text_b = left[lo + len(sep):] + span_b + right[:hi]
+            head = left[lo + len(sep):] if lo >= 0 else left
+            tail = right[:hi] if hi >= 0 else right
+            text_a = head + span_a + tail
+            text_b = head + span_b + tail
             units_a, units_b = text_a.split(sep), text_b.split(sep)
             if (len(units_a) >= 2 and units_a != units_b and Counter(units_a) == Counter(units_b)
                     and sum(1 for u in units_a if u.strip()) >= 2):
-                return units_a
+                # Context kept whole is not a unit of its own (it runs on past the window).
+                return units_a[(1 if lo < 0 else 0):len(units_a) - (1 if hi < 0 else 0)]
         return None
 
     def _code(self, decoded: list[tuple[Gap, list[int], int, int]]) -> tuple[str, list[int]]:
@@ -388,7 +393,7 @@ class Structure:
             orders = Counter(tuple(label[u] for u in us if u.strip()) for _, us in members)
             shown = sorted(orders.items(), key=lambda kv: (-kv[1], kv[0]))
             canon = [label[u] for u in seen]
-            cores = [u.strip() for u in seen if len(u.strip()) >= 12]
+            cores = [u.strip() for u in seen if len(u.strip()) >= 6]
             counted = sum(weight(r) for r in requests)
             lost_all = sum((g.length + g.rejoin) * weight(g.request) for g, _ in members)
             out.append(SwapFinding(offset, round(counted * scale), round(lost_all * scale), canon,

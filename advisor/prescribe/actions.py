@@ -159,11 +159,17 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
                                      _reorder(units), {}))
             what = ("Always send these units in one order (" + ", ".join(f"'{b}'" for b in f.details["blocks"][:6])
                     + (", ..." if len(f.details["blocks"]) > 6 else "") + "): ")
-            for how, text in (("auto", "sorted where they are"), ("json", "the JSON list sorted"),
-                              ("\n\n", "the paragraphs in a fixed order"), ("\n", "the lines in a fixed order"),
+            # Sorted lines and paragraphs first: where another way measures no better, the
+            # template diff (a sort filter on the loop) carries out the one kept.
+            for how, text in (("\n", "the lines sorted by their text"), ("\n\n", "the paragraphs sorted by their text"),
+                              ("auto", "sorted where they are"), ("json", "the JSON list sorted"),
                               ("messages", "the messages in a fixed order")):
                 if cores:
-                    variants.append((what + text + ".", UnitSort(cores, how), {"how": how}))
+                    # Lines and paragraphs sorted by text: the order a template loop's sort
+                    # filter gives, so the template diff can make the same move.
+                    by_text = how in ("\n\n", "\n")
+                    variants.append((what + text + ".", UnitSort(cores, how, by_text),
+                                     {"how": how, "sorted": by_text}))
             if has_tools:
                 if f.kind != "tool-order":
                     # The reordered units may be tool definitions the chat template lays out

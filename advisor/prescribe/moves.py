@@ -477,9 +477,12 @@ def _append(content: Any, text: str) -> Any:
 class UnitSort:
     """Put the units that hold ``cores`` in one order, in every text of a request."""
 
-    def __init__(self, cores: Sequence[str], how: str = "auto") -> None:
+    def __init__(self, cores: Sequence[str], how: str = "auto", by_text: bool = False) -> None:
         self.cores = [c for c in cores if c]
         self.how = how
+        # Sorted by their text (the order a template's sort filter gives) rather than in
+        # the order they were first seen; only the run of units moves, not what is around.
+        self.by_text = by_text
         self.rank: dict[str, int] = {}
 
     def _rank(self, key: str) -> int:
@@ -575,7 +578,17 @@ class UnitSort:
         if any(sum(1 for c in self.cores if c in s) > 1 and len(segments) > 1 for s in segments if s):
             if sep != "\n":
                 return None
-        ordered = sorted(segments, key=lambda s: self._rank(s))
+        if self.by_text:
+            marked = [k for k, h in enumerate(holding) if h]
+            first, last = marked[0], marked[-1] + 1
+            run = segments[first:last]
+            if sep == "\n" and not all(holding[first:last]) and len({ln.lstrip()[:1] for ln in run}) > 1:
+                # Lines that do not all open alike may be units of several lines (a question
+                # and its answer): sorting the lines would split them.
+                return None
+            ordered = segments[:first] + sorted(segments[first:last]) + segments[last:]
+        else:
+            ordered = sorted(segments, key=lambda s: self._rank(s))
         new = sep.join(ordered)
         if new == text[lo:hi]:
             return None

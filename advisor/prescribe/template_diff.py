@@ -50,13 +50,15 @@ def template_files(folder: Path) -> list[Path]:
 
 def template_diffs(folder: Path | None, diagnosis: Diagnosis, destinations: dict[int, str] | None = None,
                    pins: Iterable[int] = (), chat_template: Path | None = None,
-                   tool_sorts: Iterable[int] = ()) -> list[TemplateDiff]:
+                   tool_sorts: Iterable[int] = (), text_sorts: Iterable[int] = ()) -> list[TemplateDiff]:
     """Diffs for the findings; ``destinations`` says, per TR101 finding, where prescribe
     measured the move to be best (``rewrite.LAST_USER`` by default). ``pins``: the findings
     whose measured action pins a value the chat template renders itself; their diff is on
     ``chat_template`` (and on any template of the folder that reads the clock).
     ``tool_sorts``: findings whose measured action sorts the request's tools (the tool
-    lists in the templates and the loops over them are sorted)."""
+    lists in the templates and the loops over them are sorted). ``text_sorts``: findings
+    whose measured action sorts lines or paragraphs by their text (the template loop that
+    writes them gets a case-sensitive ``sort`` filter)."""
     files = []
     for p in (template_files(folder) if folder is not None else []):
         try:  # inside the folder once symlinks are resolved, regular, capped: never a file from elsewhere
@@ -74,6 +76,7 @@ def template_diffs(folder: Path | None, diagnosis: Diagnosis, destinations: dict
             pass
     pinned = set(pins)
     sorted_tools = set(tool_sorts)
+    sorted_text = set(text_sorts)
     out: list[TemplateDiff] = []
     for k, f in enumerate(diagnosis.findings):
         if k in pinned:
@@ -83,6 +86,8 @@ def template_diffs(folder: Path | None, diagnosis: Diagnosis, destinations: dict
             out.extend(_tool_order_diffs(base, chat_files, f, k))
         elif folder is None:
             continue
+        elif f.code == "TR201" and k in sorted_text:
+            out.extend(_loop_sort_diffs(folder, files, f, k))
         elif f.code in ("TR101", "TR102"):
             out.extend(_dynamic_diffs(folder, files, f, k, (destinations or {}).get(k, LAST_USER)))
         elif f.code == "TR201":
@@ -224,6 +229,35 @@ def _order_diffs(folder: Path, files: list[tuple[Path, str]], f: Finding, k: int
     if not out:
         out.append(TemplateDiff("", f.code, k, "", "no template holds these sections as headings; fix the order "
                                 "where the prompt is assembled"))
+    return out
+
+
+# A Jinja loop whose body writes its item after some static text: {% for r in rules %}- {{ r }}
+_LOOP = re.compile(r"(\{%-?\s*for\s+(\w+)\s+in\s+)([\w.]+)(\s*-?%\})([^{]*)\{\{-?\s*\2((?:\.\w+|\[['\"]\w+['\"]\])?)")
+
+
+def _loop_sort_diffs(folder: Path, files: list[tuple[Path, str]], f: Finding, k: int) -> list[TemplateDiff]:
+    """The measured sort of lines or paragraphs by their text, in the template loop that
+    writes them: a loop whose body puts the same static text before each item as the
+    units show gets ``|sort(case_sensitive=true)`` (by the attribute it writes first), the
+    order Python's sort of the units' texts gives."""
+    cores = [c.strip() for c in f.hidden.get("cores", []) if c.strip()]
+    out = []
+    for path, text in files:
+        def sort(m: re.Match[str]) -> str:
+            iterable, lead, attr = m.group(3), m.group(5).strip(), m.group(6)
+            if "|" in iterable or not cores or sum(1 for c in cores if c.startswith(lead)) * 2 < len(cores):
+                return m.group(0)
+            name = attr.strip(".[]'\"")
+            how = f"|sort(attribute='{name}', case_sensitive=true)" if name else "|sort(case_sensitive=true)"
+            return m.group(1) + iterable + how + m.group(0)[len(m.group(1)) + len(iterable):]
+        new = _LOOP.sub(sort, text)
+        if new != text:
+            out.append(TemplateDiff(_rel(path, folder), f.code, k, _udiff(path, folder, text, new),
+                                    "sorts the units the loop writes by their text"))
+    if not out:
+        out.append(TemplateDiff("", f.code, k, "", "sort these units by their text where the prompt is assembled "
+                                "(no template loop writes them)"))
     return out
 
 

@@ -140,3 +140,50 @@ def test_tool_lists_written_in_templates_are_sorted_in_place() -> None:
         parsed = yaml.safe_load(sorted_front)
         assert [t["function"]["name"] for t in parsed["model"]["parameters"]["tools"]] == names
         assert parsed["sample"] == {"q": 1} and parsed["name"] == "p"
+
+
+def _loop_workload(folder: Path, shape: str, seed: int) -> tuple[Path, Path]:
+    """A prompt template whose loop writes per-request-ordered units (rules as lines, or
+    few-shot examples as paragraphs), and 'template' records filling it."""
+    rng = random.Random(seed)
+    tpl = folder / "tpl"
+    tpl.mkdir()
+    intro = zoo.persona(f"loop{seed}") + "\n\n" + "\n\n".join(zoo.paragraph(rng, 5, 8) for _ in range(3))
+    tail = "\n\n".join(zoo.paragraph(rng, 5, 8) for _ in range(4))
+    if shape == "lines":
+        loop = "Rules:\n{% for r in rules %}- {{ r }}\n{% endfor %}"
+        items: list = [zoo.sentence(rng, 4, 9) for _ in range(rng.randint(5, 8))]
+    else:
+        loop = "Examples:\n\n{% for ex in examples %}Q: {{ ex.q }}\nA: {{ ex.a }}\n\n{% endfor %}"
+        items = [{"q": zoo.question(rng), "a": zoo.sentence(rng, 6, 14)} for _ in range(rng.randint(4, 6))]
+    (tpl / "assistant.j2").write_text(f"{intro}\n\n{loop}\n{tail}\n\nQuestion: {{{{ question }}}}\n")
+    key = "rules" if shape == "lines" else "examples"
+    records = []
+    for _ in range(40):
+        mine = list(items)
+        rng.shuffle(mine)
+        records.append({"template": "assistant", "variables": {key: mine, "question": zoo.question(rng)}})
+    return _write(folder / "t.jsonl", records), tpl
+
+
+def test_loop_sort_diff_gives_the_measured_hit_rate(tmp_path: Path, cli) -> None:
+    # Lines (rules); few-shot paragraphs in a loop are reordered to the canonical order the
+    # section blocks give, which a sort filter cannot reproduce: they get a note.
+    for shape, seed in (("lines", 1), ("lines", 2), ("lines", 4)):
+        folder = tmp_path / f"{shape}-{seed}"
+        folder.mkdir()
+        traffic, tpl = _loop_workload(folder, shape, seed)
+        res = cli("prescribe", traffic, "--templates", tpl, "--format", "json")
+        assert res.code == 0, res.err
+        data = json.loads(res.out)
+        assert [f["code"] for f in data["findings"] if f["code"].startswith("TR")] == ["TR201"], data["findings"]
+        assert data["hit_rate_after"] - data["hit_rate_before"] > 0.1
+        (diff,) = [d for d in data["template_diffs"] if d["path"] == "assistant.j2"]
+        assert "|sort(" in diff["diff"], diff
+        new = folder / "new"
+        new.mkdir()
+        (new / "assistant.j2").write_text(apply_udiff((tpl / "assistant.j2").read_text(), diff["diff"]))
+        res = cli("analyze", traffic, "--templates", new, "--format", "json", "--no-diagnose")
+        assert res.code == 0, res.err
+        after = json.loads(res.out)["hit_rate"]
+        assert abs(after - data["hit_rate_after"]) <= 0.005, (shape, after, data["hit_rate_after"])
