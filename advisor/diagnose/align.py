@@ -189,7 +189,9 @@ def _runs(data: bytes, pos: int, ref: bytes) -> Iterator[tuple[int, int, int]]:
         found = None
         # The probe where the neighbour's content continues in order, else anywhere.
         for start in (expect, 0):
-            j = _find_aligned(ref, needle, start * ITEM)
+            # The second pass only looks before ``expect``: the first one searched after it.
+            end = len(ref) if start or not expect else expect * ITEM + g - ITEM
+            j = _find_aligned(ref, needle, start * ITEM, end)
             tries = 0
             while j >= 0 and tries < 4:
                 b = j // ITEM
@@ -202,7 +204,7 @@ def _runs(data: bytes, pos: int, ref: bytes) -> Iterator[tuple[int, int, int]]:
                     found = (a, b, n)
                     break
                 tries += 1
-                j = _find_aligned(ref, needle, j + ITEM)
+                j = _find_aligned(ref, needle, j + ITEM, end)
             if found is not None or start == 0:
                 break
         if found is None:
@@ -267,10 +269,11 @@ def _anchor(data: bytes, start: int, length: int, width: int = 24, gram: int = 4
     return best if best is not None else data[start * ITEM:(start + gram) * ITEM]
 
 
-def _find_aligned(hay: bytes, needle: bytes, start: int) -> int:
-    j = hay.find(needle, start)
+def _find_aligned(hay: bytes, needle: bytes, start: int, end: int | None = None) -> int:
+    stop = len(hay) if end is None else end
+    j = hay.find(needle, start, stop)
     while j >= 0 and j % ITEM:
-        j = hay.find(needle, j + 1)
+        j = hay.find(needle, j + 1, stop)
     return j
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from advisor.diagnose.align import MIN_RUN, Aligner, Gap, Swap, weight
-from advisor.diagnose.spans import classify_inside, differing_range, expand
+from advisor.diagnose.spans import classify, classify_inside, differing_range, expand
 from advisor.ingest.ids import ITEM, pack, unpack
 
 # A varying span of at least LONG_SPAN tokens that starts within HEAD tokens of the request
@@ -100,10 +100,10 @@ class Structure:
                 continue
             candidates.append(g)
         # Where the traffic shows reordered units, the end of a reordered stretch (units
-        # the neighbour holds elsewhere) is part of that, not a value.
+        # the neighbour holds elsewhere) is part of that, not a value (tested below, on
+        # the groups that would be reported: decoding every gap's neighbour costs).
         reordered = bool(swapped or self.permuted)
-        gaps = [g for g in candidates if not (reordered and self._moved(g))]
-        groups = _group_gaps(gaps)
+        groups = _group_gaps(candidates)
         # A span that re-joins at a unit other requests send in another order is the
         # permutation seen from one pair, not a value.
         permuted = {k for s in al.swaps for k in s.keys}
@@ -111,9 +111,11 @@ class Structure:
         out = []
         need = MIN_LOSS * al.aligned_tokens
         for group in groups:
+            if reordered and sum(g.rejoin for g in group) >= need:
+                group = [g for g in group if not self._moved(g)]
             requests = {g.request for g in group}
             lost = sum(g.rejoin for g in group)
-            if lost < need:
+            if not group or lost < need:
                 continue
             runs = sorted(g.run for g in group)
             totals = sorted(g.rejoin for g in group)
@@ -234,7 +236,8 @@ class Structure:
             return False
         text = left[lo + 1:] + self.decode(a[g.start:g.start + g.length]) + (right[:hi] if hi >= 0 else "")
         near = self.decode(b[max(0, g.ref_start - PERMUTED_MAX):g.ref_start + g.ref_length + PERMUTED_MAX])
-        units = [u for u in text.split("\n") if len(u.strip()) >= 8]
+        # A JSON member may lose its comma where it comes last.
+        units = [u.rstrip().rstrip(",") for u in text.split("\n") if len(u.strip()) >= 8]
         return bool(units) and all(u in near for u in units)
 
     def _permutation(self, g: Gap) -> list[str] | None:
@@ -268,6 +271,13 @@ class Structure:
                     and sum(1 for u in units_a if u.strip()) >= 2):
                 # Context kept whole is not a unit of its own (it runs on past the window).
                 return units_a[(1 if lo < 0 else 0):len(units_a) - (1 if hi < 0 else 0)]
+            if sep == "\n" and units_a != units_b:
+                # Members of a JSON object in another order: the same lines but for the
+                # comma the last member goes without.
+                bare_a = [u.rstrip().rstrip(",") for u in units_a]
+                bare_b = [u.rstrip().rstrip(",") for u in units_b]
+                if bare_a != bare_b and Counter(bare_a) == Counter(bare_b) and sum(1 for u in bare_a if u.strip()) >= 2:
+                    return bare_a[(1 if lo < 0 else 0):len(bare_a) - (1 if hi < 0 else 0)]
         return None
 
     def _code(self, decoded: list[tuple[Gap, list[int], int, int]]) -> tuple[str, list[int]]:
@@ -284,7 +294,7 @@ class Structure:
         first tokens vary too (questions that share their first words in pairs), the
         per-request content starts where its static head ends: for TR102, the tokens
         from there to each span's start."""
-        leads, pulls, extents, ends, users = [], [], [], 0, 0
+        leads, pulls, extents, ends, users, values = [], [], [], 0, 0, 0
         for _g, ids, start, end in decoded:
             head, closes, role = _message_of(ids, start, end, self.specials, self.decode)
             pull = self._pull(ids, start, head)
@@ -292,12 +302,17 @@ class Structure:
             pulls.append(pull)
             extents.append(pull + end - start)
             ends += closes
-            users += role == "user"
+            if role == "user":
+                users += 1
+                # A clock reading or an id opening the user turn is a value, not the
+                # user's own content (the kind only tells the two apart; both are found).
+                values += classify(self.decode(ids[start - pull:end])) != "name-or-text"
         n = len(leads)
         lead, extent = (sorted(x)[n // 2] for x in (leads, extents))
         if lead > HEAD:
             return "TR101", []
-        if extent >= LONG_SPAN or (2 * extent >= lead and (ends * 2 > n or users * 2 > n)):
+        in_user = users * 2 > n and values * 2 <= users
+        if extent >= LONG_SPAN or (2 * extent >= lead and (ends * 2 > n or in_user)):
             return "TR102", pulls
         return "TR101", []
 

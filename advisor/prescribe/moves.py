@@ -560,6 +560,26 @@ class UnitSort:
                     return None
                 return text[:i] + new + text[end:]
             i = text.rfind("[", 0, i)
+        return self._sort_json_keys(text, where)
+
+    @staticmethod
+    def _sort_json_keys(text: str, where: list[int]) -> str | None:
+        """A JSON object that holds two cores or more (its members, in another order per
+        request): its keys sorted, recursively, in the layout it was written in."""
+        decoder = json.JSONDecoder()
+        i = text.rfind("{", 0, where[0] + 1)
+        while i >= 0:
+            try:
+                value, end = decoder.raw_decode(text, i)
+            except ValueError:
+                value, end = None, -1
+            if isinstance(value, dict) and len(value) >= 2 and end > where[-1]:
+                body = text[i:end]
+                new = _dump_like(body, value, _keys_sorted(value))
+                if new is None or new == body:
+                    return None
+                return text[:i] + new + text[end:]
+            i = text.rfind("{", 0, i)
         return None
 
     def _sort_segments(self, text: str, where: list[int], sep: str) -> str | None:
@@ -595,7 +615,15 @@ class UnitSort:
         return text[:lo] + new + text[hi:]
 
 
-def _dump_like(body: str, original: list, items: list) -> str | None:
+def _keys_sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _keys_sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_keys_sorted(v) for v in value]
+    return value
+
+
+def _dump_like(body: str, original: Any, items: Any) -> str | None:
     """``items`` serialized the way ``original`` was, when one of json's layouts gives back
     ``body`` exactly."""
     for kwargs in ({"indent": 2}, {"indent": 4}, {"separators": (",", ":")}, {}, {"indent": 1}, {"indent": "\t"}):

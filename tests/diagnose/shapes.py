@@ -241,6 +241,26 @@ def before_static_case(kind: str, what: str, n: int = 40) -> Case:
     return Case(f"before-{kind}-{what}", kind, records, fixed, "TR102", needle)
 
 
+def user_value_case(kind: str, value_kind: str, n: int = 40) -> Case:
+    """A clock reading or an id opening the user turn, before static instructions every
+    request repeats there: a value (TR101), not the user's own content."""
+    rng = random.Random(f"user-value/{kind}/{value_kind}")
+    system = zoo.persona("uv") + "\n\n" + static_text(rng, 3)
+    rules = "Answer format:\n" + "\n".join(f"- {zoo.sentence(rng, 8, 16)}" for _ in range(10))
+    records, fixed = [], []
+    needle = ""
+    for i in range(n):
+        v = value(value_kind, rng, i, 0)
+        q = zoo.question(rng)
+        if i == 0:
+            needle = v
+        records.append(as_kind([{"role": "system", "content": system},
+                                {"role": "user", "content": f"Sent at: {v}\n\n{rules}\n\n{q}"}], kind))
+        fixed.append(as_kind([{"role": "system", "content": system},
+                              {"role": "user", "content": f"{rules}\n\n{q}\n\nSent at: {v}"}], kind))
+    return Case(f"user-value-{kind}-{value_kind}", kind, records, fixed, "TR101", needle)
+
+
 def short_units_case(kind: str, unit: str, n: int = 40) -> Case:
     """Short units (each under the aligner's 16-token runs) in a different order per
     request: bullet rules, markdown table rows, or items of one comma-separated line."""
@@ -270,6 +290,30 @@ def short_units_case(kind: str, unit: str, n: int = 40) -> Case:
         records.append(as_kind([{"role": "system", "content": system}, {"role": "user", "content": q}], kind))
         fixed.append(as_kind([{"role": "system", "content": good}, {"role": "user", "content": q}], kind))
     return Case(f"short-{kind}-{unit}", kind, records, fixed, "TR201", needle)
+
+
+def json_keys_case(kind: str, indent: int, n: int = 40) -> Case:
+    """A JSON configuration block in the system prompt whose keys come in another order
+    per request (a dict built from a set): the members are units in varying order."""
+    rng = random.Random(f"json-keys/{kind}/{indent}")
+    intro = zoo.persona("cfg") + "\n\n" + static_text(rng, 2)
+    tail = static_text(rng, 4)
+    words = [w for w in zoo.VOCAB if len(w) > 5]
+    config = {f"{rng.choice(words)}_{k}": rng.choice([True, rng.randint(1, 500), rng.choice(words)]) for k in range(9)}
+    records, fixed = [], []
+    needle = ""
+    for i in range(n):
+        keys = list(config)
+        rng.shuffle(keys)
+        mine = json.dumps({k: config[k] for k in keys}, indent=indent)
+        q = zoo.question(rng)
+        if i == 0:
+            needle = mine.split("\n")[1].strip()
+        records.append(as_kind([{"role": "system", "content": f"{intro}\n\nSettings:\n{mine}\n\n{tail}"},
+                                {"role": "user", "content": q}], kind))
+        fixed.append(as_kind([{"role": "system", "content": f"{intro}\n\nSettings:\n{json.dumps(config, indent=indent)}"
+                                                             f"\n\n{tail}"}, {"role": "user", "content": q}], kind))
+    return Case(f"json-keys-{kind}-{indent}", kind, records, fixed, "TR201", needle)
 
 
 def few_settings_case(kind: str, settings: int, paragraphs: int, n: int = 40) -> Case:

@@ -76,9 +76,19 @@ def test_per_request_content_before_static_content(tmp_path: Path, cli, kind: st
     _check(tmp_path, cli, shapes.before_static_case(kind, what), gain=0.02)
 
 
+@pytest.mark.parametrize("kind,value", [("messages", "datetime"), ("input_ids", "uuid")])
+def test_value_opening_the_user_turn_is_dynamic(tmp_path: Path, cli, kind: str, value: str) -> None:
+    _check(tmp_path, cli, shapes.user_value_case(kind, value), gain=0.02)
+
+
 @pytest.mark.parametrize("kind,unit", [("messages", "bullets"), ("prompt", "rows"), ("input_ids", "items")])
 def test_short_units_in_varying_order(tmp_path: Path, cli, kind: str, unit: str) -> None:
     _check(tmp_path, cli, shapes.short_units_case(kind, unit))
+
+
+@pytest.mark.parametrize("kind,indent", [("messages", 2), ("prompt", 4)])
+def test_json_object_keys_in_varying_order(tmp_path: Path, cli, kind: str, indent: int) -> None:
+    _check(tmp_path, cli, shapes.json_keys_case(kind, indent))
 
 
 @pytest.mark.parametrize("kind,settings,paragraphs", [("messages", 2, 24), ("prompt", 3, 18)])
