@@ -167,6 +167,27 @@ class Aligner:
         hits = sum(1 for d in pool if _find_aligned(d, key, 0) >= 0)
         return hits / len(pool)
 
+    def held_by_most(self, key: bytes, given: bytes = b"", share: float = 0.5, sample: int = 128) -> bool:
+        """Whether at least ``share`` of the kept requests holding ``given`` hold ``key``:
+        ``static_share`` answered on at most ``sample`` requests spread over the log, and
+        as soon as the answer is sure."""
+        step = max(1, len(self.kept) // sample)
+        pool = [d for d in self.kept[::step] if not given or _find_aligned(d, given, 0) >= 0]
+        if not pool:
+            return False
+        need = share * len(pool)
+        hits = misses = 0
+        for d in pool:
+            if _find_aligned(d, key, 0) >= 0:
+                hits += 1
+                if hits >= need:
+                    return True
+            else:
+                misses += 1
+                if misses > len(pool) - need:
+                    return False
+        return hits >= need
+
     def request(self, index: int) -> bytes | None:
         """A kept request's packed ids."""
         for k, i in enumerate(self.kept_ids):

@@ -76,6 +76,15 @@ class Structure:
         # Gaps whose text is the neighbour's units in another order (read by ``swaps``).
         self.permuted: list[tuple[Gap, list[str]]] = []
         self._by_index: dict[int, bytes] | None = None
+        self._static: dict[tuple[bytes, bytes], bool] = {}
+
+    def _is_static(self, key: bytes, given: bytes = b"") -> bool:
+        """Whether most requests (of those holding ``given``) hold ``key``; remembered, as
+        the spans of one finding ask about the same content again and again."""
+        got = self._static.get((key, given))
+        if got is None:
+            got = self._static[(key, given)] = self.al.held_by_most(key, given, STATIC_SHARE)
+        return got
 
     def _request(self, index: int) -> bytes | None:
         if self._by_index is None:
@@ -87,29 +96,32 @@ class Structure:
         if not al.gaps:
             return []
         swapped = {s.request: (s.start, s.end) for s in al.swaps}
-        candidates = []
-        self.permuted = []
-        for g in al.gaps:
-            if _within(swapped.get(g.request), g.start):
-                continue
-            units = self._permutation(g)
-            if units is not None:
-                # The same lines (or list items) as the neighbour's, in another order: an
-                # order defect whose units are too short for the aligner's runs, not a value.
-                self.permuted.append((g, units))
-                continue
-            candidates.append(g)
-        # Where the traffic shows reordered units, the end of a reordered stretch (units
-        # the neighbour holds elsewhere) is part of that, not a value (tested below, on
-        # the groups that would be reported: decoding every gap's neighbour costs).
-        reordered = bool(swapped or self.permuted)
+        candidates = [g for g in al.gaps if not _within(swapped.get(g.request), g.start)]
         groups = _group_gaps(candidates)
         # A span that re-joins at a unit other requests send in another order is the
         # permutation seen from one pair, not a value.
         permuted = {k for s in al.swaps for k in s.keys}
         groups = [g for g in groups if sum(1 for x in g if x.key in permuted) * 2 < len(g)]
-        out = []
         need = MIN_LOSS * al.aligned_tokens
+        self.permuted = []
+        for k, group in enumerate(groups):
+            if sum(g.length + g.rejoin for g in group) < need:
+                continue  # too small to report either way: not worth decoding
+            rest = []
+            for g in group:
+                units = self._permutation(g)
+                if units is not None:
+                    # The same lines (or list items) as the neighbour's, in another order:
+                    # an order defect whose units are too short for the aligner's runs.
+                    self.permuted.append((g, units))
+                else:
+                    rest.append(g)
+            groups[k] = rest
+        # Where the traffic shows reordered units, the end of a reordered stretch (units
+        # the neighbour holds elsewhere) is part of that, not a value (tested below, on
+        # the groups that would be reported: decoding every gap's neighbour costs).
+        reordered = bool(swapped or self.permuted)
+        out = []
         for group in groups:
             if reordered and sum(g.rejoin for g in group) >= need:
                 group = [g for g in group if not self._moved(g)]
@@ -132,7 +144,7 @@ class Structure:
             # Several spans' heads: a re-join that starts inside a shared end of two values
             # holds a piece of the value.
             pairs = list(dict.fromkeys((g.head, g.left) for g in sorted(group, key=lambda g: (g.key != key, g.request))))
-            if max(al.static_share(h, left) for h, left in pairs[:6]) < STATIC_SHARE:
+            if not any(self._is_static(h, left) for h, left in pairs[:6]):
                 continue  # re-joins content a few requests share (retrieved passages)
             finding = self._span_finding(group, requests, lost, scale)
             if finding is not None:
@@ -246,15 +258,25 @@ class Structure:
         if g.ref < 0 or g.length > PERMUTED_MAX or abs(g.length - g.ref_length) > max(4, g.length // 8):
             return None
         mine, theirs = self._request(g.request), self._request(g.ref)
-        if mine is None or theirs is None:
+        if mine is None or theirs is None or not g.ref_length:
             return None
-        a, b = unpack(mine), unpack(theirs)
+
+        def piece(data: bytes, lo: int, hi: int) -> str:
+            return self.decode(unpack(data[max(0, lo) * ITEM:hi * ITEM]))
+
+        # The same units in another order are (nearly) the same tokens: most gaps are
+        # values, which this tells without decoding anything.
+        ids_a = Counter(unpack(mine[g.start * ITEM:(g.start + g.length) * ITEM]))
+        ids_b = Counter(unpack(theirs[g.ref_start * ITEM:(g.ref_start + g.ref_length) * ITEM]))
+        if sum(((ids_a - ids_b) + (ids_b - ids_a)).values()) > max(2, g.length // 5):
+            return None
+
         # Before the span both hold the same tokens (the shared prefix or the run before
         # the gap), and after it the re-joined run: the same context on both sides.
-        left = self.decode(a[max(0, g.start - CONTEXT):g.start])
-        right = self.decode(a[g.start + g.length:g.start + g.length + CONTEXT])
-        span_a = self.decode(a[g.start:g.start + g.length])
-        span_b = self.decode(b[g.ref_start:g.ref_start + g.ref_length])
+        left = piece(mine, g.start - CONTEXT, g.start)
+        right = piece(mine, g.start + g.length, g.start + g.length + CONTEXT)
+        span_a = piece(mine, g.start, g.start + g.length)
+        span_b = piece(theirs, g.ref_start, g.ref_start + g.ref_length)
         for sep in ("\n", ", ", "; "):
             # Both hold the same context on each side: cut it at the separator nearest the
             # span, or keep all of it (a unit then runs into context both share).
@@ -323,7 +345,7 @@ class Structure:
         ``MIN_RUN`` tokens are held by most requests."""
         def static(at: int) -> bool:
             key = pack(ids[at:at + MIN_RUN])
-            return len(key) == MIN_RUN * ITEM and self.al.static_share(key, given) >= STATIC_SHARE
+            return len(key) == MIN_RUN * ITEM and self._is_static(key, given)
 
         if end + MIN_RUN > len(ids) or static(end):
             return end
@@ -343,17 +365,27 @@ class Structure:
         def static(at: int) -> bool:
             if at < MIN_RUN:
                 return True  # the start of the request
-            key = pack(ids[at - MIN_RUN:at])
-            return self.al.static_share(key) >= STATIC_SHARE
+            return self._is_static(pack(ids[at - MIN_RUN:at]))
 
-        at, step = start, 1
-        while at > start - head:
-            if static(at):
-                return start - at
-            if start - at >= 64:
-                step = 8
-            at = max(start - head, at - step)
-        return head
+        if static(start):
+            return 0
+        # Back in doubling steps to a static point, then halving to the nearest one (the
+        # varying content is one stretch: static before it, varying after).
+        near, step = 0, 1
+        while True:
+            far = min(head, near + step)
+            if static(start - far):
+                break
+            if far == head:
+                return head
+            near, step = far, step * 2
+        while far - near > 1:
+            mid = (near + far) // 2
+            if static(start - mid):
+                far = mid
+            else:
+                near = mid
+        return far
 
     def swaps(self, scale: float = 1.0) -> list[SwapFinding]:
         found = self._run_swaps(scale)
