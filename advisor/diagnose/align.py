@@ -220,10 +220,14 @@ def _runs(data: bytes, pos: int, ref: bytes) -> Iterator[tuple[int, int, int]]:
                 while a > prev_end and b > 0 and data[pos + (a - 1) * ITEM:pos + a * ITEM] == ref[(b - 1) * ITEM:b * ITEM]:
                     a -= 1
                     b -= 1
-                n = _common(data, pos + a * ITEM, ref, b * ITEM) // ITEM
-                if n >= MIN_RUN:
-                    found = (a, b, n)
-                    break
+                # Most probe matches are a common phrase: too short a run, told by one
+                # comparison before the length is measured.
+                at_a = pos + a * ITEM
+                if ref.startswith(data[at_a:at_a + MIN_RUN * ITEM], b * ITEM) and at_a + MIN_RUN * ITEM <= len(data):
+                    n = _common(data, at_a, ref, b * ITEM) // ITEM
+                    if n >= MIN_RUN:
+                        found = (a, b, n)
+                        break
                 tries += 1
                 j = _find_aligned(ref, needle, j + ITEM, end)
             if found is not None or start == 0:
