@@ -3,10 +3,15 @@
 Varying spans (``Gap``) are grouped by the shared content they re-join (a content-defined
 anchor, so the group does not depend on where the span sits) and reported when that content
 is static (held by most requests) and the span costs a measurable share of the prompt
-tokens: TR101 for a span shorter than ``LONG_SPAN`` tokens, TR102 for longer per-request
-content (retrieved passages, history, notes) placed before static content. Reordered runs
-(``Swap``) are grouped by their anchors and reported as TR201 when the units are static.
-What the span's text looks like only labels the finding (``advisor.diagnose.spans``).
+tokens. The message holding a span (special tokens end messages) decides its code: TR102
+for per-request content that opens its message ahead of static content (retrieved
+passages, a summary or profile message before the system prompt, the question before
+static instructions in the user turn), TR101 for any other varying span. A span is
+widened to whole words and to where static content resumes, so a move carries all of
+it. Reordered runs (``Swap``) are grouped by their anchors and reported as TR201 when the
+units are static; so are gaps whose lines (or list items, or JSON members) are the
+neighbour's in another order, units too short for the aligner's runs. What the span's
+text looks like only labels the finding (``advisor.diagnose.spans``).
 """
 
 from __future__ import annotations
@@ -19,9 +24,9 @@ from advisor.diagnose.align import MIN_RUN, Aligner, Gap, Swap, weight
 from advisor.diagnose.spans import classify, classify_inside, differing_range, expand
 from advisor.ingest.ids import ITEM, pack, unpack
 
-# A varying span of at least LONG_SPAN tokens that starts within HEAD tokens of the request
-# (before it only chat markup and a label) is per-request content ahead of the static
-# prompt: TR102. Any other varying span between shared content is TR101, however long.
+# Per-request content that opens its message (at most HEAD static tokens of it before:
+# chat markup, a label) and is at least LONG_SPAN tokens long is ahead of static content:
+# TR102 (``Structure._code`` has the shorter cases). Other varying spans are TR101.
 LONG_SPAN = 64
 HEAD = 48
 STATIC_SHARE = 0.5   # re-joined content held by at least this share of requests is static
