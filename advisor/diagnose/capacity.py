@@ -8,6 +8,7 @@ engine's pinned or priority prefix gives).
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Iterable
 
 from advisor.index.analyze import Analyzer
@@ -15,6 +16,7 @@ from advisor.ingest.pipeline import TOKEN_NAMESPACE, Sequence
 from advisor.ingest.ids import pack
 from advisor.simulate.branch_lru import BranchPool
 from advisor.simulate.model import HitRules, Job
+from advisor.simulate.pool import Lease, replay_one
 
 
 def cached_with_capacity(seqs: Iterable[Sequence], capacity: int, page_size: int = 1,
@@ -25,15 +27,18 @@ def cached_with_capacity(seqs: Iterable[Sequence], capacity: int, page_size: int
     cached = 0
     for i, seq in enumerate(seqs):
         job = Job.from_sequence(i, seq)
-        lease = pool.acquire(job, 0, True)
-        assert lease is not None  # forced: an acquire always gets a lease
-        pool.commit(lease)
         if key is not None and job.namespace == TOKEN_NAMESPACE and job.key.startswith(key):
-            pool.pin(job.namespace, key)
+            # Pinned once its first carrier is in the tree, before that request lets go.
+            lease = replay_one(pool, job, partial(_pin, pool, key))
             key = None
-        pool.release(lease)
+        else:
+            lease = replay_one(pool, job)
         cached += lease.cached
     return cached
+
+
+def _pin(pool: BranchPool, key: bytes, lease: Lease) -> None:
+    pool.pin(lease.job.namespace, key)
 
 
 def pin_candidate(seqs: Iterable[Sequence], page_size: int = 1, min_share: float = 0.5) -> list[int] | None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from advisor.ingest.pipeline import Sequence
+from advisor.index.merge import merge
 from advisor.index.radix import RadixTree
 
 
@@ -34,6 +35,9 @@ class TenantStats:
     @property
     def hit_rate(self) -> float:
         return self.cached_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
+
+    def __iadd__(self, other: "TenantStats") -> "TenantStats":
+        return merge(self, other)
 
     def as_dict(self) -> dict[str, float | int]:
         return {"requests": self.requests, "prompt_tokens": self.prompt_tokens,

@@ -19,7 +19,7 @@ import multiprocessing.context
 import signal
 from array import array
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from typing import Any, Callable, Iterable, Protocol
 
 from advisor.index.analyze import Analysis, Analyzer, RawBranch, TenantStats, raw_branches
@@ -73,7 +73,7 @@ class PartitionIndexer:
             "prompt_tokens": res.prompt_tokens,
             "cached_tokens": res.cached_tokens,
             "histogram": res.histogram.tobytes(),
-            "tenants": {k: (v.requests, v.prompt_tokens, v.cached_tokens) for k, v in res.tenants.items()},
+            "tenants": {k: astuple(v) for k, v in res.tenants.items()},
             "tree_tokens_beyond_head": beyond,
             "branches": branches,
         }
@@ -248,11 +248,9 @@ class PartitionedRun:
             for index, count in enumerate(array("q", part["histogram"])):
                 if count:
                     out.histogram[index] += count
-            for name, (r, p, c) in part["tenants"].items():
+            for name, fields in part["tenants"].items():
                 stats = out.tenants.setdefault(name, TenantStats())
-                stats.requests += r
-                stats.prompt_tokens += p
-                stats.cached_tokens += c
+                stats += TenantStats(*fields)
             out.extra_tree_tokens += part["tree_tokens_beyond_head"]
             out.extra_branches += part["branches"]
         return out

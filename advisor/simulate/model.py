@@ -9,6 +9,7 @@ from functools import lru_cache
 
 from advisor.cost.compute import EngineTimings
 from advisor.index.analyze import TenantStats
+from advisor.index.merge import MAX, MIN, merge
 from advisor.ingest.ids import ITEM, pack
 from advisor.ingest.pipeline import Sequence
 
@@ -132,8 +133,12 @@ class Totals:
     ttft: array = field(default_factory=lambda: array("d"))
     queue_delay: array = field(default_factory=lambda: array("d"))
     output_tokens: int = 0
-    first_arrival: float = math.inf
-    last_finish: float = 0.0
+    first_arrival: float = field(default=math.inf, metadata=MIN)
+    last_finish: float = field(default=0.0, metadata=MAX)
+
+    def __iadd__(self, other: "Totals") -> "Totals":
+        """Another replica's totals added in, every field (``advisor.index.merge``)."""
+        return merge(self, other)
 
     def add(self, job: Job, cached: int, matched_elements: int) -> None:
         self.requests += 1

@@ -14,7 +14,7 @@ A request's life in a pool, in the order the engines do it:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Hashable, Protocol
+from typing import Callable, Hashable, Protocol
 
 from advisor.simulate.model import HitRules, Job
 
@@ -57,6 +57,19 @@ class Pool(Protocol):
     def release(self, lease: Lease) -> None: ...
 
     def used_tokens(self) -> int: ...
+
+
+def replay_one(pool: Pool, job: Job, committed: Callable[[Lease], None] | None = None) -> Lease:
+    """One request alone in the pool, as the replay takes them: acquire (forced: as much as
+    fits is inserted), commit, release. ``committed`` sees the lease while the prompt is in
+    the pool and still locked (where a pinned prefix gets pinned)."""
+    lease = pool.acquire(job, 0, True)
+    assert lease is not None  # forced: an acquire always gets a lease
+    pool.commit(lease)
+    if committed is not None:
+        committed(lease)
+    pool.release(lease)
+    return lease
 
 
 class PartitionedPool:

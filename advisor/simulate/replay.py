@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Iterable
 from collections.abc import Sequence as SequenceOf
 
-from advisor.simulate.pool import Pool
+from advisor.simulate.pool import Pool, replay_one
 from advisor.simulate.model import Job, Totals
 from advisor.simulate.router import Router
 
@@ -55,10 +55,7 @@ def replay(jobs: SequenceOf[Job], pools: list[Pool], warmup: float = 0.0,
             loads[r] += 1
             if len(window) > span:
                 loads[window.popleft()] -= 1
-        lease = pool.acquire(job, 0, True)
-        assert lease is not None
-        pool.commit(lease)
-        pool.release(lease)
+        lease = replay_one(pool, job)
         if per_request is not None:
             per_request[job.index] = lease.cached
         if i >= skip:

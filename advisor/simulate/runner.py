@@ -12,7 +12,7 @@ from advisor.findings import Finding
 from advisor.simulate.block_lru import BlockIndex
 from advisor.simulate.branch_lru import BranchPool
 from advisor.simulate.cache import make_pool
-from advisor.simulate.pool import PartitionedPool, Pool
+from advisor.simulate.pool import PartitionedPool, Pool, replay_one
 from advisor.simulate.optimal import OptimalPlan
 from advisor.simulate.model import CostModel, default_cost, HitRules, Job, Totals, percentile
 from advisor.simulate.replay import replay
@@ -120,22 +120,7 @@ def run(jobs: SequenceOf[Job], spec: RunSpec, indexes: BlockIndexes | None = Non
     engines = serve(jobs, pools, config, spec.warmup, router, per_request)
     total = Totals()
     for e in engines:
-        t = e.totals
-        total.requests += t.requests
-        total.prompt_tokens += t.prompt_tokens
-        total.cached_tokens += t.cached_tokens
-        total.units += t.units
-        total.cached_units += t.cached_units
-        total.ttft.extend(t.ttft)
-        total.queue_delay.extend(t.queue_delay)
-        total.output_tokens += t.output_tokens
-        total.first_arrival = min(total.first_arrival, t.first_arrival)
-        total.last_finish = max(total.last_finish, t.last_finish)
-        for name, tt in t.per_tenant.items():
-            agg = total.per_tenant.setdefault(name, type(tt)())
-            agg.requests += tt.requests
-            agg.prompt_tokens += tt.prompt_tokens
-            agg.cached_tokens += tt.cached_tokens
+        total += e.totals
     evicted_tokens = sum(e.pool.evicted_tokens - e.evicted_from for e in engines)
     makespan = total.last_finish - total.first_arrival if total.requests else 0.0
     return RunResult(spec, total, [e.totals for e in engines], evicted_tokens,
@@ -162,10 +147,7 @@ def unlimited_tokens(jobs: SequenceOf[Job], rules: HitRules) -> int:
     """Tokens the pool holds with no eviction: the working set, the sweep's top end."""
     pool = BranchPool(None, rules)
     for job in jobs:
-        lease = pool.acquire(job, 0, True)
-        assert lease is not None
-        pool.commit(lease)
-        pool.release(lease)
+        replay_one(pool, job)
     return pool.tree_tokens
 
 

@@ -11,6 +11,7 @@ from advisor.ingest.pipeline import Sequence
 from advisor.index.radix import pack
 from advisor.simulate.cache import make_pool
 from advisor.simulate.model import HitRules, Job
+from advisor.simulate.pool import replay_one
 from advisor.ingest.traffic import Request
 
 
@@ -74,10 +75,4 @@ def write_jsonl(path: Path, jobs: list[Job], timestamps: bool = False) -> Path:
 def pool_hits(jobs: list[Job], eviction: str, capacity: int | None, rules: HitRules) -> list[int]:
     """Cached tokens of each job replayed one at a time through one pool."""
     pool = make_pool(eviction, capacity, rules)
-    out = []
-    for job in jobs:
-        lease = pool.acquire(job, 0, True)
-        pool.commit(lease)
-        pool.release(lease)
-        out.append(lease.cached)
-    return out
+    return [replay_one(pool, job).cached for job in jobs]
