@@ -177,94 +177,131 @@ def _observed_fields(obj: dict[str, Any], meta: dict[str, Any]) -> None:
         meta["session"] = str(session)
 
 
-def parse_record(obj: Any, source: str, line: int, block_size: int = 512) -> Request:
-    """Validate one decoded JSON value and build its ``Request``; raise ``BadRecord``."""
-    if not isinstance(obj, dict):
-        raise BadRecord(f"expected a JSON object, found {type(obj).__name__}")
-    meta: dict[str, Any] = {}
-    rid = obj.get("id")
-    if rid is not None:
-        if not isinstance(rid, (str, int)) or isinstance(rid, bool):
-            raise BadRecord("'id' must be a string or an integer")
-        meta["id"] = str(rid)
+def _label_field(obj: dict[str, Any], meta: dict[str, Any], name: str, error: str) -> None:
+    value = obj.get(name)
+    if value is not None:
+        if not isinstance(value, (str, int)) or isinstance(value, bool):
+            raise BadRecord(error)
+        meta[name] = str(value)
+
+
+def _id_field(obj: dict[str, Any], meta: dict[str, Any]) -> None:
+    _label_field(obj, meta, "id", "'id' must be a string or an integer")
+
+
+def _timestamp_field(obj: dict[str, Any], meta: dict[str, Any]) -> None:
     ts = obj.get("timestamp")
-    if ts is not None:
-        if not isinstance(ts, (int, float)) or isinstance(ts, bool) or ts != ts:
-            raise BadRecord("'timestamp' must be a number")
-        if not -MAX_TIMESTAMP <= ts <= MAX_TIMESTAMP:
-            # Differences of such times overflow to infinity (and -Infinity is not JSON).
-            raise BadRecord(f"'timestamp' {ts:g} is out of range (at most {MAX_TIMESTAMP:g}, an epoch in ns)")
-        meta["timestamp"] = float(ts)
-    _observed_fields(obj, meta)
+    if ts is None:
+        return
+    if not isinstance(ts, (int, float)) or isinstance(ts, bool) or ts != ts:
+        raise BadRecord("'timestamp' must be a number")
+    if not -MAX_TIMESTAMP <= ts <= MAX_TIMESTAMP:
+        # Differences of such times overflow to infinity (and -Infinity is not JSON).
+        raise BadRecord(f"'timestamp' {ts:g} is out of range (at most {MAX_TIMESTAMP:g}, an epoch in ns)")
+    meta["timestamp"] = float(ts)
+
+
+def _block_size_field(obj: dict[str, Any], meta: dict[str, Any]) -> None:
     if obj.get("block_size") is not None:
         block_size = obj["block_size"]
         if not _is_int(block_size) or block_size < 1:
             raise BadRecord("'block_size' must be a positive integer")
         meta["block_size"] = block_size
-    tenant = obj.get("tenant")
-    if tenant is not None:
-        if not isinstance(tenant, (str, int)) or isinstance(tenant, bool):
-            raise BadRecord("'tenant' must be a string")
-        meta["tenant"] = str(tenant)
-    out_len = obj.get("output_length")
-    if out_len is not None:
-        if not _is_int(out_len) or out_len < 0:
-            raise BadRecord("'output_length' must be a non-negative integer")
-        if out_len > MAX_OUTPUT_LENGTH:
-            raise BadRecord(f"'output_length' {out_len} is over {MAX_OUTPUT_LENGTH:,} (no model generates that much)")
-        meta["output_length"] = out_len
 
-    if "messages" in obj:
-        msgs = obj["messages"]
-        if not isinstance(msgs, list):
-            raise BadRecord("'messages' must be a list")
-        if not msgs:
-            raise BadRecord("'messages' is empty")
-        tools = obj.get("tools")
-        if tools is not None and not isinstance(tools, list):
-            raise BadRecord("'tools' must be a list")
-        options = {k: obj[k] for k in REQUEST_OPTIONS if k in obj}
-        return Request(
-            source, line, "messages",
-            messages=tuple(_message(m, i) for i, m in enumerate(msgs)),
+
+def _tenant_field(obj: dict[str, Any], meta: dict[str, Any]) -> None:
+    _label_field(obj, meta, "tenant", "'tenant' must be a string")
+
+
+def _output_length_field(obj: dict[str, Any], meta: dict[str, Any]) -> None:
+    out_len = obj.get("output_length")
+    if out_len is None:
+        return
+    if not _is_int(out_len) or out_len < 0:
+        raise BadRecord("'output_length' must be a non-negative integer")
+    if out_len > MAX_OUTPUT_LENGTH:
+        raise BadRecord(f"'output_length' {out_len} is over {MAX_OUTPUT_LENGTH:,} (no model generates that much)")
+    meta["output_length"] = out_len
+
+
+# The optional fields, checked in this order: a record with several faults always names the
+# same one first.
+_OPTIONAL_FIELDS = (_id_field, _timestamp_field, _observed_fields, _block_size_field, _tenant_field,
+                    _output_length_field)
+
+
+def _messages_payload(obj: dict[str, Any], key: str, block_size: int) -> dict[str, Any]:
+    msgs = obj["messages"]
+    if not isinstance(msgs, list):
+        raise BadRecord("'messages' must be a list")
+    if not msgs:
+        raise BadRecord("'messages' is empty")
+    tools = obj.get("tools")
+    if tools is not None and not isinstance(tools, list):
+        raise BadRecord("'tools' must be a list")
+    options = {k: obj[k] for k in REQUEST_OPTIONS if k in obj}
+    return {"kind": "messages", "messages": tuple(_message(m, i) for i, m in enumerate(msgs)),
             # An empty list stays one: vLLM hands `tools: []` to the template as such.
-            tools=tuple(tools) if tools is not None else None, options=options or None, **meta,
-        )
-    if "prompt" in obj:
-        prompt = obj["prompt"]
-        if not isinstance(prompt, str):
-            raise BadRecord("'prompt' must be a string")
-        if not prompt:
-            raise BadRecord("'prompt' is empty")
-        return Request(source, line, "prompt", prompt=prompt, **meta)
-    for name in ("input_ids", "tokens"):
-        if name in obj:
-            return Request(source, line, "input_ids", input_ids=_int_list(obj[name], name), **meta)
-    if "hash_ids" in obj:
-        ids = _int_list(obj["hash_ids"], "hash_ids")
-        length = obj.get("input_length")
-        if length is None:
-            length = len(ids) * block_size
-        elif not _is_int(length) or length <= 0:
-            raise BadRecord("'input_length' must be a positive integer")
-        # Each id is one block; only the last may be partial.
-        if not (len(ids) - 1) * block_size < length <= len(ids) * block_size:
-            raise BadRecord(
-                f"input_length {length} does not fit {len(ids)} blocks of {block_size} tokens"
-            )
-        return Request(source, line, "hash_ids", hash_ids=ids, input_length=length, **meta)
-    if "template" in obj:
-        name = obj["template"]
-        if not isinstance(name, str) or not name:
-            raise BadRecord("'template' must be a template name")
-        try:
-            check_name(name)  # looked up in a folder: one plain file name, never a path
-        except AdvisorError as exc:
-            raise BadRecord(f"'template': {exc}") from None
-        variables = obj.get("variables", {})
-        if not isinstance(variables, dict):
-            raise BadRecord("'variables' must be an object")
-        return Request(source, line, "template", template=name, variables=variables, **meta)
+            "tools": tuple(tools) if tools is not None else None, "options": options or None}
+
+
+def _prompt_payload(obj: dict[str, Any], key: str, block_size: int) -> dict[str, Any]:
+    prompt = obj["prompt"]
+    if not isinstance(prompt, str):
+        raise BadRecord("'prompt' must be a string")
+    if not prompt:
+        raise BadRecord("'prompt' is empty")
+    return {"kind": "prompt", "prompt": prompt}
+
+
+def _ids_payload(obj: dict[str, Any], key: str, block_size: int) -> dict[str, Any]:
+    return {"kind": "input_ids", "input_ids": _int_list(obj[key], key)}
+
+
+def _hash_ids_payload(obj: dict[str, Any], key: str, block_size: int) -> dict[str, Any]:
+    ids = _int_list(obj["hash_ids"], "hash_ids")
+    length = obj.get("input_length")
+    if length is None:
+        length = len(ids) * block_size
+    elif not _is_int(length) or length <= 0:
+        raise BadRecord("'input_length' must be a positive integer")
+    # Each id is one block; only the last may be partial.
+    if not (len(ids) - 1) * block_size < length <= len(ids) * block_size:
+        raise BadRecord(f"input_length {length} does not fit {len(ids)} blocks of {block_size} tokens")
+    return {"kind": "hash_ids", "hash_ids": ids, "input_length": length}
+
+
+def _template_payload(obj: dict[str, Any], key: str, block_size: int) -> dict[str, Any]:
+    name = obj["template"]
+    if not isinstance(name, str) or not name:
+        raise BadRecord("'template' must be a template name")
+    try:
+        check_name(name)  # looked up in a folder: one plain file name, never a path
+    except AdvisorError as exc:
+        raise BadRecord(f"'template': {exc}") from None
+    variables = obj.get("variables", {})
+    if not isinstance(variables, dict):
+        raise BadRecord("'variables' must be an object")
+    return {"kind": "template", "template": name, "variables": variables}
+
+
+# A record's payload is the first of these fields it has.
+_PAYLOADS: tuple[tuple[str, Callable[[dict[str, Any], str, int], dict[str, Any]]], ...] = (
+    ("messages", _messages_payload), ("prompt", _prompt_payload), ("input_ids", _ids_payload),
+    ("tokens", _ids_payload), ("hash_ids", _hash_ids_payload), ("template", _template_payload),
+)
+
+
+def parse_record(obj: Any, source: str, line: int, block_size: int = 512) -> Request:
+    """Validate one decoded JSON value and build its ``Request``; raise ``BadRecord``."""
+    if not isinstance(obj, dict):
+        raise BadRecord(f"expected a JSON object, found {type(obj).__name__}")
+    meta: dict[str, Any] = {}
+    for check in _OPTIONAL_FIELDS:
+        check(obj, meta)
+    for key, payload in _PAYLOADS:
+        if key in obj:
+            return Request(source, line, **payload(obj, key, meta.get("block_size", block_size)), **meta)
     raise BadRecord(
         "unknown record shape: expected one of messages, prompt, input_ids, tokens, hash_ids, template"
     )
