@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from array import array
 from pathlib import Path
-from typing import List, Optional
+from typing import Iterator, List, Optional
 
 import typer
 
@@ -13,6 +13,7 @@ from advisor.commands.bounds import TIMESTAMP_UNIT_HELP, bounded, check_timestam
 from advisor.commands.common import ANNOTATION_FORMATS, FORMATS, INPUT_FORMAT_HELP, SkipLog, check_format, check_output, emit, open_traffic, with_progress
 from advisor.errors import AdvisorError
 from advisor.findings import Finding
+from advisor.ingest.pipeline import Sequence
 from advisor.ingest.preprocess import DEFAULT_ENGINE
 from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, resolve_tokenizer, tokenizer_warning
 from advisor.ingest.preprocess import ENGINES as PREPROCESS_ENGINES
@@ -124,18 +125,8 @@ def simulate_command(
     if model is None and gpu is not None and model_dir is not None and (model_dir / "config.json").is_file():
         model = str(model_dir / "config.json")  # the folder's architecture sizes the pool
     tokenizer_warning(tokenizer, model)
-    check_format(format, (*FORMATS, *ANNOTATION_FORMATS))
-    check_output(output, [*(traffic or []), *([chat_template] if chat_template else [])])
-    if engine not in ENGINES:
-        raise AdvisorError(f"unknown --engine '{engine}': use {', '.join(ENGINES)}")
-    if router not in ROUTERS:
-        raise AdvisorError(f"unknown --router '{router}': use {', '.join(ROUTERS)}")
-    # Checked before the traffic is read, so a typo does not cost a whole load.
-    check_timestamp_unit(timestamp_unit)
-    if rate is not None and not rate > 0:
-        raise AdvisorError("--rate must be positive")
-    if bool(model) != bool(gpu):
-        raise AdvisorError("--model and --gpu go together (or give --capacity-tokens)")
+    _check_options(format, output, [*(traffic or []), *([chat_template] if chat_template else [])], engine, router,
+                   timestamp_unit, rate, model, gpu)
     cost = _timings(model, gpu, tp, kv_dtype, weight_dtype, mfu, bandwidth_util, prefill_token_seconds,
                     decode_step_seconds)
     policies = _choices(policy, POLICIES, "--policy") or ["fcfs"]
@@ -144,35 +135,24 @@ def simulate_command(
     observed = Observed()
     inputs: dict = {"engine": engine, "block_size": block_size}
     if workload is not None:
-        if traffic:
-            raise AdvisorError("give traffic files or --workload, not both")
-        from advisor.simulate.workloads import WORKLOAD_DEFAULTS, build_workload, default_capacity
-
-        jobs = build_workload(workload, requests=requests, seed=seed, rate=rate, output_len=output_len)
-        defaults = WORKLOAD_DEFAULTS
+        jobs = _workload_jobs(workload, traffic, requests, seed, rate, output_len, inputs)
         has_time = True
         if capacity_tokens is None and not (model or gpu) and not sweep:
-            capacity_tokens = default_capacity(jobs)
+            capacity_tokens = _default_capacity(jobs)
         if policy == "fcfs":
-            policies = list(defaults["policies"])
-        inputs.update({"workload": workload, "files": []})
+            policies = _workload_policies()
     else:
-        if not traffic:
-            raise AdvisorError("give traffic files, or --workload NAME (a bundled spec, e.g. rag or scrambled)")
         # The hit rules' engine is also the one whose request preprocessing renders the
         # traffic; with no engine's hit rules, the default engine's preprocessing.
-        seqs = open_traffic(list(traffic), tokenizer, chat_template, templates, block_size, skips,
-                            input_format=input_format, model_dir=model_dir, timezone=timezone,
-                            engine=engine if engine in PREPROCESS_ENGINES else DEFAULT_ENGINE)
+        seqs = _traffic(traffic, tokenizer, chat_template, templates, block_size, skips, input_format, model_dir,
+                        timezone, engine if engine in PREPROCESS_ENGINES else DEFAULT_ENGINE)
         jobs, has_time = to_jobs(watch(with_progress(seqs, "simulate"), observed), output_len, rate, timestamp_unit, seed,
                                  on_skip=skips)
         skips.summary()
-        inputs.update({"files": [str(p) for p in traffic], "tokenizer": tokenizer})
+        inputs.update({"files": [str(p) for p in traffic or []], "tokenizer": tokenizer})
     if not jobs:
         raise AdvisorError("no requests to simulate")
-    run_mode = mode or ("serve" if (has_time or rate is not None) else "replay")
-    if run_mode not in MODES:
-        raise AdvisorError(f"unknown --mode '{run_mode}': use {', '.join(MODES)}")
+    run_mode = _run_mode(mode, has_time, rate)
     page = page_size or _default_page(engine, evictions, jobs)
     capacity = _capacity(capacity_tokens, model, gpu, engine, tp, kv_dtype, weight_dtype)
     tenants = jobs.tenants()
@@ -185,55 +165,128 @@ def simulate_command(
     if model:
         inputs.update({"model": model, "gpu": gpu, "tp": tp, "kv_dtype": kv_dtype, "weight_dtype": weight_dtype})
     study = Study(jobs)  # each distinct configuration replayed once
-    indexes = study.indexes
+    results, per_run, findings = _runs(study, base, evictions, policies, tenants, budget, len(observed) > 0)
+    sweep_results = _sweep(study, base, evictions, policies, budget) if sweep else None
+    data = simulate_dict(results, inputs, sweep_results, findings, skips.count)
+    if len(observed):
+        _observed(data, jobs, observed, results, per_run, study.indexes)
+    _emit_report(format, output, data, findings, [str(p) for p in traffic or []])
+    if skips.count:
+        raise typer.Exit(1)
+
+
+def _check_options(format: str, output: Path | None, inputs: list[Path], engine: str, router: str,
+                   timestamp_unit: str, rate: float | None, model: str | None, gpu: str | None) -> None:
+    """The options checked before any traffic is read, so a typo does not cost a whole load."""
+    check_format(format, (*FORMATS, *ANNOTATION_FORMATS))
+    check_output(output, inputs)
+    if engine not in ENGINES:
+        raise AdvisorError(f"unknown --engine '{engine}': use {', '.join(ENGINES)}")
+    if router not in ROUTERS:
+        raise AdvisorError(f"unknown --router '{router}': use {', '.join(ROUTERS)}")
+    check_timestamp_unit(timestamp_unit)
+    if rate is not None and not rate > 0:
+        raise AdvisorError("--rate must be positive")
+    if bool(model) != bool(gpu):
+        raise AdvisorError("--model and --gpu go together (or give --capacity-tokens)")
+
+
+def _workload_jobs(workload: str, traffic: list[Path] | None, requests: int | None, seed: int, rate: float | None,
+                   output_len: int | None, inputs: dict) -> JobStore:
+    """The requests of a bundled workload spec (``--workload``)."""
+    if traffic:
+        raise AdvisorError("give traffic files or --workload, not both")
+    from advisor.simulate.workloads import build_workload
+
+    jobs = build_workload(workload, requests=requests, seed=seed, rate=rate, output_len=output_len)
+    inputs.update({"workload": workload, "files": []})
+    return jobs
+
+
+def _default_capacity(jobs: JobStore) -> int:
+    from advisor.simulate.workloads import default_capacity
+
+    return default_capacity(jobs)
+
+
+def _workload_policies() -> list[str]:
+    """A workload's schedulers when none is chosen: the ones its small pool tells apart."""
+    from advisor.simulate.workloads import WORKLOAD_DEFAULTS
+
+    return list(WORKLOAD_DEFAULTS["policies"])
+
+
+def _traffic(traffic: list[Path] | None, tokenizer: str, chat_template: Path | None, templates: Path | None,
+             block_size: int, skips: SkipLog, input_format: str, model_dir: Path | None, timezone: str,
+             engine: str) -> Iterator[Sequence]:
+    if not traffic:
+        raise AdvisorError("give traffic files, or --workload NAME (a bundled spec, e.g. rag or scrambled)")
+    return open_traffic(list(traffic), tokenizer, chat_template, templates, block_size, skips,
+                        input_format=input_format, model_dir=model_dir, timezone=timezone, engine=engine)
+
+
+def _run_mode(mode: str | None, has_time: bool, rate: float | None) -> str:
+    """--mode, or serve when the requests have arrival times (logged or --rate)."""
+    run_mode = mode or ("serve" if (has_time or rate is not None) else "replay")
+    if run_mode not in MODES:
+        raise AdvisorError(f"unknown --mode '{run_mode}': use {', '.join(MODES)}")
+    return run_mode
+
+
+def _runs(study: Study, base: RunSpec, evictions: list[str], policies: list[str], tenants: list[str],
+          budget: tuple[tuple[str, float], ...] | None,
+          per_request: bool) -> tuple[list[RunResult], list[array | None], list[Finding]]:
+    """One run per (eviction, policy), each with its tenant-budget twin when several tenants
+    share a finite pool (TR501), then TR401 against unlimited capacity. ``per_request``: keep
+    each run's cached tokens per request (to compare with observed counts)."""
     results: list[RunResult] = []
     findings: list[Finding] = []
     per_run: list[array | None] = []
     for ev in evictions:
         for pol in policies:
             spec = _spec(base, pol, ev)
-            per = array("q", bytes(8 * len(jobs))) if len(observed) else None
+            per = array("q", bytes(8 * len(study.jobs))) if per_request else None
             shared = study.run(spec, per)
             results.append(shared)
             per_run.append(per)
-            if len(tenants) >= 2 and capacity is not None and ev != "optimal":
+            if len(tenants) >= 2 and base.capacity is not None and ev != "optimal":
                 twin = study.run(with_budget(spec, budget or parse_budget("equal", tenants) or ()))
                 results.append(twin)
                 per_run.append(None)
                 findings += starvation_findings(shared, twin)
-    if capacity is not None:
+    if base.capacity is not None:
         ceiling = study.run(_spec(base, "fcfs", "branch-lru", None)).totals.hit_rate
         findings += pressure_findings(results, ceiling)
-    sweep_results: list[RunResult] | None = None
-    if sweep:
-        # Every capacity point also gets the offline optimal bound (one run: it has no policy),
-        # so the sweep shows whether a gap is the policy's or the memory's.
-        sweep_results = []
-        for cap in sweep_capacities(jobs, base.rules):
-            for ev in evictions:
-                for pol in policies:
-                    if ev != "optimal":
-                        sweep_results.append(study.run(_spec(base, pol, ev, cap)))
-            if replicas == 1 and not budget:
-                sweep_results.append(study.run(_spec(base, "fcfs", "optimal", cap)))
-    data = simulate_dict(results, inputs, sweep_results, findings, skips.count)
-    if len(observed):
-        _observed(data, jobs, observed, results, per_run, indexes)
+    return results, per_run, findings
+
+
+def _sweep(study: Study, base: RunSpec, evictions: list[str], policies: list[str],
+           budget: tuple[tuple[str, float], ...] | None) -> list[RunResult]:
+    """Every run again at each capacity of the sweep. Each point also gets the offline optimal
+    bound (one run: it has no policy), so the sweep shows whether a gap is the policy's or
+    the memory's."""
+    out = []
+    for cap in sweep_capacities(study.jobs, base.rules):
+        out += [study.run(_spec(base, pol, ev, cap)) for ev in evictions for pol in policies if ev != "optimal"]
+        if base.replicas == 1 and not budget:
+            out.append(study.run(_spec(base, "fcfs", "optimal", cap)))
+    return out
+
+
+def _emit_report(format: str, output: Path | None, data: dict, findings: list[Finding], files: list[str]) -> None:
     from advisor.verify import render as verify_render
 
     extra = data.get("observed")
     if format in ANNOTATION_FORMATS:
         from advisor.commands import annotate  # the linter's renderers, for these formats only
 
-        emit(annotate.renderers(lambda: findings, [str(p) for p in traffic or []])[format](), output)
+        emit(annotate.renderers(lambda: findings, files)[format](), output)
     elif format == "json":
         emit(to_json(data), output)
     elif format == "markdown" or output is not None:
         emit(to_markdown(data) + ("\n" + verify_render.to_markdown(extra, "##") if extra else ""), output)
     else:
         emit(to_text(data) + ("\n" + verify_render.to_text(extra) if extra else ""), None)
-    if skips.count:
-        raise typer.Exit(1)
 
 
 def _observed(data: dict, jobs: JobStore, observed: Observed, results: list[RunResult],
