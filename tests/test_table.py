@@ -22,7 +22,7 @@ def test_markdown_aligns_escapes_and_flattens() -> None:
         "| tenant | requests | hit rate |",
         "| --- | ---: | ---: |",
         "| acme\\|corp | 1,024 | 75.10% |",
-        "| b newline | 7 |  |",  # an empty cell keeps its padding
+        "| b newline | 7 | |",  # an empty cell is one space wide
     ]
     assert to_markdown(_sample(), compact=True)[1] == "|---|---:|---:|"
 

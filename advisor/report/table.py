@@ -60,17 +60,21 @@ def to_rich(table: Table) -> RichTable:
     return out
 
 
-def to_plain(table: Table) -> list[str]:
-    """Columns padded to their widest cell, two spaces apart, under a header line (lines are
-    padded to the full width, as the simulate report always printed them)."""
+def to_plain(table: Table, rule: bool = False, trim: bool = False) -> list[str]:
+    """Columns padded to their widest cell, two spaces apart, under a header line; ``rule``
+    adds a line of dashes under the header, ``trim`` drops the spaces that pad each line to
+    the full width (the simulate report keeps them, the verify report trims them)."""
     heads = [c.header for c in table.columns]
     widths = [max([len(h), *(len(r[i]) for r in table.rows)]) for i, h in enumerate(heads)]
 
     def line(cells: list[str]) -> str:
-        return "  ".join(c.rjust(w) if col.align == "right" else c.ljust(w)
+        text = "  ".join(c.rjust(w) if col.align == "right" else c.ljust(w)
                          for c, w, col in zip(cells, widths, table.columns))
+        return text.rstrip() if trim else text
 
     lines = [line(heads)] if table.show_header else []
+    if rule and table.show_header:
+        lines.append(line(["-" * w for w in widths]))
     return lines + [line(r) for r in table.rows]
 
 
@@ -78,16 +82,18 @@ def _md_cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _md_row(cells: list[str]) -> str:
+    # An empty cell is one space wide ("| |"), header or body.
+    return "|" + "|".join(f" {_md_cell(c)} " if c else " " for c in cells) + "|"
+
+
 def to_markdown(table: Table, compact: bool = False) -> list[str]:
     """A GitHub table: header, alignment rule, rows; ``|`` in a cell escaped, a newline a
     space. ``compact`` writes the rule as ``|---|---:|`` (the simulate report's)."""
-    heads = [_md_cell(c.header) for c in table.columns]
-    # An unlabelled column's header is one space wide ("| |"), as the advisory has written it.
-    head = "|" + "|".join(f" {h} " if h else " " for h in heads) + "|"
     marks = ["---:" if c.align == "right" else "---" for c in table.columns]
     rule = "|" + "|".join(marks) + "|" if compact else "| " + " | ".join(marks) + " |"
-    lines = [head, rule]
-    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in table.rows]
+    lines = [_md_row([c.header for c in table.columns]), rule]
+    lines += [_md_row(row) for row in table.rows]
     if table.caption:
         lines += ["", table.caption]
     return lines

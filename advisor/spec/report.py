@@ -6,23 +6,23 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.report import advisory as report_render
+from advisor.report.table import Table, columns, to_markdown as md_table
 
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1%}"
 
 
-def _order_table(rows: list[dict[str, Any]]) -> list[str]:
-    out = ["| # | section | role | varies | tokens | expected distinct values |",
-           "| ---: | --- | --- | --- | --- | ---: |"]
+def _order_table(rows: list[dict[str, Any]]) -> Table:
+    t = Table(columns("#>", "section", "role", "varies", "tokens", "expected distinct values>"))
     for i, r in enumerate(rows, 1):
         tokens = r["tokens"]
         if isinstance(tokens, dict):
             tokens = " - ".join(str(v) for v in tokens.values()) if "min" in tokens else \
                 f"mean {tokens['mean']}, sd {tokens['sd']}"
         varies = str(r["vary"]) + (" (shuffled per request)" if r.get("shuffled") else "")
-        out.append(f"| {i} | {r['section']} | {r['role']} | {varies} | {tokens} | {r['expected_values']:,} |")
-    return out
+        t.add(str(i), str(r["section"]), str(r["role"]), varies, str(tokens), f"{r['expected_values']:,}")
+    return t
 
 
 def _sections(data: dict[str, Any]) -> list[str]:
@@ -34,12 +34,12 @@ def _sections(data: dict[str, Any]) -> list[str]:
     out.append("")
     out.append("Described order:")
     out.append("")
-    out += _order_table(rec["described_order"])
+    out += md_table(_order_table(rec["described_order"]))
     out.append("")
     if rec["changed"]:
         out.append("Recipe order:")
         out.append("")
-        out += _order_table(rec["order"])
+        out += md_table(_order_table(rec["order"]))
         out.append("")
     else:
         out.append("The described order is already the recipe's.")
@@ -52,11 +52,11 @@ def _sections(data: dict[str, Any]) -> list[str]:
     if pool.get("described") and pool.get("recipe"):
         out.append(f"At the {data['cost']['kv_pool_tokens']:,}-token pool of one {data['cost']['gpu']} (simulated):")
         out.append("")
-        out.append("| order | FCFS | cache-aware (lpm) |")
-        out.append("| --- | ---: | ---: |")
+        at_pool = Table(columns("order", "FCFS>", "cache-aware (lpm)>"))
         for label in ("described", "recipe"):
             row = pool[label]
-            out.append(f"| {label} | {_pct(row.get('fcfs'))} | {_pct(row.get('lpm'))} |")
+            at_pool.add(label, _pct(row.get("fcfs")), _pct(row.get("lpm")))
+        out += md_table(at_pool)
         out.append("")
     out.append("The recipe as a spec (`advisor plan` takes it as is):")
     out.append("")
@@ -66,12 +66,12 @@ def _sections(data: dict[str, Any]) -> list[str]:
     out.append("")
     out.append("## 10. Closed-form hit rates")
     out.append("")
-    out.append("| order | closed form | measured | simulated (unlimited) |")
-    out.append("| --- | ---: | ---: | ---: |")
-    out.append(f"| described | {_pct(cf['described']['hit_rate'])} | {_pct(cf['measured_hit_rate'])} | "
-               f"{_pct(cf['simulated_unlimited_hit_rate'])} |")
+    closed = Table(columns("order", "closed form>", "measured>", "simulated (unlimited)>"))
+    closed.add("described", _pct(cf["described"]["hit_rate"]), _pct(cf["measured_hit_rate"]),
+               _pct(cf["simulated_unlimited_hit_rate"]))
     if rec["changed"]:
-        out.append(f"| recipe | {_pct(cf['recipe']['hit_rate'])} | {_pct(hr['recipe'])} | |")
+        closed.add("recipe", _pct(cf["recipe"]["hit_rate"]), _pct(hr["recipe"]), "")
+    out += md_table(closed)
     out.append("")
     notes = {cf["described"]["note"], cf["recipe"]["note"]}
     out.append("Closed form: " + "; ".join(sorted(n for n in notes if n)) + ". Expected cached tokens are "

@@ -4,25 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-
-def _plain(head: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(str(c)) for c in col) for col in zip(head, *rows)]
-
-    def line(r: list[str]) -> str:
-        return "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()
-
-    return [line(head), line(["-" * w for w in widths])] + [line(r) for r in rows]
+from advisor.report.table import Table, columns, to_markdown as md_table, to_plain
 
 
-def _md(head: list[str], rows: list[list[str]]) -> list[str]:
-    def cell(c: str) -> str:
-        return str(c).replace("|", "\\|")
-
-    out = ["| " + " | ".join(cell(h) for h in head) + " |", "|" + " --- |" * len(head)]
-    return out + ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
-
-
-def _summary(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+def _summary(data: dict[str, Any]) -> Table:
     rows = [
         ["requests with an observed count", f"{data['requests']:,}"],
         ["requests without one", f"{data['requests_without_observation']:,}"],
@@ -39,23 +24,27 @@ def _summary(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     if data.get("prompt_tokens_mismatched"):
         note = "(another tokenizer or chat template?)"
         rows.append(["reported prompt tokens differ", f"{data['prompt_tokens_mismatched']:,} {note}"])
-    return ["", "value"], rows
+    return _table(["", "value"], rows)
 
 
-def _gap(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+def _table(head: list[str], rows: list[list[str]]) -> Table:
+    return Table(columns(*head), [list(r) for r in rows])
+
+
+def _gap(data: dict[str, Any]) -> Table:
     gap = data["gap"]
     rows = [[p["part"], f"{p['tokens']:,}", f"{p['points']:+.2f}", p["description"]] for p in gap["parts"]]
     rows.append(["total (ideal - observed)", f"{gap['tokens']:,}", f"{gap['points']:+.2f}", ""])
-    return ["part", "tokens", "points", "what"], rows
+    return _table(["part", "tokens", "points", "what"], rows)
 
 
-def _worst(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+def _worst(data: dict[str, Any]) -> Table:
     rows = [[r["where"], str(r["id"] or ""), f"{r['prompt_tokens']:,}", f"{r['observed']:,}", f"{r['predicted']:,}",
              f"{r['error_points']:+.2f}"] for r in data["most_different"]]
-    return ["request", "id", "prompt", "observed", "predicted", "error (points)"], rows
+    return _table(["request", "id", "prompt", "observed", "predicted", "error (points)"], rows)
 
 
-def sections(data: dict[str, Any]) -> list[tuple[str, tuple[list[str], list[list[str]]]]]:
+def sections(data: dict[str, Any]) -> list[tuple[str, Table]]:
     out = [("Observed against predicted", _summary(data))]
     if "gap" in data:
         out.append(("Where the gap goes", _gap(data)))
@@ -66,13 +55,13 @@ def sections(data: dict[str, Any]) -> list[tuple[str, tuple[list[str], list[list
 
 def to_text(data: dict[str, Any]) -> str:
     lines: list[str] = []
-    for title, (head, rows) in sections(data):
-        lines += ([""] if lines else []) + [title, *_plain(head, rows)]
+    for title, table in sections(data):
+        lines += ([""] if lines else []) + [title, *to_plain(table, rule=True, trim=True)]
     return "\n".join(lines) + "\n"
 
 
 def to_markdown(data: dict[str, Any], level: str = "#") -> str:
     lines: list[str] = []
-    for title, (head, rows) in sections(data):
-        lines += ([""] if lines else []) + [f"{level} {title}", "", *_md(head, rows)]
+    for title, table in sections(data):
+        lines += ([""] if lines else []) + [f"{level} {title}", "", *md_table(table)]
     return "\n".join(lines) + "\n"
