@@ -128,6 +128,8 @@ def test_several_files_each_finding_in_its_own_file(cli, traffic) -> None:
               r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in results(doc)}
     # The second file's lines count from its own start, not from the stream's.
     assert {("TR101", files[0].resolve().as_posix(), 2), ("TR201", files[1].resolve().as_posix(), 2)} <= where
+    # Same input, byte-identical log.
+    assert cli("analyze", *map(str, files), "--format", "sarif").out == json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
 def test_prescribe_sarif_carries_the_same_findings(cli, traffic) -> None:
