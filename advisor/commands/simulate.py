@@ -19,7 +19,7 @@ from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, resolve_tokeniz
 from advisor.ingest.preprocess import ENGINES as PREPROCESS_ENGINES
 from advisor.simulate.inputs import to_jobs
 from advisor.verify.attribution import align, verify
-from advisor.verify.collect import watch
+from advisor.verify.collect import dropping, watch, without
 from advisor.verify.compare import Observed, compare
 from advisor.simulate.jobs import JobStore
 from advisor.cost.catalog import DEFAULT_MFU
@@ -146,8 +146,10 @@ def simulate_command(
         # traffic; with no engine's hit rules, the default engine's preprocessing.
         seqs = _traffic(traffic, tokenizer, chat_template, templates, block_size, skips, input_format, model_dir,
                         timezone, engine if engine in PREPROCESS_ENGINES else DEFAULT_ENGINE)
+        job_skip, dropped = dropping(observed, skips)
         jobs, has_time = to_jobs(watch(with_progress(seqs, "simulate"), observed), output_len, rate, timestamp_unit, seed,
-                                 on_skip=skips)
+                                 on_skip=job_skip)
+        observed = without(observed, dropped)
         skips.summary()
         inputs.update({"files": [str(p) for p in traffic or []], "tokenizer": tokenizer})
     if not jobs:

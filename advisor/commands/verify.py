@@ -29,7 +29,7 @@ from advisor.simulate.model import (
 )
 from advisor.simulate.runner import RunSpec
 from advisor.verify.attribution import verify
-from advisor.verify.collect import watch
+from advisor.verify.collect import dropping, watch, without
 from advisor.verify.compare import Observed
 
 
@@ -72,8 +72,10 @@ def verify_command(
     # The engine that served the traffic also preprocessed it: render as it did.
     seqs = open_traffic(list(traffic), tokenizer, chat_template, templates, block_size, skips, input_format=input_format,
                         engine=engine, model_dir=model_dir, timezone=timezone)
+    job_skip, dropped = dropping(observed, skips)
     jobs, has_time = to_jobs(watch(with_progress(seqs, "verify"), observed), None, None, timestamp_unit,
-                             on_skip=skips)
+                             on_skip=job_skip)
+    observed = without(observed, dropped)
     skips.summary()
     if not len(jobs):
         raise AdvisorError("no requests to verify")
@@ -98,3 +100,4 @@ def verify_command(
         emit(render.to_text(data), None)
     if skips.count:
         raise typer.Exit(1)
+

@@ -365,3 +365,43 @@ def test_every_command_reads_every_file_shape_of_the_issue(case, command, issue_
     check_stderr(res.err)
     assert res.code == 0, res.err
     assert count(res.out) == ISSUE_FILES[case][1]
+
+
+def test_a_record_that_cannot_become_a_job_is_its_own_skip(tmp_path, cli, monkeypatch):
+    """The per-record guard of ``to_jobs``: a failure while a record becomes a simulator job
+    is that line's skip; simulate and verify then give what they give without the line."""
+    from advisor.simulate import model
+
+    lines = [json.dumps({"prompt": f"You are a careful assistant. Shared manual text. Question {i}",
+                         "cached_tokens": 8 * (i % 3), "timestamp": 100 + i}) for i in range(6)]
+    full = tmp_path / "full.jsonl"
+    full.write_text("\n".join(lines) + "\n")
+    less = tmp_path / "less.jsonl"
+    less.write_text("\n".join(lines[:2] + lines[3:]) + "\n")
+    real = model.Job.from_sequence.__func__
+
+    def from_sequence(cls, index, seq, *args, **kwargs):
+        if seq.request.line == 3 and seq.request.source == str(full):
+            raise RuntimeError("boom")
+        return real(cls, index, seq, *args, **kwargs)
+
+    monkeypatch.setattr(model.Job, "from_sequence", classmethod(from_sequence))
+    for argv in (["simulate", "-f", "json", "--capacity-tokens", "40"], ["verify", "--engine", "sglang", "-f", "json"]):
+        got = cli(argv[0], full, *argv[1:])
+        check_stderr(got.err)
+        assert got.code == 1, got.err
+        assert f"{full}:3: cannot process record (RuntimeError: boom)" in got.err.splitlines()
+        want = cli(argv[0], less, *argv[1:])
+        assert want.code == 0, want.err
+        strip = lambda out: {k: v for k, v in json.loads(out.replace(str(full), "F").replace(str(less), "F")).items()
+                             if k not in ("input", "skipped")}
+        # Where the requests are: their line numbers differ past the dropped one.
+        assert _unplaced(strip(got.out)) == _unplaced(strip(want.out))
+
+
+def _unplaced(value):
+    if isinstance(value, dict):
+        return {k: _unplaced(v) for k, v in value.items() if k != "where"}
+    if isinstance(value, list):
+        return [_unplaced(v) for v in value]
+    return value
