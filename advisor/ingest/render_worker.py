@@ -55,6 +55,11 @@ MEMORY_BYTES = 384 << 20
 # A worker that shows no sign of life for this long (wall time) is stopped: only a bug
 # could get there, since CPU work is capped.
 STALL_SECONDS = 120.0
+# While it waits, the parent reads the worker's CPU time this often (wall time) and kills
+# it once the record in progress has used the budget plus the grace (counted from the
+# first look, so 1.25-1.45 s in): a C call is stopped there, not at RLIMIT_CPU's next
+# whole second, which stays the backstop (and the only stop where /proc is not there).
+WATCH_SECONDS = 0.2
 # A rendered prompt longer than this is refused: ~1M tokens, past the context window of the
 # models served, and tokenizing it would take the parent hundreds of megabytes.
 MAX_PROMPT_CHARS = 4_000_000
@@ -260,6 +265,8 @@ class _Process:
         self.config: WorkerConfig | None = None
         self.buffer = bytearray()
         self.starts = 0
+        self.cpu_killed = False
+        self._clock_ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
     def alive(self) -> bool:
         return self.proc is not None and self.pid == os.getpid() and self.proc.poll() is None
@@ -310,15 +317,39 @@ class _Process:
     def _fill(self, n: int) -> None:
         assert self.proc is not None and self.proc.stdout is not None
         fd = self.proc.stdout.fileno()
+        waited = 0.0
+        baseline: float | None = None  # the worker's CPU time when this wait began
         while len(self.buffer) < n:
-            ready, _, _ = select.select([fd], [], [], STALL_SECONDS)
+            ready, _, _ = select.select([fd], [], [], WATCH_SECONDS)
             if not ready:
-                self.proc.kill()
-                raise _Dead()
+                waited += WATCH_SECONDS
+                used = self._worker_cpu()
+                if used is not None:
+                    # No answer since ``baseline``: one record has run all that time.
+                    if baseline is None:
+                        baseline = used
+                    elif used - baseline > CPU_SECONDS + CPU_GRACE:
+                        self.cpu_killed = True
+                        self.proc.kill()
+                        raise _Dead()
+                if waited >= STALL_SECONDS:
+                    self.proc.kill()
+                    raise _Dead()
+                continue
             chunk = os.read(fd, 1 << 20)
             if not chunk:
                 raise _Dead()
             self.buffer += chunk
+            waited, baseline = 0.0, None
+
+    def _worker_cpu(self) -> float | None:
+        """The worker's CPU time in seconds (user and system), from /proc; None elsewhere."""
+        try:
+            with open(f"/proc/{self.proc.pid if self.proc else 0}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / self._clock_ticks
+        except (OSError, IndexError, ValueError):
+            return None
 
     def _receive(self) -> Any:
         self._fill(_HEADER.size)
@@ -331,6 +362,12 @@ class _Process:
     def death(self) -> str:
         proc = self.proc
         code = None
+        if self.cpu_killed:
+            self.cpu_killed = False
+            if proc is not None:
+                proc.wait()
+            self.proc = None
+            return f"template stopped: CPU time limit ({CPU_SECONDS:g} s) exceeded"
         if proc is not None:
             try:
                 code = proc.wait(timeout=5)

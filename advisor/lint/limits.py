@@ -24,7 +24,7 @@ from advisor.errors import AdvisorError
 # A template of a few hundred KB lints in well under a second; a file that uses this much,
 # with the interpreter's start, still ends within 10 s with the cores shared three ways.
 FILE_CPU_SECONDS = 2.0
-MARKER_SECONDS = 1.0
+MARKER_SECONDS = 0.5
 REPEAT_SECONDS = 0.05
 # Wall time for one marker search where no CPU timer can run (outside the main thread).
 MARKER_WALL_SECONDS = 4.0

@@ -252,3 +252,20 @@ def test_every_command_renders_untrusted_templates_only_in_the_worker(tmp_path, 
         assert count(res.out) == 60, name
         if name == "prescribe":  # the rewritten records were rendered (in the worker) and measured
             assert json.loads(res.out)["hit_rate_after"] > json.loads(res.out)["hit_rate_before"] + 0.5
+
+
+def test_the_parent_stops_a_record_past_its_cpu_budget(tmp_path, monkeypatch):
+    """The parent reads the worker's CPU time while it waits and kills it once the record in
+    progress is past the budget and the grace (the worker's own limits stay at 1 s; the
+    parent's budget is lowered here, so only its watchdog can stop a ~0.6 s loop)."""
+    if not os.path.exists(f"/proc/{os.getpid()}/stat"):
+        pytest.fail("this platform has no /proc: the watchdog is off and RLIMIT_CPU is the only stop")
+    monkeypatch.setattr(render_worker, "CPU_SECONDS", 0.1)
+    monkeypatch.setattr(render_worker, "CPU_GRACE", 0.0)
+    (tmp_path / "loop.j2").write_text("{% set ns = namespace(n=0) %}{% for i in range(200) %}{% for j in range(1000) %}"
+                                      "{% set ns.n = ns.n + j %}{% endfor %}{% endfor %}{{ ns.n }}")
+    (tmp_path / "ok.j2").write_text("fine {{ q }}")
+    templates = render_worker.RemoteTemplates(render_worker.RenderClient(render_worker.WorkerConfig(folders=(str(tmp_path),))))
+    [stopped, fine] = templates.render_many([("loop", {}), ("ok", {"q": 1})])
+    assert isinstance(stopped, AdvisorError) and "CPU time limit (0.1 s) exceeded" in str(stopped), stopped
+    assert fine.prompt == "fine 1"  # the worker was started again for the next record
