@@ -11,7 +11,7 @@ line of ``[],`` over 700 MB. Two rules keep a long line's cost near its size:
   now short, goes to the JSON parser. Anything irregular in the list (a float, a string,
   a leading zero, an id past 32 bits, an empty slot) makes the whole line go to the JSON
   parser instead, so the reason given for a bad list is the same as for a short line;
-* a record holds at most ``MAX_RECORD_IDS`` ids (counted before they are read);
+* a record holds at most ``MAX_RECORD_IDS`` ids (reading stops one slice past them);
 * what the JSON parser is given may hold at most ``MAX_VALUES`` values (counted in C on
   the line with its strings blanked out), so no shape of line builds more than ~150 MB
   of objects; past it the line is skipped with that reason.
@@ -46,7 +46,7 @@ class TooManyValues(ValueError):
     """The line would build more objects than ``MAX_VALUES``; the message is the reason."""
 
 
-def read_ids(raw: bytes, start: int, end: int, loads: Callable[[bytes], Any]) -> array | None:
+def read_ids(raw: bytes, start: int, end: int, loads: Callable[[bytes], Any], name: str = "input_ids") -> array | None:
     """The ids of ``raw[start:end]`` (the inside of a JSON list), or None unless it is a
     plain non-empty list of integers that fit in 32 bits.
 
@@ -66,6 +66,8 @@ def read_ids(raw: bytes, start: int, end: int, loads: Callable[[bytes], Any]) ->
             out.extend(loads(b"[" + piece + b"]"))
         except (ValueError, OverflowError, TypeError):  # bad JSON (a leading zero, ",,"), an id past 32 bits
             return None
+        if len(out) > MAX_RECORD_IDS:  # stopped a slice past the cap: 16 MiB held at most
+            raise TooManyValues(too_many_ids(name, len(out) + raw.count(b",", stop, end)))
         pos = stop + 1 if stop < end else end
     return out if out else None
 
@@ -83,10 +85,7 @@ def split_ids(raw: bytes, loads: Callable[[bytes], Any]) -> tuple[bytes, str, ar
     end = raw.find(b"]", start)
     if end < 0:
         return None
-    count = raw.count(b",", start, end) + 1
-    if count > MAX_RECORD_IDS:
-        raise TooManyValues(too_many_ids(key.decode(), count))
-    ids = read_ids(raw, start, end, loads)
+    ids = read_ids(raw, start, end, loads, key.decode())
     if ids is None:
         return None
     return raw[:start] + raw[end:], key.decode(), ids
