@@ -75,6 +75,10 @@ def lint(
     counter = engine.default_counter(tokenizer or cfg.tokenizer or "llama3")
     result = engine.lint_files(list(paths), cfg, REGISTRY, counter)
     _report_skipped(result.skipped)
+    for _, reason in result.refused:  # one line each; the other files are linted and reported
+        sys.stderr.write(f"advisor: error: {reason}\n")
+    if result.refused and not result.files:
+        raise typer.Exit(code=2)
     if not result.files and not result.excluded and not allow_empty:
         named = ", ".join(paths)
         raise AdvisorError(f"no templates found in {named} ({len(result.skipped)} files skipped; see docs/lint.md, Inputs)")
@@ -84,6 +88,8 @@ def lint(
         if diff:
             _emit("".join(f.diff() for f in fixed), destination)
             sys.stderr.write(f"advisor: would fix {_count(count, 'finding')} in {_count(len(fixed), 'file')}\n")
+            if result.refused:
+                raise typer.Exit(code=2)
             if fixed:
                 raise typer.Exit(code=1)
             return
@@ -98,6 +104,8 @@ def lint(
     active = [a.rule for a in lint_config.active_rules(cfg, REGISTRY)]
     color = fmt == "text" and destination is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     _emit(output.render(fmt, result.findings, len(result.files), __version__, active, color=color), destination)
+    if result.refused:
+        raise typer.Exit(code=2)  # input was refused: the report covers only the rest
     if engine.fails(result.findings, fail_on or cfg.fail_on or "warning"):
         raise typer.Exit(code=1)
 

@@ -38,6 +38,9 @@ class LintResult:
     # Files that were looked at and are not prompt templates: (shown path, why).
     skipped: list[tuple[str, str]] = field(default_factory=list)
     excluded: int = 0  # files left out by `exclude` patterns
+    # Files and folders that could not be read (a FIFO, a link out of the tree, too large,
+    # unreadable): (shown path, the one-line reason). The rest is linted; the run fails.
+    refused: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _not_a_template(name: str) -> str:
@@ -74,32 +77,39 @@ def _excluded(shown: str, patterns: Iterable[str]) -> bool:
     return False
 
 
-def _walk_error(exc: OSError) -> None:
-    # os.walk skips an unreadable folder silently unless told: a lint that checks less
-    # than it was given must say so.
-    raise AdvisorError(f"{exc.filename}: cannot read directory ({exc.strerror or exc})")
-
-
 def collect(
-    paths: list[str], root: Path, exclude: Iterable[str], skipped: list[tuple[str, str]] | None = None, excluded: list[str] | None = None
+    paths: list[str], root: Path, exclude: Iterable[str], skipped: list[tuple[str, str]] | None = None,
+    excluded: list[str] | None = None, refused: list[tuple[str, str]] | None = None,
 ) -> list[tuple[Path, str]]:
     """Files to lint, each once, with its repository-relative POSIX path, in path order.
 
     Files that are not prompt templates go to ``skipped`` with the reason, files that
-    ``exclude`` leaves out to ``excluded``, so that a run can say what it did not lint.
+    ``exclude`` leaves out to ``excluded``, so that a run can say what it did not lint;
+    paths that cannot be used (missing, unreadable, a link out of the folder) to
+    ``refused`` with the one-line reason, and the rest are still linted.
     """
     exclude = tuple(exclude)
     skipped = skipped if skipped is not None else []
     excluded = excluded if excluded is not None else []
+    refused = refused if refused is not None else []
     found: dict[str, Path] = {}
+
+    def walk_error(exc: OSError) -> None:
+        # os.walk skips an unreadable folder silently unless told: a lint that checks less
+        # than it was given must say so.
+        shown = display_path(Path(exc.filename), root) if exc.filename else "?"
+        refused.append((shown, f"{shown}: cannot read directory ({exc.strerror or exc})"))
+
     for raw in paths:
         path = Path(raw)
-        if not path.exists():
-            raise AdvisorError(f"{raw}: no such file or directory")
+        if not os.path.lexists(path):
+            refused.append((raw, f"{raw}: no such file or directory"))
+            continue
         if path.is_dir():
             if not os.access(path, os.R_OK | os.X_OK):
-                raise AdvisorError(f"{raw}: cannot read directory")
-            for folder, dirs, files in os.walk(path, onerror=_walk_error):
+                refused.append((raw, f"{raw}: cannot read directory"))
+                continue
+            for folder, dirs, files in os.walk(path, onerror=walk_error):
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
                 for name in sorted(files):
                     file = Path(folder) / name
@@ -109,10 +119,13 @@ def collect(
                     elif not name.lower().endswith(sources.ALL_SUFFIXES):
                         if not name.startswith("."):
                             skipped.append((shown, _not_a_template(name)))
-                    else:
+                    elif shown not in found:
                         # A committed symlink may not reach outside the folder linted;
                         # the resolved path is what gets opened (O_NOFOLLOW).
-                        found.setdefault(shown, resolve_inside(file, path))
+                        try:
+                            found[shown] = resolve_inside(file, path)
+                        except AdvisorError as exc:
+                            refused.append((shown, str(exc)))
         else:
             shown = display_path(path, root)
             # Excludes apply to named files too: pre-commit passes files one by one.
@@ -120,6 +133,13 @@ def collect(
                 excluded.append(shown)
             elif not path.name.lower().endswith(sources.ALL_SUFFIXES):
                 skipped.append((shown, _not_a_template(path.name)))
+            elif os.path.realpath(path) != os.path.abspath(path):
+                # Reached through a symlink (pre-commit names committed files one by one): it
+                # may not lead out of the repository, as in a folder walk.
+                try:
+                    found.setdefault(shown, resolve_inside(path, root))
+                except AdvisorError as exc:
+                    refused.append((shown, f"{raw}: {str(exc).split(': ', 1)[-1]}"))
             else:
                 found.setdefault(shown, path)
     return sorted(((p, s) for s, p in found.items()), key=lambda ps: ps[1])
@@ -291,8 +311,19 @@ def _idle_cores() -> float:
     return cores - max(load, 1.0)
 
 
-def _lint_one(linter: Linter, path: Path, shown: str) -> tuple[TemplateModel, list[Finding]] | None:
-    text = sources.read_text(path, shown)
+@dataclass(frozen=True)
+class Refused:
+    """A file that could not be read (picklable: it comes back from the lint workers)."""
+
+    shown: str
+    reason: str
+
+
+def _lint_one(linter: Linter, path: Path, shown: str) -> tuple[TemplateModel, list[Finding]] | Refused | None:
+    try:
+        text = sources.read_text(path, shown)
+    except AdvisorError as exc:  # a FIFO, a device, too large, unreadable, not UTF-8: named, the rest linted
+        return Refused(shown, str(exc))
     try:
         with limits.cpu_limit(limits.FILE_CPU_SECONDS):  # read at call time: tests lower it
             loader = folder_loader(path, linter.root) if ("include" in text or "import" in text) else None
@@ -315,12 +346,12 @@ def _not_linted(linter: Linter, shown: str, reason: str) -> tuple[TemplateModel,
     return stopped, linter.template_findings(stopped)
 
 
-def _lint_chunk(chunk: list[tuple[Path, str]]) -> list[tuple[TemplateModel, list[Finding]] | None]:
+def _lint_chunk(chunk: list[tuple[Path, str]]) -> list[tuple[TemplateModel, list[Finding]] | Refused | None]:
     assert _WORKER is not None
-    out = []
+    out: list[tuple[TemplateModel, list[Finding]] | Refused | None] = []
     for path, shown in chunk:
         item = _lint_one(_WORKER, path, shown)
-        if item is not None:
+        if item is not None and not isinstance(item, Refused):
             # The set rules need segments and sections, not the text: keep the pickle small.
             model, found = item
             model.source = "\n" * model.source.count("\n")
@@ -329,7 +360,7 @@ def _lint_chunk(chunk: list[tuple[Path, str]]) -> list[tuple[TemplateModel, list
     return out
 
 
-def _parallel(linter: Linter, files: list[tuple[Path, str]]) -> list[tuple[TemplateModel, list[Finding]] | None]:
+def _parallel(linter: Linter, files: list[tuple[Path, str]]) -> list[tuple[TemplateModel, list[Finding]] | Refused | None]:
     """Per-template work on every core; forked workers inherit the loaded tokenizer."""
     global _WORKER
     import multiprocessing
@@ -359,18 +390,22 @@ def lint_files(
     root = repo_root(cwd)
     skipped: list[tuple[str, str]] = []
     excluded: list[str] = []
-    files = collect(paths, root, config.exclude, skipped, excluded)
+    refused: list[tuple[str, str]] = []
+    files = collect(paths, root, config.exclude, skipped, excluded, refused)
     linter = Linter(config, registry, count_tokens)
     linter.root = root
     if parallel is None:
         parallel = len(files) >= PARALLEL_MIN_FILES and _idle_cores() >= 1 and hasattr(os, "fork")
-    items = _parallel(linter, files) if parallel else [_lint_one(linter, p, s) for p, s in files]
+    got = _parallel(linter, files) if parallel else [_lint_one(linter, p, s) for p, s in files]
+    refused += [(item.shown, item.reason) for item in got if isinstance(item, Refused)]
+    items = [item for item in got if not isinstance(item, Refused)]
     models = [item[0] for item in items if item is not None]
     per_path = {item[0].path: item[1] for item in items if item is not None}
-    for (_, shown), item in zip(files, items):
+    for (_, shown), item in zip(files, got):
         if item is None:
             skipped.append((shown, "not a prompt template (YAML/JSON without a `messages` list or a `chat_template`)"))
-    return LintResult(linter.finish(models, per_path), [m.path for m in models], sorted(set(skipped)), len(set(excluded)))
+    return LintResult(linter.finish(models, per_path), [m.path for m in models], sorted(set(skipped)), len(set(excluded)),
+                      sorted(set(refused), key=lambda r: r[1]))
 
 
 def lint_texts(files: dict[str, str], config: LintConfig, registry: dict[str, Rule], count_tokens: Callable[[str], int]) -> LintResult:
@@ -442,7 +477,7 @@ def fix_files(
     linter = Linter(config, registry, count_tokens)
     linter.root = root
     out = []
-    for path, shown in collect(paths, root, config.exclude):
+    for path, shown in collect(paths, root, config.exclude, refused=[]):  # refused files: reported by the lint
         if shown not in with_fix:
             continue
         before = sources.read_text(path, shown)

@@ -405,3 +405,64 @@ def _unplaced(value):
     if isinstance(value, list):
         return [_unplaced(v) for v in value]
     return value
+
+
+# --- lint trees with one bad entry among good files (the lead's cases) ---------------------------
+
+
+def _deny(monkeypatch, target: Path, call: str) -> None:
+    """``os.open`` or ``os.scandir`` refuse ``target`` as the kernel would for a file or folder
+    without read permission (the tests run as root, for whom chmod blocks nothing;
+    test_unreadable.py checks the same with real permissions)."""
+    real = getattr(os, call)
+
+    def denied(path, *args, **kwargs):
+        if isinstance(path, (str, Path)) and os.path.realpath(path) == os.path.realpath(target):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, call, denied)
+
+
+# (what to plant in the tree, the shown path, the reason).
+LINT_TREE_BAD: dict[str, tuple[Callable[[Path, object], None], str, str]] = {
+    "fifo": (lambda t, mp: os.mkfifo(t / "bad.j2"), "bad.j2", "is a FIFO"),
+    "link-to-dev-zero": (lambda t, mp: (t / "bad.j2").symlink_to("/dev/zero"), "bad.j2", "resolves to a path outside"),
+    "link-out-of-the-tree": (lambda t, mp: (t / "bad.j2").symlink_to(t.parent.parent / "secret.j2"), "bad.j2",
+                             "resolves to a path outside"),
+    "oversize": (lambda t, mp: (t / "bad.j2").write_bytes(b"x" * (17 << 20)), "bad.j2", "over the 16 MiB limit"),
+    "not-utf8": (lambda t, mp: (t / "bad.j2").write_bytes(b"caf\xe9 {{ x }}"), "bad.j2", r":1: not UTF-8 text"),
+    "unreadable-file": (lambda t, mp: ((t / "bad.j2").write_text("x {{ y }}"), _deny(mp, t / "bad.j2", "open")),
+                        "bad.j2", r"cannot read template \(Permission denied\)"),
+    "unreadable-folder": (lambda t, mp: ((t / "sub").mkdir(), (t / "sub" / "in.j2").write_text("{{ z }}"),
+                                         _deny(mp, t / "sub", "scandir")), "sub", r"cannot read directory \(Permission denied\)"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(LINT_TREE_BAD))
+def test_lint_tree_names_the_bad_entry_and_lints_the_rest(kind, tmp_path, cli, monkeypatch):
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    tree = repo / "tree"
+    tree.mkdir()
+    (tmp_path / "secret.j2").write_text("SECRET-LINT")  # outside the repository
+    (tree / "a.j2").write_text("{{ now() }} You are a careful assistant.")  # PC101
+    (tree / "z.j2").write_text("You are a careful assistant. {{ question }}")
+    plant, shown, reason = LINT_TREE_BAD[kind]
+    plant(tree, monkeypatch)
+    monkeypatch.chdir(repo)
+    res = cli("lint", "--isolated", "--format", "json", "tree")
+    check_stderr(res.err)
+    assert res.code == 2, res.err
+    [error] = error_lines(res.err)
+    assert error.startswith(f"advisor: error: tree/{shown}") and re.search(reason, error), error
+    data = json.loads(res.out)
+    assert data["summary"]["files"] == 2
+    assert {f["path"] for f in data["findings"] if f["code"] == "PC101"} == {"tree/a.j2"}
+    assert "SECRET-LINT" not in res.out + res.err
+    # Named on the command line, the bad file is the same one-line error; the good one is linted.
+    if kind not in ("unreadable-folder",):
+        named = cli("lint", "--isolated", "--format", "json", f"tree/{shown}", "tree/a.j2")
+        check_stderr(named.err)
+        assert named.code == 2 and len(error_lines(named.err)) == 1, named.err
+        assert json.loads(named.out)["summary"]["files"] == 1

@@ -72,7 +72,6 @@ def tree(tmp_path):
 # (argv, the one-line error): a file or folder that a whole run needs.
 ERRORS = {
     "lint-file": (["lint", "--isolated", "prompts/locked.j2"], r"prompts/locked\.j2: cannot read template \(Permission denied\)"),
-    "lint-folder": (["lint", "--isolated", "prompts"], r"prompts/sub: cannot read directory \(Permission denied\)"),
     "lint-config": (["lint", "--config", "cfg.yaml", "prompts/ok.j2"], r"cfg\.yaml: cannot read config \(Permission denied\)"),
     "traffic": (["analyze", "locked.jsonl"], r"'locked\.jsonl' is not readable"),
     "chat-template": (["analyze", "t.jsonl", "--chat-template", "chat.jinja"], r"'chat\.jinja' is not readable"),
@@ -89,6 +88,15 @@ def test_unreadable_input_is_a_one_line_error(case, tree):
     assert res.returncode == 2, res.stderr
     [error] = error_lines(res.stderr)
     assert re.search(reason, error), error
+
+
+def test_an_unreadable_file_or_folder_in_a_lint_tree_is_named_and_the_rest_linted(tree):
+    res = _run(tree, "lint", "--isolated", "--format", "json", "prompts")
+    check_stderr(res.stderr)
+    assert res.returncode == 2, res.stderr
+    assert error_lines(res.stderr) == ["advisor: error: prompts/locked.j2: cannot read template (Permission denied)",
+                                       "advisor: error: prompts/sub: cannot read directory (Permission denied)"]
+    assert json.loads(res.stdout)["summary"]["files"] == 1  # ok.j2
 
 
 @pytest.mark.parametrize("command", ["analyze", "prescribe", "simulate"])
