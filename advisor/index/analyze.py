@@ -39,6 +39,12 @@ class TenantStats:
     def __iadd__(self, other: "TenantStats") -> "TenantStats":
         return merge(self, other)
 
+    def count(self, prompt_tokens: int, cached_tokens: int) -> None:
+        """One more request of the tenant (analyze's and the simulator's per-request count)."""
+        self.requests += 1
+        self.prompt_tokens += prompt_tokens
+        self.cached_tokens += cached_tokens
+
     def as_dict(self) -> dict[str, float | int]:
         return {"requests": self.requests, "prompt_tokens": self.prompt_tokens,
                 "cached_tokens": self.cached_tokens, "hit_rate": round(self.hit_rate, 6)}
@@ -148,10 +154,10 @@ class Analyzer:
         res.cached_tokens += cached
         res.histogram[ratio_bin(cached, prompt_tokens)] += 1
         if tenant is not None:
-            stats = res.tenants.setdefault(tenant, TenantStats())
-            stats.requests += 1
-            stats.prompt_tokens += prompt_tokens
-            stats.cached_tokens += cached
+            stats = res.tenants.get(tenant)
+            if stats is None:
+                stats = res.tenants[tenant] = TenantStats()
+            stats.count(prompt_tokens, cached)
 
     def add_all(self, seqs: Iterable[Sequence]) -> Analysis:
         for seq in seqs:

@@ -151,9 +151,7 @@ class Totals:
             t = self.per_tenant.get(job.tenant)
             if t is None:
                 t = self.per_tenant[job.tenant] = TenantTotals()
-            t.requests += 1
-            t.prompt_tokens += job.prompt_tokens
-            t.cached_tokens += cached
+            t.count(job.prompt_tokens, cached)
 
     @property
     def hit_rate(self) -> float:
