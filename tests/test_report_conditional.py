@@ -32,7 +32,9 @@ SHAPES = [
     pytest.param(Shape("earlier-message", "messages", 4, 8, 3, seed=7), id="long-passages-short-system"),
     pytest.param(Shape("earlier-message", "input_ids", 2, 4, 12, seed=10), id="earlier-message-ids"),
     pytest.param(Shape("same-message", "input_ids", 2, 5, 18, seed=1), id="same-message-ids"),
+    pytest.param(Shape("same-message", "messages", 3, 4, 8), id="three-passages-one-message"),
     pytest.param(Shape("same-message", "prompt", 4, 3, 6), id="same-text-prompt"),
+    pytest.param(Shape("same-message", "prompt", 1, 4, 6, seed=109), id="one-passage-prompt"),
     pytest.param(Shape("same-message", "messages", 5, 7, 4, seed=8), id="five-passages-one-message",
                  marks=PRESCRIBE_MISSES),
 ]
