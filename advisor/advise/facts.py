@@ -26,11 +26,12 @@ from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import Sequence, sequences
 from advisor.prescribe.actions import prescribe
 from advisor.simulate.inputs import to_jobs
+from advisor.simulate.jobs import JobStore
 from advisor.simulate.runner import (
     RunResult, RunSpec, parse_budget, serve_metrics, starvation_findings, sweep_capacities,
 )
 from advisor.simulate.study import Study
-from advisor.ingest.traffic import check_paths
+from advisor.ingest.traffic import Skip, check_paths
 
 HOSTED_MINIMUMS = (
     # provider, minimum cacheable prefix (tokens), how to place the cache point (REFERENCE.md §9.1)
@@ -103,8 +104,24 @@ def _measure_traffic(seqs: list[Sequence], opts: ReportOptions, renderer, decode
     }
 
 
-def _simulate(seqs: list[Sequence], pools: dict[str, int], page: int, timings: EngineTimings) -> dict[str, Any]:
-    jobs, has_time = to_jobs(seqs)
+def _jobs(seqs: list[Sequence], skips: SkipLog) -> tuple[list[Sequence], JobStore, bool]:
+    """The simulator's jobs, under the per-record guard: a record ``to_jobs`` refuses is its
+    line's skip and leaves the analysis too, so every section of the report covers the same
+    requests."""
+    refused: set[tuple[str, int]] = set()
+
+    def skip(sk: Skip) -> None:
+        skips(sk)
+        refused.add((sk.source, sk.line))
+
+    jobs, has_time = to_jobs(seqs, on_skip=skip)
+    if refused:
+        seqs = [s for s in seqs if (s.request.source, s.request.line) not in refused]
+    return seqs, jobs, has_time
+
+
+def _simulate(jobs: JobStore, has_time: bool, pools: dict[str, int], page: int,
+              timings: EngineTimings) -> dict[str, Any]:
     pool_tokens = pools["sglang"]
     mode = "serve" if has_time else "replay"
     base = RunSpec(engine="sglang", page=page, mode=mode, eviction="branch-lru", cost=timings)
@@ -192,6 +209,7 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
                                  engine=opts.engine, model_dir=opts.model_dir, timezone=opts.timezone)
         memo = MemoEncoder(renderer.tokenizer)
         seqs = list(sequences(files, renderer, skips, block_size=opts.block_size, memo=memo))
+        seqs, jobs, has_time = _jobs(seqs, skips)
         if not seqs:
             raise AdvisorError("no usable requests in the traffic")
         m = _measure_traffic(seqs, opts, renderer, renderer.tokenizer.decode)
@@ -234,7 +252,7 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
     facts["timings"] = _timings_facts(timings, cost.to_dict())
     if traffic:
         pools = {"sglang": cost.kv_pool_tokens, "vllm": vllm_cost.kv_pool_tokens}
-        facts["simulation"] = _simulate(seqs, pools, opts.page_size, timings)
+        facts["simulation"] = _simulate(jobs, has_time, pools, opts.page_size, timings)
     facts["hosted"] = [
         {"provider": name, "minimum_tokens": minimum, "qualifies": hot_prefix >= minimum, "how": how}
         for name, minimum, how in HOSTED_MINIMUMS

@@ -399,6 +399,41 @@ def test_a_record_that_cannot_become_a_job_is_its_own_skip(tmp_path, cli, monkey
         assert _unplaced(strip(got.out)) == _unplaced(strip(want.out))
 
 
+def test_report_drops_a_record_that_cannot_become_a_job_from_every_section(tmp_path, cli, monkeypatch):
+    """``report`` under the same guard: the refused line is a skip, and the analysis, the
+    diagnosis and the simulation all cover the other records (the report of the file
+    without that line, but for the skip count)."""
+    from advisor.simulate import model
+
+    lines = [json.dumps({"prompt": f"You are a careful assistant. Shared manual text. Question {i}",
+                         "timestamp": 100 + i}) for i in range(6)]
+    full = tmp_path / "full.jsonl"
+    full.write_text("\n".join(lines) + "\n")
+    less = tmp_path / "less.jsonl"
+    less.write_text("\n".join(lines[:2] + lines[3:]) + "\n")
+    real = model.Job.from_sequence.__func__
+
+    def from_sequence(cls, index, seq, *args, **kwargs):
+        if seq.request.line == 3 and seq.request.source == str(full):
+            raise RuntimeError("boom")
+        return real(cls, index, seq, *args, **kwargs)
+
+    monkeypatch.setattr(model.Job, "from_sequence", classmethod(from_sequence))
+    got = cli("report", "-t", full, "-f", "json", "-o", "-")
+    check_stderr(got.err)
+    assert got.code == 1, got.err
+    assert f"{full}:3: cannot process record (RuntimeError: boom)" in got.err.splitlines()
+    want = cli("report", "-t", less, "-f", "json", "-o", "-")
+    assert want.code == 0, want.err
+    g, w = (json.loads(r.out.replace(str(full), "F").replace(str(less), "F")) for r in (got, want))
+    assert g["traffic"]["requests"] == w["traffic"]["requests"] == 5
+    assert (g["traffic"]["skipped"], w["traffic"]["skipped"]) == (1, 0)
+    for facts in (g, w):
+        facts.pop("input")
+        facts["traffic"].pop("skipped")
+    assert _unplaced(g) == _unplaced(w)
+
+
 def _unplaced(value):
     if isinstance(value, dict):
         return {k: _unplaced(v) for k, v in value.items() if k != "where"}
