@@ -30,6 +30,10 @@ from advisor.ingest.ids import ITEM, pack, unpack
 LONG_SPAN = 64
 HEAD = 48
 STATIC_SHARE = 0.5   # re-joined content held by at least this share of requests is static
+# ... or by this share, when at least FAMILY_REQUESTS requests re-join it (one arm of an A/B
+# test of system prompts; retrieved passages are re-joined by a few pairs of requests).
+FAMILY_SHARE = 0.3
+FAMILY_REQUESTS = 8
 MIN_LOSS = 0.005     # of the aligned prompt tokens: smaller losses are not reported
 # An order costs only where a new order first shows, so few requests show one; what the
 # alignment sees reordered must cost at least this share to be more than shared
@@ -81,14 +85,15 @@ class Structure:
         # Gaps whose text is the neighbour's units in another order (read by ``swaps``).
         self.permuted: list[tuple[Gap, list[str]]] = []
         self._by_index: dict[int, bytes] | None = None
-        self._static: dict[tuple[bytes, bytes], bool] = {}
+        self._static: dict[tuple[bytes, bytes, float], bool] = {}
 
-    def _is_static(self, key: bytes, given: bytes = b"") -> bool:
-        """Whether most requests (of those holding ``given``) hold ``key``; remembered, as
-        the spans of one finding ask about the same content again and again."""
-        got = self._static.get((key, given))
+    def _is_static(self, key: bytes, given: bytes = b"", share: float = STATIC_SHARE) -> bool:
+        """Whether at least ``share`` of the requests (of those holding ``given``) hold
+        ``key``; remembered, as the spans of one finding ask about the same content again
+        and again."""
+        got = self._static.get((key, given, share))
         if got is None:
-            got = self._static[(key, given)] = self.al.held_by_most(key, given, STATIC_SHARE)
+            got = self._static[(key, given, share)] = self.al.held_by_most(key, given, share)
         return got
 
     def _request(self, index: int) -> bytes | None:
@@ -149,7 +154,10 @@ class Structure:
             # Several spans' heads: a re-join that starts inside a shared end of two values
             # holds a piece of the value.
             pairs = list(dict.fromkeys((g.head, g.left) for g in sorted(group, key=lambda g: (g.key != key, g.request))))
-            if not any(self._is_static(h, left) for h, left in pairs[:6]):
+            # Content one arm of an A/B test holds is static for that arm, though the arm
+            # may be well under half the log: many requests re-joining it say so.
+            share = FAMILY_SHARE if len(requests) >= FAMILY_REQUESTS else STATIC_SHARE
+            if not any(self._is_static(h, left, share) for h, left in pairs[:6]):
                 continue  # re-joins content a few requests share (retrieved passages)
             finding = self._span_finding(group, requests, lost, scale)
             if finding is not None:
@@ -208,7 +216,15 @@ class Structure:
             left = self.decode(ids[lo:start])
             mine = self.decode(ids[start:end])
             right = self.decode(ids[end:end + CONTEXT])
-            contexts.append((left, mine, right))
+            if code == "TR101" and len(mine) < 200:
+                # The whole value around the differing tokens (the minutes of a clock
+                # differ, the date before them does not): a move must take all of it.
+                text = left + mine + right
+                va, vb = expand(text, len(left), len(left) + len(mine))
+                va, vb = min(va, len(left)), max(vb, len(left) + len(mine))
+                contexts.append((text[:va], text[va:vb], text[vb:]))
+            else:
+                contexts.append((left, mine, right))
             if len(values) < 3 and code == "TR101":
                 text = left + mine + right
                 a, b = len(left), len(left) + len(mine)

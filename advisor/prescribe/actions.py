@@ -140,6 +140,9 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
             if turns[0]:
                 variants.append((what + "by sending its message after the static system messages that follow it.",
                                  TurnMove(*turns), {"to": AFTER_STATIC}))
+            if turns[1] and f.code == "TR102":
+                variants.append((what + "by sending its message after the system message that follows it.",
+                                 TurnMove(turns[0], turns[1], True), {"to": AFTER_STATIC}))
             out.append(Plan("move-dynamic-content", f.code, k, tuple(variants)))
         elif f.code == "TR201":
             cores = f.hidden.get("cores") or []

@@ -32,6 +32,7 @@ AFTER_SHARED = "after-shared-content"
 _SPECIAL = re.compile(r"<\|[^|>]{1,40}\|>")
 _HEADER = re.compile(r"<\|start_header_id\|>.*?<\|end_header_id\|>", re.DOTALL)
 SIDE = 40          # characters of static context used on each side
+LINE_END = "\n"    # a right anchor that is only the end of the value's line
 LINE = 48          # a span whose line holds at most this much besides it moves with its line
 
 
@@ -104,7 +105,7 @@ def anchors(contexts: Sequence[tuple[str, str, str]]) -> list[Anchor]:
         # markup the message content does not hold (a tools preamble).
         for lv in _left_cuts(left) + [""]:
             for rv in ([""] if to_end else _right_cuts(right)):
-                if not to_end and not rv.strip():
+                if not to_end and not rv.strip() and rv != LINE_END:
                     continue
                 a = Anchor(lv, rv, to_end, nxt)
                 if a not in out:
@@ -134,6 +135,10 @@ def _right_cuts(right: str) -> list[str]:
         piece = right[k:k + SIDE]
         if piece.strip() and piece not in out:
             out.append(piece)
+    if right.startswith(("\n", "\r\n")):
+        # The value ends its line: what follows may differ between kinds of requests
+        # (two system prompts under one clock line), the line end does not.
+        out.append(LINE_END)
     return out
 
 
@@ -171,9 +176,12 @@ def locate(text: str, a: Anchor, limit: int = 200_000) -> tuple[int, int] | None
     else:
         start = 0
     if a.to_end:
-        end = len(text)
+        # The end of the message: of the text, or in a prompt laid out with chat markup
+        # (decoded token ids), the next special token.
+        special = _SPECIAL.search(text, start)
+        end = special.start() if special else len(text)
     else:
-        if not a.right.strip():
+        if not a.right.strip() and a.right != LINE_END:
             return None
         end = text.find(a.right, start)
         if end < 0 or end - start > limit:
@@ -694,6 +702,9 @@ class TurnMove:
 
     static: frozenset[str]
     head: str
+    # Trade places with the next system turn whatever it holds (it may be static only once
+    # the other fixes have run: a clock moved out of it, its sections sorted).
+    any_next: bool = False
 
     def __call__(self, req: Request) -> Request | None:
         if req.kind != "prompt" or not req.prompt:
@@ -706,7 +717,9 @@ class TurnMove:
             body = t.group(3)
             head = self.head if body.startswith(self.head) else ""
             j = k + 1
-            while j < len(turns) and turns[j].group(2) == "system" and turns[j].group(3) in self.static:
+            if self.any_next:
+                j += turns[j].group(2) == "system"
+            while not self.any_next and j < len(turns) and turns[j].group(2) == "system" and turns[j].group(3) in self.static:
                 j += 1
             if j == k + 1:
                 return None

@@ -316,6 +316,50 @@ def json_keys_case(kind: str, indent: int, n: int = 40) -> Case:
     return Case(f"json-keys-{kind}-{indent}", kind, records, fixed, "TR201", needle)
 
 
+def ab_clock_case(kind: str, share: float, n: int = 80) -> Case:
+    """A clock line opening the system prompt, above two A/B system prompts that share
+    nothing after it; the smaller arm holds ``1 - share`` of the requests."""
+    rng = random.Random(f"ab-clock/{kind}/{share}")
+    arms = [zoo.persona("arm-a") + "\n\n" + static_text(rng, 6), zoo.persona("arm-b") + "\n\n" + static_text(rng, 6)]
+    records, fixed = [], []
+    needle = ""
+    for i in range(n):
+        arm = arms[0] if rng.random() < share else arms[1]
+        clock = f"2026-12-01 {9 + i // 60:02d}:{i % 60:02d}"
+        q = zoo.question(rng)
+        if i == 0:
+            needle = clock
+        records.append(as_kind([{"role": "system", "content": f"Now: {clock}\n\n{arm}"}, {"role": "user", "content": q}], kind))
+        fixed.append(as_kind([{"role": "system", "content": arm}, {"role": "user", "content": f"{q}\n\nNow: {clock}"}], kind))
+    return Case(f"ab-clock-{kind}-{share}", kind, records, fixed, "TR101", needle)
+
+
+def three_defects_case(kind: str, n: int = 60) -> Case:
+    """Retrieved passages as a system message before the system prompt, a clock on its
+    first line and its sections in another order per request: all three fixed together."""
+    rng = random.Random(f"three/{kind}")
+    intro = zoo.persona("three")
+    secs = [static_text(rng, 2) for _ in range(4)]
+    tail = static_text(rng, 4)
+    records, fixed = [], []
+    needle = ""
+    for i in range(n):
+        order = list(range(4))
+        rng.shuffle(order)
+        clock = f"2026-12-01T{10 + i // 30:02d}:{(i * 7) % 60:02d}:{(i * 13) % 60:02d}Z"
+        docs = "Retrieved:\n" + "\n".join(zoo.sentence(rng, 10, 20) for _ in range(3))
+        q = zoo.question(rng)
+        system = f"Request time: {clock}\n\n{intro}\n\n" + "\n\n".join(secs[k] for k in order) + "\n\n" + tail
+        good = f"{intro}\n\n" + "\n\n".join(secs) + "\n\n" + tail
+        if i == 0:
+            needle = docs
+        records.append(as_kind([{"role": "system", "content": docs}, {"role": "system", "content": system},
+                                {"role": "user", "content": q}], kind))
+        fixed.append(as_kind([{"role": "system", "content": good}, {"role": "system", "content": docs},
+                              {"role": "user", "content": f"{q}\n\nRequest time: {clock}"}], kind))
+    return Case(f"three-{kind}", kind, records, fixed, "TR102", needle)
+
+
 def few_settings_case(kind: str, settings: int, paragraphs: int, n: int = 40) -> Case:
     """A value with only ``settings`` settings after the intro of a long static prompt: a
     few requests show it (every later one finds an earlier one with its own setting)."""

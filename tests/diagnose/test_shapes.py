@@ -28,7 +28,7 @@ def _run(tmp_path: Path, cli, case: shapes.Case) -> dict:
     return json.loads(res.out)
 
 
-def _check(tmp_path: Path, cli, case: shapes.Case, gain: float = 0.05) -> dict:
+def _check(tmp_path: Path, cli, case: shapes.Case, gain: float = 0.05, planted: int = 1) -> dict:
     data = _run(tmp_path, cli, case)
     truth = shapes.truth(case)
     found = [(f["code"], f["token_offset"], f["tokens_lost"]) for f in data["findings"] if f["code"] in STRUCTURAL]
@@ -39,7 +39,7 @@ def _check(tmp_path: Path, cli, case: shapes.Case, gain: float = 0.05) -> dict:
     at = shapes.offset(case)
     assert any(c == case.code and abs(o - at) <= OFFSET_TOLERANCE for c, o, _ in found), (case.code, at, found)
     stray = [f for f in found if abs(f[1] - at) > OFFSET_TOLERANCE and f[2] > 0.01 * data["prompt_tokens"]]
-    assert not stray, stray
+    assert len(stray) <= planted - 1, stray
     assert truth - data["hit_rate_before"] > gain  # the planted defect costs hits
     assert abs(data["hit_rate_after"] - truth) <= TOLERANCE, (data["hit_rate_after"], truth, data["actions"])
     return data
@@ -89,6 +89,19 @@ def test_short_units_in_varying_order(tmp_path: Path, cli, kind: str, unit: str)
 @pytest.mark.parametrize("kind,indent", [("messages", 2), ("prompt", 4)])
 def test_json_object_keys_in_varying_order(tmp_path: Path, cli, kind: str, indent: int) -> None:
     _check(tmp_path, cli, shapes.json_keys_case(kind, indent))
+
+
+@pytest.mark.parametrize("kind,share", [("messages", 0.6), ("input_ids", 0.35)])
+def test_clock_above_two_ab_system_prompts(tmp_path: Path, cli, kind: str, share: float) -> None:
+    # The arm the first request is in may hold well under half the log; the clock line's
+    # move must not depend on which arm follows it.
+    _check(tmp_path, cli, shapes.ab_clock_case(kind, share))
+
+
+@pytest.mark.parametrize("kind", ["messages", "input_ids"])
+def test_three_defects_fixed_together(tmp_path: Path, cli, kind: str) -> None:
+    data = _check(tmp_path, cli, shapes.three_defects_case(kind), planted=3)
+    assert {f["code"] for f in data["findings"]} >= {"TR101", "TR102", "TR201"}, data["findings"]
 
 
 @pytest.mark.parametrize("kind,settings,paragraphs", [("messages", 2, 24), ("prompt", 3, 18)])
