@@ -248,6 +248,7 @@ class Measurer:
         self.capacity = capacity
         self.encoder = MemoEncoder(renderer.tokenizer)
         self.joiner = part_joiner(renderer)
+        self._blobs: list[tuple[str, str]] | None = None
         self.editable: list[Request | None] = []
         for s in seqs:
             try:
@@ -282,13 +283,16 @@ class Measurer:
         """Whether any editable request carries ``text`` in what a fix can edit; the
         whitespace aside, so that JSON laid out otherwise than the texts tried still holds it."""
         bare = _WHITESPACE.sub("", text)
-        for r in self.editable:
-            if r is None:
-                continue
-            for t in self._texts(r):
-                if text in t or (bare and bare in _WHITESPACE.sub("", t)):
-                    return True
-        return False
+        if self._blobs is None:
+            # A sample spread over the log: a value the requests carry is in most of them,
+            # one the chat template renders is in none.
+            reqs = [r for r in self.editable if r is not None]
+            step = max(1, len(reqs) // 512)
+            self._blobs = []
+            for r in reqs[::step]:
+                blob = "\x00".join(self._texts(r))
+                self._blobs.append((blob, _WHITESPACE.sub("", blob)))
+        return any(text in blob or (bare and bare in squeezed) for blob, squeezed in self._blobs)
 
     @property
     def not_rewritable(self) -> int:
