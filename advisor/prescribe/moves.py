@@ -105,8 +105,8 @@ def anchors(contexts: Sequence[tuple[str, str, str]]) -> list[Anchor]:
         # markup the message content does not hold (a tools preamble).
         for lv in _left_cuts(left) + [""]:
             for rv in ([""] if to_end else _right_cuts(right)):
-                if not to_end and not rv.strip() and rv != LINE_END:
-                    continue
+                if not to_end and not rv.strip() and (rv != LINE_END or len(lv.strip()) < 4):
+                    continue  # the line end anchors a span only after static text of its own
                 a = Anchor(lv, rv, to_end, nxt)
                 if a not in out:
                     out.append(a)
@@ -121,6 +121,11 @@ def _left_cuts(left: str) -> list[str]:
             piece = piece[piece.index(" "):]  # start at a word: a cut word is rarer
         if piece not in out and (piece.strip() or not left[:cut].strip()):
             out.append(piece)
+    # The label on the value's own line alone: what comes before the line may be markup
+    # that the message text does not hold (a layout's preamble).
+    label = left[left.rfind("\n") + 1:]
+    if label.strip() and label not in out:
+        out.append(label)
     return out
 
 

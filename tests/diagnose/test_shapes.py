@@ -91,7 +91,7 @@ def test_json_object_keys_in_varying_order(tmp_path: Path, cli, kind: str, inden
     _check(tmp_path, cli, shapes.json_keys_case(kind, indent))
 
 
-@pytest.mark.parametrize("kind,share", [("messages", 0.6), ("input_ids", 0.35)])
+@pytest.mark.parametrize("kind,share", [("messages", 0.6), ("messages", 0.35), ("input_ids", 0.35)])
 def test_clock_above_two_ab_system_prompts(tmp_path: Path, cli, kind: str, share: float) -> None:
     # The arm the first request is in may hold well under half the log; the clock line's
     # move must not depend on which arm follows it.
