@@ -121,10 +121,12 @@ def _left_cuts(left: str) -> list[str]:
             piece = piece[piece.index(" "):]  # start at a word: a cut word is rarer
         if piece not in out and (piece.strip() or not left[:cut].strip()):
             out.append(piece)
-    # The label on the value's own line alone: what comes before the line may be markup
-    # that the message text does not hold (a layout's preamble).
-    label = left[left.rfind("\n") + 1:]
-    if label.strip() and label not in out:
+    # The label that opens the value's paragraph, alone: what comes before the paragraph
+    # may be markup that the message text does not hold (a layout's preamble). Only a
+    # paragraph's own opening: a line label inside a block of varying lines recurs there.
+    cut = left.rfind("\n\n")
+    label = left[cut + 2:] if cut >= 0 else ""
+    if label.strip() and "\n" not in label and label not in out:
         out.append(label)
     return out
 
