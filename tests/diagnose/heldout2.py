@@ -8,16 +8,18 @@ requests stop sharing, rendering through the checkout under test, the brute-forc
 
 Shapes: YAML and XML system prompts; a clock inside a tool result of an agent's first turn;
 a request id in a URL; a session footer followed by static rules; a cart count mid-prompt; one
-tool's description dated per deployment day; an ISO week number; prices in one of four locale
-number formats; values with 2, 3, 6, 7, 13, 50 and 10**6 settings; spans of 1 to ~500 tokens;
-sampled few-shot subsets; a growing conversation summary ahead of the history; a scratchpad
-ahead of the tools; retrieved passages in the system turn ahead of tools the layout renders in
-the first user turn; history ahead of the instructions in completion-style prompts; XML tool
-catalogs, YAML blocks, JSON object keys and tool-result lists in varying order; two and three
-independent defects in one request. Controls: a per-request ``name`` field the layout drops, a
-varying passage set in a stable order, a tenant persona after the shared content, per-tenant
-system prompts, ReAct and tool-calling agent loops, a pasted document, a daily digest and a
-clock placed after all shared content.
+tool's description dated per deployment day; a per-request chat_template_kwargs date_string;
+a promotion code in a message between two static messages; a row of status emoji; an ISO
+week number; prices in one of four locale number formats; values with 2, 3, 6, 7, 13, 50 and
+10**6 settings; spans of 1 to ~500 tokens; sampled few-shot subsets; a growing conversation
+summary ahead of the history; a scratchpad ahead of the tools; retrieved passages in the
+system turn ahead of tools the layout renders in the first user turn; history ahead of the
+instructions in completion-style prompts; XML tool catalogs, YAML blocks, JSON object keys and
+tool-result lists in varying order; two sections in one of only two orders; two and three
+independent defects in one request. Controls: a per-request ``name`` field the layout drops,
+a varying passage set in a stable order, a tenant persona after the shared content,
+per-tenant system prompts, ReAct and tool-calling agent loops, a pasted document, a daily
+digest and a clock placed after all shared content, a pinned date_string kwarg.
 
 Truth: the oracle's hit rate on the traffic after the ideal fix written here. A value with
 many settings goes to the end of the last user turn; a value or block with only a few
@@ -414,6 +416,63 @@ def _loyalty(rng: random.Random, w: Writer) -> list[Pair]:
     return out
 
 
+@workload("template-date-string-kwarg", "messages", ("dynamic",),
+          "the request passes chat_template_kwargs.date_string (the day, 5 days), which the chat template writes "
+          "at the top of the system turn",
+          notes="the fix drops the kwarg and states the day at the end of the system prompt")
+def _date_kwarg(rng: random.Random, w: Writer) -> list[Pair]:
+    system = w.handbook(12)
+    out = []
+    for i, ts in enumerate(spread(rng, rng.randint(100, 130), 5)):
+        y, m, d, _ = day_of(ts)
+        day = f"{d:02d} {MONTHS[m - 1][:3]} {y}"
+        q = w.question()
+        orig = untimed(chat(i, [sys_msg(system), user(q)]))
+        orig["chat_template_kwargs"] = {"date_string": MARK + day}
+        fixed = untimed(chat(i, [sys_msg(f"{system}\n\nToday's date: {day}."), user(q)]))
+        out.append((orig, fixed))
+    return out
+
+
+@workload("promo-message-between-static", "messages", ("dynamic",),
+          "a one-line system message with the promotion code of the hour (~15 settings) between the static policy "
+          "message and a static catalog message",
+          notes="the fix sends the promotion message after the catalog")
+def _promo(rng: random.Random, w: Writer) -> list[Pair]:
+    policies = w.handbook(8)
+    catalog = "Catalog notes:\n\n" + "\n\n".join(w.article(sentences=7) for _ in range(5))
+    codes = ["".join(rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZ") for _ in range(5)) + str(rng.randint(10, 99)) for _ in range(20)]
+    out = []
+    for i in range(rng.randint(100, 130)):
+        ts = BASE_TIME + 420.0 * i
+        hour = int((ts - BASE_TIME) // 3600)
+        promo = f"Promotion running now: code {MARK}{codes[hour % 20]} takes {5 * (1 + hour % 4)}% off until the top of the hour."
+        q = w.question()
+        orig = chat(i, [sys_msg(policies), sys_msg(promo), sys_msg(catalog), user(q)], ts=ts)
+        fixed = chat(i, [sys_msg(policies), sys_msg(catalog), sys_msg(unmark(promo)), user(q)], ts=ts)
+        out.append((orig, fixed))
+    return out
+
+
+@workload("status-emoji-row", "prompt", ("dynamic",),
+          "a row of service-status emoji (mostly all green) after the first paragraph of a prompt record, "
+          "~1.8k static tokens after it",
+          notes="few settings in practice: the fix puts the row after the static text, before the question")
+def _status(rng: random.Random, w: Writer) -> list[Pair]:
+    services = ["checkout", "search", "payments", "login", "email"]
+    head, rest = w.opening(), w.handbook(14)
+    out = []
+    for i in range(rng.randint(100, 130)):
+        states = [rng.choices(["\U0001F7E2", "\U0001F7E1", "\U0001F534"], [0.88, 0.08, 0.04])[0] for _ in services]
+        row = " \u00b7 ".join(f"{s} {e}" for s, e in zip(services, states))
+        marked = row.replace(f"{services[0]} ", f"{services[0]}{MARK} ", 1)
+        q = w.question()
+        orig = prompt(i, f"{head}\n\nService status: {marked}\n\n{rest}\n\nCustomer: {q}\nAssistant:")
+        fixed = prompt(i, f"{head}\n\n{rest}\n\nService status: {row}\n\nCustomer: {q}\nAssistant:")
+        out.append((orig, fixed))
+    return out
+
+
 # ---------------------------------------------------------------- order
 
 
@@ -569,6 +628,23 @@ def _two_lists(rng: random.Random, w: Writer) -> list[Pair]:
                                 + "\n- ".join(g) + f"\n\n{tail}"), user(q)])
         fixed = chat(i, [sys_msg("Escalation contacts:\n- " + "\n- ".join(contacts) + f"\n\n{mid}\n\nGlossary:\n- "
                                  + "\n- ".join(glossary) + f"\n\n{tail}"), user(q)])
+        out.append((orig, fixed))
+    return out
+
+
+@workload("two-orders-only", "prompt", ("order",),
+          "two code paths: the policies and catalog sections (~900 tokens each) come in one of only two orders",
+          notes="only one extra copy of the sections: a gain of about 1.5%")
+def _two_orders(rng: random.Random, w: Writer) -> list[Pair]:
+    policies = "## Policies\n" + w.handbook(7)
+    catalog = "## Catalog\n" + "\n\n".join(w.article(sentences=8) for _ in range(5))
+    head = f"{w.name} shop assistant\n\n"
+    out = []
+    for i in range(rng.randint(90, 110)):
+        first, second = (policies, catalog) if rng.random() < 0.5 else (catalog, policies)
+        q = w.question()
+        orig = prompt(i, f"{head}{UNIT}## {MARK}{first[3:]}\n\n{second}\n\nShopper: {q}\nAssistant:")
+        fixed = prompt(i, f"{head}{policies}\n\n{catalog}\n\nShopper: {q}\nAssistant:")
         out.append((orig, fixed))
     return out
 
@@ -894,6 +970,18 @@ def _digest(rng: random.Random, w: Writer) -> list[Pair]:
     for i, ts in enumerate(spread(rng, rng.randint(100, 130), 3)):
         dayno = int((ts - BASE_TIME) // 86400)
         rec = untimed(chat(i, [sys_msg(f"{system}\n\n{digests[dayno]}"), user(w.question())]))
+        out.append((rec, rec))
+    return out
+
+
+@workload("clean-fixed-date-string-kwarg", "messages", (),
+          "every request passes the same chat_template_kwargs.date_string (a pinned date); question last")
+def _pinned_kwarg(rng: random.Random, w: Writer) -> list[Pair]:
+    system = w.handbook(11)
+    out = []
+    for i in range(rng.randint(90, 120)):
+        rec = chat(i, [sys_msg(system), user(w.question())])
+        rec["chat_template_kwargs"] = {"date_string": "01 Dec 2026"}
         out.append((rec, rec))
     return out
 

@@ -18,7 +18,8 @@ from tests.diagnose.heldout2 import REGISTRY, build_workloads, tool_key_order, w
 # One per record kind and defect class, a two-defect workload, growing chats, an agent with a
 # tool result, and controls with tool calls and with a dropped `name` field.
 SAMPLE = ["cron-agent-tool-result-clock", "iso-week-ids", "tools-field-shuffled-ids", "history-before-instructions-prompt",
-          "passages-first-and-cart-ids", "growing-summary-before-history", "clean-agent-loop-ids", "clean-name-field-varies"]
+          "passages-first-and-cart-ids", "growing-summary-before-history", "template-date-string-kwarg", "clean-agent-loop-ids",
+          "clean-name-field-varies"]
 
 
 @pytest.fixture(scope="module")
