@@ -437,8 +437,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     chosen = SETS[args.set_name]
     if args.list:
+        codes = {"dynamic": "TR101", "order": "TR201", "placement": "TR102"}
         for name, kind, expect, shape, _fn, _notes in chosen.REGISTRY:
-            print(f"{name:36s} {kind:9s} {','.join(expect) or 'clean':18s} {shape}")
+            planted = ",".join("|".join(codes[c] for c in e.split("|")) for e in expect) or "clean"
+            print(f"{name:36s} {kind:9s} {planted:18s} {shape}")
         return 0
 
     root = args.advisor_root.resolve()

@@ -542,8 +542,9 @@ def _yaml_shuffled(rng: random.Random, w: Writer) -> list[Pair]:
     return out
 
 
-@workload("pinned-docs-shuffled", "messages", ("order",),
-          "the same five pinned documents in a second system message, in a different order per request, before the question")
+@workload("pinned-docs-shuffled-ids", "input_ids", ("order",),
+          "the same five pinned documents in a second system message, in a different order per request, before the "
+          "question; as token ids")
 def _pinned(rng: random.Random, w: Writer) -> list[Pair]:
     system = w.handbook(6)
     docs = [w.passage(d, 7) for d in (3, 11, 17, 24, 31)]
@@ -961,8 +962,8 @@ def _xml_multiturn(rng: random.Random, w: Writer) -> list[Pair]:
     return out
 
 
-@workload("clean-daily-digest-at-end", "messages", (),
-          "a ~250-token daily digest (3 days) at the end of the system prompt, after all static content")
+@workload("clean-daily-digest-at-end-ids", "input_ids", (),
+          "a ~250-token daily digest (3 days) at the end of the system prompt, after all static content; as token ids")
 def _digest(rng: random.Random, w: Writer) -> list[Pair]:
     system = w.handbook(14)
     digests = ["Today's notices:\n" + "\n".join(w.rules(8)) for _ in range(3)]
