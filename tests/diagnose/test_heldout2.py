@@ -13,7 +13,7 @@ from array import array
 import pytest
 
 from tests.diagnose.heldout import MARK, UNIT, Engine, lcp, oracle, write_jsonl
-from tests.diagnose.heldout2 import REGISTRY, build_workloads, tool_key_order, workload_names
+from tests.diagnose.heldout2 import REGISTRY, build_pairs, build_workloads, tool_key_order, workload_names
 
 # One per record kind and defect class, a two-defect workload, growing chats, an agent with a
 # tool result, and controls with tool calls and with a dropped `name` field.
@@ -85,6 +85,22 @@ def test_the_fix_gains_and_controls_are_their_own_fix(engine, sample):
             assert c1 / t1 > c0 / t0 + 0.005, w.name
         else:
             assert w.records == w.fixed
+
+
+def test_few_settings_are_best_kept_after_the_shared_content(engine):
+    # The truth of a block with few settings keeps it at the end of the system prompt, where
+    # it is shared within its setting; the naive move into the user turn measures lower.
+    for name in ("locale-price-format", "persona-5-before-shared"):
+        fixed = [f for _, f in build_pairs(name, 12, engine)]
+        naive = []
+        for f in fixed:
+            g = json.loads(json.dumps(f))
+            head, block = g["messages"][0]["content"].rsplit("\n\n", 1)
+            g["messages"][0]["content"] = head
+            g["messages"][-1]["content"] += "\n\n" + block
+            naive.append(g)
+        truth, other = oracle(engine.ids(r) for r in fixed), oracle(engine.ids(r) for r in naive)
+        assert truth[1] == other[1] and truth[0] > other[0] + 0.02 * truth[1], name
 
 
 def test_the_layout_drops_the_name_field(engine, sample):
