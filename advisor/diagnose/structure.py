@@ -46,6 +46,7 @@ MIN_STATIC = 32
 MIN_STATIC_TOTAL = 256
 CONTEXT = 48         # tokens of context decoded on each side of a span
 PERMUTED_MAX = 2048  # tokens: longer varying stretches are not tested for a permutation
+FAR = 4096           # tokens searched after a span for where static content resumes
 
 
 @dataclass
@@ -370,11 +371,26 @@ class Structure:
 
         if end + MIN_RUN > len(ids) or static(end):
             return end
-        for at in range(end + 4, min(len(ids) - MIN_RUN, end + reach) + 1, 4):
+        last = len(ids) - MIN_RUN
+        for at in range(end + 4, min(last, end + reach) + 1, 4):
             if static(at):
                 while at - 1 > end and static(at - 1):
                     at -= 1
                 return at
+        # Long per-request content (passages re-joined at one they share): on in doubling
+        # steps to static content, then back by halves to where it starts.
+        near, step = end + reach, reach
+        while near < last and step <= FAR:
+            far = min(last, near + step)
+            if static(far):
+                while far - near > 1:
+                    mid = (near + far) // 2
+                    if static(mid):
+                        far = mid
+                    else:
+                        near = mid
+                return far
+            near, step = far, step * 2
         return end
 
     def _pull(self, ids: list[int], start: int, head: int) -> int:
