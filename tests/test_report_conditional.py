@@ -21,10 +21,6 @@ from tests.docs_before import Shape, generate, truth
 
 T = Thresholds()
 
-PRESCRIBE_MISSES = pytest.mark.xfail(
-    strict=True, reason="prescribe measures far less than the fixed order gives (passages and system prompt in one "
-                        "message, several passages): advisor/prescribe, issue 12 build point 1")
-
 SHAPES = [
     pytest.param(Shape("earlier-message", "messages", 2, 6, 14), id="earlier-message-messages"),
     pytest.param(Shape("same-message", "messages", 2, 3, 16, seed=2), id="same-message-messages"),
