@@ -367,9 +367,9 @@ def test_every_command_reads_every_file_shape_of_the_issue(case, command, issue_
     assert count(res.out) == ISSUE_FILES[case][1]
 
 
-def test_a_record_that_cannot_become_a_job_is_its_own_skip(tmp_path, cli, monkeypatch):
-    """The per-record guard of ``to_jobs``: a failure while a record becomes a simulator job
-    is that line's skip; simulate and verify then give what they give without the line."""
+def _job_refused_at_line_3(tmp_path, monkeypatch) -> tuple[Path, Path]:
+    """Six prompt records, the third of which ``Job.from_sequence`` refuses, and the same
+    file without that line."""
     from advisor.simulate import model
 
     lines = [json.dumps({"prompt": f"You are a careful assistant. Shared manual text. Question {i}",
@@ -386,6 +386,13 @@ def test_a_record_that_cannot_become_a_job_is_its_own_skip(tmp_path, cli, monkey
         return real(cls, index, seq, *args, **kwargs)
 
     monkeypatch.setattr(model.Job, "from_sequence", classmethod(from_sequence))
+    return full, less
+
+
+def test_a_record_that_cannot_become_a_job_is_its_own_skip(tmp_path, cli, monkeypatch):
+    """The per-record guard of ``to_jobs``: a failure while a record becomes a simulator job
+    is that line's skip; simulate and verify then give what they give without the line."""
+    full, less = _job_refused_at_line_3(tmp_path, monkeypatch)
     for argv in (["simulate", "-f", "json", "--capacity-tokens", "40"], ["verify", "--engine", "sglang", "-f", "json"]):
         got = cli(argv[0], full, *argv[1:])
         check_stderr(got.err)
@@ -403,22 +410,7 @@ def test_report_drops_a_record_that_cannot_become_a_job_from_every_section(tmp_p
     """``report`` under the same guard: the refused line is a skip, and the analysis, the
     diagnosis and the simulation all cover the other records (the report of the file
     without that line, but for the skip count)."""
-    from advisor.simulate import model
-
-    lines = [json.dumps({"prompt": f"You are a careful assistant. Shared manual text. Question {i}",
-                         "timestamp": 100 + i}) for i in range(6)]
-    full = tmp_path / "full.jsonl"
-    full.write_text("\n".join(lines) + "\n")
-    less = tmp_path / "less.jsonl"
-    less.write_text("\n".join(lines[:2] + lines[3:]) + "\n")
-    real = model.Job.from_sequence.__func__
-
-    def from_sequence(cls, index, seq, *args, **kwargs):
-        if seq.request.line == 3 and seq.request.source == str(full):
-            raise RuntimeError("boom")
-        return real(cls, index, seq, *args, **kwargs)
-
-    monkeypatch.setattr(model.Job, "from_sequence", classmethod(from_sequence))
+    full, less = _job_refused_at_line_3(tmp_path, monkeypatch)
     got = cli("report", "-t", full, "-f", "json", "-o", "-")
     check_stderr(got.err)
     assert got.code == 1, got.err
