@@ -93,6 +93,30 @@ class Plan:
     free: bool = False   # deterministic and costless to adopt (a sort, a fixed order)
 
 
+# What a token window decodes to where it cuts a character's UTF-8 bytes (an emoji, CJK).
+_CUT = "\ufffd"
+
+
+def _whole_characters(context: tuple[str, str, str]) -> tuple[str, str, str]:
+    """A (before, span, after) triple with the sides cut back to whole characters: the
+    token windows the diagnosis decodes can split a multi-byte character, and its
+    replacement mark is in no message, so no anchor holding it could be found."""
+    before, span, after = context
+    # A cut at the inner edge is the first (last) bytes of the character that differs: the
+    # anchor stops before (starts after) it. A cut further out ends the side there.
+    before, after = before.rstrip(_CUT), after.lstrip(_CUT)
+    if _CUT in before:
+        before = before[before.rindex(_CUT) + 1:]
+    if _CUT in after:
+        after = after[:after.index(_CUT)]
+    return before, span, after
+
+
+def _longest_whole(example: str) -> str:
+    """The longest stretch of a decoded value without a cut character (see above)."""
+    return max(example.split(_CUT), key=len) if _CUT in example else example
+
+
 def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
               holds: Callable[[str], bool] | None = None, has_tools: bool = False,
               static: frozenset[str] = frozenset(),
@@ -109,7 +133,8 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
             if f.details.get("context_before"):
                 # The static text up to where the value starts, as the diagnosis read it.
                 contexts.append((f.details["context_before"], f.example, f.details.get("context_after", "")))
-            examples = [e for e in f.details.get("examples", []) if len(e.strip()) >= 4]
+            contexts = [_whole_characters(c) for c in contexts]
+            examples = [e for e in map(_longest_whole, f.details.get("examples", [])) if len(e.strip()) >= 4]
             injected = (f.code == "TR101" and holds is not None and bool(examples)
                         and not any(holds(e) for e in examples))
             anchor = None if injected else choose(anchors(contexts), requests, sizes[len(sizes) // 2] if sizes else 0)

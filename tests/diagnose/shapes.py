@@ -394,3 +394,43 @@ def static_list_control(kind: str, n: int = 40) -> Case:
     return Case(f"control-{kind}", kind, records, records, None)
 
 
+
+
+# Values made of multi-byte characters: byte-level BPE splits an emoji or a CJK character
+# over several tokens, so the token windows the diagnosis decodes can cut one in half.
+MULTIBYTE = {
+    "emoji": ["\U0001F7E2", "\U0001F7E1", "\U0001F534", "\u2705", "\u26A0\ufe0f"],
+    "cjk": ["\u6b63\u5e38", "\u7e41\u5fd9", "\u6545\u969c", "\u7dad\u8b77\u4e2d"],
+    "accented": ["op\u00e9rationnel", "d\u00e9grad\u00e9", "arr\u00eat\u00e9", "r\u00e9tabli"],
+}
+
+
+def multibyte_row_case(kind: str, alphabet: str, n: int = 60) -> Case:
+    """A status row of several services, each state a multi-byte symbol drawn per request,
+    between the persona and the static rules; the fix moves the row to the last user turn."""
+    rng = random.Random(f"multibyte/{kind}/{alphabet}")
+    services = ["checkout", "search", "payments", "login", "catalog", "email"]
+    intro = zoo.persona(f"m-{alphabet}")
+    body = static_text(rng, 6)
+    records, to_user, to_end = [], [], []
+    needle = ""
+    for i in range(n):
+        # Mostly the first (healthy) state, as on a real status page: long shared runs, then
+        # a symbol that shares its first bytes with the one the neighbour has.
+        symbols = MULTIBYTE[alphabet]
+        states = [rng.choices(symbols, [0.85] + [0.15 / (len(symbols) - 1)] * (len(symbols) - 1))[0] for _ in services]
+        row = "Service status: " + " \u00b7 ".join(f"{s} {st}" for s, st in zip(services, states))
+        q = zoo.question(rng)
+        if i == 0:
+            needle = f"{services[0]} {states[0]}"
+        records.append(as_kind([{"role": "system", "content": f"{intro}\n\n{row}\n\n{body}"},
+                                {"role": "user", "content": q}], kind))
+        to_user.append(as_kind([{"role": "system", "content": f"{intro}\n\n{body}"},
+                                {"role": "user", "content": f"{q}\n\n{row}"}], kind))
+        to_end.append(as_kind([{"role": "system", "content": f"{intro}\n\n{body}\n\n{row}"},
+                               {"role": "user", "content": q}], kind))
+    # Rows repeat often (most services healthy), so after the static rules they can still
+    # share a branch: the truth is the better of the two placements.
+    name = f"multibyte-{kind}-{alphabet}"
+    best = max((to_user, to_end), key=lambda fixed: truth(Case(name, kind, records, fixed, None)))
+    return Case(name, kind, records, best, "TR101", needle)

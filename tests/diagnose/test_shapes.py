@@ -112,3 +112,14 @@ def test_value_with_few_settings(tmp_path: Path, cli, kind: str, settings: int, 
 @pytest.mark.parametrize("kind", ["messages", "input_ids"])
 def test_static_short_list_is_clean(tmp_path: Path, cli, kind: str) -> None:
     _check(tmp_path, cli, shapes.static_list_control(kind))
+
+
+@pytest.mark.parametrize("kind,alphabet", [
+    ("prompt", "emoji"), ("messages", "emoji"), ("input_ids", "cjk"), ("messages", "cjk"), ("prompt", "accented"),
+])
+def test_values_of_multibyte_characters_are_moved_not_pinned(tmp_path: Path, cli, kind: str, alphabet: str) -> None:
+    # The decoded token windows around such a value can end inside a character (U+FFFD),
+    # which no message holds: that once made the value look rendered by the chat template
+    # (a pin action that cannot help) instead of moved.
+    data = _check(tmp_path, cli, shapes.multibyte_row_case(kind, alphabet))
+    assert "pin-template-value" not in [a["kind"] for a in data["actions"]]
