@@ -349,49 +349,28 @@ def time_limit(seconds: float) -> Iterator[None]:
     if seconds <= 0 or threading.current_thread() is not threading.main_thread():
         yield
         return
-    armed = [True]
 
     def _fire(signum: int, frame: Any) -> None:
         # Not while the block is being left: a stop raised in contextlib's __exit__ or in
         # this generator's clean-up would escape the ``with`` as a BaseException and leave
         # the timer running (it repeats) into the caller's code.
-        if armed[0] and (frame is None or frame.f_code not in _LEAVING):
+        if frame is None or frame.f_code not in _LEAVING:
             raise _Alarm()
 
     timer, signum = _CLOCK.timer, _CLOCK.signal
     previous = signal.signal(signum, _fire)
     signal.setitimer(timer, seconds, 0.1)  # repeating: a stop swallowed in a __del__ comes again
-    timed_out = False
     try:
-        try:
-            yield
-        except _Alarm:
-            timed_out = True
-        finally:
-            _disarm(armed, timer, signum, previous)
+        yield
     except _Alarm:
-        # The timer fired while the block was being left (in an except or finally clause
-        # above, before the handler was disarmed): the block did run to its limit. Without
-        # this the stop escaped the sandbox into the caller, as a BaseException.
-        timed_out = True
-    if timed_out:
         raise RenderTimeout(f"rendering took longer than {seconds:g} {_CLOCK.unit} and was stopped")
-
-
-def _disarm(armed: list[bool], timer: int, signum: int, previous: Any) -> None:
-    """Stop the timer and put the old handler back, even if the timer fires meanwhile."""
-    while True:
-        try:
-            armed[0] = False
-            signal.setitimer(timer, 0)
-            signal.signal(signum, previous)
-            return
-        except _Alarm:
-            continue
+    finally:
+        signal.setitimer(timer, 0)
+        signal.signal(signum, previous)
 
 
 # The code of the frames that run once the block is done: a stop is not raised there.
-_LEAVING = frozenset({time_limit.__wrapped__.__code__, _disarm.__code__,  # type: ignore[attr-defined]
+_LEAVING = frozenset({time_limit.__wrapped__.__code__,  # type: ignore[attr-defined]
                       contextlib._GeneratorContextManager.__exit__.__code__})
 
 
