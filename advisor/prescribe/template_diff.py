@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from advisor.diagnose.detect import Diagnosis, Finding
 from advisor.errors import AdvisorError
@@ -107,19 +107,27 @@ def _pin_diffs(base: Path, files: list[tuple[Path, str]], f: Finding, k: int) ->
     """The measured pin carried out in the template: each ``strftime_now(FMT)`` call becomes
     the constant date that the measurement rendered (the clock every request got once its
     own time was dropped), in the call's format."""
+    def pin(text: str) -> str:
+        if "strftime_now" not in text:
+            return text
+        return _STRFTIME.sub(lambda m: m.group(1) + m.group(2) + PINNED_NOW.strftime(m.group(3))
+                             + m.group(1) + m.group(2), text)
+
+    return _edited(base, files, f, k, pin, "pins the date the chat template reads from the clock to one constant",
+                   f"pass one constant {PINNED_DATE!r} as chat_template_kwargs.date_string (the template fills it "
+                   "from the request's date otherwise)")
+
+
+def _edited(base: Path, files: list[tuple[Path, str]], f: Finding, k: int, edit: Callable[[str], str],
+            done: str, otherwise: str) -> list[TemplateDiff]:
+    """A diff for each template ``edit`` changes, saying ``done``; when it changes none, one
+    note saying ``otherwise`` (where the fix has to be made instead)."""
     out = []
     for path, text in files:
-        if "strftime_now" not in text:
-            continue
-        new = _STRFTIME.sub(lambda m: m.group(1) + m.group(2) + PINNED_NOW.strftime(m.group(3))
-                            + m.group(1) + m.group(2), text)
+        new = edit(text)
         if new != text:
-            out.append(TemplateDiff(_rel(path, base), f.code, k, _udiff(path, base, text, new),
-                                    "pins the date the chat template reads from the clock to one constant"))
-    if not out:
-        out.append(TemplateDiff("", f.code, k, "", f"pass one constant {PINNED_DATE!r} as chat_template_kwargs."
-                                "date_string (the template fills it from the request's date otherwise)"))
-    return out
+            out.append(TemplateDiff(_rel(path, base), f.code, k, _udiff(path, base, text, new), done))
+    return out or [TemplateDiff("", f.code, k, "", otherwise)]
 
 
 def _rel(path: Path, base: Path) -> str:
@@ -242,23 +250,18 @@ def _loop_sort_diffs(folder: Path, files: list[tuple[Path, str]], f: Finding, k:
     units show gets ``|sort(case_sensitive=true)`` (by the attribute it writes first), the
     order Python's sort of the units' texts gives."""
     cores = [c.strip() for c in f.hidden.get("cores", []) if c.strip()]
-    out = []
-    for path, text in files:
-        def sort(m: re.Match[str]) -> str:
-            iterable, lead, attr = m.group(3), m.group(5).strip(), m.group(6)
-            if "|" in iterable or not cores or sum(1 for c in cores if c.startswith(lead)) * 2 < len(cores):
-                return m.group(0)
-            name = attr.strip(".[]'\"")
-            how = f"|sort(attribute='{name}', case_sensitive=true)" if name else "|sort(case_sensitive=true)"
-            return m.group(1) + iterable + how + m.group(0)[len(m.group(1)) + len(iterable):]
-        new = _LOOP.sub(sort, text)
-        if new != text:
-            out.append(TemplateDiff(_rel(path, folder), f.code, k, _udiff(path, folder, text, new),
-                                    "sorts the units the loop writes by their text"))
-    if not out:
-        out.append(TemplateDiff("", f.code, k, "", "sort these units by their text where the prompt is assembled "
-                                "(no template loop writes them)"))
-    return out
+
+    def sort(m: re.Match[str]) -> str:
+        iterable, lead, attr = m.group(3), m.group(5).strip(), m.group(6)
+        if "|" in iterable or not cores or sum(1 for c in cores if c.startswith(lead)) * 2 < len(cores):
+            return m.group(0)
+        name = attr.strip(".[]'\"")
+        how = f"|sort(attribute='{name}', case_sensitive=true)" if name else "|sort(case_sensitive=true)"
+        return m.group(1) + iterable + how + m.group(0)[len(m.group(1)) + len(iterable):]
+
+    return _edited(folder, files, f, k, lambda text: _LOOP.sub(sort, text),
+                   "sorts the units the loop writes by their text",
+                   "sort these units by their text where the prompt is assembled (no template loop writes them)")
 
 
 # A Jinja loop over a tool list: {% for tool in tools %}, {%- for f in functions -%}.
@@ -269,18 +272,10 @@ def _tool_order_diffs(folder: Path, files: list[tuple[Path, str]], f: Finding, k
     """The measured sort (tool definitions by function name) where the template decides
     the order: a Jinja loop over the tool list gets a ``sort`` filter, and a tool list
     written out in the template (a JSON array, a YAML ``tools:`` list) is sorted in place."""
-    out = []
-    for path, text in files:
-        new = _sort_tool_loops(text)
-        new = _sort_json_tool_arrays(new)
-        new = _sort_yaml_tools(new)
-        if new != text:
-            out.append(TemplateDiff(_rel(path, folder), f.code, k, _udiff(path, folder, text, new),
-                                    "sorts the tool definitions by function name"))
-    if not out:
-        out.append(TemplateDiff("", f.code, k, "", "sort the tool list by function name where the request is built "
-                                "(no template holds the list or loops over it)"))
-    return out
+    return _edited(folder, files, f, k, lambda text: _sort_yaml_tools(_sort_json_tool_arrays(_sort_tool_loops(text))),
+                   "sorts the tool definitions by function name",
+                   "sort the tool list by function name where the request is built (no template holds the list "
+                   "or loops over it)")
 
 
 def _sort_tool_loops(text: str) -> str:
