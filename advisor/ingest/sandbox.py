@@ -33,6 +33,7 @@ from jinja2.runtime import Context
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
 from advisor.errors import AdvisorError
+from advisor.ingest import block_edges
 
 DEFAULT_TIME_LIMIT = 2.0
 MAX_OUTPUT_CHARS = 20_000_000
@@ -350,28 +351,29 @@ def time_limit(seconds: float) -> Iterator[None]:
         yield
         return
 
-    def _fire(signum: int, frame: Any) -> None:
-        # Not while the block is being left: a stop raised in contextlib's __exit__ or in
-        # this generator's clean-up would escape the ``with`` as a BaseException and leave
-        # the timer running (it repeats) into the caller's code.
-        if frame is None or frame.f_code not in _LEAVING:
-            raise _Alarm()
-
     timer, signum = _CLOCK.timer, _CLOCK.signal
+    leaving = [False]
+
+    def _fire(signum: int, frame: Any) -> None:
+        if not block_edges.on_edge(frame, _EDGES):
+            raise _Alarm()
+        if not leaving[0]:  # on the way in: the stop comes again once the block runs
+            signal.setitimer(timer, block_edges.DEFER_SECONDS, 0.1)
+
     previous = signal.signal(signum, _fire)
     signal.setitimer(timer, seconds, 0.1)  # repeating: a stop swallowed in a __del__ comes again
     try:
         yield
     except _Alarm:
+        leaving[0] = True
         raise RenderTimeout(f"rendering took longer than {seconds:g} {_CLOCK.unit} and was stopped")
     finally:
+        leaving[0] = True  # before the disarm, so no deferred shot outlives it
         signal.setitimer(timer, 0)
         signal.signal(signum, previous)
 
 
-# The code of the frames that run once the block is done: a stop is not raised there.
-_LEAVING = frozenset({time_limit.__wrapped__.__code__,  # type: ignore[attr-defined]
-                      contextlib._GeneratorContextManager.__exit__.__code__})
+_EDGES = block_edges.edges_of(time_limit)
 
 
 def _reason(exc: BaseException) -> str:

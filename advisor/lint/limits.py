@@ -20,6 +20,7 @@ from typing import Any, Iterator
 import regex
 
 from advisor.errors import AdvisorError
+from advisor.ingest import block_edges
 
 # A template of a few hundred KB lints in well under a second; a file that uses this much,
 # with the interpreter's start, still ends within 10 s with the cores shared three ways.
@@ -38,11 +39,16 @@ class LintStopped(BaseException):
 
 
 def _fire(signum: int, frame: Any) -> None:
+    if not _DEADLINES:  # the last limit was just left; its clean-up disarms the timer
+        return
     now = time.process_time()
     due = [d for d in _DEADLINES if d[0] <= now + 1e-3]
-    if due:
+    if not due:
+        _arm()  # early (the timer's granularity): wait for the soonest deadline again
+    elif block_edges.on_edge(frame, _EDGES):  # entering or leaving a limit: stop a moment later
+        signal.setitimer(signal.ITIMER_PROF, block_edges.DEFER_SECONDS, REPEAT_SECONDS)
+    else:
         raise LintStopped(min(due)[1])
-    _arm()  # early (the timer's granularity): wait for the soonest deadline again
 
 
 def _arm() -> None:
@@ -78,6 +84,9 @@ def cpu_limit(seconds: float = FILE_CPU_SECONDS, reason: str | None = None) -> I
             signal.signal(signal.SIGPROF, previous)
         else:
             _arm()
+
+
+_EDGES = block_edges.edges_of(cpu_limit, _fire, _arm)
 
 
 class MarkerPattern:

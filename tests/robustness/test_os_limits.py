@@ -8,13 +8,16 @@ in bounded time and memory. Speed figures are in bench/hardening_bench.py.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import resource
 import subprocess
+import signal
 import sys
 import time
+import types
 
 import pytest
 
@@ -292,3 +295,68 @@ def test_a_stop_at_the_edge_of_the_block_never_escapes_the_limit():
             outcomes["stopped"] += 1
     assert outcomes["finished"] + outcomes["stopped"] == 10_000
     assert min(outcomes.values()) > 0  # both ends of the edge were reached
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_a_stop_on_the_way_into_the_block_is_deferred_into_it():
+    """A timer that fires before the block has begun (budgets of a few microseconds land in
+    contextlib's ``__enter__``, after the generator armed it) must not raise there: the
+    exception would leave the ``with`` before its clean-up exists, with the repeating timer
+    still armed (a CI run saw it stop an unrelated test a moment later). Every entry must end
+    as a finished block or a ``RenderTimeout``, and no timer may outlive the loop."""
+    import time as clock
+
+    before = signal.getsignal(signal.SIGALRM)
+    outcomes = {"finished": 0, "stopped": 0}
+    for i in range(20_000):
+        budget = 1e-6 * (1 + i % 20)
+        try:
+            with sandbox.time_limit(budget):
+                end = clock.perf_counter() + 0.0003
+                while clock.perf_counter() < end:
+                    pass
+            outcomes["finished"] += 1
+        except sandbox.RenderTimeout:
+            outcomes["stopped"] += 1
+    assert outcomes["stopped"] > 0
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) is before
+
+
+def _frame_running(code):
+    return types.SimpleNamespace(f_code=code)
+
+
+def test_the_handler_defers_on_the_edges_and_stops_inside():
+    """The rule itself, called by hand: on ``__enter__`` the handler re-arms a short shot and
+    returns; on the way out it returns and leaves the timer to the clean-up; in the block's
+    own code it stops the block."""
+    enter = contextlib._GeneratorContextManager.__enter__.__code__
+    leave = contextlib._GeneratorContextManager.__exit__.__code__
+    with pytest.raises(sandbox.RenderTimeout):
+        with sandbox.time_limit(30):
+            fire = signal.getsignal(signal.SIGALRM)
+            fire(signal.SIGALRM, _frame_running(enter))
+            assert 0 < signal.getitimer(signal.ITIMER_REAL)[0] <= 0.01  # deferred, not dropped
+            signal.setitimer(signal.ITIMER_REAL, 30, 0.1)
+            fire(signal.SIGALRM, _frame_running(leave))  # no stop raised on the way out
+            fire(signal.SIGALRM, sys._getframe())
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_the_lint_limit_defers_on_the_edges_and_stops_inside():
+    """The lint CPU limit follows the same rule, for a due deadline: deferred on an edge,
+    raised in the block; a handler that runs after the last limit was left does nothing."""
+    from advisor.lint import limits
+
+    enter = contextlib._GeneratorContextManager.__enter__.__code__
+    with pytest.raises(limits.LintStopped):
+        with limits.cpu_limit(30, "stopped here"):
+            fire = signal.getsignal(signal.SIGPROF)
+            limits._DEADLINES[-1] = (0.0, "stopped here")  # due now
+            fire(signal.SIGPROF, _frame_running(enter))
+            assert 0 < signal.getitimer(signal.ITIMER_PROF)[0] <= 0.01
+            fire(signal.SIGPROF, sys._getframe())
+    assert limits._DEADLINES == []
+    fire(signal.SIGPROF, sys._getframe())  # nothing armed, nothing raised
+    assert signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0)
