@@ -33,6 +33,7 @@ _SPECIAL = re.compile(r"<\|[^|>]{1,40}\|>")
 _HEADER = re.compile(r"<\|start_header_id\|>.*?<\|end_header_id\|>", re.DOTALL)
 SIDE = 40          # characters of static context used on each side
 LINE_END = "\n"    # a right anchor that is only the end of the value's line
+_CLOSING = " \t\r\n.!?;:,)]}\"'"  # what may close a message after a span without being content of its own
 LINE = 48          # a span whose line holds at most this much besides it moves with its line
 
 
@@ -70,6 +71,21 @@ def _before_special(text: str) -> tuple[str, bool]:
     return parts[0], len(parts) > 1
 
 
+_ESCAPES = {'\\"': '"', "\\n": "\n", "\\t": "\t", "\\\\": "\\", "\\/": "/"}
+_ESCAPE = re.compile(r'\\["nt\\/]')
+
+
+def json_unescaped(text: str) -> str | None:
+    """``text`` with JSON string escapes undone, or None when it has none. A chat template
+    may print a message's content through ``tojson`` (Llama 3.1 does for tool results), so
+    the decoded prompt holds ``\\"`` where the message holds ``"``; pieces of it are cut
+    anywhere, so this is done escape by escape, not by parsing a whole string."""
+    if "\\" not in text:
+        return None
+    out = _ESCAPE.sub(lambda m: _ESCAPES[m.group(0)], text)
+    return out if out != text else None
+
+
 @dataclasses.dataclass(frozen=True)
 class Anchor:
     """Where a span sits: ``left`` ends right before it (empty: the start of a message),
@@ -100,7 +116,9 @@ def anchors(contexts: Sequence[tuple[str, str, str]]) -> list[Anchor]:
                 if piece.strip():
                     nxt = piece.strip()[:SIDE]
                     break
-        to_end = cut and not right.strip()
+        # Closing punctuation alone before the message ends (every passage ends with a
+        # period) is not static text to anchor on: the span runs to the end of the message.
+        to_end = cut and not right.strip(_CLOSING)
         # "" too: the span may start its message where the decoded left context is chat
         # markup the message content does not hold (a tools preamble).
         for lv in _left_cuts(left) + [""]:
@@ -153,7 +171,7 @@ def choose(cands: list[Anchor], requests: Sequence[Sequence[str]], typical: int 
     """The anchor that finds a span in the most requests (each a list of its texts: message
     contents, prompt, tool definitions), then the one whose spans come closest to
     ``typical`` characters (what the alignment saw)."""
-    best: tuple[int, float, int] | None = None
+    best: tuple[int, bool, float, int] | None = None
     chosen = None
     for k, a in enumerate(cands):
         hits = 0
@@ -167,7 +185,9 @@ def choose(cands: list[Anchor], requests: Sequence[Sequence[str]], typical: int 
                     break
         if not hits:
             continue
-        score = (-hits, abs(size / hits - typical), k)
+        # An anchor with static text on its left is where the alignment saw the span; one
+        # without (for markup the message text does not hold) only when it finds more.
+        score = (-hits, not a.left, abs(size / hits - typical), k)
         if best is None or score < best:
             best, chosen = score, a
     return chosen
@@ -313,7 +333,7 @@ class SpanMove:
                 continue
             if a.to_end and self.to == AFTER_STATIC:
                 return self._move_message(req, messages, k)
-            got = cut(content, a)
+            got = _cut_json_member(content, a) or cut(content, a)
             if got is None:
                 return None
             rest, moved = got
@@ -360,6 +380,8 @@ def _cut_tools(tools: list[Any], a: Anchor) -> tuple[list[Any], str] | None:
             return out, got[1]
     left = a.left.rsplit('"', 1)[-1]
     right = a.right.split('"', 1)[0]
+    if not left.strip() and not right.strip():
+        return None  # nothing of the anchor is inside one string: it would match any string
     a = Anchor(left, right if right.strip() else "", not right.strip(), "")
     for k, tool in enumerate(tools):
         found: list[str] = []
@@ -479,6 +501,45 @@ def _dump_ranges(value: Any, indent: int | None) -> tuple[str, list[tuple[int, i
     return "".join(out), ranges
 
 
+def _cut_json_member(text: str, a: Anchor) -> tuple[str, str] | None:
+    """A message that is one JSON document (a tool result) whose span is (nearly) the whole
+    value of one member: the document without that member, in its own layout, and the
+    member as ``key: value``. Cutting characters out of it would leave broken JSON."""
+    if text.lstrip()[:1] not in ("{", "[") or len(text) > 1_000_000:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, (dict, list)):
+        return None
+    for indent in (None, 2, 4):
+        dumped, ranges = _dump_ranges(value, indent)
+        if dumped != text:
+            continue
+        found = locate(text, a)
+        if found is None:
+            return None
+        start, end = found
+        covering = [(e - s, path) for s, e, path in ranges if s <= start and end <= e and path]
+        if not covering:
+            return None
+        size, path = min(covering, key=lambda t: (t[0], -len(t[1])))
+        parent: Any = value
+        for key in path[:-1]:
+            parent = parent[key]
+        item = parent[path[-1]]
+        if not isinstance(parent, dict) or isinstance(item, (dict, list)) or size > 2 * (end - start) + 8:
+            return None  # a value inside longer text is cut out of the string
+        copy = json.loads(text)
+        holder = copy
+        for key in path[:-1]:
+            holder = holder[key]
+        del holder[path[-1]]
+        return json.dumps(copy, ensure_ascii=False, indent=indent), f"{path[-1]}: {json.dumps(item, ensure_ascii=False)}"
+    return None
+
+
 def _append(content: Any, text: str) -> Any:
     if isinstance(content, str):
         return content.rstrip() + "\n\n" + text
@@ -494,6 +555,8 @@ class UnitSort:
 
     def __init__(self, cores: Sequence[str], how: str = "auto", by_text: bool = False) -> None:
         self.cores = [c for c in cores if c]
+        # Cores decoded from content a template printed through tojson: as the message holds them.
+        self.cores += [u for u in map(json_unescaped, self.cores) if u and u not in self.cores]
         self.how = how
         # Sorted by their text (the order a template's sort filter gives) rather than in
         # the order they were first seen; only the run of units moves, not what is around.
@@ -542,6 +605,16 @@ class UnitSort:
         return dataclasses.replace(req, messages=tuple(messages[:lo] + ordered + messages[hi:]))
 
     def sort_text(self, text: str) -> str | None:
+        # A core this text holds more than once (a key every tool definition has) marks
+        # no unit of its own: the units are told apart by the others.
+        saved = self.cores
+        self.cores = [c for c in saved if text.count(c) == 1]
+        try:
+            return self._sort_text(text)
+        finally:
+            self.cores = saved
+
+    def _sort_text(self, text: str) -> str | None:
         where = sorted(i for i in (text.find(c) for c in self.cores) if i >= 0)
         if len(where) < 2:
             return None
