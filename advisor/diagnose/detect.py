@@ -187,7 +187,7 @@ class Diagnoser:
             for k in near:
                 orders[k].token_offset = s.token_offset  # exact, where the estimate is from characters
                 cores.setdefault(k, []).extend(s.cores)
-            if not near:
+            if not near and not _inside_span(s.token_offset, dynamic):
                 swaps.append(s)
         # A block order the alignment does not confirm is left out: the blocks only label.
         orders = [o for k, o in enumerate(orders) if k in cores]
@@ -218,6 +218,13 @@ class Diagnoser:
         return Diagnosis(self.requests, self.prompt_tokens, cached, findings, attribution, dynamic, orders,
                          self.low_reuse, examined=self.text_requests, text_requests=self.all_text_requests,
                          swaps=swaps)
+
+
+def _inside_span(offset: int, spans: list[SpanFinding]) -> bool:
+    """Whether ``offset`` falls inside a span of per-request content. Units that recur in
+    varying order there (sentences of passages drawn from one pool) are that content's own
+    variety: moving the span out of the shared prefix is the fix, not an order for them."""
+    return any(d.code == "TR102" and d.token_offset <= offset < d.token_offset + d.span_tokens for d in spans)
 
 
 def token_decoder(tokenizer: Tokenizer) -> Callable[[Sequence_[int]], str]:

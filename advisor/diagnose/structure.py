@@ -29,11 +29,14 @@ from advisor.ingest.ids import ITEM, pack, unpack
 # TR102 (``Structure._code`` has the shorter cases). Other varying spans are TR101.
 LONG_SPAN = 64
 HEAD = 48
+PROSE_SPAN = 24   # tokens: lines of text this long at a message's start are content (TR102)
+PROSE_LINE = 12   # characters: a line this long is a line of its own
 STATIC_SHARE = 0.5   # re-joined content held by at least this share of requests is static
 # ... or by this share, when at least FAMILY_REQUESTS requests re-join it (one arm of an A/B
 # test of system prompts; retrieved passages are re-joined by a few pairs of requests).
 FAMILY_SHARE = 0.3
 FAMILY_REQUESTS = 8
+UNIT_SHARE = 0.1     # a unit sent in another order is held by at least this share of all requests
 MIN_LOSS = 0.005     # of the aligned prompt tokens: smaller losses are not reported
 # An order costs only where a new order first shows, so few requests show one; what the
 # alignment sees reordered must cost at least this share to be more than shared
@@ -97,6 +100,12 @@ class Structure:
             got = self._static[(key, given, share)] = self.al.held_by_most(key, given, share)
         return got
 
+    def _static_units(self, s: Swap) -> list[bool]:
+        """Which of swap ``s``'s runs are static content (at least two make an order):
+        held by most requests that share what precedes the stretch, and by at least
+        ``UNIT_SHARE`` of all (the few turns of one conversation share its history)."""
+        return [self._is_static(h, s.left) and self._is_static(h, b"", UNIT_SHARE) for h in s.heads]
+
     def _request(self, index: int) -> bytes | None:
         if self._by_index is None:
             self._by_index = dict(zip(self.al.kept_ids, self.al.kept))
@@ -106,12 +115,22 @@ class Structure:
         al = self.al
         if not al.gaps:
             return []
-        swapped = {s.request: (s.start, s.end) for s in al.swaps}
+        # Only static units (held by most requests) in another order are a reordering: a
+        # conversation's last message that comes back inside its history in the next turn
+        # is out of order against the neighbour too, but it is per-request content.
+        real, echoed = [], set()
+        for s in al.swaps:
+            static = self._static_units(s)
+            if sum(static) >= 2:
+                real.append(s)
+            else:  # the static content such a stretch re-joins is where the span ends
+                echoed |= {k for k, st in zip(s.keys, static) if st}
+        swapped = {s.request: (s.start, s.end) for s in real}
         candidates = [g for g in al.gaps if not _within(swapped.get(g.request), g.start)]
         groups = _group_gaps(candidates)
         # A span that re-joins at a unit other requests send in another order is the
-        # permutation seen from one pair, not a value.
-        permuted = {k for s in al.swaps for k in s.keys}
+        # permutation seen from one pair, not a value (retrieved passages from one pool).
+        permuted = {k for s in real for k in s.keys} | ({k for s in al.swaps for k in s.keys} - echoed)
         groups = [g for g in groups if sum(1 for x in g if x.key in permuted) * 2 < len(g)]
         need = MIN_LOSS * al.aligned_tokens
         self.permuted = []
@@ -338,7 +357,7 @@ class Structure:
         first tokens vary too (questions that share their first words in pairs), the
         per-request content starts where its static head ends: for TR102, the tokens
         from there to each span's start."""
-        leads, pulls, extents, ends, users, values = [], [], [], 0, 0, 0
+        leads, pulls, extents, ends, users, values, prose = [], [], [], 0, 0, 0, 0
         for _g, ids, start, end in decoded:
             head, closes, role = _message_of(ids, start, end, self.specials, self.decode)
             pull = self._pull(ids, start, head)
@@ -346,6 +365,7 @@ class Structure:
             pulls.append(pull)
             extents.append(pull + end - start)
             ends += closes
+            prose += _is_prose(self.decode(ids[start - pull:end]))
             if role == "user":
                 users += 1
                 # A clock reading or an id opening the user turn is a value, not the
@@ -356,7 +376,10 @@ class Structure:
         if lead > HEAD:
             return "TR101", []
         in_user = users * 2 > n and values * 2 <= users
-        if extent >= LONG_SPAN or (2 * extent >= lead and (ends * 2 > n or in_user)):
+        # Lines of text opening the prompt (a conversation, notes, a profile block) where
+        # no message boundary tells: content ahead of the static text, not a value in it.
+        lines = extent >= PROSE_SPAN and prose * 2 > n
+        if extent >= LONG_SPAN or (2 * extent >= lead and (ends * 2 > n or in_user or lines)):
             return "TR102", pulls
         return "TR101", []
 
@@ -668,6 +691,15 @@ def _message_of(ids: list[int], start: int, end: int, specials: frozenset[int],
             between = decode(ids[j + 1:min(start, j + 4)]).split("\n", 1)[0].strip()
         role = between.lower() if len(between) <= 24 else ""
     return head, closes, role
+
+
+def _is_prose(text: str) -> bool:
+    """Whether ``text`` is lines of content (two or more lines of text, most of them not a
+    value such as a clock reading or an id under a label)."""
+    lines = [line.strip() for line in text.split("\n") if len(line.strip()) >= PROSE_LINE]
+    if len(lines) < 2:
+        return False
+    return sum(classify(line) == "name-or-text" for line in lines) * 2 > len(lines)
 
 
 def _within(region: tuple[int, int] | None, at: int) -> bool:
