@@ -1,0 +1,66 @@
+"""The shapes of the second held-out set that the diagnosis got wrong, now checked as tests.
+
+The set (tests/diagnose/heldout2.py) was written blind to the detector; once its results were
+read, the shapes below were fixed in the detector and prescription, so they are no longer
+held out and each becomes a regression test here: the right code where the requests part,
+no false finding elsewhere, and ``prescribe``'s hit rate after within 0.02 of the oracle's
+hit rate on the ideally fixed traffic. A fresh blind set measures generalization; these only
+keep what was fixed fixed.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.diagnose.heldout import Engine, oracle, write_jsonl
+from tests.diagnose.heldout2 import build_workloads
+
+CODES = {"dynamic": {"TR101"}, "order": {"TR201"}, "placement": {"TR102"}}
+
+# name: what was wrong before the fix.
+FIXED = {
+    # The passages' last period read as static text to anchor on: the span stopped at the
+    # first period, and a cut in a tool description was measured instead (no gain).
+    "passages-in-system-tools-after": "the move cut the tools instead of the passages",
+    # The latest message comes back inside the next turn's history: read as a reordering, so
+    # the history ahead of the instructions was never a span.
+    "history-before-instructions-prompt": "no finding at all",
+    # Tool definitions decoded from token ids have no tools field: the sort never applied.
+    "tools-field-shuffled-ids": "the sort measured no gain",
+    # The tool result is printed through tojson: escaped quotes in every anchor.
+    "cron-agent-tool-result-clock": "a pin of a value the template does not render",
+    "tool-result-list-shuffled": "the sort found none of its units",
+    # Lines of text opening a prompt with no message boundaries: content, not a value.
+    "profile-xml-before-policies-ids": "read as TR101",
+}
+
+
+@pytest.fixture(scope="module")
+def workloads():
+    return build_workloads(12, Engine(), list(FIXED))
+
+
+@pytest.mark.parametrize("name", list(FIXED))
+def test_a_fixed_heldout_shape_stays_fixed(name, workloads, cli, tmp_path):
+    w = next(x for x in workloads if x.name == name)
+    path = tmp_path / f"{name}.jsonl"
+    write_jsonl(w.records, path)
+    res = cli("prescribe", str(path), "--format", "json")
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    engine = Engine()
+    cached, total = oracle(engine.ids(r) for r in w.fixed)
+    truth = cached / total
+    assert abs(data["hit_rate_after"] - truth) <= 0.02, (name, FIXED[name], data["hit_rate_after"], truth)
+    found = [(f["code"], f["token_offset"]) for f in data["findings"] if f["code"] in ("TR101", "TR102", "TR201")]
+    for expect, offset in zip(w.expect, w.offsets):
+        codes = set().union(*(CODES[c] for c in expect.split("|")))
+        assert any(code in codes and abs(at - offset) <= 16 for code, at in found), (name, FIXED[name], found)
+    # Nothing found away from the planted defects that claims a real share of the prompt.
+    planted = list(w.offsets) + list(w.unit_offsets)
+    stray = [f for f in data["findings"] if f["code"] in ("TR101", "TR102", "TR201")
+             and not any(abs(f["token_offset"] - at) <= 16 for at in planted)
+             and f["tokens_lost"] > 0.01 * data["prompt_tokens"]]
+    assert not stray, (name, stray)
