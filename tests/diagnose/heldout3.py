@@ -805,7 +805,8 @@ def _examples_first(rng: random.Random, s: Scribe) -> list[Pair]:
 
 @workload("task-before-agent-instructions", "messages", ("placement",),
           "agent loops whose system message opens with the task, ahead of ~1.5k tokens of static agent instructions; "
-          "tool calls and results appended step by step")
+          "tool calls and results appended step by step",
+          notes="the fix sends the task in the first user message, after the instructions and the tools the layout puts there")
 def _task_first(rng: random.Random, s: Scribe) -> list[Pair]:
     instructions = "\n\n".join([s.opening(), s.manual(16)])
     names = ["log_repair", "escalate_case", "send_receipt", "find_booking"]
@@ -817,7 +818,10 @@ def _task_first(rng: random.Random, s: Scribe) -> list[Pair]:
         msgs: list[dict[str, Any]] = [user("Start the task.")]
         for step in range(rng.randint(2, 5)):
             orig = chat(i, [sys_msg(f"{UNIT}Task:{MARK} {task}\n\n{instructions}")] + [dict(m) for m in msgs], tools)
-            fixed = chat(i, [sys_msg(f"{instructions}\n\nTask: {task}")] + [dict(m) for m in msgs], tools)
+            # The layout writes the tools at the top of the first user turn: the shared content
+            # is the instructions and the tools, so the task goes after both.
+            fixed = chat(i, [sys_msg(instructions), user(f"Task: {task}\n\n{msgs[0]['content']}")]
+                         + [dict(m) for m in msgs[1:]], tools)
             out.append((orig, fixed))
             i += 1
             args = {"property_id": f"P{rng.randint(1000, 9999)}", "category": rng.choice(["heating", "damp", "other"]),
