@@ -44,7 +44,7 @@ import zlib
 from typing import Any, Callable, Sequence
 
 from tests.diagnose.heldout import (
-    MARK, UNIT, Engine, Pair, Workload, assistant, chat, clock, hexid, materialize, prompt, sys_msg, unmark, user,
+    MARK, MONTHS, UNIT, Engine, Pair, Workload, assistant, chat, clock, hexid, materialize, prompt, sys_msg, unmark, user,
 )
 from tests.diagnose.heldout3_text import (
     ARABIC, EMOJI, JAPANESE, ORGS, RUSSIAN, RUSSIAN_ASKS, TOOL_NAMES, WORDS, Scribe, compact,
@@ -153,7 +153,8 @@ def marked_tools(s: Scribe, names: Sequence[str]) -> list[dict[str, Any]]:
 
 
 @workload("jwt-bearer-mid-system", "messages", ("dynamic",),
-          "a per-request JWT bearer token (~120 tokens) in an 'API access' paragraph ~800 tokens into a 2k-token system prompt")
+          "a per-request JWT bearer token (~120 tokens) in an 'API access' paragraph ~800 tokens into a 2k-token system prompt",
+          notes="one value: the fix moves the whole token, though its payload holds a run of constant bytes")
 def _jwt(rng: random.Random, s: Scribe) -> list[Pair]:
     head, tail = "\n\n".join([s.opening(), s.manual(8)]), s.manual(12)
     n = rng.randint(150, 190)
@@ -700,7 +701,8 @@ def _env(rng: random.Random, s: Scribe) -> list[Pair]:
 
 @workload("csv-column-order-ids", "input_ids", ("order",),
           "a 20-row CSV price table whose four columns come in one of 24 orders (a dict rebuilt per request) after the "
-          "opening; as token ids")
+          "opening; as token ids",
+          notes="every row changes with the column order, so no row is shared as a unit; the fix is one column order")
 def _csv_cols(rng: random.Random, s: Scribe) -> list[Pair]:
     local = random.Random(f"{s.name}/csv")
     cols = ["item", "price_gbp", "pack_size", "in_stock"]
@@ -733,10 +735,13 @@ def _memory(rng: random.Random, s: Scribe) -> list[Pair]:
     system = "\n\n".join([s.opening(), s.manual(20)])
     memories = []
     for _ in range(40):
-        facts = [f"prefers {rng.choice(['email', 'phone', 'chat'])} contact", f"name: {s.person()}",
-                 f"{s.unit} reference {s.ref()}"] + [s.fact() for _ in range(4)]
-        rng.shuffle(facts)
-        memories.append("Things you remember about this user:\n- " + MARK + "\n- ".join(facts))
+        facts = [f"name: {s.person()}", f"prefers {rng.choice(['email', 'phone', 'chat'])} contact",
+                 f"{s.unit} reference {s.ref()}, opened {rng.randint(1, 28)} {rng.choice(MONTHS)} {rng.randint(2019, 2026)}",
+                 f"last asked about {rng.choice(['a refund', 'a late change', 'a duplicate charge', 'access for a carer'])} "
+                 f"(case {s.ref()})",
+                 f"has {rng.randint(1, 5)} active {s.unit}s and {rng.randint(0, 3)} open complaints",
+                 f"said on {rng.randint(1, 28)} {rng.choice(MONTHS)}: \"{s.question()}\""]
+        memories.append(("Things you remember about this user:\n- " + "\n- ".join(facts)).replace("- name:", "- name:" + MARK, 1))
     out = []
     for i in range(rng.randint(160, 200)):
         mem = rng.choice(memories)
@@ -834,10 +839,7 @@ def _task_first(rng: random.Random, s: Scribe) -> list[Pair]:
 @workload("arabic-passages-before-policy-prompt", "prompt", ("placement",),
           "two retrieved Arabic passages (from 60) opening a prompt record, ahead of a 2k-token English policy")
 def _arabic_first(rng: random.Random, s: Scribe) -> list[Pair]:
-    corpus = []
-    for d in range(60):
-        local = random.Random(f"{s.name}/ar/{d}")
-        corpus.append(f"[وثيقة {d}] " + " ".join(local.sample(ARABIC, 4)) + f" ({s.passage(d, 2)})")
+    corpus = [s.arabic_passage(d) for d in range(60)]
     policy = "\n\n".join([s.opening(), s.manual(20)])
     out = []
     for i in range(rng.randint(150, 190)):

@@ -104,14 +104,16 @@ _ASK_TAILS = ["", " Thanks.", " It's urgent.", " I've already tried the website.
               " This is the second time I'm asking.", " My reference is on the email you sent."]
 
 _REPLIES = [
-    "I've checked the {unit} and the change is possible. The new date is confirmed once you accept the summary I'll send.",
-    "Thanks for waiting. The second charge is a pre-authorisation that drops off within five working days.",
-    "I'm sorry nobody called. I've booked a callback for tomorrow morning and added a note so it isn't missed again.",
-    "Your {unit} is pending because the payment is still settling. Nothing else is needed from you.",
-    "Yes, that's possible. I've sent a link where you can add the second person; it stays valid for 24 hours.",
-    "The fee covers the late change. Because this is the first time, I've removed it; you'll see the credit shortly.",
-    "I've raised this with the team that handles complaints, and they will reply in writing within five days.",
-    "Statements for last year are under Account, then Documents. I've also emailed you the PDF.",
+    "I've checked {unit} {ref} and the change is possible. The new date is confirmed once you accept the summary I "
+    "send at {hh}:{mm}.",
+    "Thanks for waiting. The second charge of {amount} on {unit} {ref} is a pre-authorisation that drops off within "
+    "{days} working days.",
+    "I'm sorry nobody called. I've booked a callback for {hh}:{mm} tomorrow and added note {ref} so it isn't missed again.",
+    "{unit_cap} {ref} is pending because the payment of {amount} is still settling. Nothing else is needed from you.",
+    "Yes, that's possible. I've sent a link to add the second person to {unit} {ref}; it stays valid for {days} days.",
+    "The fee of {amount} covers the late change. Because this is the first time, I've removed it from {unit} {ref}.",
+    "I've raised this as complaint {ref}, and the team will reply in writing within {days} working days.",
+    "Statements for {unit} {ref} are under Account, then Documents. I've also emailed you the {days} PDFs.",
 ]
 
 FIRST_NAMES = ["Anouk", "Bartek", "Chiara", "Dmitri", "Efua", "Farid", "Greta", "Hamza", "Ines", "Jonas", "Keiko",
@@ -206,6 +208,15 @@ RUSSIAN = [
 RUSSIAN_ASKS = ["Где мой заказ?", "Можно ли изменить адрес доставки?", "Курьер опаздывает, что делать?",
                 "Как вернуть деньги за отменённую поездку?", "Почему списали деньги дважды?",
                 "Можно ли заказать машину на завтра утром?", "Водитель не взял трубку.", "Как добавить карту?"]
+_ARABIC_FACTS = [
+    "تغادر الرحلة رقم {n} من ميناء {port} الساعة {h}:{m} كل يوم.",
+    "سعر تذكرة البالغ على الرحلة {n} هو {p} دينارا ذهابا فقط.",
+    "يجب الوصول إلى ميناء {port} قبل الإبحار بما لا يقل عن {d} دقيقة.",
+    "تم تحديث جدول ميناء {port} في اليوم {d} من الشهر الماضي.",
+    "تسمح الرحلة {n} بنقل {d} سيارة كحد أقصى على السطح السفلي.",
+    "يمكن تغيير موعد الحجز على الرحلة {n} مقابل رسوم قدرها {p} دينارا.",
+]
+_ARABIC_PORTS = ["الشمالي", "الجنوبي", "الغربي", "القديم", "الجديد", "الصخري"]
 EMOJI = ["\u2600\ufe0f", "\u26c5", "\U0001F327\ufe0f", "\u2744\ufe0f", "\U0001F32A\ufe0f", "\U0001F44D", "\u2764\ufe0f",
          "\U0001F602", "\U0001F62E", "\U0001F622", "\U0001F621", "\U0001F389", "\U0001F680"]
 WORDS = ["amber", "basil", "cobalt", "dune", "ember", "fjord", "garnet", "heron", "indigo", "juniper", "kelp",
@@ -289,7 +300,18 @@ class Scribe:
             + f" (ref {self.ref()})"
 
     def answer(self) -> str:
-        return self._pick(_REPLIES).format(unit=self.unit)
+        return self._pick(_REPLIES).format(unit=self.unit, unit_cap=self.unit[0].upper() + self.unit[1:], ref=self.ref(),
+                                           hh=f"{self.rng.randint(8, 18):02d}", mm=f"{self.rng.choice([0, 15, 30, 45]):02d}",
+                                           amount=f"\u00a3{self.rng.randint(3, 240)}.{self.rng.randint(0, 99):02d}",
+                                           days=self.rng.randint(2, 9))
+
+    def arabic_passage(self, doc: int) -> str:
+        """A short retrieved passage in Arabic, its own figures in every sentence."""
+        local = random.Random(f"{self.name}/ar/{doc}")
+        picks = local.sample(_ARABIC_FACTS, 3)
+        fill = {"n": local.randint(100, 999), "h": local.randint(6, 21), "m": local.choice(["00", "15", "30", "45"]),
+                "port": local.choice(_ARABIC_PORTS), "p": local.randint(12, 180), "d": local.randint(2, 30)}
+        return f"[وثيقة {doc}] " + " ".join(x.format(**fill) for x in picks)
 
     def ref(self) -> str:
         return "".join(self.rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZ23456789") for _ in range(6))
