@@ -232,6 +232,7 @@ class Scribe:
     org: tuple[str, str, str]
     first_tool_key: str = "description"
     _seen: set[str] = field(default_factory=set)
+    _passages: dict[tuple[int, int], str] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -253,11 +254,20 @@ class Scribe:
         self._seen.add(s)
         return s
 
-    def fact(self) -> str:
-        fill = {k: self._pick(v) for k, v in _FACT_FILL.items()}
-        fill["code"] = f"KB-{self.rng.randint(100, 999)}"
-        s = self._pick(_FACTS).format(**fill)
-        return s[0].upper() + s[1:]
+    def fact(self, fresh: bool = True) -> str:
+        """A knowledge-base sentence; ``fresh``: one this scribe has not written before (real
+        prompts do not repeat a sentence verbatim, and a repeat would plant a shared unit that
+        turns up at two places, which no shape means to)."""
+        for _ in range(60):
+            fill = {k: self._pick(v) for k, v in _FACT_FILL.items()}
+            fill["code"] = f"KB-{self.rng.randint(100, 999)}"
+            s = self._pick(_FACTS).format(**fill)
+            s = s[0].upper() + s[1:]
+            if not fresh or s not in self._seen:
+                break
+        if fresh:
+            self._seen.add(s)
+        return s
 
     def paragraph(self, sentences: int = 5) -> str:
         return " ".join(self.duty() if self.rng.random() < 0.6 else self.fact() for _ in range(sentences))
@@ -287,13 +297,17 @@ class Scribe:
                                                  "parameters": {"type": "object", "properties": props, "required": required}}}
 
     def passage(self, doc: int, sentences: int = 5) -> str:
-        local = random.Random(f"{self.name}/passage/{doc}")
-        saved, self.rng = self.rng, local
-        try:
-            body = " ".join(self.fact() for _ in range(sentences))
-        finally:
-            self.rng = saved
-        return f"[{self.name} notes, entry {doc}] {body}"
+        """Retrieved document ``doc``: the same text every time it is asked for, and no
+        sentence shared with another document of this scribe."""
+        key = (doc, sentences)
+        if key not in self._passages:
+            saved, self.rng = self.rng, random.Random(f"{self.name}/passage/{doc}")
+            try:
+                body = " ".join(self.fact() for _ in range(sentences))
+            finally:
+                self.rng = saved
+            self._passages[key] = f"[{self.name} notes, entry {doc}] {body}"
+        return self._passages[key]
 
     def question(self) -> str:
         return self._pick(_ASKS).format(unit=self.unit, weekday=self._pick(_FACT_FILL["weekday"])) + self._pick(_ASK_TAILS) \
