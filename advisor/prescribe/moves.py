@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from advisor.ingest.traffic import Request
 
@@ -32,6 +32,7 @@ AFTER_SHARED = "after-shared-content"
 _SPECIAL = re.compile(r"<\|[^|>]{1,40}\|>")
 _HEADER = re.compile(r"<\|start_header_id\|>.*?<\|end_header_id\|>", re.DOTALL)
 SIDE = 40          # characters of static context used on each side
+LONG_SIDE = 24     # a left side this long is a sentence of static text, not a unit's label
 LINE_END = "\n"    # a right anchor that is only the end of the value's line
 _CLOSING = " \t\r\n.!?;:,)]}\"'"  # what may close a message after a span without being content of its own
 LINE = 48          # a span whose line holds at most this much besides it moves with its line
@@ -213,6 +214,14 @@ def locate(text: str, a: Anchor, limit: int = 200_000) -> tuple[int, int] | None
         end = text.find(a.right, start)
         if end < 0 or end - start > limit:
             return None
+        if len(a.left.strip()) >= LONG_SIDE:
+            # A long left side is static text; a copy of it before the right side is that
+            # text stated twice (a rule repeated in a list), not part of the span: the span
+            # starts after the last copy. A short one may be a label that opens each unit of
+            # the span (every passage's "[doc "), so the first copy starts it.
+            again = text.rfind(a.left, start, end)
+            if again >= 0:
+                start = again + len(a.left)
     if end <= start or not text[start:end].strip():
         return None
     return start, end
@@ -333,6 +342,16 @@ class SpanMove:
                 continue
             if a.to_end and self.to == AFTER_STATIC:
                 return self._move_message(req, messages, k)
+            parts = _cut_parts(original, content, a, self.joiner) if self.to != AFTER_SHARED else None
+            if parts is not None:
+                kept, moved_parts = parts
+                if self.to == MESSAGE_END or k >= last_user:
+                    m["content"] = kept + moved_parts
+                else:
+                    m["content"] = kept
+                    target = messages[last_user]
+                    target["content"] = _append_parts(target.get("content"), moved_parts, self.joiner)
+                return dataclasses.replace(req, messages=tuple(messages))
             got = _cut_json_member(content, a) or cut(content, a)
             if got is None:
                 return None
@@ -501,6 +520,40 @@ def _dump_ranges(value: Any, indent: int | None) -> tuple[str, list[tuple[int, i
     return "".join(out), ranges
 
 
+def _cut_parts(content: Any, text: str, a: Anchor, joiner: str) -> tuple[list[Any], list[Any]] | None:
+    """A content list whose span is (mostly) some of its text parts: the other parts, and
+    those parts, to move whole. The engine joins the parts into one text, so the span the
+    diagnosis saw may run into a neighbouring part; that part stays where it is."""
+    if not isinstance(content, list) or len(content) < 2:
+        return None
+    found = locate(text, a)
+    if found is None:
+        return None
+    start, end = found
+    kept: list[Any] = []
+    moved: list[Any] = []
+    at = 0
+    for k, part in enumerate(content):
+        if k:
+            at += len(joiner)
+        lo, hi = at, at + len(part["text"])
+        at = hi
+        overlap = max(0, min(hi, end) - max(lo, start))
+        body = len(part["text"].strip()) or 1
+        (moved if overlap * 2 >= body and part["text"].strip() else kept).append(part)
+    if not moved or not kept:
+        return None
+    return kept, moved
+
+
+def _append_parts(content: Any, parts: list[Any], joiner: str) -> Any:
+    if isinstance(content, list):
+        return list(content) + parts
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] + parts
+    return parts
+
+
 def _cut_json_member(text: str, a: Anchor) -> tuple[str, str] | None:
     """A message that is one JSON document (a tool result) whose span is (nearly) the whole
     value of one member: the document without that member, in its own layout, and the
@@ -580,6 +633,12 @@ class UnitSort:
         holders = []
         for k, m in enumerate(messages):
             content = m.get("content")
+            if isinstance(content, list) and self.how == "auto":
+                sorted_parts = self._sort_parts(content)
+                if sorted_parts is not None:
+                    m["content"] = sorted_parts
+                    changed = True
+                    continue
             if not isinstance(content, str):
                 continue
             found = sum(1 for c in self.cores if c in content)
@@ -593,6 +652,24 @@ class UnitSort:
         if not changed and len(holders) >= 2 and self.how in ("auto", "messages"):
             return self._sort_messages(req, messages, holders)
         return dataclasses.replace(req, messages=tuple(messages)) if changed else None
+
+    def _sort_parts(self, content: list[Any]) -> list[Any] | None:
+        """Text parts of one message that are the units: the run from the first part that
+        holds a unit to the last, in one order (the parts between move with them)."""
+        if text_of(content) is None:
+            return None
+        holding = [k for k, p in enumerate(content) if any(c in p["text"] for c in self.cores)]
+        if len(holding) < 2:
+            return None
+        lo, hi = holding[0], holding[-1] + 1
+        run = content[lo:hi]
+        if self.by_text:
+            ordered = sorted(run, key=lambda p: p["text"])
+        else:
+            ordered = sorted(run, key=lambda p: self._rank(p["text"]))
+        if ordered == run:
+            return None
+        return content[:lo] + ordered + content[hi:]
 
     def _sort_messages(self, req: Request, messages: list[dict[str, Any]], holders: list[int]) -> Request | None:
         lo = holders[0]
@@ -686,6 +763,11 @@ class UnitSort:
         if any(sum(1 for c in self.cores if c in s) > 1 and len(segments) > 1 for s in segments if s):
             if sep != "\n":
                 return None
+        if sep == "\n":
+            numbered = _enumerated(segments, holding, self._rank, self.by_text)
+            if numbered is not None:
+                new = sep.join(numbered)
+                return None if new == text[lo:hi] else text[:lo] + new + text[hi:]
         if self.by_text:
             marked = [k for k, h in enumerate(holding) if h]
             first, last = marked[0], marked[-1] + 1
@@ -701,6 +783,32 @@ class UnitSort:
         if new == text[lo:hi]:
             return None
         return text[:lo] + new + text[hi:]
+
+
+_ITEM = re.compile(r"(\s*)(\d{1,4})([.)]\s+)(.*)", re.DOTALL)
+
+
+def _enumerated(lines: list[str], holding: list[bool], rank: Callable[[str], int], by_text: bool) -> list[str] | None:
+    """A numbered list (1., 2., ... in order) whose items are the units: the whole list
+    sorted by the items' text and numbered again. Numbers given after the shuffle agree
+    in every request while the items do not, so sorting whole lines changes nothing."""
+    marked = [k for k, h in enumerate(holding) if h]
+    items = [_ITEM.fullmatch(line) for line in lines]
+    first, last = marked[0], marked[-1]
+    if any(items[k] is None for k in range(first, last + 1)):
+        return None
+    while first > 0 and items[first - 1] is not None:
+        first -= 1
+    while last + 1 < len(lines) and items[last + 1] is not None:
+        last += 1
+    run = [m for m in items[first:last + 1] if m is not None]
+    numbers = [int(m.group(2)) for m in run]
+    if numbers != list(range(numbers[0], numbers[0] + len(numbers))):
+        return None
+    key: Callable[[re.Match[str]], Any] = ((lambda m: m.group(4)) if by_text else (lambda m: rank(m.group(4))))
+    ordered = sorted(run, key=key)
+    renumbered = [f"{m.group(1)}{n}{m.group(3)}{m.group(4)}" for n, m in zip(numbers, ordered)]
+    return lines[:first] + renumbered + lines[last + 1:]
 
 
 def _keys_sorted(value: Any) -> Any:
