@@ -604,12 +604,21 @@ def _group_gaps(gaps: list[Gap]) -> list[list[Gap]]:
             x = parent[x]
         return x
 
-    by_key: dict[bytes, int] = {}
+    # Two system prompts that open alike give one request two spans re-joining the same
+    # anchor (passages before the first, a value before the second): a span joins a set of
+    # its anchor that holds no span of its own request, the one that saw the same tokens
+    # before it if any (the value's label), so the two stay apart.
+    by_key: dict[bytes, list[tuple[int, set[int], set[bytes]]]] = {}
     for k, g in enumerate(gaps):
-        if g.key in by_key:
-            parent[find(k)] = find(by_key[g.key])
-        else:
-            by_key[g.key] = k
+        sets = by_key.setdefault(g.key, [])
+        free = [c for c in sets if g.request not in c[1]]
+        chosen = next((c for c in free if g.left in c[2]), free[0] if free else None)
+        if chosen is None:
+            sets.append((k, {g.request}, {g.left}))
+            continue
+        parent[find(k)] = find(chosen[0])
+        chosen[1].add(g.request)
+        chosen[2].add(g.left)
     # Spans that start at (almost) the same place of the same neighbour are one span whose
     # re-join differs by a few tokens (two values share their last characters).
     ordered = sorted(range(len(gaps)), key=lambda k: (gaps[k].ref, gaps[k].ref_start))
