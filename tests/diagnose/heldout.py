@@ -1242,24 +1242,36 @@ def materialize(engine: Engine, name: str, kind: str, expect: tuple[str, ...], s
     return Workload(name, kind, expect, shape, records, fixed, offsets, tuple(unit_offsets), notes)
 
 
-def build_workloads(seed: int = 12, engine: Engine | None = None, only: Sequence[str] | None = None) -> list[Workload]:
-    """Every held-out workload, deterministic for ``seed``."""
-    engine = engine or Engine()
+def assemble(registry: Sequence[tuple[str, str, tuple[str, ...], str, Any, str]],
+             pairs_of: Callable[[str], list[Pair]], engine: Engine,
+             only: Sequence[str] | None = None) -> list[Workload]:
+    """The workloads of a held-out set's ``registry`` (name, kind, expect, shape, builder,
+    notes), each from ``pairs_of(name)``, rendered and marked: the one assembly every set
+    shares."""
     out = []
-    for name, kind, expect, shape, fn, notes in REGISTRY:
+    for name, kind, expect, shape, _fn, notes in registry:
         if only and name not in only:
             continue
-        rng = random.Random(f"{seed}/{name}")
-        # Everything a workload draws depends on its name and the seed only, so adding a
-        # workload never changes the others.
-        company = COMPANIES[zlib.crc32(name.encode()) % len(COMPANIES)]
-        prose = Prose(random.Random(f"{seed}/{name}/prose"), company)
-        pairs = fn(rng, prose)
+        pairs = pairs_of(name)
         warm = getattr(engine.render, "warm", None)
-        if warm is not None:  # a batch renderer (the bench's `advisor render`): one call per workload
+        if warm is not None:  # the bench's batch renderer: one `advisor render` call per workload
             warm([o for o, _ in pairs] + [unmark(o) for o, _ in pairs] + [f for _, f in pairs])
         out.append(materialize(engine, name, kind, expect, shape, pairs, notes))
     return out
+
+
+def build_workloads(seed: int = 12, engine: Engine | None = None, only: Sequence[str] | None = None) -> list[Workload]:
+    """Every held-out workload, deterministic for ``seed``."""
+    engine = engine or Engine()
+
+    def pairs_of(name: str) -> list[Pair]:
+        fn = next(r[4] for r in REGISTRY if r[0] == name)
+        # Everything a workload draws depends on its name and the seed only, so adding a
+        # workload never changes the others.
+        company = COMPANIES[zlib.crc32(name.encode()) % len(COMPANIES)]
+        return fn(random.Random(f"{seed}/{name}"), Prose(random.Random(f"{seed}/{name}/prose"), company))
+
+    return assemble(REGISTRY, pairs_of, engine, only)
 
 
 def workload_names() -> list[str]:

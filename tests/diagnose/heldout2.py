@@ -38,8 +38,9 @@ import zlib
 from typing import Any, Callable, Sequence
 
 from tests.diagnose.heldout import (
+    assemble,
     BASE_TIME, MARK, MONTHS, UNIT, WEEKDAYS, Engine, Pair, Workload, assistant, chat, clock, day_of, hexid,
-    materialize, ordinal, prompt, spread, sys_msg, unmark, untimed, user, uuid,
+    ordinal, prompt, spread, sys_msg, unmark, untimed, user, uuid,
 )
 from tests.diagnose.heldout2_text import (
     BUSINESSES, TOOL_ORDER, US_STATES, Writer, compact, format_amount, price_lines,
@@ -1018,16 +1019,7 @@ def build_pairs(name: str, seed: int, engine: Engine) -> list[Pair]:
 def build_workloads(seed: int = 12, engine: Engine | None = None, only: Sequence[str] | None = None) -> list[Workload]:
     """Every workload of the second held-out set, deterministic for ``seed``."""
     engine = engine or Engine()
-    out = []
-    for name, kind, expect, shape, _fn, notes in REGISTRY:
-        if only and name not in only:
-            continue
-        pairs = build_pairs(name, seed, engine)
-        warm = getattr(engine.render, "warm", None)
-        if warm is not None:  # the bench's batch renderer: one `advisor render` call per workload
-            warm([o for o, _ in pairs] + [unmark(o) for o, _ in pairs] + [f for _, f in pairs])
-        out.append(materialize(engine, name, kind, expect, shape, pairs, notes))
-    return out
+    return assemble(REGISTRY, lambda name: build_pairs(name, seed, engine), engine, only)
 
 
 def workload_names() -> list[str]:

@@ -44,7 +44,8 @@ import zlib
 from typing import Any, Callable, Sequence
 
 from tests.diagnose.heldout import (
-    MARK, MONTHS, UNIT, Engine, Pair, Workload, assistant, chat, clock, hexid, materialize, prompt, sys_msg, unmark, user,
+    assemble,
+    MARK, MONTHS, UNIT, Engine, Pair, Workload, assistant, chat, clock, hexid, prompt, sys_msg, unmark, user,
 )
 from tests.diagnose.heldout3_text import (
     ARABIC, EMOJI, JAPANESE, ORGS, RUSSIAN, RUSSIAN_ASKS, TOOL_NAMES, WORDS, Scribe, compact,
@@ -1116,16 +1117,7 @@ def build_pairs(name: str, seed: int, engine: Engine) -> list[Pair]:
 def build_workloads(seed: int = 12, engine: Engine | None = None, only: Sequence[str] | None = None) -> list[Workload]:
     """Every workload of the third held-out set, deterministic for ``seed``."""
     engine = engine or Engine()
-    out = []
-    for name, kind, expect, shape, _fn, notes in REGISTRY:
-        if only and name not in only:
-            continue
-        pairs = build_pairs(name, seed, engine)
-        warm = getattr(engine.render, "warm", None)
-        if warm is not None:  # the bench's batch renderer: one `advisor render` call per workload
-            warm([o for o, _ in pairs] + [unmark(o) for o, _ in pairs] + [f for _, f in pairs])
-        out.append(materialize(engine, name, kind, expect, shape, pairs, notes))
-    return out
+    return assemble(REGISTRY, lambda name: build_pairs(name, seed, engine), engine, only)
 
 
 def workload_names() -> list[str]:

@@ -36,3 +36,58 @@ def test_an_anchor_with_nothing_inside_one_string_matches_no_tool():
     # empty, and an empty anchor would cut the first string of any tool.
     tools = [{"type": "function", "function": {"name": "fetch_runbook", "description": "Fetch a runbook."}}]
     assert _cut_tools(tools, Anchor('{"fetched_at": "', '", "runbook"', False, "")) is None
+
+
+# --- content parts, numbered lists, recurring anchors ---------------------------------------
+
+from advisor.ingest.traffic import Request  # noqa: E402
+from advisor.prescribe.moves import LAST_USER, SpanMove, UnitSort, _enumerated, locate  # noqa: E402
+
+
+def _parts(*texts):
+    return [{"type": "text", "text": t} for t in texts]
+
+
+def _user_request(content):
+    return Request(kind="messages", messages=({"role": "system", "content": "Static."},
+                                               {"role": "user", "content": content}), line=1, source="t.jsonl")
+
+
+def test_where_the_left_side_recurs_before_the_right():
+    text = ("Rule: be kind and reply in writing: always.\nRule: be kind and reply in writing: briefly.\n"
+            "Reading 17.2 C now.\nReference follows.")
+    start, end = locate(text, Anchor("Rule: be kind and reply in writing:", " now.", False, ""))
+    # A long left side stated twice: the span starts after its last copy.
+    assert text[start:end] == " briefly.\nReading 17.2 C"
+    # A short label that opens each unit (every passage's "[doc ") keeps its first copy.
+    docs = "Passages:\n[doc 4] one.\n[doc 9] two.\n\nYou are the assistant."
+    start, end = locate(docs, Anchor("[doc ", "\n\nYou are", False, ""))
+    assert docs[start:end] == "4] one.\n[doc 9] two."
+
+
+def test_a_content_part_that_is_the_span_moves_whole_and_its_neighbours_stay():
+    content = _parts("How to read the figures:\n- rule one.", "Greenhouse 3 now: 21.5 C.", "Crop reference: ...", "Why?")
+    anchor = Anchor("- rule one.", "Crop reference", False, "")  # the engine joins parts with ""
+    new = SpanMove(anchor, LAST_USER)(_user_request(content))
+    assert new is not None
+    assert new.messages[1]["content"] == _parts("How to read the figures:\n- rule one.", "Crop reference: ...", "Why?",
+                                                "Greenhouse 3 now: 21.5 C.")
+
+
+def test_content_parts_in_another_order_are_sorted_as_parts():
+    content = _parts("Reference 2: two.", "Reference 1: one.", "Reference 3: three.", "The question?")
+    sort = UnitSort(["Reference 1: one", "Reference 2: two", "Reference 3: three"], "auto")
+    sort.rank.update({"Reference 1: one.": 0, "Reference 2: two.": 1, "Reference 3: three.": 2})
+    new = sort(_user_request(content))
+    assert new is not None
+    assert [p["text"] for p in new.messages[1]["content"]] == ["Reference 1: one.", "Reference 2: two.",
+                                                               "Reference 3: three.", "The question?"]
+
+
+def test_a_numbered_list_is_sorted_by_its_items_and_numbered_again():
+    lines = ["House rules:", "1. Quote the reference.", "2. Be brief.", "3. Ask first.", "", "Tail."]
+    holding = [False, True, False, True, False, False]
+    out = _enumerated(lines, holding, lambda t: 0, by_text=True)
+    assert out == ["House rules:", "1. Ask first.", "2. Be brief.", "3. Quote the reference.", "", "Tail."]
+    # Numbers out of sequence are not a numbered list of units.
+    assert _enumerated(["1. a", "3. b"], [True, True], lambda t: 0, by_text=True) is None

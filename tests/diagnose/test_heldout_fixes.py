@@ -1,8 +1,8 @@
-"""The shapes of the second held-out set that the diagnosis got wrong, now checked as tests.
+"""The shapes of the held-out sets that the diagnosis got wrong, now checked as tests.
 
-The set (tests/diagnose/heldout2.py) was written blind to the detector; once its results were
-read, the shapes below were fixed in the detector and prescription, so they are no longer
-held out and each becomes a regression test here: the right code where the requests part,
+Each set (tests/diagnose/heldout2.py, heldout3.py) was written blind to the detector; once
+its results were read, the shapes below were fixed in the detector and prescription, so they
+are no longer held out and each becomes a regression test here: the right code where the requests part,
 no false finding elsewhere, and ``prescribe``'s hit rate after within 0.02 of the oracle's
 hit rate on the ideally fixed traffic. A fresh blind set measures generalization; these only
 keep what was fixed fixed.
@@ -15,11 +15,11 @@ import json
 import pytest
 
 from tests.diagnose.heldout import Engine, oracle, write_jsonl
-from tests.diagnose.heldout2 import build_workloads
+from tests.diagnose import heldout2, heldout3
 
 CODES = {"dynamic": {"TR101"}, "order": {"TR201"}, "placement": {"TR102"}}
 
-# name: what was wrong before the fix.
+# name: what was wrong before the fix (the second held-out set).
 FIXED = {
     # The passages' last period read as static text to anchor on: the span stopped at the
     # first period, and a cut in a tool description was measured instead (no gain).
@@ -35,14 +35,28 @@ FIXED = {
     # Lines of text opening a prompt with no message boundaries: content, not a value.
     "profile-xml-before-policies-ids": "read as TR101",
 }
+# The third held-out set.
+FIXED3 = {
+    # A reading as one content part between static parts: the engine joins the parts, so
+    # the span ran into the part before it, and the move merged every part into one.
+    "sensor-reading-content-part": "the move took a static rule line with it",
+    "user-content-parts-shuffled": "parts in another order were never sorted",
+    # Rules shuffled and then numbered: whole lines sorted by text keep the shuffle.
+    "numbered-rules-renumbered-prompt": "the sort left the list as it was",
+    "japanese-tool-result-stock": "a pin of a value the template does not render",
+}
+SETS = {**{n: heldout2 for n in FIXED}, **{n: heldout3 for n in FIXED3}}
+WHY = {**FIXED, **FIXED3}
 
 
 @pytest.fixture(scope="module")
 def workloads():
-    return build_workloads(12, Engine(), list(FIXED))
+    engine = Engine()
+    return (heldout2.build_workloads(12, engine, list(FIXED))
+            + heldout3.build_workloads(12, engine, list(FIXED3)))
 
 
-@pytest.mark.parametrize("name", list(FIXED))
+@pytest.mark.parametrize("name", list(SETS))
 def test_a_fixed_heldout_shape_stays_fixed(name, workloads, cli, tmp_path):
     w = next(x for x in workloads if x.name == name)
     path = tmp_path / f"{name}.jsonl"
@@ -53,11 +67,11 @@ def test_a_fixed_heldout_shape_stays_fixed(name, workloads, cli, tmp_path):
     engine = Engine()
     cached, total = oracle(engine.ids(r) for r in w.fixed)
     truth = cached / total
-    assert abs(data["hit_rate_after"] - truth) <= 0.02, (name, FIXED[name], data["hit_rate_after"], truth)
+    assert abs(data["hit_rate_after"] - truth) <= 0.02, (name, WHY[name], data["hit_rate_after"], truth)
     found = [(f["code"], f["token_offset"]) for f in data["findings"] if f["code"] in ("TR101", "TR102", "TR201")]
     for expect, offset in zip(w.expect, w.offsets):
         codes = set().union(*(CODES[c] for c in expect.split("|")))
-        assert any(code in codes and abs(at - offset) <= 16 for code, at in found), (name, FIXED[name], found)
+        assert any(code in codes and abs(at - offset) <= 16 for code, at in found), (name, WHY[name], found)
     # Nothing found away from the planted defects that claims a real share of the prompt.
     planted = list(w.offsets) + list(w.unit_offsets)
     stray = [f for f in data["findings"] if f["code"] in ("TR101", "TR102", "TR201")
