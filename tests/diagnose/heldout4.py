@@ -148,8 +148,8 @@ def line_test_step(w: Writer, rng: random.Random) -> tuple[dict[str, Any], str]:
 
 
 @workload("ipv4-client-first-token-prompt", "prompt", ("dynamic",),
-          "the client's IPv4 address ('Client 185.22.7.140 connected.') as the very first text of a prompt record, "
-          "1.9k static tokens after it")
+          "the client's IPv4 address ('185.22.7.140 connected to the adviser console.') as the very first text of a "
+          "prompt record, ~1.4k static tokens after it")
 def _ipv4_first(rng: random.Random, w: Writer) -> list[Pair]:
     body = "\n\n".join([w.preface(), w.guide(11)])
     out = []
@@ -164,7 +164,7 @@ def _ipv4_first(rng: random.Random, w: Writer) -> list[Pair]:
 
 @workload("ipv6-in-tool-result", "messages", ("dynamic",),
           "an agent's fixed first step (a line test) whose JSON tool result holds the line's WAN IPv6 address before "
-          "~600 static tokens of diagnostics; the member's question comes last; tools present")
+          "~300 static tokens of diagnostics; the member's question comes last; tools present")
 def _ipv6_result(rng: random.Random, w: Writer) -> list[Pair]:
     system = "\n\n".join([w.preface(), w.guide(6)])
     tools = [w.tool(n) for n in ["run_line_test", "book_engineer", "open_case"]]
@@ -184,7 +184,7 @@ def _ipv6_result(rng: random.Random, w: Writer) -> list[Pair]:
 
 @workload("epoch-ms-in-tool-call-args-ids", "input_ids", ("dynamic",),
           "a client that re-stamps the history's tool-call arguments with the current Unix time in milliseconds on "
-          "every request; the static tool result (~600 tokens) and the question follow; as token ids",
+          "every request; the static tool result (~300 tokens) and the question follow; as token ids",
           notes="the fix drops the stamp from the arguments and states it at the end of the last user turn")
 def _epoch_args(rng: random.Random, w: Writer) -> list[Pair]:
     system = "\n\n".join([w.preface(), w.guide(7)])
@@ -208,7 +208,7 @@ def _epoch_args(rng: random.Random, w: Writer) -> list[Pair]:
 
 
 @workload("callback-phone-deep-system", "messages", ("dynamic",),
-          "the member's callback phone number (+44 7xxx, unique) ~1,600 tokens into a 2.6k-token system prompt")
+          "the member's callback phone number (+44 7xxx, unique) ~1,250 tokens into a 2k-token system prompt")
 def _phone_deep(rng: random.Random, w: Writer) -> list[Pair]:
     head, tail = "\n\n".join([w.preface(), w.guide(9)]), w.guide(6)
     out = []
@@ -223,7 +223,7 @@ def _phone_deep(rng: random.Random, w: Writer) -> list[Pair]:
 
 @workload("promo-percentage-6-ids", "input_ids", ("dynamic",),
           "the running promotion ('Members get 15% off day passes this week', 6 percentages) right after the preface "
-          "of a 2.2k-token system prompt; as token ids",
+          "of a 1.7k-token system prompt; as token ids",
           notes="6 settings: the fix states the promotion at the end of the system prompt, after the shared guide")
 def _promo(rng: random.Random, w: Writer) -> list[Pair]:
     pre, rest = w.preface(), w.guide(13)
@@ -240,7 +240,7 @@ def _promo(rng: random.Random, w: Writer) -> list[Pair]:
 
 @workload("semver-range-3-second-system", "messages", ("dynamic",),
           "a second system message (compatibility notes) opening with the supported client range ('>=2.4.0 <3.0.0', "
-          "3 settings), ~900 static tokens after it in the same message",
+          "3 settings) ~700 tokens in, ~800 static tokens after it in the same message",
           notes="3 settings: the fix moves the range to the end of the second system message")
 def _semver(rng: random.Random, w: Writer) -> list[Pair]:
     first = "\n\n".join([w.preface(), w.guide(5)])
@@ -262,8 +262,8 @@ CRONS = ["0 2 * * *", "30 3 * * 1-5", "*/15 * * * *", "0 */6 * * *", "45 23 * * 
 
 
 @workload("cron-expression-20-prompt", "prompt", ("dynamic",),
-          "the member's backup schedule as a cron expression (20 settings) in a 'Scheduled jobs' paragraph ~700 tokens "
-          "into a 2k-token prompt record",
+          "the member's backup schedule as a cron expression (20 settings) in a 'Scheduled jobs' paragraph ~570 tokens "
+          "into a 1.6k-token prompt record",
           notes="20 settings, ~7 requests each; the fix states the schedule right after the shared text, before the question")
 def _cron(rng: random.Random, w: Writer) -> list[Pair]:
     head, tail = "\n\n".join([w.preface(), w.guide(4)]), w.guide(8)
@@ -301,7 +301,7 @@ PALETTES = [("light", "#FFFFFF", "#1F2937", "#2563EB", "#F59E0B"), ("dark", "#0B
 
 @workload("hex-colours-2-content-part", "messages", ("dynamic",),
           "the member's portal palette as hex colour codes (2 settings, light or dark) in the 2nd of four user content "
-          "parts, between ~500 tokens of static instructions and ~900 of static reference",
+          "parts, between ~450 tokens of static instructions and ~1,100 of static reference",
           notes="2 settings: the fix sends the palette part after the static parts, just before the question")
 def _palette(rng: random.Random, w: Writer) -> list[Pair]:
     system = w.preface()
@@ -369,7 +369,7 @@ THAI_LEADS = ["คุณสมชาย", "คุณวิไลวรรณ", "
 
 
 @workload("thai-shift-lead-3", "messages", ("dynamic",),
-          "a Thai sentence naming the shift lead (3 names) ~1,200 tokens into a 2.4k-token system prompt with Thai "
+          "a Thai sentence naming the shift lead (3 names) ~950 tokens into a 2k-token system prompt with Thai "
           "guidance; Thai questions",
           notes="3 settings: the fix puts the sentence at the end of the system prompt")
 def _thai_lead(rng: random.Random, w: Writer) -> list[Pair]:
@@ -386,7 +386,7 @@ def _thai_lead(rng: random.Random, w: Writer) -> list[Pair]:
 
 
 @workload("handover-notes-800-messages", "messages", ("dynamic",),
-          "per-request shift handover notes (~800 tokens, unique) between ~900 tokens of static guide and ~1,100 "
+          "per-request shift handover notes (~800 tokens, unique) ~700 tokens into the system prompt, ~1,100 "
           "static tokens after it")
 def _handover(rng: random.Random, w: Writer) -> list[Pair]:
     head, tail = "\n\n".join([w.preface(), w.guide(5)]), w.guide(7)
@@ -397,7 +397,7 @@ def _handover(rng: random.Random, w: Writer) -> list[Pair]:
                  f"{rng.choice(['a slow line', 'a refund', 'a missed visit', 'a billing error', 'a moved router'])}; "
                  f"line MB-{rng.randint(1000000, 9999999)}, next step due {rng.randint(1, 28)}/12 at "
                  f"{rng.randint(8, 18):02d}:00, owner {rng.choice(['desk A', 'desk B', 'field team', 'billing'])}."
-                 for _ in range(rng.randint(19, 23))]
+                 for _ in range(rng.randint(15, 18))]
         notes = "Handover notes from the previous shift:\n" + "\n".join(lines)
         q = w.question()
         marked = notes.replace("- ", f"-{MARK} ", 1)
@@ -408,7 +408,7 @@ def _handover(rng: random.Random, w: Writer) -> list[Pair]:
 
 
 @workload("seat-count-one-token-ids", "input_ids", ("dynamic",),
-          "the free desks in the building as a single-token number (100-999) ~1,000 tokens into a 2k-token system "
+          "the free desks in the building as a single-token number (100-999) ~800 tokens into a 1.6k-token system "
           "prompt; as token ids")
 def _seats(rng: random.Random, w: Writer) -> list[Pair]:
     head, tail = "\n\n".join([w.preface(), w.guide(6)]), w.guide(6)
@@ -423,8 +423,8 @@ def _seats(rng: random.Random, w: Writer) -> list[Pair]:
 
 
 @workload("balance-and-iban-prompt", "prompt", ("dynamic", "dynamic"),
-          "the member's balance with thousands separators ('$12,480.55', unique) ~250 tokens in and the payout IBAN "
-          "('GB29 NWBK ...', from 80 members) ~1,200 tokens in, static text after each; a prompt record")
+          "the member's balance with thousands separators ('$12,480.55', unique) ~200 tokens in and the payout IBAN "
+          "('GB29 NWBK ...', from 80 members) ~1,000 tokens in, static text after each; a prompt record")
 def _balance_iban(rng: random.Random, w: Writer) -> list[Pair]:
     a = "\n\n".join([w.preface(), w.guide(1)])
     b, c = w.guide(6), w.guide(5)
@@ -443,8 +443,8 @@ def _balance_iban(rng: random.Random, w: Writer) -> list[Pair]:
 
 
 @workload("gateway-mac-epoch-messages", "messages", ("dynamic", "dynamic", "dynamic"),
-          "three unique values in one system prompt: the gateway IPv4 ~200 tokens in, the router's MAC address ~900 "
-          "tokens in, the session start in epoch milliseconds ~1,600 tokens in; static text after each")
+          "three unique values in one system prompt: the gateway IPv4 ~100 tokens in, the router's MAC address ~740 "
+          "tokens in, the session start in epoch milliseconds ~1,250 tokens in; static text after each")
 def _three_net(rng: random.Random, w: Writer) -> list[Pair]:
     a = w.preface()
     b, c, d = w.guide(5), w.guide(4), w.guide(4)
@@ -502,7 +502,7 @@ def _toml_tables(w: Writer) -> list[str]:
 
 @workload("toml-tables-shuffled-ids", "input_ids", ("order",),
           "seven TOML tables of service settings in a different order per request (a dict walked in hash order) "
-          "~400 tokens into the system prompt; as token ids")
+          "~220 tokens into the system prompt; as token ids")
 def _toml(rng: random.Random, w: Writer) -> list[Pair]:
     head, tables, tail = "\n\n".join([w.preface(), w.guide(1)]), _toml_tables(w), w.guide(9)
     out = []
@@ -516,7 +516,7 @@ def _toml(rng: random.Random, w: Writer) -> list[Pair]:
 
 
 @workload("numbered-steps-keep-numbers", "messages", ("order",),
-          "nine 'Step N:' troubleshooting steps shuffled per request with their numbers (not renumbered), ~700 tokens "
+          "nine 'Step N:' troubleshooting steps shuffled per request with their numbers (not renumbered), ~500 tokens "
           "into the system prompt")
 def _steps(rng: random.Random, w: Writer) -> list[Pair]:
     head, tail = "\n\n".join([w.preface(), w.guide(3)]), w.guide(8)
@@ -600,7 +600,7 @@ def _greek(rng: random.Random, w: Writer) -> list[Pair]:
 
 @workload("nested-tools-shuffled-ids", "input_ids", ("order",),
           "ten tools with nested object/array parameters in the `tools` field in a different order per request, "
-          "behind a 1.5k-token system prompt; as token ids")
+          "behind a 1.2k-token system prompt; as token ids")
 def _nested_tools(rng: random.Random, w: Writer) -> list[Pair]:
     system = "\n\n".join([w.preface(), w.guide(8)])
     names = TOOL_NAMES[:10]
@@ -722,7 +722,7 @@ def _snippets(rng: random.Random, w: Writer) -> list[Pair]:
 
 
 @workload("session-summary-before-tool-docs", "messages", ("placement",),
-          "a per-session summary system message ahead of a static system message of tool documentation (~1.8k "
+          "a per-session summary system message ahead of a static system message of tool documentation (~1.4k "
           "tokens); sessions of 2-5 growing turns, interleaved",
           notes="the fix sends the tool docs first and the summary second; later turns of a session still share it")
 def _summary_first(rng: random.Random, w: Writer) -> list[Pair]:
@@ -766,7 +766,7 @@ def _korean_first(rng: random.Random, w: Writer) -> list[Pair]:
 
 
 @workload("profile-part-before-guide-part", "messages", ("placement",),
-          "a user message as content parts: a per-user profile part (60 users) first, then a ~1.5k-token static "
+          "a user message as content parts: a per-user profile part (60 users) first, then a ~1.2k-token static "
           "guide part, then the question")
 def _profile_parts(rng: random.Random, w: Writer) -> list[Pair]:
     system = w.preface()
@@ -921,7 +921,7 @@ def _tools_parts(rng: random.Random, w: Writer) -> list[Pair]:
     return out
 
 
-@workload("clean-agent-loop-ids", "input_ids", (),
+@workload("clean-freight-agent-loop-ids", "input_ids", (),
           "freight agent loops (3-7 steps) with stable tools, tool calls and results appended step by step; as token ids")
 def _agent_ids(rng: random.Random, w: Writer) -> list[Pair]:
     system = "\n\n".join([w.preface(), w.guide(8)])
