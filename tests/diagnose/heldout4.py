@@ -712,7 +712,7 @@ def _snippets(rng: random.Random, w: Writer) -> list[Pair]:
     files = [_snippet(w, k) for k in range(50)]
     out = []
     for i in range(rng.randint(130, 160)):
-        picked = "\n\n".join(files[k] for k in rng.sample(range(50), 2))
+        picked = "\n\n".join(files[k] for k in sorted(rng.sample(range(50), 2)))
         block = f"Retrieved code:\n```python\n{picked}\n```"
         q = w.question()
         orig = chat(i, [sys_msg(UNIT + block.replace("# ", f"#{MARK} ", 1) + f"\n\n{prompt_text}"), user(q)])
@@ -757,7 +757,7 @@ def _korean_first(rng: random.Random, w: Writer) -> list[Pair]:
                     f"설치는 {local.randint(2, 9)}일 안에 완료됩니다. 약정 기간은 {local.choice([12, 24, 36])}개월입니다.")
     out = []
     for i in range(rng.randint(130, 160)):
-        picked = "\n".join(faqs[k] for k in rng.sample(range(40), 2))
+        picked = "\n".join(faqs[k] for k in sorted(rng.sample(range(40), 2)))
         q = rng.choice(KOREAN_ASKS) + f" [{w.ref()}]"
         orig = chat(i, [sys_msg(UNIT + "참고 자료:\n" + picked.replace("[FAQ ", f"[FAQ{MARK} ", 1) + f"\n\n{policy}"), user(q)])
         fixed = chat(i, [sys_msg(f"{policy}\n\n참고 자료:\n{picked}"), user(q)])
@@ -817,7 +817,7 @@ def _snippets_build(rng: random.Random, w: Writer) -> list[Pair]:
     files = [_snippet(w, k) for k in range(50)]
     out = []
     for i in range(rng.randint(130, 160)):
-        block = "Retrieved code:\n```python\n" + "\n\n".join(files[k] for k in rng.sample(range(50), 2)) + "\n```"
+        block = "Retrieved code:\n```python\n" + "\n\n".join(files[k] for k in sorted(rng.sample(range(50), 2))) + "\n```"
         build = rng.randint(100000, 999999)
         q = w.question()
         orig = chat(i, [sys_msg(UNIT + block.replace("# ", f"#{MARK} ", 1) + f"\n\n{a}\n\nCI build:{MARK} {build}\n\n{b}"), user(q)])
@@ -947,7 +947,8 @@ def _rag(rng: random.Random, w: Writer) -> list[Pair]:
     static = "\n\n".join([w.preface(), w.guide(12)])
     out = []
     for i in range(rng.randint(140, 170)):
-        docs = "\n".join(f"[doc {k}] {w.doc('kb', k)}" for k in rng.sample(range(60), 3))
+        # Passages in corpus order (the retriever sorts by document id), so no order signal.
+        docs = "\n".join(f"[doc {k}] {w.doc('kb', k)}" for k in sorted(rng.sample(range(60), 3)))
         rec = prompt(i, f"{static}\n\nContext:\n{docs}\n\nMember: {w.question()}\nAdviser:")
         out.append((rec, rec))
     return out
