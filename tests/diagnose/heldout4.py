@@ -9,12 +9,14 @@ own module (heldout4_text.py).
 
 Shapes. Dynamic values: a client IPv4 address as the very first text of a prompt record; a WAN
 IPv6 address inside an agent's tool result; Unix epoch milliseconds re-stamped into a history
-tool call's arguments; a callback phone number ~1,600 tokens deep; a promotion percentage (6
+tool call's arguments; a callback phone number ~1,250 tokens deep; a promotion percentage (6
 settings); a semantic-version range (3 settings) in a second system message; a cron expression
 (20 settings); a home-directory path holding a user name (60 users) on the first line; hex
 colour codes (2 palettes) in a user content part; an ordinal date ('the 3rd of December') in a
 few-shot answer; a Hindi exchange-rate line; a Thai shift-lead sentence (3 names); ~800 tokens of
-per-request handover notes; a one-token seat count. Several spans: a balance with thousands
+per-request handover notes; a one-token seat count; a weekly fuel surcharge ('\u00a31,284.50', 4
+settings) in a tool description in ``tools``; a per-tenant IPv4 CIDR allowlist (30 tenants) in a
+prompt record's JSON tool catalog. Several spans: a balance with thousands
 separators plus an IBAN; an IPv4 gateway, a MAC address and epoch milliseconds. Order: YAML
 sequence items, TOML tables, numbered steps shuffled with their numbers, unheaded policy
 paragraphs, the keys of a tool result's JSON object, Greek few-shot message pairs, ten tools with
@@ -34,7 +36,11 @@ Truth: the oracle's hit rate on the traffic after the ideal fix written here, by
 third sets' conventions: a value with many settings goes to the end of the last user turn (in an
 agent loop, of the last message); a value or block with only a few settings goes right after the
 content every request shares; order fixes use one canonical order; placement fixes put the
-shared content first. An ``expect`` entry "a|b" accepts either class.
+shared content first. An ``expect`` entry "a|b" accepts either class. The tests measure the
+other placement for each few-setting value and check that the truth's is better. With an
+unbounded cache a value with k settings costs at most k-1 misses of what follows it, so the
+2-6-setting shapes lose only 0.3-0.7 points; they stay in the set because the issue asks that
+values with few settings be found.
 """
 
 from __future__ import annotations
@@ -418,6 +424,52 @@ def _seats(rng: random.Random, w: Writer) -> list[Pair]:
         q = w.question()
         orig = chat(i, [sys_msg(f"{head}\n\nFree hot desks right now:{MARK} {n}\n\n{tail}"), user(q)])
         fixed = chat(i, [sys_msg(f"{head}\n\n{tail}"), user(f"{q}\n\n(Free hot desks right now: {n})")])
+        out.append((orig, fixed))
+    return out
+
+
+SURCHARGES = [money(x, "\u00a3") for x in (1284.5, 1312.75, 1198.0, 1406.25)]
+
+
+@workload("fuel-surcharge-in-tools-field-ids", "input_ids", ("dynamic",),
+          "the week's fuel surcharge ('\u00a31,284.50 per container', 4 weeks in arrival order) at the end of the 4th "
+          "tool's description in a `tools` field of six nested tools; as token ids",
+          notes="4 settings: the fix states the surcharge right after the tools, at the start of the user text")
+def _surcharge(rng: random.Random, w: Writer) -> list[Pair]:
+    system = "\n\n".join([w.preface(), w.guide(6)])
+    names = ["track_consignment", "open_case", "submit_reading", "quote_freight", "hold_room", "issue_tickets"]
+    n = rng.randint(130, 160)
+    out = []
+    for i in range(n):
+        fee = SURCHARGES[i * 4 // n]
+        tools = [w.tool(x) for x in names]
+        plain = json.loads(json.dumps(tools))
+        tools[3]["function"]["description"] += f" Fuel surcharge this week: {fee[:3]}{MARK}{fee[3:]} per container."
+        q = w.question()
+        out.append((chat(i, [sys_msg(system), user(q)], tools),
+                    chat(i, [sys_msg(system), user(f"Fuel surcharge this week: {fee} per container.\n\n{q}")], plain)))
+    return out
+
+
+@workload("cidr-allowlist-in-tool-catalog-prompt", "prompt", ("dynamic",),
+          "a per-tenant IPv4 CIDR allowlist (30 tenants) inside one tool's description in a compact JSON tool catalog "
+          "of a prompt record, ~1k static tokens of catalog and guide after it",
+          notes="30 settings, ~5 requests each: the fix states the allowlist after the shared text, before the question")
+def _cidr(rng: random.Random, w: Writer) -> list[Pair]:
+    pre, tail = w.preface(), w.guide(5)
+    names = ["run_line_test", "book_engineer", "open_case", "renew_loans", "reserve_title"]
+    lists = [", ".join(f"{ipv4(rng).rsplit('.', 1)[0]}.0/{rng.choice([24, 26, 28])}" for _ in range(rng.randint(2, 4)))
+             for _ in range(30)]
+    out = []
+    for i in range(rng.randint(130, 160)):
+        allow = rng.choice(lists)
+        tools = [w.tool(x) for x in names]
+        plain = compact(tools)
+        tools[1]["function"]["description"] += f" Engineers may only connect from {MARK}{allow}."
+        q = w.question()
+        orig = prompt(i, f"{pre}\n\nTools (JSON):\n{compact(tools)}\n\n{tail}\n\nMember: {q}\nAdviser:")
+        fixed = prompt(i, f"{pre}\n\nTools (JSON):\n{plain}\n\n{tail}\n\nEngineers may only connect from {allow}.\n\n"
+                          f"Member: {q}\nAdviser:")
         out.append((orig, fixed))
     return out
 

@@ -205,6 +205,8 @@ def _summary_to_user_end(record: dict[str, Any]) -> dict[str, Any]:
     ("tenant-banner-6-before-prompt", _prompt_block_after_question),
     ("memory-bullets-before-prompt", _prompt_block_after_question),
     ("session-summary-before-tool-docs", _summary_to_user_end),
+    ("fuel-surcharge-in-tools-field-ids", _user_head_to_user_end),
+    ("cidr-allowlist-in-tool-catalog-prompt", _prompt_block_after_question),
 ])
 def test_the_truth_places_few_settings_where_it_measures_best(engine, name, other: Callable[[dict], dict]):
     fixed = [f for _, f in build_pairs(name, 12, engine)]
