@@ -63,6 +63,7 @@ class Swap:
     runs: tuple[tuple[int, int], ...] = ()   # (start, length) of each reordered run
     heads: tuple[bytes, ...] = ()            # the first MIN_RUN tokens of each
     left: bytes = b""                        # the tokens right before the stretch
+    refs: tuple[int, ...] = ()               # where each run sits in the neighbour (its token offset)
 
 
 def sampled(index: int) -> bool:
@@ -141,7 +142,8 @@ class Aligner:
             heads = tuple(data[(base + runs[k][0]) * ITEM:(base + runs[k][0] + MIN_RUN) * ITEM] for k in ordered)
             lost = sum(r[2] for k, r in enumerate(runs) if k > first)
             spans = tuple((base + runs[k][0], runs[k][2]) for k in ordered)
-            self.swaps.append(Swap(index, base + lo, base + hi, keys, lost, spans, heads, _before(data, base + lo)))
+            refs = tuple(runs[k][1] for k in ordered)
+            self.swaps.append(Swap(index, base + lo, base + hi, keys, lost, spans, heads, _before(data, base + lo), refs))
         prev_a = prev_b = 0
         after = [0] * (len(runs) + 1)
         for k in range(len(runs) - 1, -1, -1):
@@ -208,11 +210,14 @@ def _runs(data: bytes, pos: int, ref: bytes) -> Iterator[tuple[int, int, int]]:
         at = pos + i * ITEM
         needle = data[at:at + g]
         found = None
-        # The probe where the neighbour's content continues in order, else anywhere.
+        # The probe where the neighbour's content continues in order, else before that,
+        # nearest first: a unit moved back a little is the neighbour's copy next to where
+        # the order left off, not the same sentence said earlier in its passages.
         for start in (expect, 0):
             # The second pass only looks before ``expect``: the first one searched after it.
             end = len(ref) if start or not expect else expect * ITEM + g - ITEM
-            j = _find_aligned(ref, needle, start * ITEM, end)
+            back = not start and bool(expect)
+            j = _rfind_aligned(ref, needle, 0, end) if back else _find_aligned(ref, needle, start * ITEM, end)
             tries = 0
             while j >= 0 and tries < 4:
                 b = j // ITEM
@@ -229,7 +234,7 @@ def _runs(data: bytes, pos: int, ref: bytes) -> Iterator[tuple[int, int, int]]:
                         found = (a, b, n)
                         break
                 tries += 1
-                j = _find_aligned(ref, needle, j + ITEM, end)
+                j = _rfind_aligned(ref, needle, 0, j) if back else _find_aligned(ref, needle, j + ITEM, end)
             if found is not None or start == 0:
                 break
         if found is None:
@@ -299,6 +304,14 @@ def _find_aligned(hay: bytes, needle: bytes, start: int, end: int | None = None)
     j = hay.find(needle, start, stop)
     while j >= 0 and j % ITEM:
         j = hay.find(needle, j + 1, stop)
+    return j
+
+
+def _rfind_aligned(hay: bytes, needle: bytes, start: int, end: int) -> int:
+    """The last item-aligned occurrence of ``needle`` in ``hay[start:end]``, or -1."""
+    j = hay.rfind(needle, start, end)
+    while j >= 0 and j % ITEM:
+        j = hay.rfind(needle, start, j + len(needle) - 1)
     return j
 
 

@@ -17,6 +17,7 @@ text looks like only labels the finding (``advisor.diagnose.spans``).
 from __future__ import annotations
 
 from collections import Counter
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -101,10 +102,50 @@ class Structure:
         return got
 
     def _static_units(self, s: Swap) -> list[bool]:
-        """Which of swap ``s``'s runs are static content (at least two make an order):
-        held by most requests that share what precedes the stretch, and by at least
-        ``UNIT_SHARE`` of all (the few turns of one conversation share its history)."""
-        return [self._is_static(h, s.left) and self._is_static(h, b"", UNIT_SHARE) for h in s.heads]
+        """Which of swap ``s``'s runs are static units sent in another order: static
+        content (held by most requests that share what precedes the stretch, and by at
+        least ``UNIT_SHARE`` of all: the few turns of one conversation share its history)
+        that sits in the other order than another static run of the stretch. Sentences
+        that retrieved passages from one pool share are out of order against the static
+        text after them too, but that text is not reordered; at least two such runs make
+        an order."""
+        static = [self._is_static(h, s.left) and self._is_static(h, b"", UNIT_SHARE) for h in s.heads]
+        if len(s.refs) != len(static) or len(s.runs) != len(static):
+            return static
+        # A run found inside the piece of the neighbour that a longer run of this request
+        # covers is text the request holds twice (a passage quoting the static guide that
+        # follows it): the longer run is that text's place, the copy is no unit.
+        for i, ((_a, n), b) in enumerate(zip(s.runs, s.refs)):
+            if static[i] and any(j != i and m > n and r <= b and b + n <= r + m
+                                 for j, ((_x, m), r) in enumerate(zip(s.runs, s.refs))):
+                static[i] = False
+        out = [False] * len(static)
+        for i in range(len(static)):
+            for j in range(i + 1, len(static)):
+                if not (static[i] and static[j] and s.refs[i] > s.refs[j]):
+                    continue
+                # Units in another order are separate pieces of the neighbour; a run found
+                # inside another run's piece is text the prompt holds twice (a sentence of a
+                # passage that the static guide also says), not a unit moved.
+                lo_i, hi_i = s.refs[i], s.refs[i] + s.runs[i][1]
+                lo_j, hi_j = s.refs[j], s.refs[j] + s.runs[j][1]
+                if hi_j <= lo_i or hi_i <= lo_j:
+                    out[i] = out[j] = True
+        return out
+
+    def _trimmed(self, s: Swap) -> Swap | None:
+        """Swap ``s`` cut down to its static units in another order (None when fewer than
+        two): the per-request runs and the static text around them are not the units."""
+        moved = self._static_units(s)
+        if sum(moved) < 2:
+            return None
+        if len(moved) != len(s.runs) or all(moved):
+            return s
+        keep = [k for k, m in enumerate(moved) if m]
+        runs = tuple(s.runs[k] for k in keep)
+        return dataclasses.replace(
+            s, start=runs[0][0], end=max(a + n for a, n in runs), keys=tuple(s.keys[k] for k in keep), runs=runs,
+            heads=tuple(s.heads[k] for k in keep), refs=tuple(s.refs[k] for k in keep))
 
     def _request(self, index: int) -> bytes | None:
         if self._by_index is None:
@@ -118,19 +159,22 @@ class Structure:
         # Only static units (held by most requests) in another order are a reordering: a
         # conversation's last message that comes back inside its history in the next turn
         # is out of order against the neighbour too, but it is per-request content.
-        real, echoed = [], set()
+        real, moved_keys, echoed = [], set(), set()
         for s in al.swaps:
             static = self._static_units(s)
             if sum(static) >= 2:
                 real.append(s)
+                moved_keys |= {k for k, r in zip(s.keys, static) if r}
             else:  # the static content such a stretch re-joins is where the span ends
-                echoed |= {k for k, st in zip(s.keys, static) if st}
+                echoed |= {k for k, h in zip(s.keys, s.heads) if self._is_static(h, s.left)}
         swapped = {s.request: (s.start, s.end) for s in real}
         candidates = [g for g in al.gaps if not _within(swapped.get(g.request), g.start)]
         groups = _group_gaps(candidates)
         # A span that re-joins at a unit other requests send in another order is the
-        # permutation seen from one pair, not a value (retrieved passages from one pool).
-        permuted = {k for s in real for k in s.keys} | ({k for s in al.swaps for k in s.keys} - echoed)
+        # permutation seen from one pair, not a value (retrieved passages from one pool);
+        # static text that only per-request content sits out of order against is not such a unit.
+        others = {k for s in al.swaps if s not in real for k in s.keys} - echoed
+        permuted = moved_keys | others
         groups = [g for g in groups if sum(1 for x in g if x.key in permuted) * 2 < len(g)]
         need = MIN_LOSS * al.aligned_tokens
         self.permuted = []
@@ -520,13 +564,16 @@ class Structure:
                 x = parent[x]
             return x
 
-        for s in al.swaps:
+        # Only stretches with static units in another order (``_static_units``) speak
+        # for an order; the others are per-request content that shares sentences.
+        real = [t for t in (self._trimmed(s) for s in al.swaps) if t is not None]
+        for s in real:
             for k in s.keys[1:]:
                 ra, rb = find(s.keys[0]), find(k)
                 if ra != rb:
                     parent[max(ra, rb)] = min(ra, rb)
         groups: dict[bytes, list[Swap]] = {}
-        for s in al.swaps:
+        for s in real:
             groups.setdefault(find(s.keys[0]), []).append(s)
         need = MIN_SWAP_LOSS * al.aligned_tokens
         out = []
