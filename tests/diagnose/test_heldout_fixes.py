@@ -1,6 +1,6 @@
 """The shapes of the held-out sets that the diagnosis got wrong, now checked as tests.
 
-Each set (tests/diagnose/heldout2.py, heldout3.py) was written blind to the detector; once
+Each set (tests/diagnose/heldout2.py, heldout3.py, heldout4.py) was written blind to the detector; once
 its results were read, the shapes below were fixed in the detector and prescription, so they
 are no longer held out and each becomes a regression test here: the right code where the requests part,
 no false finding elsewhere, and ``prescribe``'s hit rate after within 0.02 of the oracle's
@@ -15,7 +15,7 @@ import json
 import pytest
 
 from tests.diagnose.heldout import Engine, oracle, write_jsonl
-from tests.diagnose import heldout2, heldout3
+from tests.diagnose import heldout2, heldout3, heldout4
 
 CODES = {"dynamic": {"TR101"}, "order": {"TR201"}, "placement": {"TR102"}}
 
@@ -44,16 +44,26 @@ FIXED3 = {
     # Rules shuffled and then numbered: whole lines sorted by text keep the shuffle.
     "numbered-rules-renumbered-prompt": "the sort left the list as it was",
     "japanese-tool-result-stock": "a pin of a value the template does not render",
+    # A tenant preamble that shares sentences with the policy after it: the sentences read
+    # as units in another order, and hid the preamble.
+    "tenant-preamble-then-policy-ids": "read as TR201",
 }
-SETS = {**{n: heldout2 for n in FIXED}, **{n: heldout3 for n in FIXED3}}
-WHY = {**FIXED, **FIXED3}
+# The fourth held-out set.
+FIXED4 = {
+    # Clauses from one pool share sentence frames: out of order against each other and
+    # against the static instructions, so the instructions were taken for a reordered unit.
+    "contract-clause-before-instructions": "read as TR201; the order fix gained nothing",
+}
+SETS = {**{n: heldout2 for n in FIXED}, **{n: heldout3 for n in FIXED3}, **{n: heldout4 for n in FIXED4}}
+WHY = {**FIXED, **FIXED3, **FIXED4}
 
 
 @pytest.fixture(scope="module")
 def workloads():
     engine = Engine()
     return (heldout2.build_workloads(12, engine, list(FIXED))
-            + heldout3.build_workloads(12, engine, list(FIXED3)))
+            + heldout3.build_workloads(12, engine, list(FIXED3))
+            + heldout4.build_workloads(12, engine, list(FIXED4)))
 
 
 @pytest.mark.parametrize("name", list(SETS))
