@@ -315,7 +315,10 @@ class SpanMove:
                 return None
             rest, moved = got
             placed = self._place(rest, moved)
-            return dataclasses.replace(req, prompt=placed if placed is not None else rest.rstrip() + "\n\n" + moved)
+            if placed is None:
+                at = _prompt_end(rest, req.prompt.find(a.left) + len(a.left) if self.to == MESSAGE_END else -1)
+                placed = rest[:at].rstrip() + "\n\n" + moved + rest[at:]
+            return dataclasses.replace(req, prompt=placed)
         if req.kind != "messages" or not req.messages:
             return None
         messages = [dict(m) for m in req.messages]
@@ -518,6 +521,40 @@ def _dump_ranges(value: Any, indent: int | None) -> tuple[str, list[tuple[int, i
 
     walk(value, (), 0)
     return "".join(out), ranges
+
+
+_CUE = re.compile(r"\n[^\n]{1,24}:[ \t]*\Z")
+
+
+def _prompt_end(text: str, within: int = -1) -> int:
+    """Where moved text goes in a prompt: the end of the last turn, before what cues the
+    model to answer (a chat layout's closing markup and assistant header, in token ids
+    decoded to text; a closing "Agent:" line in a completion prompt). With ``within`` (a
+    position in the text), the end of the message holding it: its next markup."""
+    if within >= 0:
+        nxt = _SPECIAL.search(text, within)
+        if nxt is not None:
+            return nxt.start()
+    end = len(text)
+    while True:
+        tail = text[:end].rstrip()
+        found = list(_SPECIAL.finditer(tail, max(0, len(tail) - 64)))
+        last = found[-1] if found else None
+        if last is not None and last.end() == len(tail):
+            end = last.start()
+            continue
+        # A role name between two markup tokens (the header of the answer's turn).
+        word = tail.rsplit(">", 1)
+        if len(word) == 2 and end < len(text) and word[1].strip() and len(word[1]) <= 24 and "\n" not in word[1] \
+                and _SPECIAL.search(tail[-(len(word[1]) + 48):]) is not None:
+            end = len(tail) - len(word[1])
+            continue
+        break
+    if end == len(text):
+        cue = _CUE.search(text)
+        if cue is not None:
+            return cue.start()
+    return end
 
 
 def _cut_parts(content: Any, text: str, a: Anchor, joiner: str) -> tuple[list[Any], list[Any]] | None:
@@ -756,7 +793,14 @@ class UnitSort:
         hi = text.find(outer, where[-1])
         hi = len(text) if hi < 0 else hi
         segments = text[lo:hi].split(sep)
-        holding = [any(c in s for c in self.cores) for s in segments]
+        # A segment holds a unit where a core starts in it (a core may run on over the
+        # lines of a unit of several lines).
+        starts = [text.find(c, lo) - lo for c in self.cores]
+        holding = []
+        at = 0
+        for seg in segments:
+            holding.append(any(at <= x < at + len(seg) for x in starts))
+            at += len(seg) + len(sep)
         if sum(holding) < 2:
             return None
         # Every unit in a segment of its own, or this separator is too coarse.
@@ -764,7 +808,8 @@ class UnitSort:
             if sep != "\n":
                 return None
         if sep == "\n":
-            numbered = _enumerated(segments, holding, self._rank, self.by_text)
+            numbered = _enumerated(segments, holding, self._rank, self.by_text) or \
+                _list_items(segments, holding, self._rank, self.by_text)
             if numbered is not None:
                 new = sep.join(numbered)
                 return None if new == text[lo:hi] else text[:lo] + new + text[hi:]
@@ -809,6 +854,55 @@ def _enumerated(lines: list[str], holding: list[bool], rank: Callable[[str], int
     ordered = sorted(run, key=key)
     renumbered = [f"{m.group(1)}{n}{m.group(3)}{m.group(4)}" for n, m in zip(numbers, ordered)]
     return lines[:first] + renumbered + lines[last + 1:]
+
+
+_BULLET = re.compile(r"(\s*)(?:[-*+]|\d{1,4}[.)])\s")
+
+
+def _list_items(lines: list[str], holding: list[bool], rank: Callable[[str], int], by_text: bool) -> list[str] | None:
+    """A list whose items run over several lines (a YAML sequence of mappings, a bullet
+    with an indented continuation) and are the units: the whole list, item by item, in
+    one order. Sorting its lines one by one would tear the items apart."""
+    def indent(line: str) -> int:
+        return len(line) - len(line.lstrip())
+
+    marked = [k for k, h in enumerate(holding) if h]
+    first = marked[0]
+    while first > 0 and not _BULLET.match(lines[first]):
+        first -= 1
+    head = _BULLET.match(lines[first])
+    if head is None:
+        return None
+    depth = len(head.group(1))
+    # Back to the list's first item and on to its last line: items at this depth and the
+    # lines indented under them.
+    while first > 0 and (_starts_item(lines[first - 1], depth) or
+                         (lines[first - 1].strip() and indent(lines[first - 1]) > depth)):
+        first -= 1
+    while not _starts_item(lines[first], depth):
+        first += 1
+    last = max(marked[-1], first)
+    while last + 1 < len(lines) and (_starts_item(lines[last + 1], depth) or
+                                     (lines[last + 1].strip() and indent(lines[last + 1]) > depth)):
+        last += 1
+    items: list[list[str]] = []
+    for line in lines[first:last + 1]:
+        if _starts_item(line, depth):
+            items.append([line])
+        elif items and line.strip() and indent(line) > depth:
+            items[-1].append(line)
+        else:
+            return None
+    if len(items) < 2 or all(len(item) == 1 for item in items):
+        return None  # one-line items: the line sort does it
+    text = ["\n".join(item) for item in items]
+    ordered = sorted(text) if by_text else sorted(text, key=rank)
+    return lines[:first] + "\n".join(ordered).split("\n") + lines[last + 1:]
+
+
+def _starts_item(line: str, depth: int) -> bool:
+    m = _BULLET.match(line)
+    return m is not None and len(m.group(1)) == depth
 
 
 def _keys_sorted(value: Any) -> Any:
