@@ -269,6 +269,11 @@ class Structure:
                 if g.ref_start == offset and g.start == g.ref_start:
                     offset = max(0, offset - pulls[k])
                     break
+            else:
+                # Pairs that share the first retrieved item part after it: where the content
+                # starts in the requests themselves, the most common place.
+                heads = Counter(start - p for (_g, _ids, start, _end), p in zip(decoded, pulls))
+                offset = min(heads, key=lambda x: (-heads[x], x))
             decoded = [(g, ids, start - p, end) for (g, ids, start, end), p in zip(decoded, pulls)]
             median = sorted(end - start for _, _, start, end in decoded)[len(decoded) // 2]
         contexts: list[tuple[str, str, str]] = []
@@ -674,7 +679,11 @@ def _group_gaps(gaps: list[Gap]) -> list[list[Gap]]:
         g = gaps[k]
         if g.ref < 0:
             continue
-        if prev >= 0 and gaps[prev].ref == g.ref and g.ref_start - gaps[prev].ref_start <= 4:
+        p = gaps[prev] if prev >= 0 else None
+        # ... and both see the same text before them (a span found at that place of the
+        # neighbour from far elsewhere in its own request is another span).
+        if p is not None and p.ref == g.ref and g.ref_start - p.ref_start <= 4 and (
+                p.left[-2 * ITEM:] in g.left or g.left[-2 * ITEM:] in p.left):
             parent[find(k)] = find(prev)
         prev = k
     groups: dict[int, list[Gap]] = {}
