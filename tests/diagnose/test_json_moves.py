@@ -104,3 +104,39 @@ def test_the_nearest_earlier_copy_is_found_first():
     assert _rfind_aligned(hay, pack([3]), 0, len(hay)) == -1
     # Only item-aligned hits: a match that straddles two ids is no copy.
     assert _rfind_aligned(pack([0x0201, 0x0403]), bytes([2, 0, 0, 0, 3]), 0, 8) == -1
+
+
+def test_list_items_of_several_lines_move_whole():
+    from advisor.prescribe.moves import _list_items
+
+    lines = ["escalation:", "- team: network", '  hours: "24/7"', "- team: billing", '  hours: "09:00"',
+             "- team: field", '  hours: "08:00"', "```"]
+    holding = [False, True, False, True, False, False, False, False]
+    out = _list_items(lines, holding, lambda t: 0, by_text=True)
+    assert out == ["escalation:", "- team: billing", '  hours: "09:00"', "- team: field", '  hours: "08:00"',
+                   "- team: network", '  hours: "24/7"', "```"]
+    # One-line items are left to the line sort.
+    assert _list_items(["- b", "- a"], [True, True], lambda t: 0, by_text=True) is None
+
+
+def test_a_yaml_sequence_is_sorted_by_items_through_cores_that_span_lines():
+    # The cores run over an item's lines; the sort must keep each item whole.
+    text = ("Contacts:\n```yaml\n- team: network\n  note: \"call\"\n- team: billing\n  note: \"mail\"\n```\n\nTail.")
+    sort = UnitSort(['network\n  note: "call"', 'billing\n  note: "mail"'], "\n", by_text=True)
+    assert sort.sort_text(text) == ("Contacts:\n```yaml\n- team: billing\n  note: \"mail\"\n- team: network\n"
+                                    "  note: \"call\"\n```\n\nTail.")
+
+
+def test_moved_text_goes_before_what_cues_the_answer():
+    from advisor.prescribe.moves import _prompt_end
+
+    chat = ("<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nRules.<|eot_id|>"
+            "<|start_header_id|>user<|end_header_id|>\n\nQ?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n")
+    # Token ids decoded to text: the end of the last user turn, before its closing markup.
+    assert chat[_prompt_end(chat):].startswith("<|eot_id|><|start_header_id|>assistant")
+    assert chat[:_prompt_end(chat)].endswith("Q?")
+    # The end of the message holding a position: its next markup.
+    assert chat[_prompt_end(chat, chat.find("Rules")):].startswith("<|eot_id|><|start_header_id|>user")
+    completion = "### Instructions\nBe brief.\n\nCustomer: Where is my order?\nAgent:"
+    assert completion[_prompt_end(completion):] == "\nAgent:"
+    assert _prompt_end("A plain prompt with no cue") == len("A plain prompt with no cue")
