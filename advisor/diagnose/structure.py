@@ -38,6 +38,7 @@ STATIC_SHARE = 0.5   # re-joined content held by at least this share of requests
 FAMILY_SHARE = 0.3
 FAMILY_REQUESTS = 8
 UNIT_SHARE = 0.1     # a unit sent in another order is held by at least this share of all requests
+SEAM = 8             # tokens two runs of neighbouring units may both cover
 MIN_LOSS = 0.005     # of the aligned prompt tokens: smaller losses are not reported
 # An order costs only where a new order first shows, so few requests show one; what the
 # alignment sees reordered must cost at least this share to be more than shared
@@ -102,14 +103,19 @@ class Structure:
         return got
 
     def _static_units(self, s: Swap) -> list[bool]:
-        """Which of swap ``s``'s runs are static units sent in another order: static
-        content (held by most requests that share what precedes the stretch, and by at
-        least ``UNIT_SHARE`` of all: the few turns of one conversation share its history)
+        """Which of swap ``s``'s runs are static units sent in another order: shared
+        content, held by at least ``UNIT_SHARE`` of all requests (the few turns of one
+        conversation that share its history are not) and by most of those that share what
+        precedes the stretch, or, for a long unit (one of four documents), by
+        ``UNIT_SHARE`` of them too: a sentence that recurs in retrieved text is short
         that sits in the other order than another static run of the stretch. Sentences
         that retrieved passages from one pool share are out of order against the static
         text after them too, but that text is not reordered; at least two such runs make
         an order."""
-        static = [self._is_static(h, s.left) and self._is_static(h, b"", UNIT_SHARE) for h in s.heads]
+        static = [self._is_static(h, b"", UNIT_SHARE) and self._is_static(h, s.left, STATIC_SHARE if n < LONG_SPAN
+                                                                          else UNIT_SHARE)
+                  for h, (_a, n) in zip(s.heads, s.runs)] if len(s.runs) == len(s.heads) else \
+            [self._is_static(h, s.left) and self._is_static(h, b"", UNIT_SHARE) for h in s.heads]
         if len(s.refs) != len(static) or len(s.runs) != len(static):
             return static
         # A run found inside the piece of the neighbour that a longer run of this request
@@ -129,7 +135,8 @@ class Structure:
                 # passage that the static guide also says), not a unit moved.
                 lo_i, hi_i = s.refs[i], s.refs[i] + s.runs[i][1]
                 lo_j, hi_j = s.refs[j], s.refs[j] + s.runs[j][1]
-                if hi_j <= lo_i or hi_i <= lo_j:
+                # (Runs of neighbouring units may share the few tokens at their seam.)
+                if min(hi_i, hi_j) - max(lo_i, lo_j) <= SEAM:
                     out[i] = out[j] = True
         return out
 
