@@ -111,8 +111,9 @@ def anchors(contexts: Sequence[tuple[str, str, str]]) -> list[Anchor]:
         right, cut = _before_special(after)
         nxt = ""
         if cut:
-            # The first static words of the next message (role headers left out).
-            body = _HEADER.sub("", after)
+            # The first static words of the next message (role headers left out; what
+            # precedes the first markup still belongs to this message).
+            body = _HEADER.sub("", after[len(right):])
             for piece in _SPECIAL.split(body):
                 if piece.strip():
                     nxt = piece.strip()[:SIDE]
@@ -719,10 +720,12 @@ class UnitSort:
         return dataclasses.replace(req, messages=tuple(messages[:lo] + ordered + messages[hi:]))
 
     def sort_text(self, text: str) -> str | None:
-        # A core this text holds more than once (a key every tool definition has) marks
-        # no unit of its own: the units are told apart by the others.
+        # A core this text holds in many places (a key every tool definition has) marks
+        # no unit of its own: the units are told apart by the others. A sentence two
+        # sections share still marks the first of them.
         saved = self.cores
-        self.cores = [c for c in saved if text.count(c) == 1]
+        often = max(3, len(saved) // 2)
+        self.cores = [c for c in saved if text.count(c) < often]
         try:
             return self._sort_text(text)
         finally:
