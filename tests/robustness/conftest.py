@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 
@@ -176,3 +178,18 @@ def check_stderr(err: str) -> list[str]:
 
 def error_lines(err: str) -> list[str]:
     return [ln for ln in err.splitlines() if ln.startswith("advisor: error: ")]
+
+
+_PEAK = ("import resource, subprocess, sys\n"
+         "rc = subprocess.run(sys.argv[2:]).returncode\n"
+         "open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n"
+         "sys.exit(rc)\n")
+
+
+def run_with_peak(cmd: list[str], peak_file: Path, **kwargs) -> tuple[subprocess.CompletedProcess, int]:
+    """Run ``cmd`` under a small parent of its own and return its result and the peak RSS
+    (KiB) of its process tree alone. ``RUSAGE_CHILDREN`` of the test process would hold the
+    largest child any earlier test of the same worker ran, so a test's memory bound would
+    depend on the order the tests ran in."""
+    proc = subprocess.run([sys.executable, "-c", _PEAK, str(peak_file), *cmd], **kwargs)
+    return proc, int(peak_file.read_text())

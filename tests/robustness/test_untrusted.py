@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import resource
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -16,7 +15,7 @@ import pytest
 
 from advisor.errors import AdvisorError
 from advisor.ingest.sandbox import LimitedSandbox, compile_untrusted, render_untrusted
-from tests.robustness.conftest import GOOD_LINE, check_stderr
+from tests.robustness.conftest import GOOD_LINE, check_stderr, run_with_peak
 
 REFUSED = "refused by the sandbox"
 STOPPED = "longer than|template stopped"
@@ -118,10 +117,10 @@ def test_all_payloads_through_analyze_in_bounded_time_and_memory(tmp_path):
     traffic = tmp_path / "traffic.jsonl"
     traffic.write_text("".join(lines))
     start = time.perf_counter()
-    proc = subprocess.run(
+    proc, peak_kib = run_with_peak(
         [sys.executable, "-c", "import resource, sys; from advisor.cli import main; sys.exit(main(sys.argv[1:]))",
          "analyze", str(traffic), "--templates", str(folder), "-f", "json"],
-        capture_output=True, text=True, env={**os.environ, "ADVISOR_NO_PROGRESS": "1"},
+        tmp_path / "peak", capture_output=True, text=True, env={**os.environ, "ADVISOR_NO_PROGRESS": "1"},
         preexec_fn=_limit_memory, timeout=120,
     )
     wall = time.perf_counter() - start
@@ -132,7 +131,6 @@ def test_all_payloads_through_analyze_in_bounded_time_and_memory(tmp_path):
     assert data["skipped"] == len(PAYLOADS)
     endless = sum(1 for _, _, r in PAYLOADS if r.startswith("longer"))
     assert wall < 20 + 2.5 * endless
-    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     assert peak_kib < 1_500_000, f"peak RSS {peak_kib} KiB"
 
 
