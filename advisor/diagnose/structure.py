@@ -92,6 +92,7 @@ class Structure:
         self.permuted: list[tuple[Gap, list[str]]] = []
         self._by_index: dict[int, bytes] | None = None
         self._static: dict[tuple[bytes, bytes, float], bool] = {}
+        self._units: dict[int, list[bool]] = {}  # by id of the aligner's swaps, which live as long as it
 
     def _is_static(self, key: bytes, given: bytes = b"", share: float = STATIC_SHARE) -> bool:
         """Whether at least ``share`` of the requests (of those holding ``given``) hold
@@ -103,6 +104,12 @@ class Structure:
         return got
 
     def _static_units(self, s: Swap) -> list[bool]:
+        got = self._units.get(id(s))
+        if got is None:
+            got = self._units[id(s)] = self._find_static_units(s)
+        return got
+
+    def _find_static_units(self, s: Swap) -> list[bool]:
         """Which of swap ``s``'s runs are static units sent in another order: shared
         content, held by at least ``UNIT_SHARE`` of all requests (the few turns of one
         conversation that share its history are not) and by most of those that share what
@@ -180,7 +187,8 @@ class Structure:
         # A span that re-joins at a unit other requests send in another order is the
         # permutation seen from one pair, not a value (retrieved passages from one pool);
         # static text that only per-request content sits out of order against is not such a unit.
-        others = {k for s in al.swaps if s not in real for k in s.keys} - echoed
+        kept = {id(s) for s in real}
+        others = {k for s in al.swaps if id(s) not in kept for k in s.keys} - echoed
         permuted = moved_keys | others
         groups = [g for g in groups if sum(1 for x in g if x.key in permuted) * 2 < len(g)]
         need = MIN_LOSS * al.aligned_tokens
