@@ -1242,6 +1242,17 @@ def materialize(engine: Engine, name: str, kind: str, expect: tuple[str, ...], s
     return Workload(name, kind, expect, shape, records, fixed, offsets, tuple(unit_offsets), notes)
 
 
+def registering(registry: list[Any]) -> Callable[..., Callable[[Any], Any]]:
+    """The ``@workload(name, kind, expect, shape, notes)`` decorator of a held-out set: it
+    adds the builder to ``registry`` as (name, kind, expect, shape, builder, notes)."""
+    def workload(name: str, kind: str, expect: tuple[str, ...], shape: str, notes: str = "") -> Callable[[Any], Any]:
+        def register(fn: Any) -> Any:
+            registry.append((name, kind, expect, shape, fn, notes))
+            return fn
+        return register
+    return workload
+
+
 def assemble(registry: Sequence[tuple[str, str, tuple[str, ...], str, Any, str]],
              pairs_of: Callable[[str], list[Pair]], engine: Engine,
              only: Sequence[str] | None = None) -> list[Workload]:

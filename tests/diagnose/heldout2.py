@@ -38,7 +38,7 @@ import zlib
 from typing import Any, Callable, Sequence
 
 from tests.diagnose.heldout import (
-    assemble,
+    assemble, registering,
     BASE_TIME, MARK, MONTHS, UNIT, WEEKDAYS, Engine, Pair, Workload, assistant, chat, clock, day_of, hexid,
     ordinal, prompt, spread, sys_msg, unmark, untimed, user, uuid,
 )
@@ -50,11 +50,7 @@ Builder = Callable[[random.Random, Writer], list[Pair]]
 REGISTRY: list[tuple[str, str, tuple[str, ...], str, Builder, str]] = []
 
 
-def workload(name: str, kind: str, expect: tuple[str, ...], shape: str, notes: str = "") -> Callable[[Builder], Builder]:
-    def register(fn: Builder) -> Builder:
-        REGISTRY.append((name, kind, expect, shape, fn, notes))
-        return fn
-    return register
+workload = registering(REGISTRY)
 
 
 def call(call_id: str, name: str, args: dict[str, Any]) -> dict[str, Any]:

@@ -44,7 +44,7 @@ import zlib
 from typing import Any, Callable, Sequence
 
 from tests.diagnose.heldout import (
-    assemble,
+    assemble, registering,
     MARK, MONTHS, UNIT, Engine, Pair, Workload, assistant, chat, clock, hexid, prompt, sys_msg, unmark, user,
 )
 from tests.diagnose.heldout3_text import (
@@ -55,11 +55,7 @@ Builder = Callable[[random.Random, Scribe], list[Pair]]
 REGISTRY: list[tuple[str, str, tuple[str, ...], str, Builder, str]] = []
 
 
-def workload(name: str, kind: str, expect: tuple[str, ...], shape: str, notes: str = "") -> Callable[[Builder], Builder]:
-    def register(fn: Builder) -> Builder:
-        REGISTRY.append((name, kind, expect, shape, fn, notes))
-        return fn
-    return register
+workload = registering(REGISTRY)
 
 
 # ---------------------------------------------------------------- small helpers

@@ -51,7 +51,8 @@ import zlib
 from typing import Any, Callable, Sequence
 
 from tests.diagnose.heldout import (
-    BASE_TIME, MARK, UNIT, Engine, Pair, Workload, assistant, chat, materialize, prompt, sys_msg, unmark,
+    assemble, registering,
+    BASE_TIME, MARK, UNIT, Engine, Pair, Workload, assistant, chat, prompt, sys_msg, unmark,
     untimed, user,
 )
 from tests.diagnose.heldout3 import conversations, first_tool_key, parts, tool_result
@@ -63,11 +64,7 @@ Builder = Callable[[random.Random, Writer], list[Pair]]
 REGISTRY: list[tuple[str, str, tuple[str, ...], str, Builder, str]] = []
 
 
-def workload(name: str, kind: str, expect: tuple[str, ...], shape: str, notes: str = "") -> Callable[[Builder], Builder]:
-    def register(fn: Builder) -> Builder:
-        REGISTRY.append((name, kind, expect, shape, fn, notes))
-        return fn
-    return register
+workload = registering(REGISTRY)
 
 
 # ---------------------------------------------------------------- small helpers
@@ -1058,16 +1055,7 @@ def build_pairs(name: str, seed: int, engine: Engine) -> list[Pair]:
 def build_workloads(seed: int = 12, engine: Engine | None = None, only: Sequence[str] | None = None) -> list[Workload]:
     """Every workload of the fourth held-out set, deterministic for ``seed``."""
     engine = engine or Engine()
-    out = []
-    for name, kind, expect, shape, _fn, notes in REGISTRY:
-        if only and name not in only:
-            continue
-        pairs = build_pairs(name, seed, engine)
-        warm = getattr(engine.render, "warm", None)
-        if warm is not None:  # the bench's batch renderer: one `advisor render` call per workload
-            warm([o for o, _ in pairs] + [unmark(o) for o, _ in pairs] + [f for _, f in pairs])
-        out.append(materialize(engine, name, kind, expect, shape, pairs, notes))
-    return out
+    return assemble(REGISTRY, lambda name: build_pairs(name, seed, engine), engine, only)
 
 
 def workload_names() -> list[str]:
