@@ -96,7 +96,7 @@ class Aligner:
         self.kept_ids: list[int] = []
         self._keep_bytes = keep_bytes
         self._leaf_request: dict[int, int] = {}
-        self._pools: dict[tuple[bytes, int, int], list[bytes]] = {}
+        self._pools: dict[tuple[bytes, int], list[bytes]] = {}
 
     def add(self, index: int, data: bytes) -> int:
         """Index one request (packed ids); return the tokens shared with earlier ones."""
@@ -175,7 +175,7 @@ class Aligner:
         ``static_share`` answered on at most ``sample`` requests spread over the log, and
         as soon as the answer is sure."""
         step = max(1, len(self.kept) // sample)
-        memo = (given, step, len(self.kept))
+        memo = (given, len(self.kept))
         pool = self._pools.get(memo)
         if pool is None:
             # The structure asks about many keys given the same context: one pool for them.

@@ -110,21 +110,19 @@ class Structure:
         return got
 
     def _find_static_units(self, s: Swap) -> list[bool]:
-        """Which of swap ``s``'s runs are static units sent in another order: shared
-        content, held by at least ``UNIT_SHARE`` of all requests (the few turns of one
-        conversation that share its history are not) and by most of those that share what
-        precedes the stretch, or, for a long unit (one of four documents), by
-        ``UNIT_SHARE`` of them too: a sentence that recurs in retrieved text is short
-        that sits in the other order than another static run of the stretch. Sentences
-        that retrieved passages from one pool share are out of order against the static
-        text after them too, but that text is not reordered; at least two such runs make
-        an order."""
-        static = [self._is_static(h, b"", UNIT_SHARE) and self._is_static(h, s.left, STATIC_SHARE if n < LONG_SPAN
-                                                                          else UNIT_SHARE)
-                  for h, (_a, n) in zip(s.heads, s.runs)] if len(s.runs) == len(s.heads) else \
-            [self._is_static(h, s.left) and self._is_static(h, b"", UNIT_SHARE) for h in s.heads]
-        if len(s.refs) != len(static) or len(s.runs) != len(static):
-            return static
+        """Which of swap ``s``'s runs are static units sent in another order.
+
+        A unit is shared content: held by at least ``UNIT_SHARE`` of all requests (the few
+        turns of one conversation that share its history are not), and by most of those
+        that share what precedes the stretch, or, for a long unit (one of four documents),
+        by ``UNIT_SHARE`` of them too (a sentence that recurs in retrieved text is short).
+        It is moved when it sits in the other order than another unit of the stretch, as a
+        separate piece of the neighbour: sentences that passages from one pool share are out
+        of order against the static text after them too, but that text is not reordered.
+        At least two moved units make an order."""
+        static = [self._is_static(h, b"", UNIT_SHARE)
+                  and self._is_static(h, s.left, STATIC_SHARE if n < LONG_SPAN else UNIT_SHARE)
+                  for h, (_a, n) in zip(s.heads, s.runs)]
         # A run found inside the piece of the neighbour that a longer run of this request
         # covers is text the request holds twice (a passage quoting the static guide that
         # follows it): the longer run is that text's place, the copy is no unit.
@@ -153,7 +151,7 @@ class Structure:
         moved = self._static_units(s)
         if sum(moved) < 2:
             return None
-        if len(moved) != len(s.runs) or all(moved):
+        if all(moved):
             return s
         keep = [k for k, m in enumerate(moved) if m]
         runs = tuple(s.runs[k] for k in keep)

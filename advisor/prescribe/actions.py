@@ -25,8 +25,8 @@ from advisor.errors import AdvisorError
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence, rendered_ids
 from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, DEFAULT_JOINER, MessageMove, SpanMove, UnitSort,
-                                     anchors, choose, json_unescaped, shared_marker, static_messages, static_turns,
-                                     text_of, TurnMove)
+                                     anchors, choose, shared_marker, static_messages, static_turns, text_of,
+                                     TurnMove, unescaped_context)
 from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, canonical_tool_keys, editable, reorder_blocks,
                                        sort_tools, sort_tools_and_keys)
 from advisor.ingest.traffic import Request
@@ -112,30 +112,6 @@ def _whole_characters(context: tuple[str, str, str]) -> tuple[str, str, str]:
     return before, span, after
 
 
-_MARKUP = re.compile(r"<\|[^|>]{1,40}\|>")
-
-
-def _unescaped(context: tuple[str, str, str]) -> tuple[str, str, str] | None:
-    """A decoded (before, span, after) as the message held it when the template printed
-    the content through ``tojson``: escapes undone, and the quotes that open and close
-    the printed string (next to the chat markup) dropped."""
-    parts = [json_unescaped(p) for p in context]
-    if all(p is None for p in parts):
-        return None
-    before, span, after = (p if p is not None else c for p, c in zip(parts, context))
-    cut = [m.end() for m in _MARKUP.finditer(before)]
-    head = cut[-1] if cut else 0
-    rest = before[head:].lstrip()
-    if rest.startswith('"'):
-        before = before[:head] + rest[1:]
-    close = _MARKUP.search(after)
-    tail = close.start() if close else len(after)
-    body = after[:tail].rstrip()
-    if close and body.endswith('"'):
-        after = body[:-1] + after[tail:]
-    return before, span, after
-
-
 def _longest_whole(example: str) -> str:
     """The longest stretch of a decoded value without a cut character (see above)."""
     return max(example.split(_CUT), key=len) if _CUT in example else example
@@ -159,7 +135,7 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
                 contexts.append((f.details["context_before"], f.example, f.details.get("context_after", "")))
             contexts = [_whole_characters(c) for c in contexts]
             # Decoded from content printed through tojson: also as the message holds it.
-            contexts += [u for u in (_unescaped(c) for c in contexts) if u is not None]
+            contexts += [u for u in map(unescaped_context, contexts) if u is not None]
             examples = [e for e in map(_longest_whole, f.details.get("examples", [])) if len(e.strip()) >= 4]
             injected = (f.code == "TR101" and holds is not None and bool(examples)
                         and not any(holds(e) for e in examples))

@@ -87,6 +87,27 @@ def json_unescaped(text: str) -> str | None:
     return out if out != text else None
 
 
+def unescaped_context(context: tuple[str, str, str]) -> tuple[str, str, str] | None:
+    """A decoded (before, span, after) as the message held it when the template printed
+    the content through ``tojson``: escapes undone, and the quotes that open and close
+    the printed string (next to the chat markup) dropped; None when it has no escapes."""
+    parts = [json_unescaped(p) for p in context]
+    if all(p is None for p in parts):
+        return None
+    before, span, after = (p if p is not None else c for p, c in zip(parts, context))
+    cut = [m.end() for m in _SPECIAL.finditer(before)]
+    head = cut[-1] if cut else 0
+    rest = before[head:].lstrip()
+    if rest.startswith('"'):
+        before = before[:head] + rest[1:]
+    close = _SPECIAL.search(after)
+    tail = close.start() if close else len(after)
+    body = after[:tail].rstrip()
+    if close and body.endswith('"'):
+        after = body[:-1] + after[tail:]
+    return before, span, after
+
+
 @dataclasses.dataclass(frozen=True)
 class Anchor:
     """Where a span sits: ``left`` ends right before it (empty: the start of a message),
@@ -466,15 +487,19 @@ def _cut_json_value(tool: Any, a: Anchor) -> tuple[Any, str] | None:
     return None
 
 
-def _without(value: Any, path: tuple[Any, ...]) -> tuple[Any, str] | None:
-    """``value`` (a copy) without the item at ``path``, and that item as text."""
+def _without(value: Any, path: tuple[Any, ...], scalars: bool = False) -> tuple[Any, str] | None:
+    """``value`` (a copy) without the item at ``path``, and that item as text. A member
+    whose value is a string or number moves whole only with ``scalars`` (a tool result's
+    member that is the span); else the span is cut out of the string."""
     copy = json.loads(json.dumps(value))
     parent = copy
     for key in path[:-1]:
         parent = parent[key]
     last = path[-1]
     item = parent[last]
-    if not isinstance(item, (dict, list)) and not isinstance(parent, list):
+    if scalars and (isinstance(item, (dict, list)) or not isinstance(parent, dict)):
+        return None  # only a scalar member of an object is the span itself
+    if not scalars and not isinstance(item, (dict, list)) and not isinstance(parent, list):
         return None  # a value inside a string is cut out of the string, not moved whole
     if isinstance(parent, dict):
         del parent[last]
@@ -616,18 +641,12 @@ def _cut_json_member(text: str, a: Anchor) -> tuple[str, str] | None:
         if not covering:
             return None
         size, path = min(covering, key=lambda t: (t[0], -len(t[1])))
-        parent: Any = value
-        for key in path[:-1]:
-            parent = parent[key]
-        item = parent[path[-1]]
-        if not isinstance(parent, dict) or isinstance(item, (dict, list)) or size > 2 * (end - start) + 8:
+        if size > 2 * (end - start) + 8:
             return None  # a value inside longer text is cut out of the string
-        copy = json.loads(text)
-        holder = copy
-        for key in path[:-1]:
-            holder = holder[key]
-        del holder[path[-1]]
-        return json.dumps(copy, ensure_ascii=False, indent=indent), f"{path[-1]}: {json.dumps(item, ensure_ascii=False)}"
+        got = _without(value, path, scalars=True)
+        if got is None:
+            return None
+        return json.dumps(got[0], ensure_ascii=False, indent=indent), got[1]
     return None
 
 
