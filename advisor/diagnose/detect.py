@@ -100,6 +100,9 @@ class Diagnoser:
         self.all_text_prompt_tokens = 0
         decode = token_decoder(tokenizer)
         self.decode = decode
+        # Once every request is in, the tokenizer's threads are idle: its own decoding,
+        # which lets go of the GIL, is the faster one then.
+        self.idle_decode = tokenizer.decode
         self.aligner = Aligner()
         self.specials = frozenset(tokenizer.special_tokens.values())
         blank = tokenizer.encode("\n\n")
@@ -163,7 +166,8 @@ class Diagnoser:
     def finish(self, cached_tokens: int | None = None) -> Diagnosis:
         """The findings. ``cached_tokens`` from the analysis (its page size) when known."""
         cached = self.cached_tokens if cached_tokens is None else cached_tokens
-        structure = Structure(self.aligner, self.decode, self.specials)
+        structure = Structure(self.aligner, self.idle_decode, self.specials)
+        self.order.decode = self.idle_decode
         # Findings on the aligned sample speak for every examined request (each aligned
         # request counts for its sampling stride).
         dynamic = structure.spans()

@@ -52,6 +52,7 @@ MIN_STATIC_TOTAL = 256
 CONTEXT = 48         # tokens of context decoded on each side of a span
 PERMUTED_MAX = 2048  # tokens: longer varying stretches are not tested for a permutation
 FAR = 4096           # tokens searched after a span for where static content resumes
+UNPACKED = 48        # requests kept unpacked while the spans are read
 
 
 @dataclass
@@ -91,6 +92,7 @@ class Structure:
         # Gaps whose text is the neighbour's units in another order (read by ``swaps``).
         self.permuted: list[tuple[Gap, list[str]]] = []
         self._by_index: dict[int, bytes] | None = None
+        self._unpacked: dict[int, list[int]] = {}
         self._static: dict[tuple[bytes, bytes, float], bool] = {}
         self._units: dict[int, list[bool]] = {}  # by id of the aligner's swaps, which live as long as it
 
@@ -163,6 +165,20 @@ class Structure:
         if self._by_index is None:
             self._by_index = dict(zip(self.al.kept_ids, self.al.kept))
         return self._by_index.get(index)
+
+    def _ids(self, index: int) -> list[int] | None:
+        """A kept request's ids. The spans of one log come from the same earliest requests,
+        so the last few are kept unpacked (a list costs several times the packed bytes)."""
+        got = self._unpacked.pop(index, None)
+        if got is None:
+            data = self._request(index)
+            if data is None:
+                return None
+            got = unpack(data)
+            if len(self._unpacked) >= UNPACKED:
+                del self._unpacked[next(iter(self._unpacked))]
+        self._unpacked[index] = got  # most recent last
+        return got
 
     def spans(self, scale: float = 1.0) -> list[SpanFinding]:
         al = self.al
@@ -254,9 +270,8 @@ class Structure:
             starts = sorted(g.ref_start for g in known if g.ref == ref)
             # The median: a few neighbours see this span joined with an earlier one.
             offset = starts[(len(starts) - 1) // 2]
-            data = self._request(ref)
-            if data is not None:
-                ref_ids = unpack(data)
+            ref_ids = self._ids(ref)
+            if ref_ids is not None:
                 # A span that starts inside a word (two numbers sharing their first digits)
                 # is the whole word: a move must carry all of it.
                 offset = _word_bounds(self.decode, ref_ids, offset, offset + 1)[0]
@@ -265,10 +280,9 @@ class Structure:
         earliest = sorted(group, key=lambda g: (g.request, g.start))
         decoded: list[tuple[Gap, list[int], int, int]] = []
         for g in earliest[:24]:
-            data = self._request(g.request)
-            if data is None:
+            ids = self._ids(g.request)
+            if ids is None:
                 continue
-            ids = unpack(data)
             start, end = _word_bounds(self.decode, ids, g.start, g.start + g.length)
             if len(decoded) < 8:
                 end = self._static_end(ids, end, g.left)
@@ -298,19 +312,17 @@ class Structure:
             left = self.decode(ids[lo:start])
             mine = self.decode(ids[start:end])
             right = self.decode(ids[end:end + CONTEXT])
-            if code == "TR101" and len(mine) < 200:
-                # The whole value around the differing tokens (the minutes of a clock
-                # differ, the date before them does not): a move must take all of it.
-                text = left + mine + right
-                va, vb = expand(text, len(left), len(left) + len(mine))
-                va, vb = min(va, len(left)), max(vb, len(left) + len(mine))
-                contexts.append((text[:va], text[va:vb], text[vb:]))
+            text = left + mine + right
+            a, b = len(left), len(left) + len(mine)
+            # The whole value around the differing tokens (the minutes of a clock differ,
+            # the date before them does not): a move must take all of it.
+            va, vb = expand(text, a, b) if code == "TR101" and b - a < 200 else (a, b)
+            if code == "TR101" and b - a < 200:
+                wa, wb = min(va, a), max(vb, b)
+                contexts.append((text[:wa], text[wa:wb], text[wb:]))
             else:
                 contexts.append((left, mine, right))
             if len(values) < 3 and code == "TR101":
-                text = left + mine + right
-                a, b = len(left), len(left) + len(mine)
-                va, vb = expand(text, a, b) if b - a < 200 else (a, b)
                 if value_offset is None and g.start == g.ref_start and abs(g.ref_start - offset) <= 16:
                     value_offset = lo + _token_at(self.decode, ids[lo:end], va)
                     # After the span: static text from the next line on (what a template
@@ -340,10 +352,9 @@ class Structure:
         near where the gap sits: units sent in another order, not a varying value."""
         if g.ref < 0 or g.length > PERMUTED_MAX:
             return False
-        mine, theirs = self._request(g.request), self._request(g.ref)
-        if mine is None or theirs is None:
+        a, b = self._ids(g.request), self._ids(g.ref)
+        if a is None or b is None:
             return False
-        a, b = unpack(mine), unpack(theirs)
         left = self.decode(a[max(0, g.start - CONTEXT):g.start])
         right = self.decode(a[g.start + g.length:g.start + g.length + CONTEXT])
         lo, hi = left.rfind("\n"), right.find("\n")
@@ -369,9 +380,14 @@ class Structure:
 
         # The same units in another order are (nearly) the same tokens: most gaps are
         # values, which this tells without decoding anything.
-        ids_a = Counter(unpack(mine[g.start * ITEM:(g.start + g.length) * ITEM]))
-        ids_b = Counter(unpack(theirs[g.ref_start * ITEM:(g.ref_start + g.ref_length) * ITEM]))
-        if sum(((ids_a - ids_b) + (ids_b - ids_a)).values()) > max(2, g.length // 5):
+        seq_a = unpack(mine[g.start * ITEM:(g.start + g.length) * ITEM])
+        seq_b = unpack(theirs[g.ref_start * ITEM:(g.ref_start + g.ref_length) * ITEM])
+        slack = max(2, g.length // 5)
+        # Ids only one side holds count at least once each: a cheap bound first.
+        if len(set(seq_a).symmetric_difference(seq_b)) > slack:
+            return None
+        ids_a, ids_b = Counter(seq_a), Counter(seq_b)
+        if sum(((ids_a - ids_b) + (ids_b - ids_a)).values()) > slack:
             return None
 
         # Before the span both hold the same tokens (the shared prefix or the run before
@@ -752,6 +768,9 @@ def _message_of(ids: list[int], start: int, end: int, specials: frozenset[int],
     few tokens), and its role as the markup before it names it ("" when none does)."""
     j = start - 1
     floor = max(-1, start - 8192)
+    # Whole stretches without markup are passed over at C speed (prompts have none).
+    while j - 256 > floor and specials.isdisjoint(ids[j - 255:j + 1]):
+        j -= 256
     while j > floor and ids[j] not in specials:
         j -= 1
     head = start - (j + 1)
