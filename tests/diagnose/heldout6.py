@@ -38,17 +38,24 @@ canonical order); an alert ahead of the instructions, a shift lead (4) and shuff
 a daily rate sheet plus shuffled few-shot pairs; a countdown plus an employee number in a tool;
 shuffled blocks plus a Hebrew update stamp; meter notes first plus a visit window.
 Controls: sessions that branch (an edited or regenerated turn) and resume, two products' near
-duplicate prompts, a standing charge that changes once mid-log, a long static prompt with a
-long per-request tail, stable tools with string or part user content, a per-request retrieved
-few-shot block placed last (its order varies legitimately), agent loops, multilingual
-sessions, an alert after the static prompt, sessions of 1-12 turns as token ids, A/B prompts.
+duplicate prompts (the same headings and openings, each product's own rules), a standing
+charge that changes once mid-log, a long static prompt with a long per-request tail, stable
+tools with string or part user content, a per-request retrieved few-shot block placed last
+(its order varies legitimately), agent loops, multilingual sessions, an alert after the static
+prompt, sessions of 1-12 turns as token ids, A/B prompts. No control hides a fix worth 1%: the
+standing charge's move would gain ~0.5%, sorting the retrieved examples ~0.5%, unifying the two
+products' names ~0.03%.
 
 Truth: the oracle's hit rate on the traffic after the ideal fix written here, by the earlier
 sets' conventions: a value with many settings goes to the end of the last user turn (for a
 prompt record: after the question, before the answer cue); a value or block with only a few
 settings goes right after the content every request shares; order fixes use one canonical
 order; placement fixes put the shared content first. A request without the defect is its own
-fix. An ``expect`` entry "a|b" accepts either class.
+fix. An ``expect`` entry "a|b" accepts either class. The tests measure the other place for each
+few-setting value and check that the truth's is better. For a value with many settings the
+convention's place (after the question) leaves the value's label unshared: right after the
+shared content measures up to ~0.5 points more on a few workloads (the CVE advisory, the market
+area), well inside the bench's 0.02 tolerance; the base station's two places measure the same.
 """
 
 from __future__ import annotations
@@ -1207,11 +1214,15 @@ def _branching(rng: random.Random, d: Desk) -> list[Pair]:
 
 
 @workload("clean-two-products-near-duplicate-prompts", "prompt", (),
-          "two products' prompt records written from one template: the same guide with each product's name in "
-          "every section, interleaved; each static, the question last", MUSIC)
+          "two products' prompt records written from one template, interleaved: the same nine section headings and "
+          "opening sentences, each product's own rules after them and its name in every section; each static, the "
+          "question last", MUSIC,
+          notes="no move unifies them: at most the shared openings could be, worth well under 1%")
 def _near_dup(rng: random.Random, d: Desk) -> list[Pair]:
-    sections = [d.paragraph(5) for _ in range(9)]
-    prompts = {p: "\n\n".join(f"[{p}] {s}" for s in sections) for p in ["Mosaic Sync", "Mosaic Publishing"]}
+    heads = ["Scope", "Clearing a use", "Quotes", "Splits", "Territories", "Term", "Credits", "Disputes", "Closing"]
+    openings = [d.rule() for _ in heads]
+    prompts = {p: "\n\n".join(f"**{h} ({p}).** {o} {d.paragraph(4)}" for h, o in zip(heads, openings))
+               for p in ["Mosaic Sync", "Mosaic Publishing"]}
     recs = []
     for i in range(rng.randint(80, 105)):
         p = rng.choice(list(prompts))
@@ -1220,11 +1231,12 @@ def _near_dup(rng: random.Random, d: Desk) -> list[Pair]:
 
 
 @workload("clean-standing-charge-changes-once-ids", "input_ids", (),
-          "a standing charge ~600 tokens into the system prompt that changes once, at the tariff update mid-log; as "
-          "token ids", HEAT)
+          "a standing charge ~1k tokens into a 1.4k-token system prompt that changes once, at the tariff update "
+          "mid-log; as token ids", HEAT,
+          notes="one change costs one copy of the ~350 tokens after it: moving the value would gain ~0.5%")
 def _changes_once(rng: random.Random, d: Desk) -> list[Pair]:
-    head, tail = "\n\n".join([d.preface(), d.guide(3)]), d.guide(7)
-    n = rng.randint(70, 95)
+    head, tail = "\n\n".join([d.preface(), d.guide(7)]), d.guide(3)
+    n = rng.randint(100, 120)
     cut = rng.randint(n // 3, 2 * n // 3)
     recs = [chat(i, [sys_msg(f"{head}\n\nStanding charge: {'49.8' if i < cut else '52.3'}p per day.\n\n{tail}"),
                      user(d.question())]) for i in range(n)]

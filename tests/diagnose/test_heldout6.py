@@ -244,6 +244,7 @@ def _last_tool_first(record: dict[str, Any]) -> dict[str, Any]:
     ("enrolment-countdown-one-token", _system_tail_to_user_end),
     ("cover-tier-4-messages", _system_tail_to_user_end),
     ("polish-case-notes-before-policy-sessions", _system_tail_to_user_end),
+    ("meter-notes-first-and-visit-window-ids", _system_tail_to_user_end),
     ("countdown-and-employee-id-in-tool", _user_head_to_user_end),
     ("audience-2-settings-prompt", _prompt_block_after_question("Learner: ")),
     ("vietnamese-date-6-prompt", _prompt_block_after_question("Học viên: ")),
@@ -292,3 +293,35 @@ def test_oracle_agrees_exactly_with_analyze(cli, tmp_path, engine, sample):
             report = json.loads(res.out)
             assert (report["cached_tokens"], report["prompt_tokens"]) == oracle(engine.ids(r) for r in records), \
                 (w.name, label)
+
+
+def _sorted_examples(record: dict[str, Any]) -> dict[str, Any]:
+    head, rest = record["prompt"].split("Similar past cases:\n\n", 1)
+    body, question = rest.rsplit("\n\nResident: ", 1)
+    examples = body.split("\n\nResident: ")
+    examples = [examples[0]] + ["Resident: " + x for x in examples[1:]]
+    return dict(record, prompt=f"{head}Similar past cases:\n\n" + "\n\n".join(sorted(examples)) + f"\n\nResident: {question}")
+
+
+def _one_charge(record: dict[str, Any]) -> dict[str, Any]:
+    g = _copy(record)
+    g["messages"][0]["content"] = g["messages"][0]["content"].replace("52.3p", "49.8p")
+    return g
+
+
+def _one_product(record: dict[str, Any]) -> dict[str, Any]:
+    return dict(record, prompt=record["prompt"].replace("Mosaic Publishing", "Mosaic Sync"))
+
+
+# The tempting controls: the most a fix of what tempts could gain stays under the 1% a control
+# may be promised, so a finding there is a false one.
+@pytest.mark.parametrize("name, best", [
+    ("clean-retrieved-fewshot-last-prompt", _sorted_examples),
+    ("clean-standing-charge-changes-once-ids", _one_charge),
+    ("clean-two-products-near-duplicate-prompts", _one_product),
+])
+def test_no_control_hides_a_fix_worth_one_percent(engine, name, best: Callable[[dict], dict]):
+    records = [o for o, _ in build_pairs(name, 12, engine)]
+    tempted = [best(r) for r in records]
+    assert tempted != records
+    assert 0 <= _rate(engine, tempted) - _rate(engine, records) < 0.008, name
