@@ -18,7 +18,7 @@ the requests that carry the defect.
 
 Shapes. Dynamic values: an airline booking locator as the very first text of a prompt record;
 a base station code (12 settings); a METAR weather report (hourly, in arrival order); a CVE id
-with its CVSS vector ~1.6k tokens deep for one of two tenants; an employee number inside a
+with its CVSS vector ~1.8k tokens deep for one of two tenants; an employee number inside a
 nested tool parameter's description; an idempotency key in a history tool call's arguments;
 HTTP ``Date`` and rate-limit headers in a tool result; ISO-8601 durations of crew duty time in
 a second system message; a learner's course progress in a system content part; the resident's
@@ -317,7 +317,7 @@ def cvss(rng: random.Random) -> str:
 
 @workload("cve-advisory-deep-one-of-two-tenants", "messages", ("dynamic",),
           "two MSSP customers with their own system prompts; for the larger one (~65% of requests) the prompt states "
-          "the shift's priority advisory (a CVE id, its CVSS vector and product, from 50) ~1.6k tokens deep, ~600 "
+          "the shift's priority advisory (a CVE id, its CVSS vector and product, from 50) ~1.8k tokens deep, ~600 "
           "static tokens after it; the other tenant's prompt has none", SOC)
 def _cve(rng: random.Random, d: Desk) -> list[Pair]:
     head, tail = "\n\n".join([d.preface(), d.guide(14)]), d.guide(4)
