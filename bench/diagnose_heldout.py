@@ -16,6 +16,7 @@ detector and its zoo), runs ``advisor analyze --format json`` and ``advisor pres
   python bench/diagnose_heldout.py --set heldout2                 # the second held-out set
   python bench/diagnose_heldout.py --set heldout3                 # the third held-out set
   python bench/diagnose_heldout.py --set heldout4                 # the fourth held-out set
+  python bench/diagnose_heldout.py --set heldout5                 # the fifth held-out set
   python bench/diagnose_heldout.py --set heldout6                 # the sixth held-out set
 
 --set heldout2 runs tests/diagnose/heldout2.py instead, a set written blind to the detector
@@ -23,6 +24,9 @@ in shapes the first one lacks; an expected class written "a|b" there accepts eit
 --set heldout3 runs tests/diagnose/heldout3.py, a third blind set in shapes neither of those has.
 --set heldout4 runs tests/diagnose/heldout4.py, a fourth blind set in shapes and value types none of
 the earlier three nor the zoo has.
+--set heldout5 runs tests/diagnose/heldout5.py, a fifth blind set in other domains, languages, value
+types (check digits, METAR, ISBN, VIN, user agents, SQL literals) and units (sentences, enum values,
+tool-call argument keys, CSV rows, tag lists) than the earlier four and the zoo.
 --set heldout6 runs tests/diagnose/heldout6.py, a sixth blind set of production-like logs (requests
 without the defect mixed in, sessions of varying length, two products on one endpoint) in shapes
 and value types none of the earlier sets nor the zoo has.
@@ -49,10 +53,11 @@ from typing import Any
 HERE = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(HERE))
 
-from tests.diagnose import heldout, heldout2, heldout3, heldout4, heldout6  # noqa: E402
+from tests.diagnose import heldout, heldout2, heldout3, heldout4, heldout5, heldout6  # noqa: E402
 from tests.diagnose.heldout import Engine, Workload, oracle, write_jsonl  # noqa: E402
 
-SETS = {"heldout": heldout, "heldout2": heldout2, "heldout3": heldout3, "heldout4": heldout4, "heldout6": heldout6}
+SETS = {"heldout": heldout, "heldout2": heldout2, "heldout3": heldout3, "heldout4": heldout4, "heldout5": heldout5,
+        "heldout6": heldout6}
 
 CLASS_CODES = {"dynamic": {"TR101"}, "order": {"TR201"}}
 # Codes that are not the placement finding (DESIGN.md names no code for it yet).
@@ -431,7 +436,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--advisor-root", type=Path, default=HERE, help="checkout whose advisor is run")
     ap.add_argument("--python", default=None, help="interpreter for that checkout (default: its .venv)")
     ap.add_argument("--set", dest="set_name", choices=sorted(SETS), default="heldout",
-                    help="which held-out set: heldout (tests/diagnose/heldout.py), heldout2, heldout3, heldout4 or heldout6")
+                    help="which held-out set: heldout (tests/diagnose/heldout.py), heldout2, heldout3, heldout4, heldout5 or heldout6")
     ap.add_argument("--seed", type=int, default=12)
     ap.add_argument("--only", nargs="*", default=None, help="workload names")
     ap.add_argument("--tolerance", type=int, default=16)
