@@ -67,11 +67,11 @@ def test_the_set_is_big_and_varied():
         frozenset({"placement", "order"})}
 
 
-def test_no_shape_name_repeats_an_earlier_set():
-    from tests.diagnose import heldout, heldout2, heldout3, heldout4
+def test_no_shape_name_repeats_another_set():
+    from tests.diagnose import heldout, heldout2, heldout3, heldout4, heldout6
 
-    earlier = {r[0] for m in (heldout, heldout2, heldout3, heldout4) for r in m.REGISTRY}
-    assert not earlier & set(workload_names())
+    others = {r[0] for m in (heldout, heldout2, heldout3, heldout4, heldout6) for r in m.REGISTRY}
+    assert not others & set(workload_names())
 
 
 def test_generation_is_deterministic_and_seeded(engine, sample):
