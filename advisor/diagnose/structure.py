@@ -21,7 +21,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from advisor.diagnose.align import MIN_RUN, Aligner, Gap, Swap, weight
+from advisor.diagnose.align import MIN_RUN, Aligner, Gap, Swap, _find_aligned, weight
 from advisor.diagnose.spans import classify, classify_inside, differing_range, expand
 from advisor.ingest.ids import ITEM, pack, unpack
 
@@ -125,6 +125,14 @@ class Structure:
         static = [self._is_static(h, b"", UNIT_SHARE)
                   and self._is_static(h, s.left, STATIC_SHARE if n < LONG_SPAN else UNIT_SHARE)
                   for h, (_a, n) in zip(s.heads, s.runs)]
+        # A run whose text this request holds again further on is a copy (a retrieved
+        # passage quoting a glossary entry the static prompt has later): the aligner met the
+        # early copy first, and which one is the unit the alignment cannot tell.
+        data = self._request(s.request)
+        if data is not None:
+            for i, (a, n) in enumerate(s.runs):
+                if static[i] and _find_aligned(data, data[a * ITEM:(a + n) * ITEM], (a + n) * ITEM) >= 0:
+                    static[i] = False
         # A run found inside the piece of the neighbour that a longer run of this request
         # covers is text the request holds twice (a passage quoting the static guide that
         # follows it): the longer run is that text's place, the copy is no unit.
@@ -143,7 +151,13 @@ class Structure:
                 lo_i, hi_i = s.refs[i], s.refs[i] + s.runs[i][1]
                 lo_j, hi_j = s.refs[j], s.refs[j] + s.runs[j][1]
                 # (Runs of neighbouring units may share the few tokens at their seam.)
-                if min(hi_i, hi_j) - max(lo_i, lo_j) <= SEAM:
+                if min(hi_i, hi_j) - max(lo_i, lo_j) > SEAM or (out[i] and out[j]):
+                    continue
+                # The units of one prompt travel together: most requests holding one hold
+                # the other. Two sentences of a phrase bank that retrieved passages share
+                # meet in a few requests only.
+                h_i, h_j = s.heads[i], s.heads[j]
+                if self._is_static(h_j, h_i) and self._is_static(h_i, h_j):
                     out[i] = out[j] = True
         return out
 

@@ -164,6 +164,9 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
             if static:
                 variants.append((what + "by sending its message after the static system messages that follow it.",
                                  MessageMove(static), {"to": AFTER_STATIC}))
+            if f.code == "TR102":
+                variants.append((what + "by sending its message after the system message that follows it.",
+                                 MessageMove(static, True), {"to": AFTER_STATIC}))
             if turns[0]:
                 variants.append((what + "by sending its message after the static system messages that follow it.",
                                  TurnMove(*turns), {"to": AFTER_STATIC}))

@@ -957,6 +957,9 @@ class MessageMove:
     profile or a summary sent as its own message before the system prompt."""
 
     static: frozenset[str]
+    # Trade places with the next system message whatever it holds (it may be static only
+    # once the other fixes have run: its sections sorted, a clock moved out of it).
+    any_next: bool = False
 
     def _is_static(self, m: dict[str, Any]) -> bool:
         content = m.get("content")
@@ -969,8 +972,12 @@ class MessageMove:
         for k, m in enumerate(messages[:-1]):
             if self._is_static(m):
                 continue
+            if self.any_next and m.get("role") not in _PREAMBLE_ROLES:
+                return None
             j = k + 1
-            while j < len(messages) and self._is_static(messages[j]):
+            if self.any_next:
+                j += messages[j].get("role") in _PREAMBLE_ROLES
+            while not self.any_next and j < len(messages) and self._is_static(messages[j]):
                 j += 1
             if j == k + 1:
                 return None
