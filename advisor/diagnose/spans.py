@@ -79,6 +79,16 @@ def expand(text: str, start: int, end: int) -> tuple[int, int]:
             for m in pattern.finditer(text, lo, hi):
                 if m.start() <= start and m.end() >= end and m.end() > m.start():
                     return m.start(), m.end()
+        # Several values in one range (a clock's seconds and the counter after it): a value
+        # the range starts or ends inside is taken whole.
+        head, tail = start, end
+        for _, pattern in PATTERNS:
+            for m in pattern.finditer(text, lo, hi):
+                if m.start() < start < m.end():
+                    head = min(head, m.start())
+                if m.start() < end < m.end():
+                    tail = max(tail, m.end())
+        start, end = head, tail
     # Free text: back to the label ("Name: ") or the line start, forward to the word end.
     while start > 0 and text[start - 1] not in _LABEL_END:
         start -= 1

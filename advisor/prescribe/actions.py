@@ -26,7 +26,7 @@ from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence, rendered_ids
 from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, DEFAULT_JOINER, MessageMove, SpanMove, UnitSort,
                                      anchors, choose, shared_marker, static_messages, static_turns, text_of,
-                                     TurnMove, unescaped_context)
+                                     TurnMove, json_unescaped, unescaped_context)
 from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, canonical_tool_keys, editable, reorder_blocks,
                                        sort_tools, sort_tools_and_keys)
 from advisor.ingest.traffic import Request
@@ -112,6 +112,14 @@ def _whole_characters(context: tuple[str, str, str]) -> tuple[str, str, str]:
     return before, span, after
 
 
+def _held_string(example: str, holds: Callable[[str], bool]) -> bool:
+    """Whether the longest JSON string piece of ``example`` (8 characters at least) is held."""
+    if '"' not in example:
+        return False
+    piece = max(example.split('"'), key=len)
+    return len(piece.strip()) >= 8 and holds(piece)
+
+
 def _longest_whole(example: str) -> str:
     """The longest stretch of a decoded value without a cut character (see above)."""
     return max(example.split(_CUT), key=len) if _CUT in example else example
@@ -137,8 +145,11 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
             # Decoded from content printed through tojson: also as the message holds it.
             contexts += [u for u in map(unescaped_context, contexts) if u is not None]
             examples = [e for e in map(_longest_whole, f.details.get("examples", [])) if len(e.strip()) >= 4]
+            # (An example printed through tojson is in the message unescaped; one across
+            # JSON members, in a tool the template laid out its own way, by its longest string.)
             injected = (f.code == "TR101" and holds is not None and bool(examples)
-                        and not any(holds(e) for e in examples))
+                        and not any(holds(e) or holds(json_unescaped(e) or e) or _held_string(e, holds)
+                                    for e in examples))
             anchor = None if injected else choose(anchors(contexts), requests, sizes[len(sizes) // 2] if sizes else 0)
             if anchor is None:
                 # Not in any text of the requests: the chat template puts it there itself

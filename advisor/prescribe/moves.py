@@ -351,6 +351,12 @@ class SpanMove:
                 tools, moved = got_tools
                 messages[last_user]["content"] = _append(messages[last_user].get("content"), moved)
                 return dataclasses.replace(req, tools=tuple(tools), messages=tuple(messages))
+            own = _own_tool(list(req.tools), a)
+            if own is not None:
+                # A tool of its own for this request (a tenant's): the shared tools first.
+                tools = list(req.tools)
+                tools.append(tools.pop(own))
+                return dataclasses.replace(req, tools=tuple(tools))
         if a.to_end and not a.left:
             # A whole message of per-request content: the one before the static message.
             for j in range(1, len(messages)):
@@ -418,6 +424,8 @@ def _cut_tools(tools: list[Any], a: Anchor) -> tuple[list[Any], str] | None:
     # that holds it; a span inside one string is cut out of that string.
     for k, tool in enumerate(tools):
         got = _cut_json_value(tool, a)
+        if got is None:
+            got = _cut_tool_member(tool, a)
         if got is not None:
             out = list(tools)
             out[k] = got[0]
@@ -459,6 +467,22 @@ def _cut_tools(tools: list[Any], a: Anchor) -> tuple[list[Any], str] | None:
 
 # The layouts tool definitions are rendered in: indented (Llama 3.1's tojson) and inline.
 _TOOL_INDENTS: tuple[int | None, ...] = (4, 2, None)
+
+
+def _own_tool(tools: list[Any], a: Anchor) -> int | None:
+    """The index of the tool, not the last, whose definition the span is most of (its
+    name and description vary with the request), or None."""
+    for k, tool in enumerate(tools[:-1]):
+        for indent in _TOOL_INDENTS:
+            text, ranges = _dump_ranges(tool, indent)
+            found = locate(text, a)
+            if found is None:
+                continue
+            start, end = found
+            covering = [e - s for s, e, path in ranges if s <= start and end <= e and path]
+            if covering and min(covering) * 2 > len(text):
+                return k
+    return None
 
 
 def _cut_json_value(tool: Any, a: Anchor) -> tuple[Any, str] | None:
@@ -615,6 +639,18 @@ def _append_parts(content: Any, parts: list[Any], joiner: str) -> Any:
     if isinstance(content, str):
         return [{"type": "text", "text": content}] + parts
     return parts
+
+
+def _cut_tool_member(tool: Any, a: Anchor) -> tuple[Any, str] | None:
+    """A tool definition without the member whose whole value is the span (a per-request
+    ``default`` of a parameter), in whichever layout the template printed it."""
+    if not isinstance(tool, dict):
+        return None
+    for indent in (4, 2, None):
+        got = _cut_json_member(json.dumps(tool, ensure_ascii=False, indent=indent), a)
+        if got is not None:
+            return json.loads(got[0]), got[1]
+    return None
 
 
 def _cut_json_member(text: str, a: Anchor) -> tuple[str, str] | None:

@@ -140,3 +140,37 @@ def test_moved_text_goes_before_what_cues_the_answer():
     completion = "### Instructions\nBe brief.\n\nCustomer: Where is my order?\nAgent:"
     assert completion[_prompt_end(completion):] == "\nAgent:"
     assert _prompt_end("A plain prompt with no cue") == len("A plain prompt with no cue")
+
+
+def _tool(name, props):
+    return {"type": "function", "function": {"name": name, "description": f"Run {name}.",
+                                             "parameters": {"type": "object", "properties": props}}}
+
+
+def test_a_per_request_default_in_a_tool_parameter_moves_as_its_member():
+    from advisor.prescribe.moves import _cut_tools
+
+    tools = [_tool("search", {}), _tool("change_booking", {"pnr": {"type": "string", "default": "TE7MAJ"}})]
+    text = json.dumps(tools[1], indent=4)
+    at = text.index("TE7MAJ")
+    anchor = Anchor(text[at - 32:at], text[at + 6:at + 30], False, "")
+    got = _cut_tools(tools, anchor)
+    assert got is not None
+    new, moved = got
+    assert new[0] == tools[0]
+    assert new[1]["function"]["parameters"]["properties"]["pnr"] == {"type": "string"}
+    assert "TE7MAJ" in moved
+
+
+def test_a_tool_of_its_own_goes_after_the_shared_tools():
+    from advisor.prescribe.moves import _own_tool
+
+    mine = {"type": "function", "function": {"name": "search_qmx_logs", "description": "Search the qmx tenant's logs."}}
+    tools = [mine, _tool("query_siem", {}), _tool("isolate_host", {})]
+    text = json.dumps(mine, indent=4)
+    # The span runs from the description into the name: most of the tool varies.
+    anchor = Anchor('"function": {\n        "name": "', '"\n    }\n}', False, "")
+    assert _own_tool(tools, anchor) == 0
+    # The last tool is where it should be already; a span in a shared tool's small value is no own tool.
+    assert _own_tool([tools[1], mine], anchor) is None
+    assert text.count("search_qmx_logs") == 1

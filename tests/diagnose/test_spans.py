@@ -90,3 +90,12 @@ def test_differing_range_skips_common_head_and_tail() -> None:
     left = "time: "
     a, b = differing_range(left, "14:00:03 UTC", "14:07:59 UTC")
     assert (left + "14:00:03 UTC")[a:b] == "0:03"
+
+
+def test_a_range_across_two_values_takes_each_value_whole():
+    from advisor.diagnose.spans import expand
+
+    text = "Content-Type: application/json\nDate: Mon, 30 Nov 2026 00:00:57 GMT\nX-RateLimit-Remaining: 4991\n\n{"
+    a, b = text.index("57 GMT"), text.index("4991") + 4
+    va, vb = expand(text, a, b)
+    assert text[va:vb] == "Mon, 30 Nov 2026 00:00:57 GMT\nX-RateLimit-Remaining: 4991"
