@@ -744,7 +744,56 @@ class UnitSort:
                     changed = True
         if not changed and len(holders) >= 2 and self.how in ("auto", "messages"):
             return self._sort_messages(req, messages, holders)
-        return dataclasses.replace(req, messages=tuple(messages)) if changed else None
+        tools = req.tools
+        if self.how in ("auto", "json"):
+            # JSON the template prints from structured fields: a tool's enum or required list,
+            # a tool call's arguments (re-dumped by the template in the order they come).
+            if req.tools:
+                new_tools = tuple(self._sort_lists(t) for t in req.tools)
+                if new_tools != tuple(req.tools):
+                    tools, changed = new_tools, True
+            for m in messages:
+                calls = m.get("tool_calls")
+                if isinstance(calls, list) and calls:
+                    new_calls = [self._sort_arguments(c) for c in calls]
+                    if new_calls != calls:
+                        m["tool_calls"] = new_calls
+                        changed = True
+        return dataclasses.replace(req, messages=tuple(messages), tools=tools) if changed else None
+
+    def _mentions(self, text: str) -> bool:
+        return any(text in c for c in self.cores)
+
+    def _sort_lists(self, value: Any) -> Any:
+        """``value`` with each list of scalars that the units name (two items or more) sorted."""
+        if isinstance(value, dict):
+            return {k: self._sort_lists(v) for k, v in value.items()}
+        if isinstance(value, list):
+            if (len(value) >= 2 and all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value)
+                    and sum(self._mentions(json.dumps(v, ensure_ascii=False)) for v in value) >= 2):
+                return sorted(value, key=lambda v: json.dumps(v, ensure_ascii=False))
+            return [self._sort_lists(v) for v in value]
+        return value
+
+    def _sort_arguments(self, call: Any) -> Any:
+        """A tool call whose JSON arguments' keys the units name: keys sorted."""
+        fn = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(fn, dict):
+            return call
+        args = fn.get("arguments")
+        parsed: Any = args
+        if isinstance(args, str):
+            try:
+                parsed = json.loads(args)
+            except ValueError:
+                return call
+        if not isinstance(parsed, dict) or sum(self._mentions(f'"{k}"') for k in parsed) < 2:
+            return call
+        ordered = _keys_sorted(parsed)
+        if list(ordered) == list(parsed):
+            return call
+        new_args = json.dumps(ordered, ensure_ascii=False) if isinstance(args, str) else ordered
+        return {**call, "function": {**fn, "arguments": new_args}}
 
     def _sort_parts(self, content: list[Any]) -> list[Any] | None:
         """Text parts of one message that are the units: the run from the first part that

@@ -174,3 +174,23 @@ def test_a_tool_of_its_own_goes_after_the_shared_tools():
     # The last tool is where it should be already; a span in a shared tool's small value is no own tool.
     assert _own_tool([tools[1], mine], anchor) is None
     assert text.count("search_qmx_logs") == 1
+
+
+def test_units_in_a_tool_enum_and_in_tool_call_arguments_are_sorted():
+    from advisor.ingest.traffic import Request
+    from advisor.prescribe.moves import UnitSort
+
+    tool = _tool("log_dose", {"form": {"type": "string", "enum": ["tablet", "syrup", "capsule"]}})
+    call = {"id": "c1", "type": "function",
+            "function": {"name": "log_dose", "arguments": '{"form": "syrup", "dose_mg": 5}'}}
+    req = Request(kind="messages", messages=({"role": "user", "content": "Log it."},
+                                             {"role": "assistant", "content": "", "tool_calls": [call]}),
+                  tools=(tool,), source="t.jsonl", line=1)
+    sort = UnitSort(['"syrup",\n "tablet"', '"capsule"', '"dose_mg": 5, "form"'], how="json")
+    new = sort(req)
+    assert new is not None
+    assert new.tools[0]["function"]["parameters"]["properties"]["form"]["enum"] == ["capsule", "syrup", "tablet"]
+    args = new.messages[1]["tool_calls"][0]["function"]["arguments"]
+    assert list(json.loads(args)) == ["dose_mg", "form"]
+    # Lists and arguments the units do not name are left as they are.
+    assert UnitSort(['"paracetamol"', '"ibuprofen"'], how="json")(req) is None
