@@ -24,7 +24,7 @@ from advisor.diagnose.capacity import cached_with_capacity, pin_candidate
 from advisor.errors import AdvisorError
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence, rendered_ids
-from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, DEFAULT_JOINER, MessageMove, SpanMove, UnitSort,
+from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, DEFAULT_JOINER, LAST_MESSAGE, MessageMove, SpanMove, UnitSort,
                                      anchors, choose, shared_marker, static_messages, static_turns, text_of,
                                      TurnMove, json_unescaped, unescaped_context)
 from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, canonical_tool_keys, editable, reorder_blocks,
@@ -165,6 +165,10 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
                  {"to": LAST_USER}),
                 (what + "to the end of its message (it is fixed for a conversation; the history after "
                  "it stays shared).", SpanMove(anchor, MESSAGE_END, joiner=joiner), {"to": MESSAGE_END})]
+            if has_tools:
+                variants.append((what + "to the end of the newest message (in an agent loop, the latest tool "
+                                 "result: each step extends the one before).", SpanMove(anchor, LAST_MESSAGE, joiner=joiner),
+                                 {"to": LAST_MESSAGE}))
             marker = shared_marker(texts, anchor)
             if marker:
                 variants.append((what + "right after the content all requests share.",

@@ -26,6 +26,7 @@ from advisor.ingest.traffic import Request
 
 LAST_USER = "last-user-turn"
 MESSAGE_END = "end-of-message"
+LAST_MESSAGE = "last-message"  # an agent loop's newest message (a tool result): each step extends the last
 AFTER_STATIC = "after-static-message"
 AFTER_SHARED = "after-shared-content"
 
@@ -345,6 +346,11 @@ class SpanMove:
             return None
         messages = [dict(m) for m in req.messages]
         last_user = max((k for k, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+        if self.to == LAST_MESSAGE:
+            # Only text the layout prints: an assistant turn with tool calls loses its text.
+            if messages[-1].get("role") not in ("user", "tool", "ipython") or len(messages) < 2:
+                return None
+            last_user = len(messages) - 1
         if req.tools and last_user >= 0:
             got_tools = _cut_tools(list(req.tools), a)
             if got_tools is not None:

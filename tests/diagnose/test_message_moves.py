@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from advisor.ingest.traffic import Request
 from advisor.prescribe.moves import MessageMove
 
@@ -35,3 +37,23 @@ def test_any_next_trades_only_with_a_system_message_and_never_moves_a_user_turn(
     assert MessageMove(frozenset(), True)(_req(QUESTION, ("assistant", "Let me check."))) is None
     # A varying system message followed by the user turn: no system message to trade with.
     assert MessageMove(frozenset(), True)(_req(PASSAGES, QUESTION)) is None
+
+
+def test_a_value_goes_to_the_newest_message_of_an_agent_loop_but_never_into_a_tool_call_turn():
+    from advisor.prescribe.moves import LAST_MESSAGE, Anchor, SpanMove
+
+    system = ("system", "Budget left: 4,812 of 5,000 calls.\nUse the tools.")
+    call = {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function",
+                                                                 "function": {"name": "q", "arguments": "{}"}}]}
+    result = {"role": "tool", "content": "rows: 3", "tool_call_id": "c1"}
+    req = Request(kind="messages", messages=({"role": system[0], "content": system[1]},
+                                             {"role": "user", "content": "Why is p99 up?"}, call, result),
+                  source="t.jsonl", line=1)
+    move = SpanMove(Anchor("Budget left: ", " of 5,000 calls.", False, ""), LAST_MESSAGE)
+    new = move(req)
+    assert new is not None
+    assert "4,812" not in new.messages[0]["content"] and "Use the tools." in new.messages[0]["content"]
+    assert new.messages[-1]["content"].startswith("rows: 3") and "4,812" in new.messages[-1]["content"]
+    assert new.messages[1]["content"] == "Why is p99 up?"
+    # The newest message is the assistant's tool call: its text would not be printed.
+    assert move(dataclasses.replace(req, messages=req.messages[:3])) is None
