@@ -202,6 +202,7 @@ class Structure:
         # conversation's last message that comes back inside its history in the next turn
         # is out of order against the neighbour too, but it is per-request content.
         real, moved_keys, echoed = [], set(), set()
+        shown_by: dict[bytes, set[int]] = {}  # the requests whose alignment shows a unit moved
         for s in al.swaps:
             static = self._static_units(s)
             if sum(static) >= 2:
@@ -218,7 +219,13 @@ class Structure:
         kept = {id(s) for s in real}
         others = {k for s in al.swaps if id(s) not in kept for k in s.keys} - echoed
         permuted = moved_keys | others
-        groups = [g for g in groups if sum(1 for x in g if x.key in permuted) * 2 < len(g)]
+        for s in real:
+            for key in s.keys:
+                if key in moved_keys:
+                    shown_by.setdefault(key, set()).add(s.request)
+        # A permutation shows in most pairs of requests: spans of many requests that re-join
+        # at a unit one or two stray pairs saw moved (a sentence two passages share) stay.
+        groups = [g for g in groups if not _permutation_seen(g, permuted, shown_by)]
         need = MIN_LOSS * al.aligned_tokens
         self.permuted = []
         for k, group in enumerate(groups):
@@ -733,6 +740,18 @@ def _group_gaps(gaps: list[Gap]) -> list[list[Gap]]:
     for k, g in enumerate(gaps):
         groups.setdefault(find(k), []).append(g)
     return [groups[r] for r in sorted(groups)]
+
+
+def _permutation_seen(group: list[Gap], permuted: set[bytes], shown_by: dict[bytes, set[int]]) -> bool:
+    """Whether the gaps of ``group`` are units in another order seen from single pairs: most
+    of them re-join at a unit the alignment saw out of order, and, where that is a static
+    unit, requests numbering at least a quarter of the group's show it moved."""
+    if sum(1 for x in group if x.key in permuted) * 2 < len(group):
+        return False
+    if any(x.key in permuted and x.key not in shown_by for x in group):
+        return True  # per-request units in another order (passages from one pool)
+    seen = set().union(*(shown_by.get(x.key, set()) for x in group))
+    return len(seen) * 4 >= len({x.request for x in group})
 
 
 def _merged(found: list[SpanFinding]) -> list[SpanFinding]:

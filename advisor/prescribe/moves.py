@@ -1078,8 +1078,10 @@ class MessageMove:
         return None
 
 
-def static_messages(requests: Sequence[Request | None], share: float = 0.5) -> frozenset[str]:
-    """System message contents that at least ``share`` of the message requests send."""
+def static_messages(requests: Sequence[Request | None], share: float = 0.5,
+                    roles: tuple[str, ...] | None = _PREAMBLE_ROLES) -> frozenset[str]:
+    """System message contents (any role's with ``roles`` None) that at least ``share`` of
+    the message requests send."""
     counts: dict[str, int] = {}
     n = 0
     for r in requests:
@@ -1088,9 +1090,40 @@ def static_messages(requests: Sequence[Request | None], share: float = 0.5) -> f
         n += 1
         # Content-part lists are not hashable and never compared: only text contents count.
         for c in {m["content"] for m in r.messages
-                  if m.get("role") in _PREAMBLE_ROLES and isinstance(m.get("content"), str)}:
+                  if (roles is None or m.get("role") in roles) and isinstance(m.get("content"), str)}:
             counts[c] = counts.get(c, 0) + 1
     return frozenset(c for c, k in counts.items() if n >= 2 and k >= max(2, share * n))
+
+
+@dataclasses.dataclass
+class TurnsMove:
+    """Per-request turns (a retrieved example's question and answer) sent ahead of static
+    turns (fixed few-shot pairs): the run of varying turns goes after the static ones, right
+    before the newest user turn."""
+
+    shared: frozenset[str]  # message contents (any role) most requests send
+
+    def __call__(self, req: Request) -> Request | None:
+        if req.kind != "messages" or not req.messages:
+            return None
+        messages = list(req.messages)
+        last = max((k for k, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+
+        def static(m: dict[str, Any]) -> bool:
+            content = m.get("content")
+            return isinstance(content, str) and content in self.shared
+
+        k = next((i for i in range(last) if messages[i].get("role") not in _PREAMBLE_ROLES
+                  and not static(messages[i])), None)
+        if k is None:
+            return None
+        j = k
+        while j < last and not static(messages[j]):
+            j += 1
+        if j >= last or not static(messages[j]) or any(m.get("tool_calls") for m in messages[k:last]):
+            return None
+        out = messages[:k] + messages[j:last] + messages[k:j] + messages[last:]
+        return dataclasses.replace(req, messages=tuple(out))
 
 
 _TURN = re.compile(r"(<\|start_header_id\|>(\w+)<\|end_header_id\|>\n\n)(.*?)(<\|eot_id\|>)", re.DOTALL)

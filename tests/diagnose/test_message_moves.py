@@ -57,3 +57,18 @@ def test_a_value_goes_to_the_newest_message_of_an_agent_loop_but_never_into_a_to
     assert new.messages[1]["content"] == "Why is p99 up?"
     # The newest message is the assistant's tool call: its text would not be printed.
     assert move(dataclasses.replace(req, messages=req.messages[:3])) is None
+
+
+def test_a_retrieved_example_pair_goes_after_the_fixed_examples():
+    from advisor.prescribe.moves import TurnsMove
+
+    shots = [("user", "What is 2+2?"), ("assistant", "4."), ("user", "What is 3+3?"), ("assistant", "6.")]
+    retrieved = [("user", "Similar solved problem (#7): 5+5?"), ("assistant", "10.")]
+    req = _req(("system", "You tutor maths."), *retrieved, *shots, ("user", "What is 9+9?"))
+    shared = frozenset({"You tutor maths.", *(c for _, c in shots)})
+    moved = TurnsMove(shared)(req)
+    assert moved is not None
+    assert [m["content"] for m in moved.messages] == [
+        "You tutor maths.", *(c for _, c in shots), *(c for _, c in retrieved), "What is 9+9?"]
+    # Nothing static after the varying turns: nothing to move them behind.
+    assert TurnsMove(shared)(_req(("system", "You tutor maths."), *retrieved, ("user", "What is 9+9?"))) is None
