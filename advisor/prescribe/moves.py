@@ -748,6 +748,15 @@ class UnitSort:
                 if text is not None:
                     m["content"] = text
                     changed = True
+        if (not changed and self.how == "messages" and holders
+                and any(messages[k].get("role") in _PREAMBLE_ROLES for k in holders)):
+            # A unit is a system message that this request sends after other turns: the
+            # system messages go first, the turns keep their order.
+            last_user = max((k for k, m in enumerate(messages) if m.get("role") == "user"), default=0)
+            head = messages[:last_user]
+            ordered = sorted(head, key=lambda m: m.get("role") not in _PREAMBLE_ROLES)
+            if ordered != head:
+                return dataclasses.replace(req, messages=tuple(ordered + messages[last_user:]))
         if not changed and len(holders) >= 2 and self.how in ("auto", "messages"):
             return self._sort_messages(req, messages, holders)
         tools = req.tools

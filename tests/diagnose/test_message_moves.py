@@ -72,3 +72,19 @@ def test_a_retrieved_example_pair_goes_after_the_fixed_examples():
         "You tutor maths.", *(c for _, c in shots), *(c for _, c in retrieved), "What is 9+9?"]
     # Nothing static after the varying turns: nothing to move them behind.
     assert TurnsMove(shared)(_req(("system", "You tutor maths."), *retrieved, ("user", "What is 9+9?"))) is None
+
+
+def test_an_order_fix_of_messages_puts_the_system_message_first_and_keeps_the_turns_in_order():
+    from advisor.prescribe.moves import UnitSort
+
+    system = ("system", "You assist the learner support tutors of Brightpath Online Academy.")
+    history = [("user", "Can I add a colleague as a second contact?"), ("assistant", "Yes, in settings.")]
+    req = _req(*history, system, ("user", "And remove one?"))
+    moved = UnitSort(["learner support tutors of Brightpath", "a colleague as a second contact"], how="messages")(req)
+    assert moved is not None
+    assert [m["content"] for m in moved.messages] == [system[1], history[0][1], history[1][1], "And remove one?"]
+    # A history without the other unit: the system message still goes first.
+    other = _req(("user", "Where are my marks?"), ("assistant", "Under results."), system, ("user", "Thanks."))
+    moved = UnitSort(["learner support tutors of Brightpath", "a colleague as a second contact"], how="messages")(other)
+    assert moved is not None and moved.messages[0]["content"] == system[1]
+    assert UnitSort(["learner support tutors of Brightpath"], how="messages")(_req(system, ("user", "Hi"))) is None
