@@ -900,9 +900,8 @@ class UnitSort:
             if isinstance(value, dict) and len(value) >= 2 and end > where[-1]:
                 body = text[i:end]
                 new = _dump_like(body, value, _keys_sorted(value))
-                if new is None or new == body:
-                    return None
-                return text[:i] + new + text[end:]
+                if new is not None:
+                    return None if new == body else text[:i] + new + text[end:]
             i = text.rfind("{", 0, i)
         return None
 
@@ -1037,11 +1036,18 @@ def _keys_sorted(value: Any) -> Any:
 
 def _dump_like(body: str, original: Any, items: Any) -> str | None:
     """``items`` serialized the way ``original`` was, when one of json's layouts gives back
-    ``body`` exactly."""
+    ``body`` exactly; also for a value nested inside a larger document (every line after
+    its first indented as its closing line is)."""
     for kwargs in ({"indent": 2}, {"indent": 4}, {"separators": (",", ":")}, {}, {"indent": 1}, {"indent": "\t"}):
         for ascii_ in (False, True):
             if json.dumps(original, ensure_ascii=ascii_, **kwargs) == body:
                 return json.dumps(items, ensure_ascii=ascii_, **kwargs)
+    last = body.rfind("\n")
+    base = body[last + 1:-1] if last >= 0 else ""
+    if base and not base.strip() and f"\n{base}" in body:
+        inner = _dump_like(body.replace("\n" + base, "\n"), original, items)
+        if inner is not None:
+            return inner.replace("\n", "\n" + base)
     return None
 
 

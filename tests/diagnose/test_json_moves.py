@@ -194,3 +194,17 @@ def test_units_in_a_tool_enum_and_in_tool_call_arguments_are_sorted():
     assert list(json.loads(args)) == ["dose_mg", "form"]
     # Lists and arguments the units do not name are left as they are.
     assert UnitSort(['"paracetamol"', '"ibuprofen"'], how="json")(req) is None
+
+
+def test_keys_of_an_object_nested_in_a_larger_document_are_sorted_in_its_layout():
+    from advisor.prescribe.moves import UnitSort
+
+    inner = {"tenure": "Freehold or leasehold.", "garden": "Private or shared.", "chain": "Any onward purchase."}
+    text = "Standards:\n```json\n" + json.dumps({"listing_standards": inner}, indent=2) + "\n```\nBe brief."
+    sort = UnitSort(['"garden": "Private', '"chain": "Any onward'], how="json")
+    out = sort.sort_text(text)
+    assert out is not None
+    body = out[out.index("{"):out.rindex("}") + 1]
+    assert json.loads(body) == {"listing_standards": inner}
+    assert body == json.dumps({"listing_standards": dict(sorted(inner.items()))}, indent=2)
+    assert out.endswith("\n```\nBe brief.")
