@@ -417,7 +417,7 @@ class Structure:
         right = piece(mine, g.start + g.length, g.start + g.length + CONTEXT)
         span_a = piece(mine, g.start, g.start + g.length)
         span_b = piece(theirs, g.ref_start, g.ref_start + g.ref_length)
-        for sep in ("\n", ", ", "; "):
+        for sep in ("\n", ", ", "; ", ","):  # (the last: members of compact JSON)
             # Both hold the same context on each side: cut it at the separator nearest the
             # span, or keep all of it (a unit then runs into context both share).
             lo = left.rfind(sep)
@@ -426,6 +426,14 @@ class Structure:
                 continue
             head = left[lo + len(sep):] if lo >= 0 else left
             tail = right[:hi] if hi >= 0 else right
+            if sep == ",":
+                # Members of one JSON object or array: its brackets end the first and last.
+                opening = max(head.rfind("{"), head.rfind("["))
+                if opening >= 0:
+                    head, lo = head[opening + 1:], max(lo, 0)
+                close = [k for k in (tail.find("}"), tail.find("]")) if k >= 0]
+                if close:
+                    tail, hi = tail[:min(close)], max(hi, 0)
             text_a = head + span_a + tail
             text_b = head + span_b + tail
             units_a, units_b = text_a.split(sep), text_b.split(sep)

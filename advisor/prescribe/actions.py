@@ -407,6 +407,64 @@ def part_joiner(renderer: Renderer) -> str:
     return text[i + 1:j] if 0 <= i < j else DEFAULT_JOINER
 
 
+def _best_choice(plans: list[Plan], cached_of: Callable[[list[int | None]], int], before: int) -> list[int | None]:
+    """Which variant of each plan to carry out (None: leave it out), by the cached tokens
+    ``cached_of`` measures for a choice."""
+    # All fixes together; each way of carrying one out is tried on top of the others.
+    choice: list[int | None] = [0] * len(plans)
+    best: int = cached_of(choice) if plans else before
+    for k, plan in enumerate(plans):
+        for alt in range(1, len(plan.variants)):
+            trial = list(choice)
+            trial[k] = alt
+            got = cached_of(trial)
+            if got > best:
+                choice, best = trial, got
+    # One fix may stand in the way of another's better variant (a move that cuts a JSON
+    # object the sort needed whole): without each fix, the others' variants are tried again.
+    for _ in range(len(plans)):
+        found = None
+        for k, v in enumerate(choice):
+            if v is None:
+                continue
+            trial = list(choice)
+            trial[k] = None
+            got = cached_of(trial)
+            for j, other in enumerate(plans):
+                if j == k:
+                    continue
+                for alt in range(len(other.variants)):
+                    if alt == trial[j]:
+                        continue
+                    t2 = list(trial)
+                    t2[j] = alt
+                    g2 = cached_of(t2)
+                    if g2 > got:
+                        trial, got = t2, g2
+            if got > best and (found is None or got > found[1]):
+                found = (trial, got)
+        if found is None:
+            break
+        choice, best = found
+    # A fix that makes the combination worse is left out (worst first), then each one's
+    # own contribution is what the combination loses without it.
+    while True:
+        worst: tuple[int, int] | None = None
+        for k, v in enumerate(choice):
+            if v is None:
+                continue
+            without = list(choice)
+            without[k] = None
+            got = cached_of(without)
+            if got > best and (worst is None or got > worst[1]):
+                worst = (k, got)
+        if worst is None:
+            break
+        choice[worst[0]] = None
+        best = worst[1]
+    return choice
+
+
 def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, page_size: int = 1,
               capacity: int | None = None) -> Prescription:
     """The actions for the findings, measured together (all, then each left out); with
@@ -437,32 +495,7 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
                 memo[key] = (m.cached(fixed, unlimited=unlimited), changed, fixed)
         return memo[key]
 
-    # All fixes together; each way of carrying one out is tried on top of the others.
-    choice: list[int | None] = [0] * len(plans)
-    best: int = measure(choice)[0] if plans else before
-    for k, plan in enumerate(plans):
-        for alt in range(1, len(plan.variants)):
-            trial = list(choice)
-            trial[k] = alt
-            got = measure(trial)[0]
-            if got > best:
-                choice, best = trial, got
-    # A fix that makes the combination worse is left out (worst first), then each one's
-    # own contribution is what the combination loses without it.
-    while True:
-        worst: tuple[int, int] | None = None
-        for k, v in enumerate(choice):
-            if v is None:
-                continue
-            without = list(choice)
-            without[k] = None
-            got = measure(without)[0]
-            if got > best and (worst is None or got > worst[1]):
-                worst = (k, got)
-        if worst is None:
-            break
-        choice[worst[0]] = None
-        best = worst[1]
+    choice = _best_choice(plans, lambda c: measure(c)[0], before)
     after, changed_all, fixed_all = measure(choice) if plans else (before, 0, seqs)
     for k, plan in enumerate(plans):
         v = choice[k]
