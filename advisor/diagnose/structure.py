@@ -378,14 +378,23 @@ class Structure:
             return False
         left = self.decode(a[max(0, g.start - CONTEXT):g.start])
         right = self.decode(a[g.start + g.length:g.start + g.length + CONTEXT])
-        lo, hi = left.rfind("\n"), right.find("\n")
-        if lo < 0 and hi < 0:
-            return False
-        text = left[lo + 1:] + self.decode(a[g.start:g.start + g.length]) + (right[:hi] if hi >= 0 else "")
+        mine = self.decode(a[g.start:g.start + g.length])
         near = self.decode(b[max(0, g.ref_start - PERMUTED_MAX):g.ref_start + g.ref_length + PERMUTED_MAX])
-        # A JSON member may lose its comma where it comes last.
-        units = [u.rstrip().rstrip(",") for u in text.split("\n") if len(u.strip()) >= 8]
-        return bool(units) and all(u in near for u in units)
+        lo, hi = left.rfind("\n"), right.find("\n")
+        if lo >= 0 or hi >= 0:
+            text = left[lo + 1:] + mine + (right[:hi] if hi >= 0 else "")
+            # A JSON member may lose its comma where it comes last.
+            units = [u.rstrip().rstrip(",") for u in text.split("\n") if len(u.strip()) >= 8]
+            if units and all(u in near for u in units):
+                return True
+        # Sentences of a paragraph in another order: the gap widened to whole sentences.
+        lo = max(left.rfind(". "), left.rfind("\n"), left.rfind(": "))
+        ends = [k for k in (right.find(". "), right.find("\n")) if k >= 0]
+        if lo < 0 or not ends:
+            return False
+        text = left[lo + 1:] + mine + right[:min(ends)]
+        sentences = [u.strip(" .") for u in text.split(". ") if len(u.strip(" .")) >= 16]
+        return bool(sentences) and all(u in near for u in sentences)
 
     def _permutation(self, g: Gap) -> list[str] | None:
         """The units of gap ``g`` in this request's order when its text, widened to whole
@@ -417,7 +426,7 @@ class Structure:
         right = piece(mine, g.start + g.length, g.start + g.length + CONTEXT)
         span_a = piece(mine, g.start, g.start + g.length)
         span_b = piece(theirs, g.ref_start, g.ref_start + g.ref_length)
-        for sep in ("\n", ", ", "; ", ","):  # (the last: members of compact JSON)
+        for sep in ("\n", ", ", "; ", ",", ". "):  # (members of compact JSON; sentences)
             # Both hold the same context on each side: cut it at the separator nearest the
             # span, or keep all of it (a unit then runs into context both share).
             lo = left.rfind(sep)
@@ -434,9 +443,22 @@ class Structure:
                 close = [k for k in (tail.find("}"), tail.find("]")) if k >= 0]
                 if close:
                     tail, hi = tail[:min(close)], max(hi, 0)
+            if sep == ". ":
+                # Sentences of one paragraph: its line and the label opening it bound them.
+                nl = head.rfind("\n")
+                if nl >= 0:
+                    head, lo = head[nl + 1:], max(lo, 0)
+                colon = head.rfind(": ")
+                if colon >= 0 and lo < 0:
+                    head, lo = head[colon + 2:], 0
+                nl = tail.find("\n")
+                if nl >= 0:
+                    tail, hi = tail[:nl], max(hi, 0)
             text_a = head + span_a + tail
             text_b = head + span_b + tail
             units_a, units_b = text_a.split(sep), text_b.split(sep)
+            if sep == ". ":
+                units_a, units_b = [u.rstrip(".") for u in units_a], [u.rstrip(".") for u in units_b]
             if (len(units_a) >= 2 and units_a != units_b and Counter(units_a) == Counter(units_b)
                     and sum(1 for u in units_a if u.strip()) >= 2):
                 # Context kept whole is not a unit of its own (it runs on past the window).

@@ -864,7 +864,34 @@ class UnitSort:
             out = self._sort_segments(text, where, sep)
             if out is not None:
                 return out
+        if self.how == ". ":
+            return self._sort_sentences(text, where)
         return None
+
+    def _sort_sentences(self, text: str, where: list[int]) -> str | None:
+        """The sentences of the paragraph that holds the units (after its label, if it
+        opens with one), in one order; what separates them is kept in place."""
+        lo = text.rfind("\n", 0, where[0]) + 1
+        hi = text.find("\n", where[-1])
+        hi = len(text) if hi < 0 else hi
+        line = text[lo:hi]
+        label = _LABEL.match(line)
+        start = label.end() if label else 0
+        body = line[start:]
+        pieces = _SENTENCE_END.split(body)
+        sentences, seps = pieces[0::2], pieces[1::2]
+        holding = [k for k, t in enumerate(sentences) if any(c in t for c in self.cores)]
+        if len(holding) < 2:
+            return None
+        # Each sentence keeps its own stop; one that had none (a paragraph's unfinished
+        # last sentence) gets one where it no longer comes last.
+        keys = [t.rstrip(".!?") for t in sentences]
+        ordered = [t for _, t in sorted(zip((self._rank(k) for k in keys), sentences), key=lambda x: x[0])]
+        ordered = [t if t.endswith((".", "!", "?")) or k == len(ordered) - 1 else t + "."
+                   for k, t in enumerate(ordered)]
+        out = ordered[0] + "".join(sep + t for sep, t in zip(seps, ordered[1:]))
+        new = text[:lo] + line[:start] + out + text[hi:]
+        return new if new != text else None
 
     def _sort_json(self, text: str, where: list[int]) -> str | None:
         """A JSON array (of objects or strings) that holds two cores or more: sorted."""
@@ -1054,6 +1081,8 @@ def _dump_like(body: str, original: Any, items: Any) -> str | None:
 # --- a whole message of per-request content ahead of static messages ----------------------
 
 _PREAMBLE_ROLES = ("system", "developer")
+_LABEL = re.compile(r"[^.!?\n]{1,60}:\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])(\s+)(?=\S)")
 
 
 @dataclasses.dataclass

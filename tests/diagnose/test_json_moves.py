@@ -208,3 +208,17 @@ def test_keys_of_an_object_nested_in_a_larger_document_are_sorted_in_its_layout(
     assert json.loads(body) == {"listing_standards": inner}
     assert body == json.dumps({"listing_standards": dict(sorted(inner.items()))}, indent=2)
     assert out.endswith("\n```\nBe brief.")
+
+
+def test_the_sentences_of_a_paragraph_are_put_in_one_order_after_its_label():
+    from advisor.prescribe.moves import UnitSort
+
+    a = "Head.\n\nFare conditions: Bags are free. Seats cost extra! Refunds take a week.\n\nTail."
+    b = "Head.\n\nFare conditions: Refunds take a week. Bags are free. Seats cost extra!\n\nTail."
+    sort = UnitSort(["Bags are free", "Seats cost extra", "Refunds take a week"], how=". ")
+    first = sort.sort_text(a) or a
+    assert first == a  # the first order seen is the one kept
+    second = sort.sort_text(b)
+    assert second == a
+    # A paragraph holding one unit only is left alone.
+    assert sort.sort_text("Intro: Bags are free. Nothing else here.") is None
