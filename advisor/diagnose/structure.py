@@ -155,9 +155,16 @@ class Structure:
                     continue
                 # The units of one prompt travel together: most requests holding one hold
                 # the other. Two sentences of a phrase bank that retrieved passages share
-                # meet in a few requests only.
+                # meet in a few requests only; so do two passages of one pool. One of a few
+                # documents sent with the static prompt in another order is a unit too: with
+                # a unit most requests hold, a long one need meet it in UNIT_SHARE of them.
                 h_i, h_j = s.heads[i], s.heads[j]
-                if self._is_static(h_j, h_i) and self._is_static(h_i, h_j):
+                share_i = share_j = STATIC_SHARE
+                if self._is_static(h_i, b"") and s.runs[j][1] >= LONG_SPAN:
+                    share_j = UNIT_SHARE
+                if self._is_static(h_j, b"") and s.runs[i][1] >= LONG_SPAN:
+                    share_i = UNIT_SHARE
+                if self._is_static(h_j, h_i, share_j) and self._is_static(h_i, h_j, share_i):
                     out[i] = out[j] = True
         return out
 

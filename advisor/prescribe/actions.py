@@ -226,8 +226,10 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
                     # Lines and paragraphs sorted by text: the order a template loop's sort
                     # filter gives, so the template diff can make the same move.
                     by_text = how in ("\n\n", "\n")
-                    variants.append((what + text + ".", UnitSort(cores, how, by_text),
-                                     {"how": how, "sorted": by_text}))
+                    named: dict[str, Any] = {"how": how, "sorted": by_text}
+                    if kind != "fix-section-order":
+                        named[AS] = "fix-section-order"  # the units are messages or text, not tools
+                    variants.append((what + text + ".", UnitSort(cores, how, by_text), named))
             if has_tools:
                 if f.kind != "tool-order":
                     # The reordered units may be tool definitions the chat template lays out

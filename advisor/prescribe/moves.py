@@ -738,6 +738,13 @@ class UnitSort:
                     m["content"] = sorted_parts
                     changed = True
                     continue
+            calls = m.get("tool_calls")
+            if calls and self.how == "messages":
+                # A tool call step names its tool in the call, not in its (empty) text.
+                probe = (content if isinstance(content, str) else "") + json.dumps(calls, ensure_ascii=False)
+                if any(c in probe for c in self.cores):
+                    holders.append(k)
+                    continue
             if not isinstance(content, str):
                 continue
             found = sum(1 for c in self.cores if c in content)
