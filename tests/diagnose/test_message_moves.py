@@ -88,3 +88,21 @@ def test_an_order_fix_of_messages_puts_the_system_message_first_and_keeps_the_tu
     moved = UnitSort(["learner support tutors of Brightpath", "a colleague as a second contact"], how="messages")(other)
     assert moved is not None and moved.messages[0]["content"] == system[1]
     assert UnitSort(["learner support tutors of Brightpath"], how="messages")(_req(system, ("user", "Hi"))) is None
+
+
+def test_tool_call_steps_in_another_order_are_sorted_as_messages():
+    from advisor.prescribe.moves import UnitSort
+
+    def step(plan):
+        call = {"role": "assistant", "content": "", "tool_calls": [{"id": f"call_{plan}", "type": "function",
+                "function": {"name": "get_plan_document", "arguments": f'{{"plan": "{plan}"}}'}}]}
+        return [call, {"role": "tool", "tool_call_id": f"call_{plan}", "content": f'{{"plan": "{plan}", "summary": "..."}}'}]
+
+    head = [{"role": "system", "content": "You help with benefits."}, {"role": "user", "content": "Load my plans."}]
+    last = [{"role": "user", "content": "Which plan covers glasses?"}]
+    first = Request(kind="messages", messages=tuple(head + step("dental") + step("vision") + last), source="t", line=1)
+    other = Request(kind="messages", messages=tuple(head + step("vision") + step("dental") + last), source="t", line=2)
+    sort = UnitSort(['"get_plan_document"'], how="messages")
+    assert sort(first) is None  # the first order seen is the one kept
+    fixed = sort(other)
+    assert fixed is not None and fixed.messages == first.messages
