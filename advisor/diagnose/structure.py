@@ -450,19 +450,22 @@ class Structure:
                 close = [k for k in (tail.find("}"), tail.find("]")) if k >= 0]
                 if close:
                     tail, hi = tail[:min(close)], max(hi, 0)
-            if sep == ". ":
-                # Sentences of one paragraph: its line and the label opening it bound them.
+            if sep in (". ", ", ", "; "):
+                # Sentences of a paragraph, items of a list: its line and the label opening
+                # it bound them.
                 nl = head.rfind("\n")
                 if nl >= 0:
                     head, lo = head[nl + 1:], max(lo, 0)
-                colon = head.rfind(": ")
-                if colon >= 0 and lo < 0:
-                    head, lo = head[colon + 2:], 0
                 nl = tail.find("\n")
                 if nl >= 0:
                     tail, hi = tail[:nl], max(hi, 0)
             text_a = head + span_a + tail
             text_b = head + span_b + tail
+            if sep in (". ", ", ", "; "):
+                # (The label's colon may end the shared text and its space start the span.)
+                colon = text_a.rfind(": ", 0, len(head) + 1)
+                if colon >= 0 and text_b.rfind(": ", 0, len(head) + 1) == colon:
+                    text_a, text_b, lo = text_a[colon + 2:], text_b[colon + 2:], max(lo, 0)
             units_a, units_b = text_a.split(sep), text_b.split(sep)
             if sep == ". ":
                 units_a, units_b = [u.rstrip(".") for u in units_a], [u.rstrip(".") for u in units_b]

@@ -221,7 +221,8 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
             for how, text in (("\n", "the lines sorted by their text"), ("\n\n", "the paragraphs sorted by their text"),
                               ("auto", "sorted where they are"), ("json", "the JSON list sorted"),
                               ("messages", "the messages in a fixed order"),
-                              (". ", "the sentences of their paragraph in a fixed order")):
+                              (". ", "the sentences of their paragraph in a fixed order"),
+                              (", ", "the items of their list in a fixed order")):
                 if cores:
                     # Lines and paragraphs sorted by text: the order a template loop's sort
                     # filter gives, so the template diff can make the same move.

@@ -873,7 +873,27 @@ class UnitSort:
                 return out
         if self.how == ". ":
             return self._sort_sentences(text, where)
+        if self.how == ", ":
+            return self._sort_items(text, where)
         return None
+
+    def _sort_items(self, text: str, where: list[int]) -> str | None:
+        """The comma-separated items of the line that holds the units (after its label, if
+        it opens with one), in one order; a stop after the last item stays last."""
+        lo = text.rfind("\n", 0, where[0]) + 1
+        hi = text.find("\n", where[-1])
+        hi = len(text) if hi < 0 else hi
+        line = text[lo:hi]
+        label = _LABEL.match(line)
+        start = label.end() if label else 0
+        body = line[start:]
+        stop = len(body) - len(body.rstrip(" .;"))
+        items = body[:len(body) - stop].split(", ")
+        if len(items) < 3 or sum(1 for t in items if any(c in t for c in self.cores)) < 2:
+            return None
+        ordered = [t for _, t in sorted(zip((self._rank(t) for t in items), items), key=lambda x: x[0])]
+        new = text[:lo] + line[:start] + ", ".join(ordered) + body[len(body) - stop:] + text[hi:]
+        return new if new != text else None
 
     def _sort_sentences(self, text: str, where: list[int]) -> str | None:
         """The sentences of the paragraph that holds the units (after its label, if it

@@ -222,3 +222,14 @@ def test_the_sentences_of_a_paragraph_are_put_in_one_order_after_its_label():
     assert second == a
     # A paragraph holding one unit only is left alone.
     assert sort.sort_text("Intro: Bags are free. Nothing else here.") is None
+
+
+def test_the_items_of_a_comma_separated_list_are_put_in_one_order_after_its_label():
+    from advisor.prescribe.moves import UnitSort
+
+    a = "Console\nOpen issue tags: store, ranked, launcher, voice-chat.\n\nRules."
+    b = "Console\nOpen issue tags: launcher, voice-chat, store, ranked.\n\nRules."
+    sort = UnitSort(["store", "ranked", "launcher", "voice-chat"], how=", ")
+    assert sort.sort_text(a) is None  # the first order seen is kept
+    assert sort.sort_text(b) == a
+    assert sort.sort_text("Tags: store, ranked") is None  # two items are no list to sort
