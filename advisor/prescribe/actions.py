@@ -24,7 +24,8 @@ from advisor.diagnose.capacity import cached_with_capacity, pin_candidate
 from advisor.errors import AdvisorError
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence, rendered_ids
-from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, DEFAULT_JOINER, LAST_MESSAGE, MessageMove, SpanMove, UnitSort,
+from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, DEFAULT_JOINER, LAST_MESSAGE, LAST_USER_START,
+                                     MessageMove, SpanMove, UnitSort,
                                      anchors, choose, shared_marker, static_messages, static_turns, text_of,
                                      TurnMove, TurnsMove, json_unescaped, unescaped_context)
 from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, canonical_tool_keys, editable, reorder_blocks,
@@ -166,6 +167,8 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
                  {"to": LAST_USER}),
                 (what + "to the end of its message (it is fixed for a conversation; the history after "
                  "it stays shared).", SpanMove(anchor, MESSAGE_END, joiner=joiner), {"to": MESSAGE_END})]
+            variants.append((what + "to the start of the last user turn (after every turn the requests share).",
+                             SpanMove(anchor, LAST_USER_START, joiner=joiner), {"to": LAST_USER_START}))
             if has_tools:
                 variants.append((what + "to the end of the newest message (in an agent loop, the latest tool "
                                  "result: each step extends the one before).", SpanMove(anchor, LAST_MESSAGE, joiner=joiner),

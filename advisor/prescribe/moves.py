@@ -27,6 +27,9 @@ from advisor.ingest.traffic import Request
 LAST_USER = "last-user-turn"
 MESSAGE_END = "end-of-message"
 LAST_MESSAGE = "last-message"  # an agent loop's newest message (a tool result): each step extends the last
+# The start of the last user turn: after every turn the requests share, before the question
+# (a value with a few settings: its requests share the question's opening too).
+LAST_USER_START = "start-of-last-user-turn"
 AFTER_STATIC = "after-static-message"
 AFTER_SHARED = "after-shared-content"
 
@@ -338,6 +341,12 @@ class SpanMove:
                 return None
             rest, moved = got
             placed = self._place(rest, moved)
+            if placed is None and self.to == LAST_USER_START:
+                turns = [t for t in _TURN.finditer(rest) if t.group(2) == "user"]
+                if not turns:
+                    return None
+                at = turns[-1].start(3)
+                placed = rest[:at] + moved + "\n\n" + rest[at:]
             if placed is None:
                 at = _prompt_end(rest, req.prompt.find(a.left) + len(a.left) if self.to == MESSAGE_END else -1)
                 placed = rest[:at].rstrip() + "\n\n" + moved + rest[at:]
@@ -403,7 +412,10 @@ class SpanMove:
             else:
                 m["content"] = with_text(original, rest)
                 target = messages[last_user]
-                target["content"] = _append(target.get("content"), moved)
+                if self.to == LAST_USER_START and isinstance(target.get("content"), str):
+                    target["content"] = moved + "\n\n" + target["content"]
+                else:
+                    target["content"] = _append(target.get("content"), moved)
                 if not rest.strip():
                     del messages[k]
             new = tuple(messages)
@@ -861,6 +873,10 @@ class UnitSort:
         where = sorted(i for i in (text.find(c) for c in self.cores) if i >= 0)
         if len(where) < 2:
             return None
+        if self.how in ("auto", "messages") and "<|start_header_id|>" in text:
+            out = self._sort_turns(text)
+            if out is not None or self.how == "messages":
+                return out
         if self.how in ("auto", "json"):
             out = self._sort_json(text, where)
             if out is not None or self.how == "json":
@@ -876,6 +892,35 @@ class UnitSort:
         if self.how == ", ":
             return self._sort_items(text, where)
         return None
+
+    def _sort_turns(self, text: str) -> str | None:
+        """A prompt decoded from token ids (Llama 3 layout) whose turns are the units: each
+        user turn with the assistant turn answering it (a few-shot pair) is one unit, and
+        the units from the first that holds a core to the last are put in one order; the
+        markup of every turn moves with it."""
+        turns = list(_TURN.finditer(text))
+        units: list[tuple[int, int]] = []  # (start, end) in text of each pair or lone turn
+        k = 0
+        while k < len(turns):
+            t = turns[k]
+            if t.group(2) == "user" and k + 1 < len(turns) and turns[k + 1].group(2) == "assistant" \
+                    and turns[k + 1].start() == t.end():
+                units.append((t.start(), turns[k + 1].end()))
+                k += 2
+            else:
+                units.append((t.start(), t.end()))
+                k += 1
+        holding = [i for i, (a, b) in enumerate(units) if any(c in text[a:b] for c in self.cores)]
+        if len(holding) < 2:
+            return None
+        lo, hi = holding[0], holding[-1] + 1
+        # Only adjacent units: the text between them (none, in this layout) would be lost.
+        if any(units[i][1] != units[i + 1][0] for i in range(lo, hi - 1)):
+            return None
+        pieces = [text[a:b] for a, b in units[lo:hi]]
+        ordered = [p for _, p in sorted(zip((self._rank(p) for p in pieces), pieces), key=lambda x: x[0])]
+        new = text[:units[lo][0]] + "".join(ordered) + text[units[hi - 1][1]:]
+        return new if new != text else None
 
     def _sort_items(self, text: str, where: list[int]) -> str | None:
         """The comma-separated items of the line that holds the units (after its label, if

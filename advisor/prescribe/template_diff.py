@@ -20,7 +20,7 @@ from advisor.ingest import prompt_files, safe_open
 from advisor.ingest.chat import FALLBACK_NOW
 from advisor.diagnose import blocks as blk
 from advisor.prescribe.actions import PINNED_DATE
-from advisor.prescribe.moves import AFTER_SHARED, AFTER_STATIC
+from advisor.prescribe.moves import AFTER_SHARED, AFTER_STATIC, LAST_USER_START
 from advisor.prescribe.rewrite import LAST_USER, MESSAGE_END, cut_span
 
 SUFFIXES = prompt_files.TEXT_SUFFIXES + (".yaml", ".yml") + prompt_files.PROMPTY_SUFFIXES
@@ -154,7 +154,12 @@ def _dynamic_diffs(folder: Path, files: list[tuple[Path, str]], f: Finding, k: i
         at = text.rfind("\n", 0, text.find(label)) + 1
         # The measured move: after the static text of its own message, or the last user turn.
         own = to in (MESSAGE_END, AFTER_SHARED, AFTER_STATIC)
-        new = _insert_end_of_section(path, rest, at, moved) if own else _insert_last_user(path, rest, moved)
+        if own:
+            new = _insert_end_of_section(path, rest, at, moved)
+        elif to == LAST_USER_START:
+            new = _insert_user_start(path, rest, moved)
+        else:
+            new = _insert_last_user(path, rest, moved)
         out.append(TemplateDiff(str(path.relative_to(folder)), f.code, k, _udiff(path, folder, text, new),
                                 f"moves '{_one_line(moved)}' after all static content"))
     if not out:
@@ -178,6 +183,34 @@ def _insert_end_of_section(path: Path, text: str, at: int, moved: str) -> str:
         moved_lines = "\n".join(indent + ln for ln in moved.split("\n"))
         return block + "\n\n" + moved_lines + "\n" + text[end:]
     return text.rstrip("\n") + "\n\n" + moved + "\n"
+
+
+def _insert_user_start(path: Path, text: str, moved: str) -> str:
+    """``moved`` at the start of the last user section (after every shared turn, before
+    the question); at the end of a template without role sections."""
+    if path.suffix == ".prompty":
+        users = [m for m in _ANY_ROLE_LINE.finditer(text) if m.group(1).lower() == "user"]
+        if users:
+            at = users[-1].end()
+            return text[:at].rstrip("\n") + "\n" + moved + "\n\n" + text[at:].lstrip("\n")
+    if path.suffix in (".yaml", ".yml"):
+        users = list(_YAML_USER.finditer(text))
+        if users:
+            start = users[-1].end()
+            nxt = _YAML_ROLE.search(text, start)
+            end = nxt.start() if nxt else len(text)
+            block = text[start:end]
+            lines = [ln for ln in block.split("\n") if ln.strip()]
+            # Only a block scalar (``content: |``) takes lines at its start.
+            head = next((i for i, ln in enumerate(block.split("\n"))
+                         if ln.strip().startswith("content:") and ln.rstrip().endswith(("|", "|-", ">", ">-"))), -1)
+            if head >= 0:
+                rows = block.split("\n")
+                indent = _indent(lines[-1]) if lines else "      "
+                moved_lines = "\n".join(indent + ln for ln in moved.split("\n"))
+                rows.insert(head + 1, moved_lines + "\n")
+                return text[:start] + "\n".join(rows) + text[end:]
+    return _insert_last_user(path, text, moved)
 
 
 def _insert_last_user(path: Path, text: str, moved: str) -> str:

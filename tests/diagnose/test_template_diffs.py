@@ -187,3 +187,20 @@ def test_loop_sort_diff_gives_the_measured_hit_rate(tmp_path: Path, cli) -> None
         assert res.code == 0, res.err
         after = json.loads(res.out)["hit_rate"]
         assert abs(after - data["hit_rate_after"]) <= 0.005, (shape, after, data["hit_rate_after"])
+
+
+def test_a_value_moved_to_the_start_of_the_last_user_turn_is_written_there_in_the_template():
+    from pathlib import Path as P
+
+    from advisor.prescribe.template_diff import _insert_user_start
+
+    yaml_text = "messages:\n  - role: system\n    content: |\n      You help.\n  - role: user\n    content: |\n      {{ q }}\n"
+    out = _insert_user_start(P("p.yaml"), yaml_text, "Rate: {{ rate }}")
+    assert out.index("Rate: {{ rate }}") < out.index("{{ q }}") and out.index("role: user") < out.index("Rate:")
+    prompty = "---\nname: x\n---\nsystem:\nYou help.\n\nuser:\n{{q}}\n"
+    out = _insert_user_start(P("p.prompty"), prompty, "Rate: {{ rate }}")
+    assert out.endswith("user:\nRate: {{ rate }}\n\n{{q}}\n")
+    # An inline content line takes no lines: the move goes to the end of the user turn instead.
+    inline = "messages:\n  - role: user\n    content: \"{{ q }}\"\n"
+    assert _insert_user_start(P("p.yaml"), inline, "Rate: {{ rate }}").index("{{ q }}") < \
+        _insert_user_start(P("p.yaml"), inline, "Rate: {{ rate }}").index("Rate:")
