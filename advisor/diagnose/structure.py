@@ -442,13 +442,14 @@ class Structure:
                 continue
             head = left[lo + len(sep):] if lo >= 0 else left
             tail = right[:hi] if hi >= 0 else right
-            if sep == ",":
+            bracket = False
+            if sep in (",", ", "):
                 # Members of one JSON object or array: its brackets end the first and last.
                 opening = max(head.rfind("{"), head.rfind("["))
-                if opening >= 0:
-                    head, lo = head[opening + 1:], max(lo, 0)
+                if opening >= 0 and "\n" not in head[opening:]:
+                    head, lo, bracket = head[opening + 1:], max(lo, 0), True
                 close = [k for k in (tail.find("}"), tail.find("]")) if k >= 0]
-                if close:
+                if close and "\n" not in tail[:min(close)]:
                     tail, hi = tail[:min(close)], max(hi, 0)
             if sep in (". ", ", ", "; "):
                 # Sentences of a paragraph, items of a list: its line and the label opening
@@ -461,7 +462,7 @@ class Structure:
                     tail, hi = tail[:nl], max(hi, 0)
             text_a = head + span_a + tail
             text_b = head + span_b + tail
-            if sep in (". ", ", ", "; "):
+            if sep in (". ", ", ", "; ") and not bracket:
                 # (The label's colon may end the shared text and its space start the span.)
                 colon = text_a.rfind(": ", 0, len(head) + 1)
                 if colon >= 0 and text_b.rfind(": ", 0, len(head) + 1) == colon:

@@ -27,7 +27,7 @@ from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence, rendere
 from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, DEFAULT_JOINER, LAST_MESSAGE, LAST_USER_START,
                                      MessageMove, SpanMove, UnitSort,
                                      anchors, choose, shared_marker, static_messages, static_turns, text_of,
-                                     TurnMove, TurnsMove, json_unescaped, unescaped_context)
+                                     TurnMove, TurnsMove, json_unescaped, sort_call_arguments, unescaped_context)
 from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, canonical_tool_keys, editable, reorder_blocks,
                                        sort_tools, sort_tools_and_keys)
 from advisor.ingest.traffic import Request
@@ -167,6 +167,10 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
                  {"to": LAST_USER}),
                 (what + "to the end of its message (it is fixed for a conversation; the history after "
                  "it stays shared).", SpanMove(anchor, MESSAGE_END, joiner=joiner), {"to": MESSAGE_END})]
+            if has_tools:
+                variants.append(("Serialize the arguments of every tool call with their keys sorted, in every "
+                                 "request (the varying text is the same arguments in another order).",
+                                 sort_call_arguments, {AS: "fix-section-order"}))
             variants.append((what + "to the start of the last user turn (after every turn the requests share).",
                              SpanMove(anchor, LAST_USER_START, joiner=joiner), {"to": LAST_USER_START}))
             if has_tools:

@@ -811,23 +811,10 @@ class UnitSort:
 
     def _sort_arguments(self, call: Any) -> Any:
         """A tool call whose JSON arguments' keys the units name: keys sorted."""
-        fn = call.get("function") if isinstance(call, dict) else None
-        if not isinstance(fn, dict):
+        parsed = _call_arguments(call)
+        if parsed is None or sum(self._mentions(f'"{k}"') for k in parsed) < 2:
             return call
-        args = fn.get("arguments")
-        parsed: Any = args
-        if isinstance(args, str):
-            try:
-                parsed = json.loads(args)
-            except ValueError:
-                return call
-        if not isinstance(parsed, dict) or sum(self._mentions(f'"{k}"') for k in parsed) < 2:
-            return call
-        ordered = _keys_sorted(parsed)
-        if list(ordered) == list(parsed):
-            return call
-        new_args = json.dumps(ordered, ensure_ascii=False) if isinstance(args, str) else ordered
-        return {**call, "function": {**fn, "arguments": new_args}}
+        return _with_sorted_arguments(call, parsed)
 
     def _sort_parts(self, content: list[Any]) -> list[Any] | None:
         """Text parts of one message that are the units: the run from the first part that
@@ -1123,6 +1110,44 @@ def _list_items(lines: list[str], holding: list[bool], rank: Callable[[str], int
 def _starts_item(line: str, depth: int) -> bool:
     m = _BULLET.match(line)
     return m is not None and len(m.group(1)) == depth
+
+
+def _call_arguments(call: Any) -> dict[str, Any] | None:
+    """A tool call's arguments as an object (given as a JSON string or as one), or None."""
+    fn = call.get("function") if isinstance(call, dict) else None
+    args = fn.get("arguments") if isinstance(fn, dict) else None
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except ValueError:
+            return None
+    return args if isinstance(args, dict) else None
+
+
+def _with_sorted_arguments(call: dict[str, Any], parsed: dict[str, Any]) -> dict[str, Any]:
+    """``call`` with its arguments' keys sorted (recursively), in the form they came in."""
+    ordered = _keys_sorted(parsed)
+    if json.dumps(ordered) == json.dumps(parsed):
+        return call
+    fn = call["function"]
+    new_args = json.dumps(ordered, ensure_ascii=False) if isinstance(fn.get("arguments"), str) else ordered
+    return {**call, "function": {**fn, "arguments": new_args}}
+
+
+def sort_call_arguments(req: Request) -> Request | None:
+    """The request with the JSON arguments of every tool call in its history serialized
+    with sorted keys (a client that builds them from an unordered map sends a new prefix
+    each time)."""
+    if req.kind != "messages" or not req.messages:
+        return None
+    messages = list(req.messages)
+    for k, m in enumerate(messages):
+        calls = m.get("tool_calls")
+        if isinstance(calls, list):
+            new_calls = [c if (p := _call_arguments(c)) is None else _with_sorted_arguments(c, p) for c in calls]
+            if new_calls != calls:
+                messages[k] = {**m, "tool_calls": new_calls}
+    return dataclasses.replace(req, messages=tuple(messages)) if messages != list(req.messages) else None
 
 
 def _keys_sorted(value: Any) -> Any:

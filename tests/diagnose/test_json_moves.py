@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from advisor.prescribe.moves import Anchor, _cut_json_member, _cut_tools, json_unescaped
@@ -233,3 +234,22 @@ def test_the_items_of_a_comma_separated_list_are_put_in_one_order_after_its_labe
     assert sort.sort_text(a) is None  # the first order seen is kept
     assert sort.sort_text(b) == a
     assert sort.sort_text("Tags: store, ranked") is None  # two items are no list to sort
+
+
+def test_every_tool_calls_arguments_get_their_keys_sorted():
+    from advisor.ingest.traffic import Request
+    from advisor.prescribe.moves import sort_call_arguments
+
+    def call(args):
+        return {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "c", "type": "function", "function": {"name": "lookup_player", "arguments": args}}]}
+
+    req = Request(kind="messages", messages=({"role": "user", "content": "Check."},
+                                             call('{"region": "eu-west", "fields": ["b", "a"], "player_id": "77"}')),
+                  source="t", line=1)
+    new = sort_call_arguments(req)
+    assert new is not None
+    args = new.messages[1]["tool_calls"][0]["function"]["arguments"]
+    assert args == '{"fields": ["b", "a"], "player_id": "77", "region": "eu-west"}'  # list order is data
+    assert sort_call_arguments(new) is None
+    assert sort_call_arguments(dataclasses.replace(req, messages=(call("not json"),))) is None
