@@ -278,7 +278,8 @@ class Structure:
             # Content one arm of an A/B test holds is static for that arm, though the arm
             # may be well under half the log: many requests re-joining it say so.
             share = FAMILY_SHARE if len(requests) >= FAMILY_REQUESTS else STATIC_SHARE
-            if not any(self._is_static(h, left, share) for h, left in pairs[:6]):
+            if not any(self._is_static(h, left, share) for h, left in pairs[:6]) \
+                    and not self._static_within(group, share):
                 continue  # re-joins content a few requests share (retrieved passages)
             finding = self._span_finding(group, requests, lost, scale)
             if finding is not None:
@@ -286,6 +287,22 @@ class Structure:
                 out.append(finding)
         out.sort(key=lambda f: (f.token_offset, -f.requests))
         return _merged(out)
+
+    def _static_within(self, group: list[Gap], share: float) -> bool:
+        """Whether a long re-joined run turns static a little way in: values from a few
+        settings that end alike (advisories sharing a closing sentence) re-join before the
+        static text that follows them."""
+        for g in sorted(group, key=lambda g: g.request)[:6]:
+            if g.run < 2 * MIN_STATIC:
+                continue
+            ids = self._ids(g.request)
+            if ids is None:
+                continue
+            at = g.start + g.length + min(g.run - MIN_RUN, 2 * MIN_STATIC)
+            probe = pack(ids[at:at + MIN_RUN])
+            if len(probe) == MIN_RUN * ITEM and self._is_static(probe, g.left, share):
+                return True
+        return False
 
     def _span_finding(self, group: list[Gap], requests: set[int], lost: int, scale: float) -> SpanFinding | None:
         lengths = sorted(g.length for g in group)
