@@ -27,7 +27,8 @@ from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence, rendere
 from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, DEFAULT_JOINER, LAST_MESSAGE, LAST_USER_START,
                                      MessageMove, SpanMove, UnitSort,
                                      anchors, choose, shared_marker, static_messages, static_turns, text_of,
-                                     TurnMove, TurnsMove, json_unescaped, sort_call_arguments, unescaped_context)
+                                     TurnMove, TurnsMove, json_unescaped, shared_turn_bodies, sort_call_arguments,
+                                     unescaped_context)
 from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, canonical_tool_keys, editable, reorder_blocks,
                                        sort_tools, sort_tools_and_keys)
 from advisor.ingest.traffic import Request
@@ -130,7 +131,7 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
               holds: Callable[[str], bool] | None = None, has_tools: bool = False,
               static: frozenset[str] = frozenset(),
               turns: tuple[frozenset[str], str] = (frozenset(), ""), joiner: str = DEFAULT_JOINER,
-              shared: frozenset[str] = frozenset()) -> list[Plan]:
+              shared: frozenset[str] = frozenset(), shared_turns: frozenset[str] = frozenset()) -> list[Plan]:
     """The fixes for the findings; ``requests`` (per request of a sample: its message
     contents, prompt, tool definitions) choose among the anchors a span was seen with."""
     out: list[Plan] = []
@@ -190,10 +191,10 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
             if f.code == "TR102":
                 variants.append((what + "by sending its message after the system message that follows it.",
                                  MessageMove(static, True), {"to": AFTER_STATIC}))
-            if f.code == "TR102" and shared:
+            if f.code == "TR102" and (shared or shared_turns):
                 variants.append((what + "by sending its turns after the static turns that follow them (fixed "
-                                 "few-shot examples), right before the newest user turn.", TurnsMove(shared),
-                                 {"to": AFTER_STATIC}))
+                                 "few-shot examples), right before the newest user turn.",
+                                 TurnsMove(shared, shared_turns), {"to": AFTER_STATIC}))
             if turns[0]:
                 variants.append((what + "by sending its message after the static system messages that follow it.",
                                  TurnMove(*turns), {"to": AFTER_STATIC}))
@@ -487,7 +488,7 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     before_unlimited = m.cached(seqs, unlimited=True) if capacity is not None else before
     plans = plans_for(diagnosis, m.sample_texts(), m.holds, any(r is not None and r.tools for r in m.editable),
                       static_messages(m.editable), static_turns(m.editable), m.joiner,
-                      static_messages(m.editable, roles=None))
+                      static_messages(m.editable, roles=None), shared_turn_bodies(m.editable))
     actions: list[Action] = []
 
     def rate(cached: int) -> float:

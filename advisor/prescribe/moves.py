@@ -1243,8 +1243,12 @@ class TurnsMove:
     before the newest user turn."""
 
     shared: frozenset[str]  # message contents (any role) most requests send
+    # Turn bodies of prompts decoded from token ids (Llama 3 layout) most of them hold.
+    shared_turns: frozenset[str] = frozenset()
 
     def __call__(self, req: Request) -> Request | None:
+        if req.kind == "prompt" and req.prompt:
+            return self._prompt(req, req.prompt)
         if req.kind != "messages" or not req.messages:
             return None
         messages = list(req.messages)
@@ -1265,6 +1269,38 @@ class TurnsMove:
             return None
         out = messages[:k] + messages[j:last] + messages[k:j] + messages[last:]
         return dataclasses.replace(req, messages=tuple(out))
+
+    def _prompt(self, req: Request, text: str) -> Request | None:
+        turns = list(_TURN.finditer(text))
+        last = max((k for k, t in enumerate(turns) if t.group(2) == "user"), default=-1)
+
+        def static(t: re.Match[str]) -> bool:
+            return t.group(3) in self.shared_turns
+
+        k = next((i for i in range(max(0, last)) if turns[i].group(2) != "system" and not static(turns[i])), None)
+        if k is None:
+            return None
+        j = k
+        while j < last and not static(turns[j]):
+            j += 1
+        if j >= last or any(turns[i].end() != turns[i + 1].start() for i in range(k, last)):
+            return None
+        piece = [text[t.start():t.end()] for t in turns]
+        body = "".join(piece[j:last] + piece[k:j])
+        return dataclasses.replace(req, prompt=text[:turns[k].start()] + body + text[turns[last].start():])
+
+
+def shared_turn_bodies(requests: Sequence[Request | None], share: float = 0.5) -> frozenset[str]:
+    """Turn bodies (any role) that at least ``share`` of the decoded prompts hold."""
+    counts: dict[str, int] = {}
+    n = 0
+    for r in requests:
+        if r is None or r.kind != "prompt" or not r.prompt or "<|start_header_id|>" not in r.prompt:
+            continue
+        n += 1
+        for c in {t.group(3) for t in _TURN.finditer(r.prompt)}:
+            counts[c] = counts.get(c, 0) + 1
+    return frozenset(c for c, k in counts.items() if n >= 2 and k >= max(2, share * n))
 
 
 _TURN = re.compile(r"(<\|start_header_id\|>(\w+)<\|end_header_id\|>\n\n)(.*?)(<\|eot_id\|>)", re.DOTALL)

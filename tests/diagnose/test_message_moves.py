@@ -106,3 +106,20 @@ def test_tool_call_steps_in_another_order_are_sorted_as_messages():
     assert sort(first) is None  # the first order seen is the one kept
     fixed = sort(other)
     assert fixed is not None and fixed.messages == first.messages
+
+
+def test_a_retrieved_pair_goes_after_the_fixed_pairs_in_a_token_id_prompt():
+    from advisor.prescribe.moves import TurnsMove
+
+    def turn(role, body):
+        return f"<|start_header_id|>{role}<|end_header_id|>\n\n{body}<|eot_id|>"
+
+    shots = turn("user", "What is 2+2?") + turn("assistant", "4.")
+    retrieved = turn("user", "Past case 7: 5+5?") + turn("assistant", "10.")
+    text = "<|begin_of_text|>" + turn("system", "You tutor.") + retrieved + shots + turn("user", "9+9?") + \
+        "<|start_header_id|>assistant<|end_header_id|>\n\n"
+    req = Request(kind="prompt", prompt=text, source="t", line=1)
+    moved = TurnsMove(frozenset(), frozenset({"You tutor.", "What is 2+2?", "4."}))(req)
+    assert moved is not None
+    assert moved.prompt == text.replace(retrieved + shots, shots + retrieved)
+    assert TurnsMove(frozenset(), frozenset({"You tutor."}))(req) is None  # no static turns after it
