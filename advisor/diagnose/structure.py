@@ -203,13 +203,14 @@ class Structure:
 
     def spans(self, scale: float = 1.0) -> list[SpanFinding]:
         al = self.al
-        if not al.gaps:
+        if not al.gaps and not al.swaps:
             return []
         # Only static units (held by most requests) in another order are a reordering: a
         # conversation's last message that comes back inside its history in the next turn
         # is out of order against the neighbour too, but it is per-request content.
         real, moved_keys, echoed = [], set(), set()
         shown_by: dict[bytes, set[int]] = {}  # the requests whose alignment shows a unit moved
+        ahead: list[Gap] = []
         for s in al.swaps:
             static = self._static_units(s)
             if sum(static) >= 2:
@@ -217,8 +218,12 @@ class Structure:
                 moved_keys |= {k for k, r in zip(s.keys, static) if r}
             else:  # the static content such a stretch re-joins is where the span ends
                 echoed |= {k for k, h in zip(s.keys, s.heads) if self._is_static(h, s.left)}
+                gap = self._ahead_of_static(s)
+                if gap is not None:
+                    ahead.append(gap)
         swapped = {s.request: (s.start, s.end) for s in real}
-        candidates = [g for g in al.gaps if not _within(swapped.get(g.request), g.start)]
+        # (Where the traffic shows units reordered, stretches out of order are that.)
+        candidates = [g for g in al.gaps + ([] if real else ahead) if not _within(swapped.get(g.request), g.start)]
         groups = _group_gaps(candidates)
         # A span that re-joins at a unit other requests send in another order is the
         # permutation seen from one pair, not a value (retrieved passages from one pool);
@@ -287,6 +292,19 @@ class Structure:
                 out.append(finding)
         out.sort(key=lambda f: (f.token_offset, -f.requests))
         return _merged(out)
+
+    def _ahead_of_static(self, s: Swap) -> Gap | None:
+        """A stretch out of order against its neighbour that is no reordering (its runs are
+        sentences the static prompt also says: a persona built from the handbook) and ends at
+        a long static run: per-request content ahead of static content, as the gap it would be
+        had it shared nothing."""
+        k = max(range(1, len(s.runs)), key=lambda i: s.runs[i][1], default=None)
+        if k is None or s.runs[k][1] < MIN_STATIC_TOTAL or not self._is_static(s.heads[k], s.left):
+            return None
+        start = s.start
+        length = s.runs[k][0] - start
+        rejoin = sum(n for _a, n in s.runs[k:])
+        return Gap(s.request, start, length, -1, 0, rejoin, s.keys[k], -1, s.heads[k], s.runs[k][1], s.left)
 
     def _static_within(self, group: list[Gap], share: float) -> bool:
         """Whether a long re-joined run turns static a little way in: values from a few

@@ -34,6 +34,9 @@ FIXED = {
     "tool-result-list-shuffled": "the sort found none of its units",
     # Lines of text opening a prompt with no message boundaries: content, not a value.
     "profile-xml-before-policies-ids": "read as TR101",
+    # A persona built from the handbook's own sentences ahead of the handbook: those sentences
+    # re-joined out of order, so no request showed a span (a stretch, not a reordering).
+    "persona-5-before-shared": "no finding at all; 0.942 against 0.983",
 }
 # The third held-out set.
 FIXED3 = {
