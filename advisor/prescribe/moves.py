@@ -912,12 +912,8 @@ class UnitSort:
     def _sort_items(self, text: str, where: list[int]) -> str | None:
         """The comma-separated items of the line that holds the units (after its label, if
         it opens with one), in one order; a stop after the last item stays last."""
-        lo = text.rfind("\n", 0, where[0]) + 1
-        hi = text.find("\n", where[-1])
-        hi = len(text) if hi < 0 else hi
+        lo, hi, start = _labelled_line(text, where)
         line = text[lo:hi]
-        label = _LABEL.match(line)
-        start = label.end() if label else 0
         body = line[start:]
         stop = len(body) - len(body.rstrip(" .;"))
         items = body[:len(body) - stop].split(", ")
@@ -930,12 +926,8 @@ class UnitSort:
     def _sort_sentences(self, text: str, where: list[int]) -> str | None:
         """The sentences of the paragraph that holds the units (after its label, if it
         opens with one), in one order; what separates them is kept in place."""
-        lo = text.rfind("\n", 0, where[0]) + 1
-        hi = text.find("\n", where[-1])
-        hi = len(text) if hi < 0 else hi
+        lo, hi, start = _labelled_line(text, where)
         line = text[lo:hi]
-        label = _LABEL.match(line)
-        start = label.end() if label else 0
         body = line[start:]
         pieces = _SENTENCE_END.split(body)
         sentences, seps = pieces[0::2], pieces[1::2]
@@ -1110,6 +1102,16 @@ def _list_items(lines: list[str], holding: list[bool], rank: Callable[[str], int
 def _starts_item(line: str, depth: int) -> bool:
     m = _BULLET.match(line)
     return m is not None and len(m.group(1)) == depth
+
+
+def _labelled_line(text: str, where: list[int]) -> tuple[int, int, int]:
+    """The line (or lines) from the first to the last of ``where``: its start and end in
+    ``text``, and where its body starts within it (after a label such as "Tags: ")."""
+    lo = text.rfind("\n", 0, where[0]) + 1
+    hi = text.find("\n", where[-1])
+    hi = len(text) if hi < 0 else hi
+    label = _LABEL.match(text, lo, hi)
+    return lo, hi, (label.end() - lo) if label else 0
 
 
 def _call_arguments(call: Any) -> dict[str, Any] | None:

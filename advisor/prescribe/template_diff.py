@@ -185,6 +185,17 @@ def _insert_end_of_section(path: Path, text: str, at: int, moved: str) -> str:
     return text.rstrip("\n") + "\n\n" + moved + "\n"
 
 
+def _last_yaml_user(text: str) -> tuple[int, int] | None:
+    """Where the last ``- role: user`` item of a YAML prompt file holds its fields: from
+    the end of its role line to the next item (or the end)."""
+    users = list(_YAML_USER.finditer(text))
+    if not users:
+        return None
+    start = users[-1].end()
+    nxt = _YAML_ROLE.search(text, start)
+    return start, nxt.start() if nxt else len(text)
+
+
 def _insert_user_start(path: Path, text: str, moved: str) -> str:
     """``moved`` at the start of the last user section (after every shared turn, before
     the question); at the end of a template without role sections."""
@@ -193,23 +204,20 @@ def _insert_user_start(path: Path, text: str, moved: str) -> str:
         if users:
             at = users[-1].end()
             return text[:at].rstrip("\n") + "\n" + moved + "\n\n" + text[at:].lstrip("\n")
-    if path.suffix in (".yaml", ".yml"):
-        users = list(_YAML_USER.finditer(text))
-        if users:
-            start = users[-1].end()
-            nxt = _YAML_ROLE.search(text, start)
-            end = nxt.start() if nxt else len(text)
-            block = text[start:end]
-            lines = [ln for ln in block.split("\n") if ln.strip()]
-            # Only a block scalar (``content: |``) takes lines at its start.
-            head = next((i for i, ln in enumerate(block.split("\n"))
-                         if ln.strip().startswith("content:") and ln.rstrip().endswith(("|", "|-", ">", ">-"))), -1)
-            if head >= 0:
-                rows = block.split("\n")
-                indent = _indent(lines[-1]) if lines else "      "
-                moved_lines = "\n".join(indent + ln for ln in moved.split("\n"))
-                rows.insert(head + 1, moved_lines + "\n")
-                return text[:start] + "\n".join(rows) + text[end:]
+    bounds = _last_yaml_user(text) if path.suffix in (".yaml", ".yml") else None
+    if bounds is not None:
+        start, end = bounds
+        block = text[start:end]
+        lines = [ln for ln in block.split("\n") if ln.strip()]
+        # Only a block scalar (``content: |``) takes lines at its start.
+        head = next((i for i, ln in enumerate(block.split("\n"))
+                     if ln.strip().startswith("content:") and ln.rstrip().endswith(("|", "|-", ">", ">-"))), -1)
+        if head >= 0:
+            rows = block.split("\n")
+            indent = _indent(lines[-1]) if lines else "      "
+            moved_lines = "\n".join(indent + ln for ln in moved.split("\n"))
+            rows.insert(head + 1, moved_lines + "\n")
+            return text[:start] + "\n".join(rows) + text[end:]
     return _insert_last_user(path, text, moved)
 
 
@@ -217,17 +225,14 @@ def _insert_last_user(path: Path, text: str, moved: str) -> str:
     """``moved`` at the end of the last user section of the template, or at its end."""
     if path.suffix == ".prompty" and any(m.group(1).lower() == "user" for m in _ANY_ROLE_LINE.finditer(text)):
         return text.rstrip("\n") + "\n\n" + moved + "\n"
-    if path.suffix in (".yaml", ".yml"):
-        users = list(_YAML_USER.finditer(text))
-        if users:
-            start = users[-1].end()
-            nxt = _YAML_ROLE.search(text, start)
-            end = nxt.start() if nxt else len(text)
-            block = text[start:end].rstrip("\n")
-            lines = [ln for ln in block.split("\n") if ln.strip()]
-            indent = _indent(lines[-1]) if lines else "      "
-            moved_lines = "\n".join(indent + ln for ln in moved.split("\n"))
-            return text[:start] + block + "\n\n" + moved_lines + "\n" + text[end:].lstrip("\n")
+    bounds = _last_yaml_user(text) if path.suffix in (".yaml", ".yml") else None
+    if bounds is not None:
+        start, end = bounds
+        block = text[start:end].rstrip("\n")
+        lines = [ln for ln in block.split("\n") if ln.strip()]
+        indent = _indent(lines[-1]) if lines else "      "
+        moved_lines = "\n".join(indent + ln for ln in moved.split("\n"))
+        return text[:start] + block + "\n\n" + moved_lines + "\n" + text[end:].lstrip("\n")
     return text.rstrip("\n") + "\n\n" + MOVED_NOTE + "\n" + moved + "\n"
 
 
