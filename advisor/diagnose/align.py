@@ -97,6 +97,7 @@ class Aligner:
         self._keep_bytes = keep_bytes
         self._leaf_request: dict[int, int] = {}
         self._pools: dict[tuple[bytes, int], list[bytes]] = {}
+        self._holders: dict[tuple[bytes, int], frozenset[int]] = {}
 
     def add(self, index: int, data: bytes) -> int:
         """Index one request (packed ids); return the tokens shared with earlier ones."""
@@ -194,6 +195,22 @@ class Aligner:
                 if misses > len(pool) - need:
                     return False
         return hits >= need
+
+    def _sample(self, sample: int = 128) -> list[bytes]:
+        return self.kept[::max(1, len(self.kept) // sample)]
+
+    def sample_size(self) -> int:
+        """How many kept requests ``holders`` looks at."""
+        return len(self._sample())
+
+    def holders(self, key: bytes) -> frozenset[int]:
+        """Which of the sampled kept requests (by position in the sample) hold ``key``."""
+        memo = (key, len(self.kept))
+        got = self._holders.get(memo)
+        if got is None:
+            got = self._holders[memo] = frozenset(
+                k for k, d in enumerate(self._sample()) if _find_aligned(d, key, 0) >= 0)
+        return got
 
     def request(self, index: int) -> bytes | None:
         """A kept request's packed ids."""

@@ -75,19 +75,18 @@ def expand(text: str, start: int, end: int) -> tuple[int, int]:
     if end - start <= MAX_VALUE_CHARS:
         # Only a short difference can be one value; the window holds any value around it.
         lo, hi = max(0, start - MAX_VALUE_CHARS), min(len(text), end + MAX_VALUE_CHARS)
-        for _, pattern in PATTERNS:
-            for m in pattern.finditer(text, lo, hi):
-                if m.start() <= start and m.end() >= end and m.end() > m.start():
-                    return m.start(), m.end()
         # Several values in one range (a clock's seconds and the counter after it): a value
-        # the range starts or ends inside is taken whole.
+        # the range starts or ends inside is taken whole (unless one value covers it all).
         head, tail = start, end
         for _, pattern in PATTERNS:
             for m in pattern.finditer(text, lo, hi):
-                if m.start() < start < m.end():
-                    head = min(head, m.start())
-                if m.start() < end < m.end():
-                    tail = max(tail, m.end())
+                a, b = m.start(), m.end()
+                if a <= start and b >= end and b > a:
+                    return a, b
+                if a < start < b:
+                    head = min(head, a)
+                if a < end < b:
+                    tail = max(tail, b)
         start, end = head, tail
     # Free text: back to the label ("Name: ") or the line start, forward to the word end.
     while start > 0 and text[start - 1] not in _LABEL_END:

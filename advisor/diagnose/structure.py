@@ -158,13 +158,16 @@ class Structure:
                 # meet in a few requests only; so do two passages of one pool. One of a few
                 # documents sent with the static prompt in another order is a unit too: with
                 # a unit most requests hold, a long one need meet it in UNIT_SHARE of them.
-                h_i, h_j = s.heads[i], s.heads[j]
+                # (By the sets of sampled requests holding each: one scan per unit.)
+                held_i, held_j = self.al.holders(s.heads[i]), self.al.holders(s.heads[j])
+                sample = self.al.sample_size()
+                both = len(held_i & held_j)
                 share_i = share_j = STATIC_SHARE
-                if self._is_static(h_i, b"") and s.runs[j][1] >= LONG_SPAN:
+                if len(held_i) >= STATIC_SHARE * sample and s.runs[j][1] >= LONG_SPAN:
                     share_j = UNIT_SHARE
-                if self._is_static(h_j, b"") and s.runs[i][1] >= LONG_SPAN:
+                if len(held_j) >= STATIC_SHARE * sample and s.runs[i][1] >= LONG_SPAN:
                     share_i = UNIT_SHARE
-                if self._is_static(h_j, h_i, share_j) and self._is_static(h_i, h_j, share_i):
+                if held_i and held_j and both >= share_j * len(held_i) and both >= share_i * len(held_j):
                     out[i] = out[j] = True
         return out
 
