@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 from typing import Any, Callable, Sequence
 
@@ -198,26 +199,40 @@ def choose(cands: list[Anchor], requests: Sequence[Sequence[str]], typical: int 
     """The anchor that finds a span in the most requests (each a list of its texts: message
     contents, prompt, tool definitions), then the one whose spans come closest to
     ``typical`` characters (what the alignment saw)."""
-    best: tuple[int, bool, float, int] | None = None
+    best: tuple[int, bool, bool, float, int] | None = None
     chosen = None
     for k, a in enumerate(cands):
         hits = 0
         size = 0
+        spans: list[str] = []
         for texts in requests:
             for t in texts:
                 found = locate(t, a)
                 if found is not None:
                     hits += 1
                     size += found[1] - found[0]
+                    if len(spans) < 64:
+                        spans.append(t[found[0]:found[1]])
                     break
         if not hits:
             continue
         # An anchor with static text on its left is where the alignment saw the span; one
-        # without (for markup the message text does not hold) only when it finds more.
-        score = (-hits, not a.left, abs(size / hits - typical), k)
+        # without (for markup the message text does not hold) only when it finds more. A
+        # span that every request ends (or starts) with the same word takes static text
+        # with it: the word would be cut from the sentence it belongs to.
+        score = (-hits, not a.left, _shares_a_word(spans), abs(size / hits - typical), k)
         if best is None or score < best:
             best, chosen = score, a
     return chosen
+
+
+def _shares_a_word(spans: list[str]) -> bool:
+    """Whether spans of several requests all end, or all start, with the same letters."""
+    if len(spans) < 2:
+        return False
+    head = os.path.commonprefix(spans)
+    tail = os.path.commonprefix([t[::-1] for t in spans])[::-1]
+    return any(c.isalnum() for c in head) or any(c.isalnum() for c in tail)
 
 
 def locate(text: str, a: Anchor, limit: int = 200_000) -> tuple[int, int] | None:

@@ -253,3 +253,13 @@ def test_every_tool_calls_arguments_get_their_keys_sorted():
     assert args == '{"fields": ["b", "a"], "player_id": "77", "region": "eu-west"}'  # list order is data
     assert sort_call_arguments(new) is None
     assert sort_call_arguments(dataclasses.replace(req, messages=(call("not json"),))) is None
+
+
+def test_the_anchor_chosen_never_takes_a_word_every_request_has_with_the_span():
+    from advisor.prescribe.moves import choose
+
+    requests = [[f"Memory of {name}:\n- likes email\n\nThis is the guide.\n\nQ?"] for name in ("Ann", "Bo", "Cy")]
+    whole = Anchor("Memory of", "\n\nThis is the guide", False, "")
+    cut_word = Anchor("Memory of", " is the guide", False, "")
+    # Both find a span in every request; the second would move "This" out of the guide.
+    assert choose([cut_word, whole], requests, typical=40) == whole
