@@ -258,7 +258,8 @@ def test_every_tool_calls_arguments_get_their_keys_sorted():
 def test_the_anchor_chosen_never_takes_a_word_every_request_has_with_the_span():
     from advisor.prescribe.moves import choose
 
-    requests = [[f"Memory of {name}:\n- likes email\n\nThis is the guide.\n\nQ?"] for name in ("Ann", "Bo", "Cy")]
+    memories = {"Ann": "likes email (2/3)", "Bo": "asked for a call (9/1)", "Cy": "prefers the app (4/7)"}
+    requests = [[f"Memory of {name}:\n- {m}\n\nThis is the guide.\n\nQ?"] for name, m in memories.items()]
     whole = Anchor("Memory of", "\n\nThis is the guide", False, "")
     cut_word = Anchor("Memory of", " is the guide", False, "")
     # Both find a span in every request; the second would move "This" out of the guide.
