@@ -227,12 +227,17 @@ def choose(cands: list[Anchor], requests: Sequence[Sequence[str]], typical: int 
 
 
 def _shares_a_word(spans: list[str]) -> bool:
-    """Whether spans of several requests all end, or all start, with the same letters."""
+    """Whether spans of several requests all end with the same whole word after a space or
+    line break (or all start with one before it): static text of the sentence next to them."""
     if len(spans) < 2:
         return False
     head = os.path.commonprefix(spans)
     tail = os.path.commonprefix([t[::-1] for t in spans])[::-1]
-    return any(c.isalnum() for c in head) or any(c.isalnum() for c in tail)
+    return bool(_WORD_AT_END.search(tail) or _WORD_AT_START.match(head))
+
+
+_WORD_AT_END = re.compile(r"\s[^\W\d_]\w*$")
+_WORD_AT_START = re.compile(r"^\w*[^\W\d_]\s")
 
 
 def locate(text: str, a: Anchor, limit: int = 200_000) -> tuple[int, int] | None:
