@@ -175,12 +175,11 @@ class Aligner:
         """Whether at least ``share`` of the kept requests holding ``given`` hold ``key``:
         ``static_share`` answered on at most ``sample`` requests spread over the log, and
         as soon as the answer is sure."""
-        step = max(1, len(self.kept) // sample)
         memo = (given, len(self.kept))
         pool = self._pools.get(memo)
         if pool is None:
             # The structure asks about many keys given the same context: one pool for them.
-            pool = self._pools[memo] = [d for d in self.kept[::step] if not given or _find_aligned(d, given, 0) >= 0]
+            pool = self._pools[memo] = [d for d in self._sample(sample) if not given or _find_aligned(d, given, 0) >= 0]
         if not pool:
             return False
         need = share * len(pool)
@@ -197,11 +196,12 @@ class Aligner:
         return hits >= need
 
     def _sample(self, sample: int = 128) -> list[bytes]:
+        """At most about ``sample`` kept requests, spread over the log."""
         return self.kept[::max(1, len(self.kept) // sample)]
 
-    def sample_size(self) -> int:
+    def sample_size(self, sample: int = 128) -> int:
         """How many kept requests ``holders`` looks at."""
-        return len(self._sample())
+        return -(-len(self.kept) // max(1, len(self.kept) // sample))
 
     def holders(self, key: bytes) -> frozenset[int]:
         """Which of the sampled kept requests (by position in the sample) hold ``key``."""

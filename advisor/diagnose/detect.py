@@ -14,8 +14,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Iterator
-from typing import Sequence as Sequence_
+from typing import Any, Iterable, Iterator
 
 from advisor.diagnose.align import Aligner
 from advisor.diagnose.order import OrderDetector, OrderFinding
@@ -98,15 +97,13 @@ class Diagnoser:
         self.token_limit = token_limit
         self.all_text_requests = 0
         self.all_text_prompt_tokens = 0
-        decode = token_decoder(tokenizer)
-        self.decode = decode
-        # Once every request is in, the tokenizer's threads are idle: its own decoding,
-        # which lets go of the GIL, is the faster one then.
-        self.idle_decode = tokenizer.decode
+        # Text is decoded only in ``finish``, once every request is in and the tokenizer's
+        # threads are idle: its own decoding, which lets go of the GIL, is the fast one then.
+        self.decode = tokenizer.decode
         self.aligner = Aligner()
         self.specials = frozenset(tokenizer.special_tokens.values())
         blank = tokenizer.encode("\n\n")
-        self.order = OrderDetector(decode, boundary_id=tokenizer.special_tokens.get(EOT),
+        self.order = OrderDetector(self.decode, boundary_id=tokenizer.special_tokens.get(EOT),
                                    paragraph_id=blank[0] if len(blank) == 1 else None)
         self.requests = 0
         self.text_requests = 0
@@ -166,8 +163,7 @@ class Diagnoser:
     def finish(self, cached_tokens: int | None = None) -> Diagnosis:
         """The findings. ``cached_tokens`` from the analysis (its page size) when known."""
         cached = self.cached_tokens if cached_tokens is None else cached_tokens
-        structure = Structure(self.aligner, self.idle_decode, self.specials)
-        self.order.decode = self.idle_decode
+        structure = Structure(self.aligner, self.decode, self.specials)
         # Findings on the aligned sample speak for every examined request (each aligned
         # request counts for its sampling stride).
         dynamic = structure.spans()
@@ -229,31 +225,6 @@ def _inside_span(offset: int, spans: list[SpanFinding]) -> bool:
     varying order there (sentences of passages drawn from one pool) are that content's own
     variety: moving the span out of the shared prefix is the fix, not an order for them."""
     return any(d.code == "TR102" and d.token_offset <= offset < d.token_offset + d.span_tokens for d in spans)
-
-
-def token_decoder(tokenizer: Tokenizer) -> Callable[[Sequence_[int]], str]:
-    """Ids to text by a table of token bytes, filled on first sight of each token.
-
-    tiktoken's own decode releases the GIL; diagnosis runs in the thread that feeds the
-    tokenizer pool, so each call would wait for the pool's threads to hand the GIL back,
-    which costs more than the decoding. A dictionary lookup per token never lets go of it.
-    """
-    encoding = tokenizer.tiktoken_encoding
-    if encoding is None:
-        return tokenizer.decode
-    table: dict[int, bytes] = {}
-    single = encoding.decode_single_token_bytes
-
-    def decode(ids: Sequence_[int]) -> str:
-        try:
-            return b"".join(map(table.__getitem__, ids)).decode("utf-8", "replace")
-        except KeyError:
-            for t in ids:
-                if t not in table:
-                    table[t] = single(t)
-            return b"".join(map(table.__getitem__, ids)).decode("utf-8", "replace")
-
-    return decode
 
 
 def _dynamic_finding(f: SpanFinding) -> Finding:

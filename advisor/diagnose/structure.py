@@ -212,7 +212,6 @@ class Structure:
         # conversation's last message that comes back inside its history in the next turn
         # is out of order against the neighbour too, but it is per-request content.
         real, moved_keys, echoed = [], set(), set()
-        shown_by: dict[bytes, set[int]] = {}  # the requests whose alignment shows a unit moved
         ahead: list[Gap] = []
         for s in al.swaps:
             static = self._static_units(s)
@@ -234,6 +233,7 @@ class Structure:
         kept = {id(s) for s in real}
         others = {k for s in al.swaps if id(s) not in kept for k in s.keys} - echoed
         permuted = moved_keys | others
+        shown_by: dict[bytes, set[int]] = {}  # the requests whose alignment shows a unit moved
         for s in real:
             for key in s.keys:
                 if key in moved_keys:

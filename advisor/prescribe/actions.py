@@ -419,12 +419,14 @@ def part_joiner(renderer: Renderer) -> str:
     return text[i + 1:j] if 0 <= i < j else DEFAULT_JOINER
 
 
-def _best_choice(plans: list[Plan], cached_of: Callable[[list[int | None]], int], before: int) -> list[int | None]:
+def _best_choice(plans: list[Plan], cached_of: Callable[[list[int | None]], int]) -> list[int | None]:
     """Which variant of each plan to carry out (None: leave it out), by the cached tokens
     ``cached_of`` measures for a choice."""
     # All fixes together; each way of carrying one out is tried on top of the others.
     choice: list[int | None] = [0] * len(plans)
-    best: int = cached_of(choice) if plans else before
+    if not plans:
+        return choice
+    best = cached_of(choice)
     for k, plan in enumerate(plans):
         for alt in range(1, len(plan.variants)):
             trial = list(choice)
@@ -507,7 +509,7 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
                 memo[key] = (m.cached(fixed, unlimited=unlimited), changed, fixed)
         return memo[key]
 
-    choice = _best_choice(plans, lambda c: measure(c)[0], before)
+    choice = _best_choice(plans, lambda c: measure(c)[0])
     after, changed_all, fixed_all = measure(choice) if plans else (before, 0, seqs)
     for k, plan in enumerate(plans):
         v = choice[k]

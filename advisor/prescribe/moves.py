@@ -21,7 +21,7 @@ import dataclasses
 import json
 import os
 import re
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from advisor.ingest.traffic import Request
 
@@ -507,16 +507,23 @@ def _cut_tools(tools: list[Any], a: Anchor) -> tuple[list[Any], str] | None:
 _TOOL_INDENTS: tuple[int | None, ...] = (4, 2, None)
 
 
+def _in_tool(tool: Any, a: Anchor) -> Iterator[tuple[str, list[tuple[int, int, tuple[Any, ...]]], int, int]]:
+    """For each layout a template may print ``tool`` in, where the span is found: the
+    text, the character range of every value in it, and the span's start and end."""
+    for indent in _TOOL_INDENTS:
+        text, ranges = _dump_ranges(tool, indent)
+        if text != json.dumps(tool, ensure_ascii=False, indent=indent):
+            continue
+        found = locate(text, a)
+        if found is not None:
+            yield text, ranges, found[0], found[1]
+
+
 def _own_tool(tools: list[Any], a: Anchor) -> int | None:
     """The index of the tool, not the last, whose definition the span is most of (its
     name and description vary with the request), or None."""
     for k, tool in enumerate(tools[:-1]):
-        for indent in _TOOL_INDENTS:
-            text, ranges = _dump_ranges(tool, indent)
-            found = locate(text, a)
-            if found is None:
-                continue
-            start, end = found
+        for text, ranges, start, end in _in_tool(tool, a):
             covering = [e - s for s, e, path in ranges if s <= start and end <= e and path]
             if covering and min(covering) * 2 > len(text):
                 return k
@@ -527,14 +534,7 @@ def _cut_json_value(tool: Any, a: Anchor) -> tuple[Any, str] | None:
     """The tool with the JSON value that holds the span removed (a list of per-request
     choices, an object), and that value as text: the span found in the tool as a layout
     renders it, then the smallest value of the tool that covers all of it."""
-    for indent in _TOOL_INDENTS:
-        text, ranges = _dump_ranges(tool, indent)
-        if text != json.dumps(tool, ensure_ascii=False, indent=indent):
-            continue
-        found = locate(text, a)
-        if found is None:
-            continue
-        start, end = found
+    for text, ranges, start, end in _in_tool(tool, a):
         while start < end and text[start] in ' \t\r\n",':
             start += 1
         while end > start and text[end - 1] in ' \t\r\n",':
@@ -684,7 +684,7 @@ def _cut_tool_member(tool: Any, a: Anchor) -> tuple[Any, str] | None:
     ``default`` of a parameter), in whichever layout the template printed it."""
     if not isinstance(tool, dict):
         return None
-    for indent in (4, 2, None):
+    for indent in _TOOL_INDENTS:
         got = _cut_json_member(json.dumps(tool, ensure_ascii=False, indent=indent), a)
         if got is not None:
             return json.loads(got[0]), got[1]
@@ -1245,17 +1245,10 @@ def static_messages(requests: Sequence[Request | None], share: float = 0.5,
                     roles: tuple[str, ...] | None = _PREAMBLE_ROLES) -> frozenset[str]:
     """System message contents (any role's with ``roles`` None) that at least ``share`` of
     the message requests send."""
-    counts: dict[str, int] = {}
-    n = 0
-    for r in requests:
-        if r is None or r.kind != "messages" or not r.messages:
-            continue
-        n += 1
-        # Content-part lists are not hashable and never compared: only text contents count.
-        for c in {m["content"] for m in r.messages
-                  if (roles is None or m.get("role") in roles) and isinstance(m.get("content"), str)}:
-            counts[c] = counts.get(c, 0) + 1
-    return frozenset(c for c, k in counts.items() if n >= 2 and k >= max(2, share * n))
+    # Content-part lists are not hashable and never compared: only text contents count.
+    return _held_by_share(({m["content"] for m in r.messages
+                            if (roles is None or m.get("role") in roles) and isinstance(m.get("content"), str)}
+                           for r in requests if r is not None and r.kind == "messages" and r.messages), share)
 
 
 @dataclasses.dataclass
@@ -1274,55 +1267,58 @@ class TurnsMove:
         if req.kind != "messages" or not req.messages:
             return None
         messages = list(req.messages)
-        last = max((k for k, m in enumerate(messages) if m.get("role") == "user"), default=-1)
-
-        def static(m: dict[str, Any]) -> bool:
-            content = m.get("content")
-            return isinstance(content, str) and content in self.shared
-
-        k = next((i for i in range(last) if messages[i].get("role") not in _PREAMBLE_ROLES
-                  and not static(messages[i])), None)
-        if k is None:
+        run = _varying_run([(m.get("role"), isinstance(m.get("content"), str) and m["content"] in self.shared)
+                            for m in messages])
+        if run is None:
             return None
-        j = k
-        while j < last and not static(messages[j]):
-            j += 1
-        if j >= last or not static(messages[j]) or any(m.get("tool_calls") for m in messages[k:last]):
+        k, j, last = run
+        if any(m.get("tool_calls") for m in messages[k:last]):
             return None
         out = messages[:k] + messages[j:last] + messages[k:j] + messages[last:]
         return dataclasses.replace(req, messages=tuple(out))
 
     def _prompt(self, req: Request, text: str) -> Request | None:
         turns = list(_TURN.finditer(text))
-        last = max((k for k, t in enumerate(turns) if t.group(2) == "user"), default=-1)
-
-        def static(t: re.Match[str]) -> bool:
-            return t.group(3) in self.shared_turns
-
-        k = next((i for i in range(max(0, last)) if turns[i].group(2) != "system" and not static(turns[i])), None)
-        if k is None:
+        run = _varying_run([(t.group(2), t.group(3) in self.shared_turns) for t in turns])
+        if run is None:
             return None
-        j = k
-        while j < last and not static(turns[j]):
-            j += 1
-        if j >= last or any(turns[i].end() != turns[i + 1].start() for i in range(k, last)):
+        k, j, last = run
+        if any(turns[i].end() != turns[i + 1].start() for i in range(k, last)):
             return None
         piece = [text[t.start():t.end()] for t in turns]
         body = "".join(piece[j:last] + piece[k:j])
         return dataclasses.replace(req, prompt=text[:turns[k].start()] + body + text[turns[last].start():])
 
 
-def shared_turn_bodies(requests: Sequence[Request | None], share: float = 0.5) -> frozenset[str]:
-    """Turn bodies (any role) that at least ``share`` of the decoded prompts hold."""
+def _varying_run(turns: list[tuple[Any, bool]]) -> tuple[int, int, int] | None:
+    """Of turns given as (role, static): the first run of varying turns other than system
+    turns, ``[k, j)``, that static turns follow before the newest user turn ``last``."""
+    last = max((i for i, (role, _) in enumerate(turns) if role == "user"), default=-1)
+    k = next((i for i in range(max(0, last)) if turns[i][0] not in _PREAMBLE_ROLES and not turns[i][1]), None)
+    if k is None:
+        return None
+    j = k
+    while j < last and not turns[j][1]:
+        j += 1
+    return (k, j, last) if j < last else None
+
+
+def _held_by_share(bags: Iterable[set[str]], share: float) -> frozenset[str]:
+    """The texts at least ``share`` of the bags hold (two bags and two holders at least)."""
     counts: dict[str, int] = {}
     n = 0
-    for r in requests:
-        if r is None or r.kind != "prompt" or not r.prompt or "<|start_header_id|>" not in r.prompt:
-            continue
+    for bag in bags:
         n += 1
-        for c in {t.group(3) for t in _TURN.finditer(r.prompt)}:
+        for c in bag:
             counts[c] = counts.get(c, 0) + 1
     return frozenset(c for c, k in counts.items() if n >= 2 and k >= max(2, share * n))
+
+
+def shared_turn_bodies(requests: Sequence[Request | None], share: float = 0.5) -> frozenset[str]:
+    """Turn bodies (any role) that at least ``share`` of the decoded prompts hold."""
+    return _held_by_share(({t.group(3) for t in _TURN.finditer(r.prompt)} for r in requests
+                           if r is not None and r.kind == "prompt" and r.prompt
+                           and "<|start_header_id|>" in r.prompt), share)
 
 
 _TURN = re.compile(r"(<\|start_header_id\|>(\w+)<\|end_header_id\|>\n\n)(.*?)(<\|eot_id\|>)", re.DOTALL)
@@ -1370,19 +1366,10 @@ class TurnMove:
 def static_turns(requests: Sequence[Request | None], share: float = 0.5) -> tuple[frozenset[str], str]:
     """System turn texts of decoded prompts that at least ``share`` of them hold, and the
     text every other first system turn starts with (to a paragraph break)."""
-    counts: dict[str, int] = {}
-    firsts: list[str] = []
-    n = 0
-    for r in requests:
-        if r is None or r.kind != "prompt" or not r.prompt:
-            continue
-        n += 1
-        bodies = [t.group(3) for t in _TURN.finditer(r.prompt) if t.group(2) == "system"]
-        for c in set(bodies):
-            counts[c] = counts.get(c, 0) + 1
-        if bodies:
-            firsts.append(bodies[0])
-    static = frozenset(c for c, k in counts.items() if n >= 2 and k >= max(2, share * n))
+    systems = [[t.group(3) for t in _TURN.finditer(r.prompt) if t.group(2) == "system"]
+               for r in requests if r is not None and r.kind == "prompt" and r.prompt]
+    static = _held_by_share((set(bodies) for bodies in systems), share)
+    firsts = [bodies[0] for bodies in systems if bodies]
     varying = [b for b in firsts if b not in static]
     head = ""
     if len(varying) >= 2:

@@ -207,13 +207,12 @@ def _insert_user_start(path: Path, text: str, moved: str) -> str:
     bounds = _last_yaml_user(text) if path.suffix in (".yaml", ".yml") else None
     if bounds is not None:
         start, end = bounds
-        block = text[start:end]
-        lines = [ln for ln in block.split("\n") if ln.strip()]
+        rows = text[start:end].split("\n")
+        lines = [ln for ln in rows if ln.strip()]
         # Only a block scalar (``content: |``) takes lines at its start.
-        head = next((i for i, ln in enumerate(block.split("\n"))
+        head = next((i for i, ln in enumerate(rows)
                      if ln.strip().startswith("content:") and ln.rstrip().endswith(("|", "|-", ">", ">-"))), -1)
         if head >= 0:
-            rows = block.split("\n")
             indent = _indent(lines[-1]) if lines else "      "
             moved_lines = "\n".join(indent + ln for ln in moved.split("\n"))
             rows.insert(head + 1, moved_lines + "\n")
