@@ -18,6 +18,7 @@ detector and its zoo), runs ``advisor analyze --format json`` and ``advisor pres
   python bench/diagnose_heldout.py --set heldout4                 # the fourth held-out set
   python bench/diagnose_heldout.py --set heldout5                 # the fifth held-out set
   python bench/diagnose_heldout.py --set heldout6                 # the sixth held-out set
+  python bench/diagnose_heldout.py --set heldout8                 # the eighth held-out set (Qwen 2.5)
 
 --set heldout2 runs tests/diagnose/heldout2.py instead, a set written blind to the detector
 in shapes the first one lacks; an expected class written "a|b" there accepts either class.
@@ -30,6 +31,12 @@ tool-call argument keys, CSV rows, tag lists) than the earlier four and the zoo.
 --set heldout6 runs tests/diagnose/heldout6.py, a sixth blind set of production-like logs (requests
 without the defect mixed in, sessions of varying length, two products on one endpoint) in shapes
 and value types none of the earlier sets nor the zoo has.
+--set heldout8 runs tests/diagnose/heldout8.py, an eighth blind set served by a Qwen 2.5 model: its
+records are rendered with the Qwen chat template and measured in Qwen 2.5 tokens. A set module's
+ANALYZE_ARGS (here --tokenizer qwen2.5 --chat-template tests/chat_templates/qwen25.jinja) are passed
+to every `advisor analyze`, `prescribe` and `render` run and to the render helper, and its
+--tokenizer names the tokenizer of the offsets and the oracle; a set without it runs as before
+(the default Llama 3 layout and tokenizer).
 
 The generator, the tokenizer and the oracle always come from this checkout. The records are
 rendered to text by the checkout under test (bench/heldout_render.py in its interpreter: its
@@ -53,11 +60,13 @@ from typing import Any
 HERE = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(HERE))
 
-from tests.diagnose import heldout, heldout2, heldout3, heldout4, heldout5, heldout6  # noqa: E402
+from advisor.ingest.tokenizers import load_tokenizer  # noqa: E402
+
+from tests.diagnose import heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout8  # noqa: E402
 from tests.diagnose.heldout import Engine, Workload, oracle, write_jsonl  # noqa: E402
 
 SETS = {"heldout": heldout, "heldout2": heldout2, "heldout3": heldout3, "heldout4": heldout4, "heldout5": heldout5,
-        "heldout6": heldout6}
+        "heldout6": heldout6, "heldout8": heldout8}
 
 CLASS_CODES = {"dynamic": {"TR101"}, "order": {"TR201"}}
 # Codes that are not the placement finding (DESIGN.md names no code for it yet).
@@ -178,8 +187,8 @@ class CommandRender:
     """Records rendered by the checkout under test's own `advisor render --format json`, a
     workload at a time (``warm``), cached by record."""
 
-    def __init__(self, adv: "Advisor", folder: Path) -> None:
-        self.adv, self.folder = adv, folder
+    def __init__(self, adv: "Advisor", folder: Path, extra: tuple[str, ...] = ()) -> None:
+        self.adv, self.folder, self.extra = adv, folder, extra
         self.cache: dict[str, str] = {}
 
     @staticmethod
@@ -196,7 +205,7 @@ class CommandRender:
             return
         path = self.folder / "render-input.jsonl"
         write_jsonl(todo.values(), path)
-        report, err = self.adv.run("render", str(path), "--format", "json")
+        report, err = self.adv.run("render", str(path), *self.extra, "--format", "json")
         if err:
             raise SystemExit(f"advisor render: {err}")
         by_line = {int(x["line"]): x for x in report["records"]}
@@ -220,9 +229,9 @@ class TargetRender:
     """Records rendered by the checkout under test, through one long-lived helper process
     (for checkouts without `advisor render`)."""
 
-    def __init__(self, root: Path, python: str) -> None:
+    def __init__(self, root: Path, python: str, extra: tuple[str, ...] = ()) -> None:
         env = dict(os.environ, PYTHONPATH=str(root))
-        self.proc = subprocess.Popen([python, str(HERE / "bench" / "heldout_render.py")], cwd=str(root), env=env,
+        self.proc = subprocess.Popen([python, str(HERE / "bench" / "heldout_render.py"), *extra], cwd=str(root), env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8")
 
     def __call__(self, record: dict[str, Any]) -> str:
@@ -263,7 +272,20 @@ class Advisor:
             return None, f"{args[0]}: exit {proc.returncode}: {tail[:160]}"
 
 
-def evaluate(w: Workload, engine: Engine, adv: Advisor, folder: Path, tolerance: int) -> Row:
+def set_args(module: Any) -> tuple[str, ...]:
+    """The extra `advisor analyze` arguments a set is served with (its ANALYZE_ARGS), or none."""
+    return tuple(str(a) for a in getattr(module, "ANALYZE_ARGS", ()))
+
+
+def tokenizer_of(extra: tuple[str, ...]) -> str:
+    """The tokenizer those arguments name, else the default one."""
+    if "--tokenizer" in extra:
+        return extra[extra.index("--tokenizer") + 1]
+    return "llama3"
+
+
+def evaluate(w: Workload, engine: Engine, adv: Advisor, folder: Path, tolerance: int,
+             extra: tuple[str, ...] = ()) -> Row:
     orig, fixed = folder / f"{w.name}.jsonl", folder / f"{w.name}.fixed.jsonl"
     write_jsonl(w.records, orig)
     write_jsonl(w.fixed, fixed)
@@ -272,7 +294,7 @@ def evaluate(w: Workload, engine: Engine, adv: Advisor, folder: Path, tolerance:
     row = Row(w.name, w.kind, list(w.expect), list(w.offsets), list(w.unit_offsets), len(w.records), t0,
               before_oracle=c0 / t0, truth=c1 / t1, notes=w.notes)
 
-    report, err = adv.run("analyze", str(orig), "--format", "json")
+    report, err = adv.run("analyze", str(orig), *extra, "--format", "json")
     if err:
         row.errors.append(err)
     else:
@@ -281,7 +303,7 @@ def evaluate(w: Workload, engine: Engine, adv: Advisor, folder: Path, tolerance:
         row.before_exact = (_number(report, "cached_tokens"), _number(report, "prompt_tokens")) == (c0, t0)
         if not row.before_exact:
             row.errors.append(f"oracle {c0}/{t0} != analyze on the traffic as sent")
-    truth_report, err = adv.run("analyze", str(fixed), "--format", "json")
+    truth_report, err = adv.run("analyze", str(fixed), *extra, "--format", "json")
     if err:
         row.errors.append(err)
     else:
@@ -290,7 +312,7 @@ def evaluate(w: Workload, engine: Engine, adv: Advisor, folder: Path, tolerance:
         row.truth_exact = cached == c1 and total == t1
         if not row.truth_exact:
             row.errors.append(f"oracle {c1}/{t1} != analyze {cached}/{total} on the fixed traffic")
-    presc, err = adv.run("prescribe", str(orig), "--format", "json")
+    presc, err = adv.run("prescribe", str(orig), *extra, "--format", "json")
     if err:
         row.errors.append(err)
     else:
@@ -436,7 +458,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--advisor-root", type=Path, default=HERE, help="checkout whose advisor is run")
     ap.add_argument("--python", default=None, help="interpreter for that checkout (default: its .venv)")
     ap.add_argument("--set", dest="set_name", choices=sorted(SETS), default="heldout",
-                    help="which held-out set: heldout (tests/diagnose/heldout.py), heldout2, heldout3, heldout4, heldout5 or heldout6")
+                    help="which held-out set: heldout (tests/diagnose/heldout.py), heldout2, heldout3, heldout4, heldout5, "
+                    "heldout6 or heldout8 (Qwen 2.5)")
     ap.add_argument("--seed", type=int, default=12)
     ap.add_argument("--only", nargs="*", default=None, help="workload names")
     ap.add_argument("--tolerance", type=int, default=16)
@@ -450,6 +473,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--list", action="store_true", help="list the workloads and what each plants, then stop")
     args = ap.parse_args(argv)
     chosen = SETS[args.set_name]
+    extra = set_args(chosen)
     if args.list:
         codes = {"dynamic": "TR101", "order": "TR201", "placement": "TR102"}
         for name, kind, expect, shape, _fn, _notes in chosen.REGISTRY:
@@ -472,17 +496,25 @@ def main(argv: list[str] | None = None) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         render: CommandRender | TargetRender | None = None
         if mode == "command":
-            render = CommandRender(adv, folder)
+            render = CommandRender(adv, folder, extra)
         elif mode == "helper":
-            render = TargetRender(root, python)
-        engine = Engine(render) if render is not None else Engine()
+            render = TargetRender(root, python, extra)
+        if not extra:
+            engine = Engine(render) if render is not None else Engine()
+        elif render is not None:
+            engine = Engine(render, load_tokenizer(tokenizer_of(extra)))
+        else:
+            local = getattr(chosen, "local_engine", None)
+            if local is None:
+                raise SystemExit(f"--render local: set {args.set_name} names no local renderer for {' '.join(extra)}")
+            engine = local()
         workloads = chosen.build_workloads(args.seed, engine, args.only)
         print(f"advisor under test: {root} ({python}), rendered by {mode}; set {args.set_name}, "
-              f"{len(workloads)} workloads, seed {args.seed}",
+              f"{len(workloads)} workloads, seed {args.seed}" + (f"; served with {' '.join(extra)}" if extra else ""),
               file=sys.stderr)
         for w in workloads:
             t = time.time()
-            rows.append(evaluate(w, engine, adv, folder, args.tolerance))
+            rows.append(evaluate(w, engine, adv, folder, args.tolerance, extra))
             print(f"  {w.name}: {time.time() - t:.1f} s", file=sys.stderr)
         if render is not None:
             render.close()
