@@ -72,7 +72,7 @@ from advisor.ingest.tokenizers import load_tokenizer
 from advisor.ingest.traffic import parse_record
 
 from tests.diagnose.heldout import (
-    BASE_TIME, MARK, UNIT, Engine, Pair, Workload, assistant, chat, hexid, prompt, registering, spread, sys_msg,
+    BASE_TIME, MARK, UNIT, Engine, Pair, Workload, assistant, chat, prompt, registering, spread, sys_msg,
     untimed, user,
 )
 from tests.diagnose.heldout3 import common_mark, conversations, first_tool_key, parts, tool_result
@@ -322,7 +322,7 @@ def _embargo(rng: random.Random, o: Office) -> list[Pair]:
     for i in range(n):
         when = german_time(which[i])
         q = o.ask()
-        orig = prompt(i, chatml(f"{head}\n\nSperrfrist:{MARK} {when}\n\n{tail}", q))
+        orig = prompt(i, chatml(f"{head}\n\nSperrfrist: {when.replace('2026, ', '2026, ' + MARK, 1)}\n\n{tail}", q))
         fixed = prompt(i, chatml(f"{head}\n\n{tail}\n\nSperrfrist: {when}", q))
         out.append((orig, fixed))
     return out
@@ -402,7 +402,7 @@ def _amount_history(rng: random.Random, o: Office) -> list[Pair]:
         charge = f"{usd(rng)} at {rng.choice(MERCHANTS)} on 11/{rng.randint(10, 30)}"
         q = o.ask()
         orig = chat(i, [sys_msg(system), user("I want to dispute a charge."),
-                        assistant(f"I can see a charge of{MARK} {charge}. {process}"), user(q)])
+                        assistant(f"I can see a charge of ${MARK}{charge[1:]}. {process}"), user(q)])
         fixed = chat(i, [sys_msg(system), user("I want to dispute a charge."),
                          assistant(f"I can see the charge. {process}"), user(f"{q}\n\n(The charge: {charge}.)")])
         out.append((orig, fixed))
@@ -421,7 +421,7 @@ def _streak(rng: random.Random, o: Office) -> list[Pair]:
     for i in range(rng.randint(70, 90)):
         line = f"Current streak: {rng.randint(1, 60)} days; stars this week: {rng.randint(0, 70)}."
         q = o.ask()
-        orig = chat(i, [sys_msg(main), sys_msg(f"{safe_a}\n\nCurrent streak:{MARK} {line[16:]}\n\n{safe_b}"), user(q)])
+        orig = chat(i, [sys_msg(main), sys_msg(f"{safe_a}\n\nCurrent streak: {MARK}{line[16:]}\n\n{safe_b}"), user(q)])
         fixed = chat(i, [sys_msg(main), sys_msg(f"{safe_a}\n\n{safe_b}"), user(f"{q}\n\n{line}")])
         out.append((orig, fixed))
     return out
@@ -514,7 +514,8 @@ def _odds(rng: random.Random, o: Office) -> list[Pair]:
     for i in range(rng.randint(65, 85)):
         home, away = rng.sample(CLUBS, 2)
         odds = tight({"match": f"{home} v {away}", "home": round(rng.uniform(1.3, 6), 2), "draw": round(rng.uniform(2.8, 4.5), 2),
-                      "away": round(rng.uniform(1.3, 7), 2), "as_of": f"{rng.randint(12, 21)}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}"})
+                      "away": round(rng.uniform(1.3, 7), 2),
+                      "as_of": f"{rng.randint(12, 21)}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}"})
         q = o.ask()
         shown = odds.replace('{"match":"', '{"match":"' + MARK, 1)
         orig = prompt(i, chatml(f"{head}\n\nLive odds: {shown}\n\n{tail}", q))
@@ -597,7 +598,7 @@ def _linguist(rng: random.Random, o: Office) -> list[Pair]:
         def text(first: str, again: str) -> str:
             return (f"{a}\n\nAssigned linguist:{first}\n\n{b}\n\nSign every delivery note as{again}.\n\n{c}\n\n"
                     f"Quality checks are logged under{again} as well.")
-        orig = prompt(i, f"{text(MARK + ' ' + code, ' ' + code)}\n\nClient: {q}\nProject manager:")
+        orig = prompt(i, f"{text(' LNG-0' + MARK + code[5:], ' ' + code)}\n\nClient: {q}\nProject manager:")
         fixed = prompt(i, f"{text('', ' the assigned linguist')}\n\nClient: {q}\nAssigned linguist: {code}\nProject manager:")
         out.append((orig, fixed))
     return out
@@ -614,7 +615,7 @@ def wafer_map(rng: random.Random) -> list[str]:
 def _bin_map(rng: random.Random, o: Office) -> list[Pair]:
     method, rules = "\n\n".join([o.opening(), o.handbook(3)]), o.handbook(6)
     out = []
-    for i in range(rng.randint(50, 70)):
+    for i in range(rng.randint(25, 35)):
         rows = wafer_map(rng)
         q = o.ask()
         shown = [MARK + rows[0]] + rows[1:]
@@ -634,7 +635,7 @@ def _queue(rng: random.Random, o: Office) -> list[Pair]:
     for i in range(rng.randint(80, 100)):
         pos = rng.randint(1, 9)
         q = o.ask()
-        orig = chat(i, [sys_msg(f"{head}\n\nYou are answering caller{MARK} {pos} in the priority queue.\n\n{tail}"), user(q)])
+        orig = chat(i, [sys_msg(f"{head}\n\nYou are answering caller {MARK}{pos} in the priority queue.\n\n{tail}"), user(q)])
         fixed = chat(i, [sys_msg(f"{head}\n\n{tail}\n\nYou are answering caller {pos} in the priority queue."), user(q)])
         out.append((orig, fixed))
     return out
@@ -649,7 +650,7 @@ def _swahili(rng: random.Random, o: Office) -> list[Pair]:
     tail = o.handbook(5)
     sides = ["Simba SC", "Young Africans", "Azam FC", "Gor Mahia", "AFC Leopards", "KCCA FC", "Vipers SC"]
     out = []
-    for i in range(rng.randint(55, 75)):
+    for i in range(rng.randint(30, 42)):
         h, a = rng.sample(sides, 2)
         line = f"{h} {rng.randint(0, 4)} - {rng.randint(0, 4)} {a} (dakika ya {rng.randint(1, 90)})"
         q = o.ask()
@@ -673,7 +674,7 @@ def _deadline(rng: random.Random, o: Office) -> list[Pair]:
     for i in range(rng.randint(70, 90)):
         due = rng.choice(dates)
         q = o.ask()
-        orig = chat(i, [sys_msg(f"{head}\n\nMerchant response due:{MARK} {due}.\n\n{tail}"), user(q)], tools)
+        orig = chat(i, [sys_msg(f"{head}\n\nMerchant response due: {MARK}{due}.\n\n{tail}"), user(q)], tools)
         fixed = chat(i, [sys_msg(f"{head}\n\n{tail}"), user(f"{q}\n\n(Merchant response due: {due}.)")], tools)
         out.append((orig, fixed))
     return out
@@ -888,10 +889,13 @@ def _article_first(rng: random.Random, o: Office) -> list[Pair]:
     return out
 
 
+TOPICS = ["dinosaurs", "space", "ponies", "football", "volcanoes", "robots", "oceans"]
+
+
 def child_profile(rng: random.Random, o: Office) -> str:
     return (f"Learner profile: {rng.choice(['Ada', 'Bo', 'Cleo', 'Dev', 'Esi', 'Finn', 'Gus', 'Hana'])}, age {rng.randint(4, 11)}, "
             f"reading band {rng.choice(['pink', 'red', 'yellow', 'blue', 'green', 'orange', 'turquoise'])}, maths stage "
-            f"{rng.randint(1, 9)}, favourite topics {', '.join(rng.sample(['dinosaurs', 'space', 'ponies', 'football', 'volcanoes', 'robots', 'oceans'], 2))}.")
+            f"{rng.randint(1, 9)}, favourite topics {', '.join(rng.sample(TOPICS, 2))}.")
 
 
 @workload("child-profile-system-before-rules-ids", "input_ids", ("placement",),
@@ -916,7 +920,8 @@ def _profile_first(rng: random.Random, o: Office) -> list[Pair]:
 @workload("cardholder-profile-before-prompt-and-tools", "messages", ("placement",),
           "the cardholder profile (~70 tokens, per cardholder) opens the system text ahead of ~1k static tokens of "
           "it and of the three tools the <tools> block appends", BANK,
-          notes="the fix: the static system text and tools first, the profile as a second system message")
+          notes="the fix: the static system text and tools first, the profile at the end of the user turn (a second "
+          "system message after the tools measures ~0.5 points less: it parts the questions' shared openings)")
 def _cardholder_first(rng: random.Random, o: Office) -> list[Pair]:
     system = "\n\n".join([o.opening(), o.handbook(6)])
     tools = [o.tool(n) for n in BANK_TOOLS]
@@ -927,18 +932,24 @@ def _cardholder_first(rng: random.Random, o: Office) -> list[Pair]:
         q = o.ask()
         shown = UNIT + prof.replace("Cardholder: ", "Cardholder: " + MARK, 1)
         out.append((chat(i, [sys_msg(f"{shown}\n\n{system}"), user(q)], tools),
-                    chat(i, [sys_msg(system), sys_msg(prof), user(q)], tools)))
+                    chat(i, [sys_msg(system), user(f"{q}\n\n{prof}")], tools)))
     return out
 
 
 @workload("email-part-before-checklist-part", "messages", ("placement",),
           "a user turn of two content parts: the customer's forwarded email thread (80-400 tokens) first, then a "
-          "~600-token static dispute intake checklist the client appends", BANK)
+          "~600-token static dispute intake checklist the client appends; ~15% of requests forward nothing (the "
+          "checklist, then the typed question)", BANK)
 def _email_part(rng: random.Random, o: Office) -> list[Pair]:
     system = "\n\n".join([o.opening(), o.handbook(4)])
     checklist = "Intake checklist:\n" + "\n".join(f"[{k + 1:02d}] {o.rule()}" for k in range(22))
     out = []
     for i in range(rng.randint(65, 85)):
+        if lacks(rng, 0.15):  # a question typed in the app: nothing forwarded
+            q = o.ask()
+            out.append((chat(i, [sys_msg(system), {"role": "user", "content": parts(SKIP + checklist, q)}]),
+                        chat(i, [sys_msg(system), {"role": "user", "content": parts(checklist, q)}])))
+            continue
         mail = (f"From: {o.person()}\nSubject: {o.ask()}\n\n" + " ".join(o.fact() for _ in range(rng.randint(2, 12))))
         orig = chat(i, [sys_msg(system), {"role": "user", "content": parts(UNIT + "From: " + MARK + mail[6:], checklist)}])
         fixed = chat(i, [sys_msg(system), {"role": "user", "content": parts(checklist, mail)}])
@@ -971,12 +982,13 @@ def _passages_tools(rng: random.Random, o: Office) -> list[Pair]:
 def _scouting(rng: random.Random, o: Office) -> list[Pair]:
     instructions = "\n\n".join([o.opening(), o.handbook(9)])
     out = []
-    for i in range(rng.randint(45, 65)):
+    for i in range(rng.randint(20, 28)):
         rep = (f"Scouting report: {o.person()}, {rng.choice(['left back', 'holding midfielder', 'winger', 'centre back', 'striker'])}, "
                f"age {rng.randint(17, 33)}, {rng.randint(400, 3100)} minutes this season, xG {rng.uniform(0, 9):.2f}, "
                f"progressive passes per 90 {rng.uniform(1, 12):.1f}.\n" + " ".join(o.fact() for _ in range(rng.randint(3, 12))))
         q = o.ask()
-        out.append((prompt(i, UNIT + rep.replace("Scouting report: ", "Scouting report: " + MARK, 1) + f"\n\n{instructions}\n\nScout: {q}\nAnalyst:"),
+        shown = UNIT + rep.replace("Scouting report: ", "Scouting report: " + MARK, 1)
+        out.append((prompt(i, f"{shown}\n\n{instructions}\n\nScout: {q}\nAnalyst:"),
                     prompt(i, f"{instructions}\n\n{rep}\n\nScout: {q}\nAnalyst:")))
     return out
 
@@ -1033,7 +1045,7 @@ def _case_tools(rng: random.Random, o: Office) -> list[Pair]:
         order = list(names)
         rng.shuffle(order)
         q = o.ask()
-        out.append((chat(i, [sys_msg(f"You are working dispute case{MARK} {case}.\n\n{rest}"), user(q)],
+        out.append((chat(i, [sys_msg(f"You are working dispute case {MARK}{case}.\n\n{rest}"), user(q)],
                          tools_marked_first(o, names, order)),
                     chat(i, [sys_msg(f"You are working the dispute case below.\n\n{rest}"), user(f"{q}\n\n(Case {case}.)")],
                          [o.tool(n) for n in names])))
@@ -1071,8 +1083,9 @@ def _sections_lot(rng: random.Random, o: Office) -> list[Pair]:
         order, canon = shuffled(rng, sections)
         lot = f"N{rng.choice('KLMPR')}{digits(rng, 4)}.{rng.randint(1, 25):02d}"
         q = o.ask()
-        out.append((chat(i, [sys_msg(f"{pre}\n\n" + "\n\n".join(order) + f"\n\n{mid}\n\nLot under review:{MARK} {lot}\n\n{tail}"), user(q)]),
-                    chat(i, [sys_msg(f"{pre}\n\n" + "\n\n".join(canon) + f"\n\n{mid}\n\n{tail}"), user(f"{q}\n\n(Lot under review: {lot})")])))
+        shown = f"{pre}\n\n" + "\n\n".join(order) + f"\n\n{mid}\n\nLot under review:{MARK} {lot}\n\n{tail}"
+        fixed = f"{pre}\n\n" + "\n\n".join(canon) + f"\n\n{mid}\n\n{tail}"
+        out.append((chat(i, [sys_msg(shown), user(q)]), chat(i, [sys_msg(fixed), user(f"{q}\n\n(Lot under review: {lot})")])))
     return out
 
 
@@ -1082,7 +1095,7 @@ KIDS_TOOLS = ["get_progress", "set_screen_time"]
 @workload("profile-before-tools-and-streak-in-tool", "messages", ("placement", "dynamic"),
           "the child's profile (per child) opens the system text ahead of the static text and tools, and the tools' "
           "get_progress description carries the child's streak ('current streak 12 days')", KIDS,
-          notes="the fix: static text and tools first, then the profile and the streak in a second system message")
+          notes="the fix: static text and tools first, the profile and the streak at the end of the user turn")
 def _profile_streak(rng: random.Random, o: Office) -> list[Pair]:
     system = "\n\n".join([o.opening(), o.handbook(7)])
     out = []
@@ -1091,11 +1104,11 @@ def _profile_streak(rng: random.Random, o: Office) -> list[Pair]:
         streak = rng.randint(1, 90)
         tools = [o.tool(n) for n in KIDS_TOOLS] + [o.tool("find_boarding")]
         plain = json.loads(json.dumps(tools))
-        tools[0]["function"]["description"] += f" This child's current streak:{MARK} {streak} days."
+        tools[0]["function"]["description"] += f" This child's current streak: {MARK}{streak} days."
         q = o.ask()
         shown = UNIT + prof.replace("Learner profile: ", "Learner profile: " + MARK, 1)
         out.append((chat(i, [sys_msg(f"{shown}\n\n{system}"), user(q)], tools),
-                    chat(i, [sys_msg(system), sys_msg(f"{prof} Current streak: {streak} days."), user(q)], plain)))
+                    chat(i, [sys_msg(system), user(f"{q}\n\n{prof} Current streak: {streak} days.")], plain)))
     return out
 
 
@@ -1110,11 +1123,66 @@ def _digits_balance(rng: random.Random, o: Office) -> list[Pair]:
     for i in range(rng.randint(60, 80)):
         last4, bal = digits(rng, 4), f"£{rng.randint(0, 9999):,}.{rng.randint(0, 99):02d}"
         q = o.ask()
-        text = (im("system", f"{a_part}\n\nCard in question ends{MARK} {last4}.\n\n{b_part}")
-                + im("system", f"Available balance:{MARK} {bal}\n\n{second}") + im("user", q) + "<|im_start|>assistant\n")
+        text = (im("system", f"{a_part}\n\nCard in question ends {MARK}{last4}.\n\n{b_part}")
+                + im("system", f"Available balance: £{MARK}{bal[1:]}\n\n{second}") + im("user", q) + "<|im_start|>assistant\n")
         fixed = (im("system", f"{a_part}\n\n{b_part}") + im("system", second)
                  + im("user", f"{q}\n\n(Card ends {last4}; available balance {bal}.)") + "<|im_start|>assistant\n")
         out.append((prompt(i, text), prompt(i, fixed)))
+    return out
+
+
+@workload("pet-weight-in-tool-call-args-one-of-two-products", "messages", ("dynamic",),
+          "two products on one endpoint: a surgery-estimate agent (~65%) whose history replays an estimate_surgery "
+          "call with the pet's weight in its arguments ({\"procedure\": ..., \"weight\": \"23.4 kg\"}) before a ~450-token "
+          "static price list in the <tool_response>, and a boarding bot with its own prompt and no defect", VET)
+def _weight_args(rng: random.Random, o: Office) -> list[Pair]:
+    system = "\n\n".join([o.opening(), o.handbook(5)])
+    other = "\n\n".join([f"You book boarding stays at {o.name}'s kennels and catteries.", o.handbook(5)])
+    tools = [o.tool(n) for n in ["estimate_surgery", "book_appointment", "check_insurance"]]
+    local = random.Random(f"{o.name}/prices")
+    prices = json.dumps({"procedure": "dental scale and polish", "bands": [
+        {"up_to_kg": kg, "price_gbp": local.randint(180, 900), "includes": o.fact()} for kg in (5, 10, 20, 30, 45, 70)]},
+        indent=1, ensure_ascii=False)
+    out = []
+    for i in range(rng.randint(75, 95)):
+        q = o.ask()
+        if lacks(rng, 0.35):
+            rec = chat(i, [sys_msg(other + SKIP), user(q)], [o.tool("find_boarding")])
+            out.append((rec, unmark(rec)))
+            continue
+        kg = f"{rng.uniform(2, 60):.1f}"
+        head = [sys_msg(system), user("How much would a dental clean be?")]
+        call = tool_call("call_est", "estimate_surgery", {"procedure": "dental scale and polish", "weight": MARK + kg + " kg"})
+        plain = tool_call("call_est", "estimate_surgery", {"procedure": "dental scale and polish"})
+        orig = chat(i, head + [call, tool_result("call_est", prices), user(q)], tools)
+        fixed = chat(i, head + [plain, tool_result("call_est", prices), user(f"{q}\n\n(Weight: {kg} kg.)")], tools)
+        out.append((orig, fixed))
+    return out
+
+
+SET_PIECES = ["Corners for", "Corners against", "Wide free kicks", "Direct free kicks", "Throw-ins in the final third",
+              "Penalties"]
+
+
+@workload("report-first-club-6-and-set-pieces-chatml-prompt", "prompt", ("placement", "dynamic", "order"),
+          "three defects in raw ChatML prompt records: the scouted player's report ahead of the static instructions, "
+          "the club being analysed (6 settings) after ~400 tokens of them, and six set-piece sections shuffled "
+          "further on", SPORT,
+          notes="the fix: instructions, canonical sections, the club, then the report")
+def _three(rng: random.Random, o: Office) -> list[Pair]:
+    a_part, mid, tail = "\n\n".join([o.opening(), o.handbook(2)]), o.handbook(3), o.handbook(3)
+    sections = [f"## {h}\n{o.paragraph(4)}" for h in SET_PIECES]
+    out = []
+    for i in range(rng.randint(65, 85)):
+        rep = f"Scouting report: {o.person()}, " + " ".join(o.fact() for _ in range(rng.randint(2, 8)))
+        club = rng.choice(CLUBS)
+        order, canon = shuffled(rng, sections)
+        q = o.ask()
+        shown = UNIT + rep.replace("Scouting report: ", "Scouting report: " + MARK, 1)
+        out.append((prompt(i, chatml(f"{shown}\n\n{a_part}\n\nClub under analysis:{MARK} {club}.\n\n{mid}\n\n" + "\n\n".join(order)
+                                     + f"\n\n{tail}", q)),
+                    prompt(i, chatml(f"{a_part}\n\n{mid}\n\n" + "\n\n".join(canon) + f"\n\n{tail}\n\nClub under analysis: {club}."
+                                     f"\n\n{rep}", q))))
     return out
 
 
