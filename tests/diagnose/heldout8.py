@@ -33,7 +33,8 @@ French edition date (8 days); a Japanese date (6 days); a service pattern (3 set
 odds as compact JSON; an hourly count of vehicles in service; the currently closed stops as the
 ``enum`` of a nested tool parameter; a linguist code written three times; a wafer bin map of
 hundreds of digit tokens; a one-digit queue position (9 settings); a Swahili live score; a US
-date for the merchant's response. Order: tools in the ``<tools>`` block, few-shot ChatML turns
+date for the merchant's response; a pet's weight in a history tool call's arguments for one of
+two products on the endpoint. Order: tools in the ``<tools>`` block, few-shot ChatML turns
 inside a raw prompt, markdown sections, a JSON array of stop objects, retrieved style passages
 in score order, bullet rules inside a tool response, Chinese glossary lines, three static system
 messages in a rotating order, fixed-width timetable lines. Placement: a wire article ahead of
@@ -43,7 +44,8 @@ part, retrieved passages between the system text and the tools, a scouting repor
 instructions, a daily bulletin (3 settings) ahead of the manual, a job brief ahead of the style
 guide in growing sessions. Several defects: a case number plus shuffled tools; an article first
 plus a desk (4 settings); shuffled sections plus a lot id; a profile ahead of the tools plus a
-streak in a tool description; a card's last digits plus a balance in a second system turn.
+streak in a tool description; a card's last digits plus a balance in a second system turn; a
+scouting report first, the club (6 settings) and shuffled set-piece sections.
 Controls: transit sessions of 1-10 turns as ids, vet agent loops with stable tools, two desks'
 prompts sharing an opening, an amount at the end of the user turn with tools, a date that
 changes once, passages after the static prompt, static CJK prompts, static system parts with
@@ -54,9 +56,11 @@ the ideal fix written here: a value with many settings goes to the end of the la
 prompt record: after the question, before the answer cue); a value with few settings, or many
 in arrival order, goes right after the content every request shares (the end of the system
 text, or the start of the first user turn when tools follow the system text); order fixes use
-one canonical order; placement fixes put the shared content first. A request without the
-defect is its own fix. The tests measure the other place for the few-settings values and check
-that the truth's is better.
+one canonical order; placement fixes put the shared content first, and the moved content after
+it (a second system message in sessions, the end of the user turn in single-turn traffic with
+tools, where it measures ~0.5 points better than a second system turn: the questions' shared
+openings stay shared). A request without the defect is its own fix. The tests measure the
+other place for each of these and check that the truth's is better.
 """
 
 from __future__ import annotations
@@ -583,10 +587,10 @@ def _closed(rng: random.Random, o: Office) -> list[Pair]:
     return out
 
 
-@workload("linguist-code-three-times-prompt", "prompt", ("dynamic",),
+@workload("linguist-code-three-times-prompt", "prompt", ("dynamic", "dynamic", "dynamic"),
           "a plain completion prompt that names the assigned linguist's code three times ('Assigned linguist: "
           "LNG-0412', again in the sign-off rule and the QA rule; 45 linguists), first ~330 tokens in, ~1.2k "
-          "static tokens after", LANG)
+          "static tokens after; three spans of one value, each planted", LANG)
 def _linguist(rng: random.Random, o: Office) -> list[Pair]:
     a, b, c = "\n\n".join([o.opening(), o.handbook(1)]), o.handbook(4), o.handbook(3)
     codes = [f"LNG-{rng.randint(100, 999):04d}" for _ in range(45)]
@@ -598,7 +602,8 @@ def _linguist(rng: random.Random, o: Office) -> list[Pair]:
         def text(first: str, again: str) -> str:
             return (f"{a}\n\nAssigned linguist:{first}\n\n{b}\n\nSign every delivery note as{again}.\n\n{c}\n\n"
                     f"Quality checks are logged under{again} as well.")
-        orig = prompt(i, f"{text(' LNG-0' + MARK + code[5:], ' ' + code)}\n\nClient: {q}\nProject manager:")
+        again = " LNG-0" + MARK + code[5:]
+        orig = prompt(i, f"{text(again, again)}\n\nClient: {q}\nProject manager:")
         fixed = prompt(i, f"{text('', ' the assigned linguist')}\n\nClient: {q}\nAssigned linguist: {code}\nProject manager:")
         out.append((orig, fixed))
     return out
