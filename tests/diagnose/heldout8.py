@@ -29,7 +29,8 @@ Shapes. Dynamic values: a dispute case number as the very first token after
 tool description in the ``<tools>`` block; a lot's identity inside a ``<tool_response>``; a
 disputed amount and merchant in an assistant turn of the history; a child's reading streak in a
 second system message; a Chinese client name and project number as a system content part; a
-French edition date (8 days); a Japanese date (6 days); a service pattern (3 settings); live
+French edition date (8 days); a Japanese date (6 days); a service pattern (3 settings); a
+session mode (2 settings); live
 odds as compact JSON; an hourly count of vehicles in service; the currently closed stops as the
 ``enum`` of a nested tool parameter; a linguist code written three times; a wafer bin map of
 hundreds of digit tokens; a one-digit queue position (9 settings); a Swahili live score; a US
@@ -662,6 +663,21 @@ def _swahili(rng: random.Random, o: Office) -> list[Pair]:
         orig = prompt(i, chatml(f"{head}\n\nMatokeo ya sasa:{MARK} {line}\n\n{tail}", q))
         fixed = prompt(i, chatml(f"{head}\n\n{tail}", f"{q}\n\nMatokeo ya sasa: {line}"))
         out.append((orig, fixed))
+    return out
+
+
+@workload("session-mode-2-settings-chatml-prompt", "prompt", ("dynamic",),
+          "raw ChatML prompt records of the children's app: the session mode (2 settings: practice or assessment) "
+          "~140 tokens into the system turn, ~1.5k static tokens after it", KIDS,
+          notes="2 settings: the fix states the mode at the end of the system turn; costs one copy of it")
+def _mode(rng: random.Random, o: Office) -> list[Pair]:
+    pre, rest = o.opening(), o.handbook(11)
+    out = []
+    for i in range(rng.randint(40, 55)):
+        mode = "practice (hints allowed, no score kept)" if rng.random() < 0.6 else "assessment (no hints, scored)"
+        q = o.ask()
+        out.append((prompt(i, chatml(f"{pre}\n\nSession mode:{MARK} {mode}.\n\n{rest}", q)),
+                    prompt(i, chatml(f"{pre}\n\n{rest}\n\nSession mode: {mode}.", q))))
     return out
 
 

@@ -298,6 +298,7 @@ def _desk_after_article(record: dict[str, Any]) -> dict[str, Any]:
     ("french-edition-date-8-days-prompt", _plain_block_after_question("Rédaction : ")),
     ("japanese-date-6-days-fab-ids", _system_tail_to_user_end),
     ("service-pattern-3-settings-ids", _system_tail_to_user_end),
+    ("session-mode-2-settings-chatml-prompt", _chatml_system_tail_to_user_end),
     ("vehicles-in-service-hourly-ids", _system_tail_to_user_end),
     ("closed-stops-enum-in-nested-tool-param", _user_head_to_user_end),
     ("queue-position-one-digit-ids", _system_tail_to_user_end),
