@@ -18,6 +18,7 @@ detector and its zoo), runs ``advisor analyze --format json`` and ``advisor pres
   python bench/diagnose_heldout.py --set heldout4                 # the fourth held-out set
   python bench/diagnose_heldout.py --set heldout5                 # the fifth held-out set
   python bench/diagnose_heldout.py --set heldout6                 # the sixth held-out set
+  python bench/diagnose_heldout.py --set heldout7                 # the seventh held-out set
   python bench/diagnose_heldout.py --set heldout8                 # the eighth held-out set (Qwen 2.5)
 
 --set heldout2 runs tests/diagnose/heldout2.py instead, a set written blind to the detector
@@ -37,6 +38,10 @@ ANALYZE_ARGS (here --tokenizer qwen2.5 --chat-template tests/chat_templates/qwen
 to every `advisor analyze`, `prescribe` and `render` run and to the render helper, and its
 --tokenizer names the tokenizer of the offsets and the oracle; a set without it runs as before
 (the default Llama 3 layout and tokenizer).
+--set heldout7 runs tests/diagnose/heldout7.py, a seventh blind set of other trades' traffic (literature
+RAG, a coding assistant, voice transcripts, e-commerce, a container terminal, contract review, an RPG's
+NPCs, agronomy, hotels, construction, recruitment) with defects in tool-call arguments, tool results,
+content parts, assistant turns and second system messages, and 2-3 defects of different classes in one request.
 
 The generator, the tokenizer and the oracle always come from this checkout. The records are
 rendered to text by the checkout under test (bench/heldout_render.py in its interpreter: its
@@ -62,11 +67,11 @@ sys.path.insert(0, str(HERE))
 
 from advisor.ingest.tokenizers import load_tokenizer  # noqa: E402
 
-from tests.diagnose import heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout8  # noqa: E402
+from tests.diagnose import heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8  # noqa: E402
 from tests.diagnose.heldout import Engine, Workload, oracle, write_jsonl  # noqa: E402
 
 SETS = {"heldout": heldout, "heldout2": heldout2, "heldout3": heldout3, "heldout4": heldout4, "heldout5": heldout5,
-        "heldout6": heldout6, "heldout8": heldout8}
+        "heldout6": heldout6, "heldout7": heldout7, "heldout8": heldout8}
 
 CLASS_CODES = {"dynamic": {"TR101"}, "order": {"TR201"}}
 # Codes that are not the placement finding (DESIGN.md names no code for it yet).
@@ -459,7 +464,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--python", default=None, help="interpreter for that checkout (default: its .venv)")
     ap.add_argument("--set", dest="set_name", choices=sorted(SETS), default="heldout",
                     help="which held-out set: heldout (tests/diagnose/heldout.py), heldout2, heldout3, heldout4, heldout5, "
-                    "heldout6 or heldout8 (Qwen 2.5)")
+                    "heldout6, heldout7 or heldout8 (Qwen 2.5)")
     ap.add_argument("--seed", type=int, default=12)
     ap.add_argument("--only", nargs="*", default=None, help="workload names")
     ap.add_argument("--tolerance", type=int, default=16)
