@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-KINDS = ("datetime", "date", "time", "unix-timestamp", "uuid", "hex-id", "number", "email", "name-or-text")
+KINDS = ("url", "jwt", "datetime", "date", "time", "unix-timestamp", "uuid", "hex-id", "number", "email",
+         "name-or-text")
 
 _MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
           r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?")
@@ -32,6 +33,10 @@ _DATETIME = rf"{_DATE}(?:T|,?\s+(?:at\s+)?){_TIME}|{_TIME},?\s+(?:on\s+)?{_DATE}
 
 # Order matters: the first kind that matches wins, most specific first.
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # A link whatever it carries (a presigned URL holds ids, a date and a signature).
+    ("url", re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s\"'<>()\[\]{}]+")),
+    # A JSON Web Token: base64url header (always '{"' encoded), payload and signature.
+    ("jwt", re.compile(r"eyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*")),
     ("uuid", re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")),
     ("email", re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}")),
     ("datetime", re.compile(_DATETIME)),
@@ -94,6 +99,29 @@ def expand(text: str, start: int, end: int) -> tuple[int, int]:
     while end < len(text) and (text[end].isalnum() or text[end] in "_-'"):
         end += 1
     return _trim(text, start, end)
+
+
+# Characters of a compound token (a URL with its query, a JWT, a key=value pair): printable
+# ASCII without whitespace, quotes, brackets, commas or backslashes, which end a token in
+# prose, JSON (escaped or not) and markup. Non-ASCII is left out: CJK prose has no spaces
+# between its words.
+COMPOUND = frozenset(chr(c) for c in range(33, 127)) - frozenset("\"'`()[]{}<>,\\")
+MAX_COMPOUND_CHARS = 2048
+
+
+def compound_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` widened to the whole compound token around it (a value inside a URL
+    is the URL: a move that carries a piece of it breaks the link); unchanged when the
+    range is not glued to such a token. A trailing sentence stop is not part of it."""
+    lo, hi = start, end
+    floor, ceiling = max(0, start - MAX_COMPOUND_CHARS), min(len(text), end + MAX_COMPOUND_CHARS)
+    while lo > floor and text[lo - 1] in COMPOUND:
+        lo -= 1
+    while hi < ceiling and text[hi] in COMPOUND:
+        hi += 1
+    while hi > end and text[hi - 1] in ".:;!?":
+        hi -= 1
+    return min(lo, start), max(hi, end)
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 from collections import Counter
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from advisor.diagnose.align import MIN_RUN, Aligner, Gap, Swap, _find_aligned, weight
-from advisor.diagnose.spans import classify, classify_inside, differing_range, expand
+from advisor.diagnose.spans import COMPOUND, classify, classify_inside, compound_bounds, differing_range, expand
 from advisor.ingest.ids import ITEM, pack, unpack
 
 # Per-request content that opens its message (at most HEAD static tokens of it before:
@@ -32,6 +33,9 @@ LONG_SPAN = 64
 HEAD = 48
 PROSE_SPAN = 24   # tokens: lines of text this long at a message's start are content (TR102)
 PROSE_LINE = 12   # characters: a line this long is a line of its own
+PROSE_WORDS = 6   # words of letters: a paragraph holding this many is text, not a value
+_WORDS = re.compile(r"[^\W\d_]{2,}")
+_CLOSE = " \t.!?;:)]}\"'"  # what may close a paragraph's last sentence
 STATIC_SHARE = 0.5   # re-joined content held by at least this share of requests is static
 # ... or by this share, when at least FAMILY_REQUESTS requests re-join it (one arm of an A/B
 # test of system prompts; retrieved passages are re-joined by a few pairs of requests).
@@ -53,6 +57,8 @@ CONTEXT = 48         # tokens of context decoded on each side of a span
 PERMUTED_MAX = 2048  # tokens: longer varying stretches are not tested for a permutation
 FAR = 4096           # tokens searched after a span for where static content resumes
 UNPACKED = 48        # requests kept unpacked while the spans are read
+BRIDGE = 48          # tokens: shared text this short inside one compound token joins two spans
+STATIC_AFTER_LONG = 128  # tokens of static content that end a long per-request span
 
 
 @dataclass
@@ -161,6 +167,12 @@ class Structure:
                 # (By the sets of sampled requests holding each: one scan per unit.)
                 held_i, held_j = self.al.holders(s.heads[i]), self.al.holders(s.heads[j])
                 sample = self.al.sample_size()
+                # A short piece a minority of requests hold (a question from a small bank in a
+                # history sent ahead of the system prompt) against a unit most hold is
+                # per-request content ahead of static content, not two units reordered.
+                minor_i, minor_j = (len(h) < STATIC_SHARE * sample for h in (held_i, held_j))
+                if (minor_i != minor_j) and s.runs[i if minor_i else j][1] < LONG_SPAN:
+                    continue
                 both = len(held_i & held_j)
                 share_i = share_j = STATIC_SHARE
                 if len(held_i) >= STATIC_SHARE * sample and s.runs[j][1] >= LONG_SPAN:
@@ -226,7 +238,7 @@ class Structure:
         swapped = {s.request: (s.start, s.end) for s in real}
         # (Where the traffic shows units reordered, stretches out of order are that.)
         candidates = [g for g in al.gaps + ([] if real else ahead) if not _within(swapped.get(g.request), g.start)]
-        groups = _group_gaps(candidates)
+        groups = _group_gaps(self._bridged(candidates))
         # A span that re-joins at a unit other requests send in another order is the
         # permutation seen from one pair, not a value (retrieved passages from one pool);
         # static text that only per-request content sits out of order against is not such a unit.
@@ -240,7 +252,10 @@ class Structure:
                     shown_by.setdefault(key, set()).add(s.request)
         # A permutation shows in most pairs of requests: spans of many requests that re-join
         # at a unit one or two stray pairs saw moved (a sentence two passages share) stay.
-        groups = [g for g in groups if not _permutation_seen(g, permuted, shown_by)]
+        # (Static units seen moved, unless the gaps' own lines are not the neighbour's: a
+        # value just before a unit that notes quoting the static text make look moved.)
+        groups = [g for g in groups if not (_permutation_seen(g, permuted, shown_by) and (
+            any(x.key in permuted and x.key not in shown_by for x in g) or self._lines_moved(g, permuted)))]
         need = MIN_LOSS * al.aligned_tokens
         self.permuted = []
         for k, group in enumerate(groups):
@@ -295,6 +310,39 @@ class Structure:
                 out.append(finding)
         out.sort(key=lambda f: (f.token_offset, -f.requests))
         return _merged(out)
+
+    def _bridged(self, gaps: list[Gap]) -> list[Gap]:
+        """Gaps of one request joined where the shared text between them is a piece of one
+        compound token (the fixed parameter names between a presigned URL's key, date and
+        signature): the URL is one value, and a move must carry it whole."""
+        by_request: dict[int, list[int]] = {}
+        for k, g in enumerate(gaps):
+            by_request.setdefault(g.request, []).append(k)
+        out: list[tuple[int, Gap]] = []  # (index of its first gap, gap): the input's order
+        for request, ks in by_request.items():
+            ks.sort(key=lambda k: gaps[k].start)
+            ids: list[int] | None = None
+            merged = [(ks[0], gaps[ks[0]])]
+            for k in ks[1:]:
+                g = gaps[k]
+                first, p = merged[-1]
+                end = p.start + p.length
+                if p.ref == g.ref >= 0 and 0 < g.start - end <= BRIDGE and p.length > 0 < g.length:
+                    ids = ids if ids is not None else self._ids(request)
+                    if ids is not None and self._glued(ids, end, g.start):
+                        merged[-1] = (first, Gap(request, p.start, g.start + g.length - p.start, p.ref_start,
+                                                 max(p.ref_length, g.ref_start + g.ref_length - p.ref_start),
+                                                 p.rejoin, g.key, p.ref, g.head, g.run, p.left))
+                        continue
+                merged.append((k, g))
+            out.extend(merged)
+        return [g for _, g in sorted(out, key=lambda x: x[0])]
+
+    def _glued(self, ids: list[int], start: int, end: int) -> bool:
+        """Whether tokens ``[start, end)`` decode to a piece of a compound token (no space,
+        quote or bracket; see ``spans.COMPOUND``) glued to the text on both sides of it."""
+        text = self.decode(ids[start - 1:start])[-1:] + self.decode(ids[start:end]) + self.decode(ids[end:end + 1])[:1]
+        return len(text) >= 3 and all(ch in COMPOUND for ch in text)
 
     def _ahead_of_static(self, s: Swap) -> Gap | None:
         """A stretch out of order against its neighbour that is no reordering (its runs are
@@ -356,6 +404,11 @@ class Structure:
         if not decoded:
             return None
         code, pulls = self._code(decoded)
+        if code == "TR102":
+            # Content ahead of the static text (a document) ends where the prompt resumes,
+            # not at boilerplate most documents share: ends tested on a longer stretch.
+            decoded = [(g, ids, start, self._static_end(ids, end, g.left, long=True) if k < 8 else end)
+                       for k, (g, ids, start, end) in enumerate(decoded)]
         if code == "TR102" and any(pulls):
             # The content starts where the static head of its message ends.
             for k, (g, _ids, _start, _end) in enumerate(decoded):
@@ -383,8 +436,10 @@ class Structure:
             # The whole value around the differing tokens (the minutes of a clock differ,
             # the date before them does not): a move must take all of it.
             va, vb = expand(text, a, b) if code == "TR101" and b - a < 200 else (a, b)
-            if code == "TR101" and b - a < 200:
-                wa, wb = min(va, a), max(vb, b)
+            if code == "TR101":
+                # A value inside a compound token (a URL's key, a JWT's payload) is the token.
+                va, vb = compound_bounds(text, va, vb)
+                wa, wb = compound_bounds(text, min(va, a), max(vb, b))
                 contexts.append((text[:wa], text[wa:wb], text[wb:]))
             else:
                 contexts.append((left, mine, right))
@@ -412,6 +467,12 @@ class Structure:
         lost_all = sum(g.rejoin * weight(g.request) for g in group)
         return SpanFinding(code, offset, kind, round(counted * scale), round(lost_all * scale), values,
                            label, right_text, median, contexts)
+
+    def _lines_moved(self, group: list[Gap], permuted: set[bytes]) -> bool:
+        """Whether most of a sample of ``group``'s gaps (those re-joining at a unit seen
+        moved) are lines the neighbour holds nearby: units in another order, not a value."""
+        sample = sorted((g for g in group if g.key in permuted), key=lambda g: (g.request, g.start))[:8]
+        return sum(self._moved(g) for g in sample) * 2 > len(sample)
 
     def _moved(self, g: Gap) -> bool:
         """Whether every line of gap ``g`` (widened to whole lines) is in the neighbour
@@ -543,7 +604,7 @@ class Structure:
             pulls.append(pull)
             extents.append(pull + end - start)
             ends += closes
-            prose += _is_prose(self.decode(ids[start - pull:end]))
+            prose += _is_prose(self.decode(ids[start - pull:end])) or self._paragraph(ids, start - pull, end, head - pull)
             if role == "user":
                 users += 1
                 # A clock reading or an id opening the user turn is a value, not the
@@ -561,14 +622,42 @@ class Structure:
             return "TR102", pulls
         return "TR101", []
 
-    def _static_end(self, ids: list[int], end: int, given: bytes, reach: int = 256) -> int:
+    def _paragraph(self, ids: list[int], start: int, end: int, head: int) -> bool:
+        """Whether ``[start, end)`` (``head`` tokens into its message) is the per-request part
+        of one paragraph of text that a blank line ends and at most a short static label
+        opens (case notes, an account's history in words): content of its own ahead of the
+        static text, not a value inside a sentence."""
+        para = start
+        while para > start - head and "\n\n" not in self.decode(ids[para - 1:start]):
+            para -= 1
+        if end - para < PROSE_SPAN:
+            return False
+        label, mine = self.decode(ids[para:start]), self.decode(ids[start:end])
+        after = self.decode(ids[end:end + 2])
+        body = mine.rstrip()
+        if len(label.strip()) > len(body.strip()) or "\n\n" in body.strip():
+            return False
+        if not (mine[len(body):] + after).lstrip(_CLOSE).startswith("\n\n"):  # its last stop may follow
+            return False
+        return len(_WORDS.findall(body)) >= PROSE_WORDS and classify(body) == "name-or-text"
+
+    def _static_end(self, ids: list[int], end: int, given: bytes, reach: int = 256, long: bool = False) -> int:
         """Where static content starts again after a span ending at ``end``: a pair of
         requests may re-join inside the varying content (two lists of choices that end
         alike), and the move must take all of it. The first point from which the next
-        ``MIN_RUN`` tokens are held by most requests."""
-        def static(at: int) -> bool:
+        ``MIN_RUN`` tokens are held by most requests; with ``long`` (content ahead of the
+        static text, a document), the next ``STATIC_AFTER_LONG`` tokens, or all up to the
+        end: boilerplate that most documents share (a notices clause) is one sentence, the
+        prompt after them is more."""
+        def window(at: int) -> bool:
             key = pack(ids[at:at + MIN_RUN])
             return len(key) == MIN_RUN * ITEM and self._is_static(key, given)
+
+        def static(at: int) -> bool:
+            if not long:
+                return window(at)
+            stop = min(len(ids) - MIN_RUN, at + STATIC_AFTER_LONG - MIN_RUN)
+            return window(at) and all(window(k) for k in range(at + MIN_RUN, stop + 1, MIN_RUN))
 
         if end + MIN_RUN > len(ids) or static(end):
             return end

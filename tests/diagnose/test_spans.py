@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from advisor.diagnose.spans import KINDS, classify, differing_range, expand
+from advisor.diagnose.spans import KINDS, classify, compound_bounds, differing_range, expand
 
 
 @pytest.mark.parametrize("value,kind", [
@@ -34,6 +34,8 @@ from advisor.diagnose.spans import KINDS, classify, differing_range, expand
     ("-7", "number"),
     ("INV-4821", "number"),
     ("marta@brightwater.example", "email"),
+    ("https://files.example/u/550e8400-e29b-41d4-a716-446655440000.pdf?sig=9f86d081884c7d65&exp=900", "url"),
+    ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZ2VudC0xIn0.Qm9vay1vZi1zaWdu", "jwt"),
     ("Marta Kowalski", "name-or-text"),
     ("Growth plan, billed monthly", "name-or-text"),
     ("", "name-or-text"),
@@ -45,8 +47,8 @@ def test_classify(value: str, kind: str) -> None:
 
 
 def test_every_kind_is_named() -> None:
-    assert set(KINDS) == {"datetime", "date", "time", "unix-timestamp", "uuid", "hex-id", "number", "email",
-                          "name-or-text"}
+    assert set(KINDS) == {"url", "jwt", "datetime", "date", "time", "unix-timestamp", "uuid", "hex-id", "number",
+                          "email", "name-or-text"}
 
 
 @settings(max_examples=200, deadline=None)
@@ -99,3 +101,25 @@ def test_a_range_across_two_values_takes_each_value_whole():
     a, b = text.index("57 GMT"), text.index("4991") + 4
     va, vb = expand(text, a, b)
     assert text[va:vb] == "Mon, 30 Nov 2026 00:00:57 GMT\nX-RateLimit-Remaining: 4991"
+
+
+@pytest.mark.parametrize("text,piece,whole", [
+    # A value inside a link is the link: carrying a piece of it breaks the URL.
+    ("Evidence: https://ev.example/up/7f3a.pdf?X-Date=20261201T0000Z&Sig=ab12 then more.", "7f3a",
+     "https://ev.example/up/7f3a.pdf?X-Date=20261201T0000Z&Sig=ab12"),
+    ("token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln.", "eyJzdWIiOiIxIn0", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln"),
+    ("set session=ab12cd; and go", "ab12cd", "session=ab12cd"),
+    # Not glued to a compound token: unchanged.
+    ("Name: Marta Kowalski\n", "Marta", "Marta"),
+    # Quotes, brackets and commas end a token (compact JSON keeps its members apart).
+    ('{"id":"4821","plan":"gold"}', "4821", "4821"),
+    ("(ref 4821), next", "4821", "4821"),
+    # ... and so do the escapes of JSON printed inside a JSON string.
+    ('{\\"ts\\": \\"2026-11-30T00:01:26Z\\"}', "2026-11-30T00:01:26Z", "2026-11-30T00:01:26Z"),
+    # CJK prose has no spaces: non-ASCII ends a token.
+    ("今天是2026年12月1日，请回答", "2026", "2026"),
+])
+def test_compound_bounds(text: str, piece: str, whole: str) -> None:
+    a = text.index(piece)
+    lo, hi = compound_bounds(text, a, a + len(piece))
+    assert text[lo:hi] == whole
