@@ -24,9 +24,9 @@ from advisor.diagnose.capacity import cached_with_capacity, pin_candidate
 from advisor.errors import AdvisorError
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence, rendered_ids
-from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, DEFAULT_JOINER, LAST_MESSAGE, LAST_USER_START,
+from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, DEFAULT_JOINER, LAST_MESSAGE, LAST_USER_START, Anchor,
                                      MessageMove, SpanMove, UnitSort,
-                                     anchors, choose, shared_marker, static_messages, static_turns, text_of,
+                                     anchors, choose, locate, shared_marker, static_messages, static_turns, text_of,
                                      TurnMove, TurnsMove, json_unescaped, shared_turn_bodies, sort_call_arguments,
                                      unescaped_context)
 from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, canonical_tool_keys, editable, reorder_blocks,
@@ -122,6 +122,21 @@ def _held_string(example: str, holds: Callable[[str], bool]) -> bool:
     return len(piece.strip()) >= 8 and holds(piece)
 
 
+def _template_after(contexts: list[tuple[str, str, str]], texts: list[str]) -> bool:
+    """Whether, after most observed spans, the decoded text goes on with text that no
+    message holds (up to the first line break or markup): the chat template's."""
+    def outside(after: str) -> bool:
+        piece = after.lstrip(" .,;:!?)]}'\"\n").split("<|", 1)[0][:24]
+        return len(piece.strip()) >= 6 and not any(piece in t for t in texts)
+
+    seen = [outside(a) for _, _, a in contexts]
+    return bool(seen) and sum(seen) * 2 > len(seen)
+
+
+def _hits(anchor: Anchor, requests: list[list[str]]) -> int:
+    return sum(1 for texts in requests if any(locate(t, anchor) is not None for t in texts))
+
+
 def _longest_whole(example: str) -> str:
     """The longest stretch of a decoded value without a cut character (see above)."""
     return max(example.split(_CUT), key=len) if _CUT in example else example
@@ -153,7 +168,17 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
             injected = (f.code == "TR101" and holds is not None and bool(examples)
                         and not any(holds(e) or holds(json_unescaped(e) or e) or _held_string(e, holds)
                                     for e in examples))
-            anchor = None if injected else choose(anchors(contexts), requests, sizes[len(sizes) // 2] if sizes else 0)
+            cands = anchors(contexts)
+            typical = sizes[len(sizes) // 2] if sizes else 0
+            anchor = None if injected else choose(cands, requests, typical)
+            if not injected and _template_after(contexts, texts):
+                # What the decoded text goes on with after the span is in no message: the
+                # chat template's own text (a layout that prints the tools right after the
+                # system text). The span runs to the end of its message, where it finds more.
+                ends = list(dict.fromkeys(Anchor(a.left, "", True, "") for a in cands if a.left.strip()))
+                end = choose(ends, requests, typical)
+                if end is not None and (anchor is None or _hits(end, requests) > _hits(anchor, requests)):
+                    anchor = end
             if anchor is None:
                 # Not in any text of the requests: the chat template puts it there itself
                 # (a date_string kwarg, strftime_now reading the request's clock).
@@ -192,8 +217,8 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
                 variants.append((what + "by sending its message after the system message that follows it.",
                                  MessageMove(static, True), {"to": AFTER_STATIC}))
             if f.code == "TR102" and (shared or shared_turns):
-                variants.append((what + "by sending its turns after the static turns that follow them (fixed "
-                                 "few-shot examples), right before the newest user turn.",
+                variants.append((what + "by sending its turns after the static turns that follow them (a "
+                                 "system prompt, fixed few-shot examples), right before the newest user turn.",
                                  TurnsMove(shared, shared_turns), {"to": AFTER_STATIC}))
             if turns[0]:
                 variants.append((what + "by sending its message after the static system messages that follow it.",
@@ -343,6 +368,15 @@ class Measurer:
                 texts.append(content)
         for indent in (4, 2, None):
             texts.extend(json.dumps(t, indent=indent, ensure_ascii=False) for t in r.tools or ())
+        # The arguments of the tool calls a history replays, as the client sent them.
+        for msg in r.messages or ():
+            for call in msg.get("tool_calls") or ():
+                fn = call.get("function") if isinstance(call, dict) else None
+                args = fn.get("arguments") if isinstance(fn, dict) else None
+                if isinstance(args, str):
+                    texts.append(args)
+                elif isinstance(args, dict):
+                    texts.append(json.dumps(args, ensure_ascii=False))
         return texts
 
     def holds(self, text: str) -> bool:

@@ -21,6 +21,7 @@ import dataclasses
 import json
 import os
 import re
+from collections import Counter
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from advisor.ingest.traffic import Request
@@ -38,6 +39,7 @@ _SPECIAL = re.compile(r"<\|[^|>]{1,40}\|>")
 _HEADER = re.compile(r"<\|start_header_id\|>.*?<\|end_header_id\|>", re.DOTALL)
 SIDE = 40          # characters of static context used on each side
 LONG_SIDE = 24     # a left side this long is a sentence of static text, not a unit's label
+STATIC_SPANS = 0.9  # an anchor finding one text in this share of requests finds static text
 LINE_END = "\n"    # a right anchor that is only the end of the value's line
 _CLOSING = " \t\r\n.!?;:,)]}\"'"  # what may close a message after a span without being content of its own
 LINE = 48          # a span whose line holds at most this much besides it moves with its line
@@ -174,7 +176,15 @@ def _left_cuts(left: str) -> list[str]:
     label = left[cut + 2:] if cut >= 0 else ""
     if label.strip() and "\n" not in label and label not in out:
         out.append(label)
+    # The key of the JSON member the value opens ('"as_of": "'): what the decoded text has
+    # before it may be the template's wrapping of that JSON (a tool call's "parameters").
+    member = _MEMBER_KEY.search(left)
+    if member is not None and member.group(0) not in out:
+        out.append(member.group(0))
     return out
+
+
+_MEMBER_KEY = re.compile(r'"[^"\\\n]{1,64}"\s*:\s*"?$')
 
 
 def _right_cuts(right: str) -> list[str]:
@@ -188,6 +198,11 @@ def _right_cuts(right: str) -> list[str]:
         piece = right[k:k + SIDE]
         if piece.strip() and piece not in out:
             out.append(piece)
+    # Up to the quote that closes a JSON string (a unit after the value, ' kg"'): what the
+    # decoded text goes on with may be the template's wrapping of that JSON.
+    quote = right.find('"')
+    if 0 <= quote <= 12 and right[:quote + 1] not in out:
+        out.append(right[:quote + 1])
     if right.startswith(("\n", "\r\n")):
         # The value ends its line: what follows may differ between kinds of requests
         # (two system prompts under one clock line), the line end does not.
@@ -216,24 +231,30 @@ def choose(cands: list[Anchor], requests: Sequence[Sequence[str]], typical: int 
                     break
         if not hits:
             continue
+        if len(spans) >= 5 and max(Counter(spans).values()) >= STATIC_SPANS * len(spans):
+            continue  # it finds the same text in (nearly) every request: static text, not the span
         # An anchor with static text on its left is where the alignment saw the span; one
         # without (for markup the message text does not hold) only when it finds more. A
         # span that every request ends (or starts) with the same word takes static text
         # with it: the word would be cut from the sentence it belongs to.
-        score = (-hits, not a.left, _shares_a_word(spans), abs(size / hits - typical), k)
+        score = (-hits, not a.left, _shares_a_word(spans, a), abs(size / hits - typical), k)
         if best is None or score < best:
             best, chosen = score, a
     return chosen
 
 
-def _shares_a_word(spans: list[str]) -> bool:
+def _shares_a_word(spans: list[str], a: Anchor | None = None) -> bool:
     """Whether spans of several requests all end with the same whole word after a space or
-    line break (or all start with one before it): static text of the sentence next to them."""
+    line break (or all start with one before it): static text of the sentence next to them.
+    Not where the anchor cuts at a line break: a span opening its line (a document's fixed
+    first words) or ending one takes no word from a sentence."""
     if len(spans) < 2:
         return False
     head = os.path.commonprefix(spans)
     tail = os.path.commonprefix([t[::-1] for t in spans])[::-1]
-    return bool(_WORD_AT_END.search(tail) or _WORD_AT_START.match(head))
+    line_start = a is not None and (not a.left or a.left.endswith("\n"))
+    line_end = a is not None and a.right.startswith("\n")
+    return bool((_WORD_AT_END.search(tail) and not line_end) or (_WORD_AT_START.match(head) and not line_start))
 
 
 _WORD_AT_END = re.compile(r"\s[^\W\d_]\w*$")
@@ -440,6 +461,34 @@ class SpanMove:
                     del messages[k]
             new = tuple(messages)
             return dataclasses.replace(req, messages=new) if new != tuple(req.messages) else None
+        if last_user >= 0 and self.to in (LAST_USER, LAST_USER_START):
+            return self._cut_call_argument(req, messages, last_user)
+        return None
+
+    def _cut_call_argument(self, req: Request, messages: list[dict[str, Any]], last_user: int) -> Request | None:
+        """A value in the arguments of a tool call the history replays (an id, a measurement
+        the model passed): the argument leaves the call and is stated in the last user turn.
+        The call then reads without it, which the measured gain has to be worth."""
+        for m in messages[:last_user]:
+            calls = m.get("tool_calls")
+            if not isinstance(calls, list):
+                continue
+            for j, call in enumerate(calls):
+                fn = call.get("function") if isinstance(call, dict) else None
+                args = fn.get("arguments") if isinstance(fn, dict) else None
+                text = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False) if isinstance(args, dict) else None
+                got = _cut_json_member(text, self.anchor) if text else None
+                if got is None or fn is None:
+                    continue
+                rest, moved = got
+                new_args: Any = rest if isinstance(args, str) else json.loads(rest)
+                m["tool_calls"] = calls[:j] + [{**call, "function": {**fn, "arguments": new_args}}] + calls[j + 1:]
+                target = messages[last_user]
+                if self.to == LAST_USER_START and isinstance(target.get("content"), str):
+                    target["content"] = moved + "\n\n" + target["content"]
+                else:
+                    target["content"] = _append(target.get("content"), moved)
+                return dataclasses.replace(req, messages=tuple(messages))
         return None
 
     def _move_message(self, req: Request, messages: list[dict[str, Any]], k: int) -> Request | None:
@@ -1049,7 +1098,15 @@ class UnitSort:
         return text[:lo] + new + text[hi:]
 
 
-_ITEM = re.compile(r"(\s*)(\d{1,4})([.)]\s+)(.*)", re.DOTALL)
+# A list item's marker: 1. 1) (1) a. a) (a) A. (A), kept in place while the items move.
+_ITEM = re.compile(r"(\s*\(?)(\d{1,4}|[a-z]|[A-Z])([.)]\s+)(.*)", re.DOTALL)
+
+
+def _ordinal(marker: str) -> tuple[str, int]:
+    """The kind and place of a list marker: digits by value, letters by the alphabet."""
+    if marker.isdigit():
+        return "digit", int(marker)
+    return ("lower" if marker.islower() else "upper"), ord(marker.lower()) - ord("a")
 
 
 def _enumerated(lines: list[str], holding: list[bool], rank: Callable[[str], int], by_text: bool) -> list[str] | None:
@@ -1066,12 +1123,15 @@ def _enumerated(lines: list[str], holding: list[bool], rank: Callable[[str], int
     while last + 1 < len(lines) and items[last + 1] is not None:
         last += 1
     run = [m for m in items[first:last + 1] if m is not None]
-    numbers = [int(m.group(2)) for m in run]
-    if numbers != list(range(numbers[0], numbers[0] + len(numbers))):
+    places = [_ordinal(m.group(2)) for m in run]
+    styles = {(m.group(1).strip(), m.group(3).strip()) for m in run}
+    if len({kind for kind, _ in places}) != 1 or len(styles) != 1 or len(run) < 2 \
+            or [n for _, n in places] != list(range(places[0][1], places[0][1] + len(run))):
         return None
     key: Callable[[re.Match[str]], Any] = ((lambda m: m.group(4)) if by_text else (lambda m: rank(m.group(4))))
     ordered = sorted(run, key=key)
-    renumbered = [f"{m.group(1)}{n}{m.group(3)}{m.group(4)}" for n, m in zip(numbers, ordered)]
+    # Each place keeps its marker (numbered or lettered after the shuffle); the items move.
+    renumbered = [f"{m.group(1)}{m.group(2)}{m.group(3)}{o.group(4)}" for m, o in zip(run, ordered)]
     return lines[:first] + renumbered + lines[last + 1:]
 
 
@@ -1241,13 +1301,25 @@ class MessageMove:
         return None
 
 
+def message_key(m: dict[str, Any]) -> str | None:
+    """What makes a message the same in two requests: its text, and for a tool call step
+    the calls it makes (their ids aside, which clients number per conversation)."""
+    content = m.get("content")
+    calls = m.get("tool_calls")
+    if calls:
+        made = [c.get("function") if isinstance(c, dict) else c for c in calls]
+        return (content if isinstance(content, str) else "") + "\x00" + json.dumps(made, sort_keys=True, ensure_ascii=False)
+    return content if isinstance(content, str) else None
+
+
 def static_messages(requests: Sequence[Request | None], share: float = 0.5,
                     roles: tuple[str, ...] | None = _PREAMBLE_ROLES) -> frozenset[str]:
-    """System message contents (any role's with ``roles`` None) that at least ``share`` of
-    the message requests send."""
+    """System message contents (any role's with ``roles`` None, tool call steps by their
+    calls) that at least ``share`` of the message requests send."""
     # Content-part lists are not hashable and never compared: only text contents count.
-    return _held_by_share(({m["content"] for m in r.messages
-                            if (roles is None or m.get("role") in roles) and isinstance(m.get("content"), str)}
+    return _held_by_share(({k for m in r.messages if (roles is None or m.get("role") in roles)
+                            and (k := (message_key(m) if roles is None else
+                                       m["content"] if isinstance(m.get("content"), str) else None)) is not None}
                            for r in requests if r is not None and r.kind == "messages" and r.messages), share)
 
 
@@ -1267,14 +1339,18 @@ class TurnsMove:
         if req.kind != "messages" or not req.messages:
             return None
         messages = list(req.messages)
-        run = _varying_run([(m.get("role"), isinstance(m.get("content"), str) and m["content"] in self.shared)
-                            for m in messages])
+        # A tool call and the results answering it are one step: they move together.
+        steps: list[list[dict[str, Any]]] = []
+        for m in messages:
+            if m.get("role") in ("tool", "ipython") and steps and steps[-1][0].get("tool_calls"):
+                steps[-1].append(m)
+            else:
+                steps.append([m])
+        run = _varying_run([(step[0].get("role"), all(message_key(m) in self.shared for m in step)) for step in steps])
         if run is None:
             return None
         k, j, last = run
-        if any(m.get("tool_calls") for m in messages[k:last]):
-            return None
-        out = messages[:k] + messages[j:last] + messages[k:j] + messages[last:]
+        out = [m for step in steps[:k] + steps[j:last] + steps[k:j] + steps[last:] for m in step]
         return dataclasses.replace(req, messages=tuple(out))
 
     def _prompt(self, req: Request, text: str) -> Request | None:
