@@ -15,7 +15,7 @@ import json
 import pytest
 
 from tests.diagnose.heldout import Engine, oracle, write_jsonl
-from tests.diagnose import heldout2, heldout3, heldout4, heldout5, heldout6
+from tests.diagnose import heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8
 
 CODES = {"dynamic": {"TR101"}, "order": {"TR201"}, "placement": {"TR102"}}
 
@@ -88,10 +88,54 @@ FIXED6 = {
     "http-date-ratelimit-in-tool-result": "a pin of a value the template does not render",
     # A JSON object nested in a fenced object: its layout was never reproduced.
     "amenity-keys-object-ids": "sorted as lines, 0.890 against 0.976",
+    # The fixed parameter names between a presigned URL's key, date and signature re-join:
+    # four spans, and the moves carried the URL in pieces (a broken link).
+    "presigned-evidence-url-ids": "four TR101 spans; the URL moved in pieces",
+    # A paragraph of case notes opening the system message behind a short static label.
+    "polish-case-notes-before-policy-sessions": "read as TR101",
+    "meter-notes-first-and-visit-window-ids": "read as TR101",
+    # Questions from a small bank repeat in the history sent ahead of the system message:
+    # a question and the system prompt read as two units in another order.
+    "history-before-system-message": "read as TR201",
 }
+# The seventh held-out set.
+FIXED7 = {
+    # Contracts built from boilerplate clauses: the span ended at a clause most contracts
+    # share, and the move cut the contract in two.
+    "contract-before-extraction-instructions-prompt": "0.029 against 0.797",
+    # Sub-clauses lettered (a)..(j) after the shuffle: sorting whole lines kept the shuffle.
+    "lettered-subclauses-relettered-prompt": "the sort changed nothing; 0.362 against 0.766",
+    # The value is a replayed tool call's argument, its left context the template's wrapping.
+    "rules-as-of-hour-in-tool-call-args": "a pin of a value the template does not render",
+    # A per-shopper tool among static ones: the anchor chosen found the first static tool.
+    "coupon-tool-in-middle-of-static-tools": "the move cut a static tool; 0.822 against 0.951",
+    "session-jwt-in-json-tool-result": "the JWT in two spans; 0.730 against 0.921 at one point",
+}
+# The eighth held-out set, served by Qwen 2.5 (its ChatML layout prints the tools right after
+# the system text).
+FIXED8 = {
+    # Passages ending the system text sit ahead of the tools: no static text after them in
+    # any message, so no anchor held and a template pin was proposed.
+    "retrieved-passages-between-system-text-and-tools": "a pin of a value the template does not render; 0.378 "
+                                                        "against 0.894",
+    # The value is a replayed tool call's argument: not in any message text a fix looked at.
+    "pet-weight-in-tool-call-args-one-of-two-products": "a pin of a value the template does not render",
+    # Notes quoting the static text make its next unit look moved: the club value was taken
+    # for a permutation of that unit.
+    "report-first-club-6-and-set-pieces-chatml-prompt": "the club and the order not found; 0.852 against 0.903",
+    "cardholder-profile-before-prompt-and-tools": "read as TR101",
+    "job-brief-before-style-guide-sessions": "read as TR101",
+}
+# Passages that end the system message follow static text in the messages: a value there is
+# TR101 (the layout prints the tools after it, which is what it costs).
+READ_AS = {("retrieved-passages-between-system-text-and-tools", "placement"): "TR101"}
+# The report at the top varies in length: the later defects sit at another token in every request.
+OFFSET_VARIES |= {("report-first-club-6-and-set-pieces-chatml-prompt", "dynamic"),
+                  ("report-first-club-6-and-set-pieces-chatml-prompt", "order")}
 SETS = {**{n: heldout2 for n in FIXED}, **{n: heldout3 for n in FIXED3}, **{n: heldout4 for n in FIXED4},
-        **{n: heldout5 for n in FIXED5}, **{n: heldout6 for n in FIXED6}}
-WHY = {**FIXED, **FIXED3, **FIXED4, **FIXED5, **FIXED6}
+        **{n: heldout5 for n in FIXED5}, **{n: heldout6 for n in FIXED6}, **{n: heldout7 for n in FIXED7},
+        **{n: heldout8 for n in FIXED8}}
+WHY = {**FIXED, **FIXED3, **FIXED4, **FIXED5, **FIXED6, **FIXED7, **FIXED8}
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +145,9 @@ def workloads():
             + heldout3.build_workloads(12, engine, list(FIXED3))
             + heldout4.build_workloads(12, engine, list(FIXED4))
             + heldout5.build_workloads(12, engine, list(FIXED5))
-            + heldout6.build_workloads(12, engine, list(FIXED6)))
+            + heldout6.build_workloads(12, engine, list(FIXED6))
+            + heldout7.build_workloads(12, engine, list(FIXED7))
+            + heldout8.build_workloads(12, heldout8.qwen_engine(), list(FIXED8)))
 
 
 @pytest.mark.parametrize("name", list(SETS))
@@ -109,22 +155,23 @@ def test_a_fixed_heldout_shape_stays_fixed(name, workloads, cli, tmp_path):
     w = next(x for x in workloads if x.name == name)
     path = tmp_path / f"{name}.jsonl"
     write_jsonl(w.records, path)
-    res = cli("prescribe", str(path), "--format", "json")
+    served = tuple(getattr(SETS[name], "ANALYZE_ARGS", ()))
+    res = cli("prescribe", str(path), *served, "--format", "json")
     assert res.code == 0, res.err
     data = json.loads(res.out)
-    engine = Engine()
+    engine = heldout8.qwen_engine() if SETS[name] is heldout8 else Engine()
     cached, total = oracle(engine.ids(r) for r in w.fixed)
     truth = cached / total
     assert abs(data["hit_rate_after"] - truth) <= 0.02, (name, WHY[name], data["hit_rate_after"], truth)
     found = [(f["code"], f["token_offset"]) for f in data["findings"] if f["code"] in ("TR101", "TR102", "TR201")]
     for expect, offset in zip(w.expect, w.offsets):
-        codes = set().union(*(CODES[c] for c in expect.split("|")))
+        codes = set().union(*(CODES[c] for c in expect.split("|"))) | {READ_AS.get((name, expect), "")}
         near = 10**9 if (name, expect) in OFFSET_VARIES else 16
         assert any(code in codes and abs(at - offset) <= near for code, at in found), (name, WHY[name], found)
     # Nothing found away from the planted defects that claims a real share of the prompt.
     planted = list(w.offsets) + list(w.unit_offsets)
     stray = [f for f in data["findings"] if f["code"] in ("TR101", "TR102", "TR201")
              and not any(abs(f["token_offset"] - at) <= 16 for at in planted)
-             and not (f["code"] == "TR201" and any(n == name for n, _ in OFFSET_VARIES))
+             and not (f["code"] in ("TR101", "TR201") and any(n == name for n, _ in OFFSET_VARIES))
              and f["tokens_lost"] > 0.01 * data["prompt_tokens"]]
     assert not stray, (name, stray)
