@@ -6,23 +6,13 @@ brute-force truth of its ideally fixed traffic (``zoo.truth``)."""
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
 import pytest
 
 from tests.diagnose import zoo
-
-TOLERANCE = 0.02
-
-
-def _prescribe(tmp_path: Path, cli, w: zoo.Workload) -> dict:
-    path = tmp_path / f"{w.name}.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in w.records), encoding="utf-8")
-    res = cli("prescribe", path, "--format", "json")
-    assert res.code == 0, res.err
-    return json.loads(res.out)
+from tests.diagnose.test_regressions_12c import TOLERANCE, _prescribe
 
 
 def _record(kind: str, system: str, user: str) -> dict:
@@ -80,35 +70,33 @@ NOTES = ["the customer asked twice about the late fee and was promised a call ba
          "the caller is the tenant, not the owner, and may not change the payment details"]
 
 
-@pytest.mark.parametrize("kind", ["messages", "prompt"])
-def test_a_paragraph_of_notes_opening_the_prompt_is_content_ahead_of_static_text(tmp_path: Path, cli, kind) -> None:
-    rng = random.Random(5 if kind == "prompt" else 6)
-    system = zoo.persona(f"notes-{kind}")
-    records, fixed = [], []
-    for i in range(40):
-        notes = f"Account notes ACC-{rng.randint(10**5, 10**6)}: {rng.choice(NOTES)}; {rng.choice(NOTES)}."
-        q = zoo.question(rng)
-        records.append(_record(kind, f"{notes}\n\n{system}", q))
-        fixed.append(_record(kind, system, f"{q}\n\n{notes}"))
-    w = zoo.Workload(f"notes-{kind}", kind, records, fixed, [])
-    data = _prescribe(tmp_path, cli, w)
-    found = [(f["code"], f["token_offset"]) for f in data["findings"] if f["code"] in ("TR101", "TR102", "TR201")]
-    assert [c for c, _ in found] == ["TR102"], found
-    assert abs(data["hit_rate_after"] - zoo.truth(w)) <= TOLERANCE
+def _notes(rng: random.Random, i: int) -> str:
+    return f"Account notes ACC-{rng.randint(10**5, 10**6)}: {rng.choice(NOTES)}; {rng.choice(NOTES)}."
 
 
+def _date_line(rng: random.Random, i: int) -> str:
+    return f"Today's date: 2026-12-{1 + i // 4:02d}, office {rng.choice(['Leeds', 'Cork', 'Turku'])}."
+
+
+# A paragraph of notes opening the prompt is content ahead of the static text (TR102); a date
+# line is a value under a label, however it opens the prompt (TR101).
 @pytest.mark.parametrize("kind", ["messages", "prompt"])
-def test_a_short_value_line_opening_the_prompt_stays_a_value(tmp_path: Path, cli, kind) -> None:
-    # A date line is a value under a label, however it opens the prompt.
-    rng = random.Random(8)
-    system = zoo.persona(f"date-line-{kind}")
-    records, fixed = [], []
+@pytest.mark.parametrize("opening,code", [(_notes, "TR102"), (_date_line, "TR101")])
+def test_what_opens_the_prompt_is_content_or_a_value(tmp_path: Path, cli, kind, opening, code) -> None:
+    rng = random.Random(len(kind) + len(code))
+    system = zoo.persona(f"{opening.__name__}-{kind}")
+    records, last, after_shared = [], [], []
     for i in range(40):
-        line = f"Today's date: 2026-12-{1 + i // 4:02d}, office {rng.choice(['Leeds', 'Cork', 'Turku'])}."
-        q = zoo.question(rng)
+        line, q = opening(rng, i), zoo.question(rng)
         records.append(_record(kind, f"{line}\n\n{system}", q))
-        fixed.append(_record(kind, system, f"{q}\n\n{line}"))
-    w = zoo.Workload(f"date-line-{kind}", kind, records, fixed, [])
+        last.append(_record(kind, system, f"{q}\n\n{line}"))
+        after_shared.append(_record(kind, f"{system}\n\n{line}", q))
+    # The ideal fix: the line after the question, or (a value with few settings, a date that
+    # changes daily) right after the content every request shares, whichever measures better.
+    w = max((zoo.Workload(f"{opening.__name__}-{kind}", kind, records, fixed, []) for fixed in (last, after_shared)),
+            key=zoo.truth)
     data = _prescribe(tmp_path, cli, w)
     found = [f["code"] for f in data["findings"] if f["code"] in ("TR101", "TR102", "TR201")]
-    assert found == ["TR101"], found
+    assert found == [code], found
+    # (At least the better of the two: the fix measured may find a better place still.)
+    assert data["hit_rate_after"] >= zoo.truth(w) - TOLERANCE, (data["hit_rate_after"], zoo.truth(w))
