@@ -34,6 +34,7 @@ HEAD = 48
 PROSE_SPAN = 24   # tokens: lines of text this long at a message's start are content (TR102)
 PROSE_LINE = 12   # characters: a line this long is a line of its own
 PROSE_WORDS = 6   # words of letters: a paragraph holding this many is text, not a value
+VALUE_DENSE = 0.3  # share of words holding a digit in a stretch of values (readings, ids)
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 _CLOSE = " \t.!?;:)]}\"'"  # what may close a paragraph's last sentence
 STATIC_SHARE = 0.5   # re-joined content held by at least this share of requests is static
@@ -596,7 +597,7 @@ class Structure:
         first tokens vary too (questions that share their first words in pairs), the
         per-request content starts where its static head ends: for TR102, the tokens
         from there to each span's start."""
-        leads, pulls, extents, ends, users, values, prose = [], [], [], 0, 0, 0, 0
+        leads, pulls, extents, ends, users, values, prose, dense = [], [], [], 0, 0, 0, 0, 0
         for _g, ids, start, end in decoded:
             head, closes, role = _message_of(ids, start, end, self.specials, self.decode)
             pull = self._pull(ids, start, head)
@@ -604,12 +605,16 @@ class Structure:
             pulls.append(pull)
             extents.append(pull + end - start)
             ends += closes
-            prose += _is_prose(self.decode(ids[start - pull:end])) or self._paragraph(ids, start - pull, end, head - pull)
+            text = self.decode(ids[start - pull:end])
+            prose += _is_prose(text) or self._paragraph(ids, start - pull, end, head - pull)
+            # Readings and ids opening a message (a spray window's wind and rain, a lot's
+            # wafer count and start date) are values, not content of their own.
+            dense += _value_dense(text)
             if role == "user":
                 users += 1
                 # A clock reading or an id opening the user turn is a value, not the
                 # user's own content (the kind only tells the two apart; both are found).
-                values += classify(self.decode(ids[start - pull:end])) != "name-or-text"
+                values += classify(text) != "name-or-text"
         n = len(leads)
         lead, extent = (sorted(x)[n // 2] for x in (leads, extents))
         if lead > HEAD:
@@ -618,7 +623,7 @@ class Structure:
         # Lines of text opening the prompt (a conversation, notes, a profile block) where
         # no message boundary tells: content ahead of the static text, not a value in it.
         lines = extent >= PROSE_SPAN and prose * 2 > n
-        if extent >= LONG_SPAN or (2 * extent >= lead and (ends * 2 > n or in_user or lines)):
+        if extent >= LONG_SPAN or (2 * extent >= lead and dense * 2 <= n and (ends * 2 > n or in_user or lines)):
             return "TR102", pulls
         return "TR101", []
 
@@ -998,6 +1003,13 @@ def _is_prose(text: str) -> bool:
     if len(lines) < 2:
         return False
     return sum(classify(line) == "name-or-text" for line in lines) * 2 > len(lines)
+
+
+def _value_dense(text: str) -> bool:
+    """Whether at least ``VALUE_DENSE`` of the words of ``text`` hold a digit: readings and
+    ids under labels rather than text."""
+    words = text.split()
+    return bool(words) and sum(1 for w in words if any(ch.isdigit() for ch in w)) >= VALUE_DENSE * len(words)
 
 
 def _within(region: tuple[int, int] | None, at: int) -> bool:
