@@ -110,6 +110,8 @@ FIXED7 = {
     # A per-shopper tool among static ones: the anchor chosen found the first static tool.
     "coupon-tool-in-middle-of-static-tools": "the move cut a static tool; 0.822 against 0.951",
     "session-jwt-in-json-tool-result": "the JWT in two spans; 0.730 against 0.921 at one point",
+    # Readings opening an assistant greeting: values, not content of their own.
+    "spray-window-in-canned-assistant-greeting": "read as TR102",
 }
 # The eighth held-out set, served by Qwen 2.5 (its ChatML layout prints the tools right after
 # the system text).
@@ -125,6 +127,7 @@ FIXED8 = {
     "report-first-club-6-and-set-pieces-chatml-prompt": "the club and the order not found; 0.852 against 0.903",
     "cardholder-profile-before-prompt-and-tools": "read as TR101",
     "job-brief-before-style-guide-sessions": "read as TR101",
+    "lot-identity-in-tool-response": "read as TR102",
 }
 # Passages that end the system message follow static text in the messages: a value there is
 # TR101 (the layout prints the tools after it, which is what it costs).
