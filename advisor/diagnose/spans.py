@@ -121,6 +121,11 @@ def compound_bounds(text: str, start: int, end: int) -> tuple[int, int]:
         hi += 1
     while hi > end and text[hi - 1] in ".:;!?":
         hi -= 1
+    # Punctuation alone is the syntax around the value (a JSON member's colon), not a token.
+    if not any(ch.isalnum() for ch in text[lo:start]):
+        lo = start
+    if not any(ch.isalnum() for ch in text[end:hi]):
+        hi = end
     return min(lo, start), max(hi, end)
 
 

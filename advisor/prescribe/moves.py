@@ -214,7 +214,7 @@ def choose(cands: list[Anchor], requests: Sequence[Sequence[str]], typical: int 
     """The anchor that finds a span in the most requests (each a list of its texts: message
     contents, prompt, tool definitions), then the one whose spans come closest to
     ``typical`` characters (what the alignment saw)."""
-    best: tuple[int, bool, bool, float, int] | None = None
+    best: tuple[int, bool, bool, bool, float, int] | None = None
     chosen = None
     for k, a in enumerate(cands):
         hits = 0
@@ -237,7 +237,10 @@ def choose(cands: list[Anchor], requests: Sequence[Sequence[str]], typical: int 
         # without (for markup the message text does not hold) only when it finds more. A
         # span that every request ends (or starts) with the same word takes static text
         # with it: the word would be cut from the sentence it belongs to.
-        score = (-hits, not a.left, _shares_a_word(spans, a), abs(size / hits - typical), k)
+        # A bare JSON key or closing quote as a side is for values the template wraps its own
+        # way: where a side of real context finds as many, that side says where the span is.
+        bare = bool(_MEMBER_KEY.fullmatch(a.left)) or (len(a.right) <= 13 and a.right.endswith('"'))
+        score = (-hits, not a.left, _shares_a_word(spans, a), bare, abs(size / hits - typical), k)
         if best is None or score < best:
             best, chosen = score, a
     return chosen

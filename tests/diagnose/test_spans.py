@@ -113,6 +113,7 @@ def test_a_range_across_two_values_takes_each_value_whole():
     ("Name: Marta Kowalski\n", "Marta", "Marta"),
     # Quotes, brackets and commas end a token (compact JSON keeps its members apart).
     ('{"id":"4821","plan":"gold"}', "4821", "4821"),
+    ('{"dark_mode":false,"beta":true}', "false", "false"),
     ("(ref 4821), next", "4821", "4821"),
     # ... and so do the escapes of JSON printed inside a JSON string.
     ('{\\"ts\\": \\"2026-11-30T00:01:26Z\\"}', "2026-11-30T00:01:26Z", "2026-11-30T00:01:26Z"),
