@@ -453,7 +453,9 @@ def _board(rng: random.Random, d: Desk) -> list[Pair]:
         lines = []
         for j in range(3):
             hh, mm = 9 + (k * 25 + j * 35) // 60, (k * 25 + j * 35) % 60
-            lines.append(f"{hh:02d}:{mm:02d} {rng.choice(PORTS)} — {rng.choice(['on time', 'on time', 'delayed 15 min', 'weather hold', 'boarding'])}")
+            port = rng.choice(PORTS)
+            state = rng.choice(['on time', 'on time', 'delayed 15 min', 'weather hold', 'boarding'])
+            lines.append(f"{hh:02d}:{mm:02d} {port} — {state}")
         boards.append("\n".join(lines))
     out: list[Pair] = []
     for i in range(n):
@@ -779,7 +781,9 @@ def _policy_line(rng: random.Random, d: Desk) -> list[Pair]:
     tools = _claims_tools(d)
     out: list[Pair] = []
     for i in range(rng.randint(50, 80)):
-        line = (f"HM-{rng.randint(1000, 9999)}-{rng.randint(1000, 9999)} | {rng.choice(['motor comprehensive', 'motor third party', 'buildings', 'contents', 'travel annual'])} "
+        number = f"HM-{rng.randint(1000, 9999)}-{rng.randint(1000, 9999)}"
+        cover = rng.choice(['motor comprehensive', 'motor third party', 'buildings', 'contents', 'travel annual'])
+        line = (f"{number} | {cover} "
                 f"| excess £{rng.choice([100, 150, 250, 350, 500])} | renews {rng.randint(1, 28):02d}/{rng.randint(1, 12):02d}/2027 "
                 f"| NCD {rng.randint(0, 9)} yrs")
         q = d.question()
@@ -1238,9 +1242,11 @@ def _prof_date(rng: random.Random, d: Desk) -> list[Pair]:
         y, m, dd, _ = day(ts)
         date = f"Decisions dated {dd:02d}/{m:02d}/{y}"
         prof = (f"Applicant A2026-{rng.randint(10000, 99999)}: predicted {rng.choice(['A*AA', 'AAB', 'ABB', 'BBB'])}, "
-                f"{rng.choice(['home', 'international', 'EU'])} fee status, {rng.choice(['no flags', 'care-experienced', 'widening participation'])}")
+                f"{rng.choice(['home', 'international', 'EU'])} fee status, "
+                f"{rng.choice(['no flags', 'care-experienced', 'widening participation'])}")
         q = d.question()
-        orig = untimed(chat(i, [sys_msg(MARK + prof), sys_msg(f"{head}\n\n{date.replace('dated ', 'dated ' + MARK)}\n\n{tail}"), user(q)]))
+        marked_date = date.replace('dated ', 'dated ' + MARK)
+        orig = untimed(chat(i, [sys_msg(MARK + prof), sys_msg(f"{head}\n\n{marked_date}\n\n{tail}"), user(q)]))
         fixed = untimed(chat(i, [sys_msg(f"{head}\n\n{tail}\n\n{date}"), sys_msg(prof), user(q)]))
         out.append((orig, fixed))
     return out
