@@ -23,29 +23,35 @@ The logs are noisy: 20 to 100 requests, sessions of 1 to 7 turns, questions of v
 in some workloads a share of requests without the defect (they carry SKIP where it would be;
 offsets are medians over the requests that carry it).
 
-Shapes. Dynamic values: a claim reference on the first token of the system text, as token
-ids; a formulary snapshot time inside a tool description (hourly, in arrival order); a
-departures board ~1.5k tokens deep (new every few requests); a filing status (5 settings); an
-adjuster's name in a system message sent ahead of the main one (Mistral joins them); a ticket
-header as the first content part of the user turn ahead of a static checklist part; live
-player counts inside the result of a canned priming tool call; a per-request time in that
-canned call's arguments; a German date in a few-shot assistant answer; an IBAN with spaces
-in an [INST] prompt; wind, swell and draught with units (hourly); a Japanese date; a Polish
-date in a plain completion prompt; a platform (4 settings) in a tool description; an intake (2
-settings) as ids; an event configuration JSON of ~200 tokens; a composite policy line; a bed
-written three times; a one-token queue length (9 settings); an accession number on the first
-token of a plain prompt. Order: tools, few-shot message pairs, handbook sections, a JSON array
-of routes, bullets, renumbered steps, relettered criteria, table rows, the keys of a tool's
-parameters, an enum's values. Placement: retrieved records ahead of the instructions, a
-claimant profile system message ahead of the main one, sessions whose history the layout puts
-ahead of the system prompt (with and without tools), a claim file ahead of the instructions in
-an [INST] prompt, an email part ahead of a static checklist part, a daily bulletin ahead of the
-manual, a medication chart ahead of the rules. Several defects: shuffled tools plus a claim
-reference, a profile ahead plus an intake date, shuffled sections plus a queue line.
-Controls: static tools with a reference at the end, sessions whose instructions already open the
-first user turn, agent loops behind a static priming call, an [INST] prompt with documents after
-the instructions, two products, a shift (3 settings) already at the end of the system text, static
-ids, a date that changes once, static content parts ahead of a varying part.
+Shapes. Dynamic values: a claim reference on the first token of the system text (ids); a
+formulary snapshot time inside a tool description, hourly in arrival order (ids); a departures
+board ~900 tokens deep, new every few requests (ids); a filing status (5 settings) in an [INST]
+prompt; an adjuster's name in a system message sent ahead of the main one, which mistral-common
+joins first (ids); a ticket header as the first content part ahead of a static checklist part;
+live player counts inside the result of a canned priming tool call; a per-request time in the
+arguments of such a canned call; a German date in a few-shot assistant answer (ids); an IBAN in
+groups of four in an [INST] prompt; wind, swell and draught with units, hourly (ids); a Japanese
+date in a spaced '[INST] ' prompt; a Polish date in a plain completion prompt; a platform (4
+settings) in a tool description; an intake (2 settings, ids); a ~250-token event configuration
+JSON in a prompt; a composite policy line behind static tools (ids); a bed written three times; a
+one-token queue length (9 settings, ids); an accession number on the first token of a plain
+prompt; a send time re-stamped into the first user turn of every request of a session, the turn
+Mistral's layout prints first; a Swedish-format excess in one of two products on the endpoint
+(ids). Order: tools (printed first), few-shot message pairs in four rotations, handbook sections
+(ids), a JSON array of routes, bullets, renumbered steps (ids), relettered criteria, table rows,
+the keys of a tool's parameters, an enum's values (ids). Placement: retrieved records ahead of the
+instructions (a spaced [INST] prompt), a claimant profile system message ahead of the main one
+(ids), sessions whose history the layout puts ahead of the system prompt (with and without tools),
+a claim file ahead of the instructions in an [INST] prompt, an email part ahead of a static
+checklist part, a daily bulletin ahead of the manual (ids), a medication chart ahead of the rules
+(ids). Several defects: shuffled tools plus a claim reference, a profile system message ahead plus
+a decision date (4 days), shuffled sections plus a queue line in an [INST] prompt. Controls: static
+tools with a reference at the end, sessions whose instructions already open the first user turn,
+agent loops behind a static priming call, an [INST] prompt with records after the instructions,
+two products as [INST] prompts, a shift (3 settings) already at the end of the system text, a
+static spaced [INST] prompt, a date that changes once, static content parts ahead of a varying
+part. Prompt workloads written from one-turn chats join the system text ahead of the user's text
+by a blank line inside [INST]...[/INST], as mistral-common does.
 
 Truth: the oracle's hit rate over Tekken ids on the traffic after the ideal fix written here. A
 value with many settings goes to the end of the last user turn (a prompt: after the question); a
@@ -843,6 +849,54 @@ def _accession(rng: random.Random, d: Desk) -> list[Pair]:
         obj = f"GHM.{rng.randint(1950, 2024)}.{rng.randint(1, 99)}.{rng.randint(1, 9)}: {rng.choice(objects)}"
         orig = prompt(i, f"{MARK}{obj}\n\n{body}\n\nRequest: {q}\nReply:")
         fixed = prompt(i, f"{body}\n\nRequest: {q}\nObject: {obj}\nReply:")
+        out.append((orig, fixed))
+    return out
+
+
+@workload("restamped-first-turn-in-sessions", "messages", ("dynamic",),
+          "sessions of 1-6 turns whose instructions open the first user turn (no system message), but the client "
+          "re-stamps that first turn with the send time of each request ('[sent 09:14:07]' ahead of the "
+          "instructions), so the history mistral-common prints first never repeats", ADMISSIONS)
+def _restamped(rng: random.Random, d: Desk) -> list[Pair]:
+    instructions = d.system(7)
+    convs = sessions(rng, d, (12, 16), (1, 6))
+    out: list[Pair] = []
+    for i, (c, k) in enumerate(interleave(rng, convs)):
+        ts = BASE_TIME + 30000 + 29.0 * i
+        stamp = f"[sent {clock(ts)}]"
+        turns = convs[c][:k] + [(convs[c][k][0], "")]
+        msgs: list[dict[str, Any]] = []
+        fixed: list[dict[str, Any]] = []
+        for j, (q, a) in enumerate(turns):
+            last = j == len(turns) - 1
+            msgs.append(user(f"[sent {MARK}{clock(ts)}]\n{instructions}\n\n{q}" if j == 0 else q))
+            body = f"{instructions}\n\n{q}" if j == 0 else q
+            fixed.append(user(f"{body}\n\n{stamp}" if last else body))
+            if not last:
+                msgs.append(assistant(a))
+                fixed.append(assistant(a))
+        out.append((chat(i, msgs, ts=ts), chat(i, fixed, ts=ts)))
+    return out
+
+
+@workload("excess-amount-in-one-of-two-products-ids", "input_ids", ("dynamic",),
+          "two products on one endpoint (claims triage and tax preparation); the claims prompt, ~55% of the "
+          "traffic, carries the policy excess in Swedish format ('självrisk 2 500 kr') ~600 tokens in, the tax "
+          "prompt nothing per request; Tekken ids", CLAIMS)
+def _two_products(rng: random.Random, d: Desk) -> list[Pair]:
+    other = Desk(random.Random(rng.random()), TAX)
+    head, tail = d.system(3), "\n\n".join(d.section(t) for t in CLAIMS.sections[3:9])
+    tax = other.system(8)
+    out: list[Pair] = []
+    for i in range(rng.randint(60, 90)):
+        if rng.random() < 0.45:
+            rec = chat(i, [sys_msg(SKIP + tax), user(other.question())])
+            out.append((rec, unmark(rec)))
+            continue
+        amount = f"{rng.randint(1, 9)} {rng.choice(['000', '500', '250', '750'])} kr"
+        q = d.question()
+        orig = chat(i, [sys_msg(f"{head}\n\nSjälvrisk: {MARK}{amount}\n\n{tail}"), user(q)])
+        fixed = chat(i, [sys_msg(f"{head}\n\n{tail}"), user(f"{q}\n\nSjälvrisk: {amount}")])
         out.append((orig, fixed))
     return out
 

@@ -134,7 +134,8 @@ def test_request_counts_and_system_sizes_are_in_range(engine):
 
 @pytest.mark.parametrize("name, lo, hi", [("claim-ref-first-token-of-system-ids", 0.03, 0.2),
                                           ("accession-first-token-plain-prompt", 0.05, 0.3),
-                                          ("sessions-history-ahead-of-system", 0.15, 0.5)])
+                                          ("sessions-history-ahead-of-system", 0.15, 0.5),
+                                          ("excess-amount-in-one-of-two-products-ids", 0.3, 0.6)])
 def test_some_requests_lack_the_defect(engine, name, lo, hi):
     pairs = build_pairs(name, 12)
     marks = [marked(engine, o)[1] for o, _ in pairs]
