@@ -52,7 +52,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 # Characters that separate a label from its value ("Name: ", "user_id="), or values in a line.
 # Longer than any id, clock reading or number the patterns describe.
 MAX_VALUE_CHARS = 48
-_LABEL_END = ":=\n\"'(<[{|"
+_LABEL_END = ":=\n\"'(<[{|>]"  # (">" and "]" end markup: a chat template's "<s>", "[INST]")
 _STRIP = " \t\r\n\"'`.,;:()[]{}<>"
 
 

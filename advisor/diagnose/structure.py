@@ -37,6 +37,7 @@ PROSE_WORDS = 6   # words of letters: a paragraph holding this many is text, not
 VALUE_DENSE = 0.3  # share of words holding a digit in a stretch of values (readings, ids)
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 _CLOSE = " \t.!?;:)]}\"'"  # what may close a paragraph's last sentence
+_LIST_MARK = re.compile(r"\s*\(?(?:\d{1,4}|[a-zA-Z])[.)]\s+")  # 1. 1) (1) a. a) (a) A.
 STATIC_SHARE = 0.5   # re-joined content held by at least this share of requests is static
 # ... or by this share, when at least FAMILY_REQUESTS requests re-join it (one arm of an A/B
 # test of system prompts; retrieved passages are re-joined by a few pairs of requests).
@@ -581,6 +582,16 @@ class Structure:
                 bare_b = [u.rstrip().rstrip(",") for u in units_b]
                 if bare_a != bare_b and Counter(bare_a) == Counter(bare_b) and sum(1 for u in bare_a if u.strip()) >= 2:
                     return bare_a[(1 if lo < 0 else 0):len(bare_a) - (1 if hi < 0 else 0)]
+                # Items of a list numbered or lettered after the shuffle: the markers stay
+                # in place, the items' texts move.
+                marks_a = [_LIST_MARK.match(u) for u in units_a]
+                marks_b = [_LIST_MARK.match(u) for u in units_b]
+                if sum(1 for m in marks_a if m) >= 2 and [m.group(0) if m else None for m in marks_a] == \
+                        [m.group(0) if m else None for m in marks_b]:
+                    items_a = [u[m.end():] if m else u for u, m in zip(units_a, marks_a)]
+                    items_b = [u[m.end():] if m else u for u, m in zip(units_b, marks_b)]
+                    if items_a != items_b and Counter(items_a) == Counter(items_b):
+                        return items_a[(1 if lo < 0 else 0):len(items_a) - (1 if hi < 0 else 0)]
         return None
 
     def _code(self, decoded: list[tuple[Gap, list[int], int, int]]) -> tuple[str, list[int]]:
