@@ -28,6 +28,7 @@ from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, DEFAULT_JOINER,
                                      MessageMove, SpanMove, UnitSort,
                                      anchors, choose, locate, shared_marker, static_messages, static_turns, text_of,
                                      TurnMove, TurnsMove, json_unescaped, shared_turn_bodies, sort_call_arguments,
+                                     system_into_first_user,
                                      unescaped_context)
 from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, canonical_tool_keys, editable, reorder_blocks,
                                        sort_tools, sort_tools_and_keys)
@@ -36,6 +37,7 @@ from advisor.ingest.traffic import Request
 Fix = Callable[[Request], "Request | None"]
 # A variant's details key: the action kind when that variant is the one measured best.
 AS = "action"
+OPENING = 48  # tokens: a span this near the start of the prompt may be a message of its own
 
 
 @dataclass
@@ -170,13 +172,13 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
                                     for e in examples))
             cands = anchors(contexts)
             typical = sizes[len(sizes) // 2] if sizes else 0
-            anchor = None if injected else choose(cands, requests, typical)
+            anchor = None if injected else choose(cands, requests, typical, contexts)
             if not injected and _template_after(contexts, texts):
                 # What the decoded text goes on with after the span is in no message: the
                 # chat template's own text (a layout that prints the tools right after the
                 # system text). The span runs to the end of its message, where it finds more.
                 ends = list(dict.fromkeys(Anchor(a.left, "", True, "") for a in cands if a.left.strip()))
-                end = choose(ends, requests, typical)
+                end = choose(ends, requests, typical, contexts)
                 if end is not None and (anchor is None or _hits(end, requests) > _hits(anchor, requests)):
                     anchor = end
             if anchor is None:
@@ -213,9 +215,15 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
             if static:
                 variants.append((what + "by sending its message after the static system messages that follow it.",
                                  MessageMove(static), {"to": AFTER_STATIC}))
-            if f.code == "TR102":
+            # (Or a value opening the prompt: a layout that joins system messages without
+            # markup between them, Mistral's, shows no message boundary to the diagnosis.)
+            if f.code == "TR102" or (f.token_offset is not None and f.token_offset <= OPENING):
                 variants.append((what + "by sending its message after the system message that follows it.",
                                  MessageMove(static, True), {"to": AFTER_STATIC}))
+            if f.code == "TR102":
+                variants.append(("Send the system prompt as the opening of the first user turn (this layout "
+                                 "prints it with the last user turn, after the history).", system_into_first_user,
+                                 {"to": AFTER_STATIC}))
             if f.code == "TR102" and (shared or shared_turns):
                 variants.append((what + "by sending its turns after the static turns that follow them (a "
                                  "system prompt, fixed few-shot examples), right before the newest user turn.",

@@ -35,7 +35,8 @@ LAST_USER_START = "start-of-last-user-turn"
 AFTER_STATIC = "after-static-message"
 AFTER_SHARED = "after-shared-content"
 
-_SPECIAL = re.compile(r"<\|[^|>]{1,40}\|>")
+# Chat markup in decoded text: Llama 3's and ChatML's <|...|>, Mistral's control tokens.
+_SPECIAL = re.compile(r"<\|[^|>]{1,40}\|>|</?s>|\[/?(?:INST|AVAILABLE_TOOLS|TOOL_RESULTS|TOOL_CALLS|SYSTEM_PROMPT)\]")
 _HEADER = re.compile(r"<\|start_header_id\|>.*?<\|end_header_id\|>", re.DOTALL)
 SIDE = 40          # characters of static context used on each side
 LONG_SIDE = 24     # a left side this long is a sentence of static text, not a unit's label
@@ -210,11 +211,15 @@ def _right_cuts(right: str) -> list[str]:
     return out
 
 
-def choose(cands: list[Anchor], requests: Sequence[Sequence[str]], typical: int = 0) -> Anchor | None:
+def choose(cands: list[Anchor], requests: Sequence[Sequence[str]], typical: int = 0,
+           contexts: Sequence[tuple[str, str, str]] = ()) -> Anchor | None:
     """The anchor that finds a span in the most requests (each a list of its texts: message
     contents, prompt, tool definitions), then the one whose spans come closest to
-    ``typical`` characters (what the alignment saw)."""
-    best: tuple[int, bool, bool, bool, float, int] | None = None
+    ``typical`` characters (what the alignment saw). Where ``contexts`` (decoded (before,
+    span, after) triples) are given, among those, the one that finds the observed span in
+    most of them: static text that precedes the span in some requests only (sections in
+    another order) finds other text in the rest."""
+    best: tuple[int, bool, int, bool, bool, float, int] | None = None
     chosen = None
     for k, a in enumerate(cands):
         hits = 0
@@ -240,10 +245,21 @@ def choose(cands: list[Anchor], requests: Sequence[Sequence[str]], typical: int 
         # A bare JSON key or closing quote as a side is for values the template wraps its own
         # way: where a side of real context finds as many, that side says where the span is.
         bare = bool(_MEMBER_KEY.fullmatch(a.left)) or (len(a.right) <= 13 and a.right.endswith('"'))
-        score = (-hits, not a.left, _shares_a_word(spans, a), bare, abs(size / hits - typical), k)
+        agree = sum(1 for c in contexts[:24] if _finds_observed(a, c))
+        score = (-hits, not a.left, -agree, _shares_a_word(spans, a), bare, abs(size / hits - typical), k)
         if best is None or score < best:
             best, chosen = score, a
     return chosen
+
+
+def _finds_observed(a: Anchor, context: tuple[str, str, str]) -> bool:
+    """Whether ``a``, applied to a decoded context's own text, finds most of its span."""
+    before, span, after = context
+    got = locate(before + span + after, a)
+    if got is None:
+        return False
+    lo, hi = len(before), len(before) + len(span)
+    return min(hi, got[1]) - max(lo, got[0]) >= (hi - lo) / 2
 
 
 def _shares_a_word(spans: list[str], a: Anchor | None = None) -> bool:
@@ -1217,6 +1233,33 @@ def _with_sorted_arguments(call: dict[str, Any], parsed: dict[str, Any]) -> dict
     fn = call["function"]
     new_args = json.dumps(ordered, ensure_ascii=False) if isinstance(fn.get("arguments"), str) else ordered
     return {**call, "function": {**fn, "arguments": new_args}}
+
+
+def system_into_first_user(req: Request) -> Request | None:
+    """The request with its system messages sent as the opening of the first user turn. A
+    layout that prints the system prompt with the last user turn (Mistral's, through
+    mistral-common) puts it after the history, so every turn of a session sends it anew
+    behind content only that session holds; at the first user turn it stays in front."""
+    if req.kind != "messages" or not req.messages:
+        return None
+    messages = [dict(m) for m in req.messages]
+    system = [m for m in messages if m.get("role") in _PREAMBLE_ROLES]
+    rest = [m for m in messages if m.get("role") not in _PREAMBLE_ROLES]
+    first = next((k for k, m in enumerate(rest) if m.get("role") == "user"), None)
+    texts = [m.get("content") for m in system]
+    if not system or first is None or not all(isinstance(t, str) for t in texts):
+        return None
+    if not any(m.get("role") == "assistant" for m in rest[first:]):
+        return None  # one turn: nothing comes between the system prompt and the question
+    head = "\n\n".join(str(t) for t in texts)
+    content = rest[first].get("content")
+    if isinstance(content, str):
+        rest[first]["content"] = head + "\n\n" + content
+    elif isinstance(content, list):
+        rest[first]["content"] = [{"type": "text", "text": head + "\n\n"}] + list(content)
+    else:
+        return None
+    return dataclasses.replace(req, messages=tuple(rest))
 
 
 def sort_call_arguments(req: Request) -> Request | None:

@@ -123,3 +123,19 @@ def test_a_retrieved_pair_goes_after_the_fixed_pairs_in_a_token_id_prompt():
     assert moved is not None
     assert moved.prompt == text.replace(retrieved + shots, shots + retrieved)
     assert TurnsMove(frozenset(), frozenset({"You tutor."}))(req) is None  # no static turns after it
+
+
+def test_the_system_prompt_goes_into_the_first_user_turn_only_for_sessions():
+    from advisor.prescribe.moves import system_into_first_user
+
+    prompt = ("system", "You are the assistant.\n\nRules: be brief.")
+    session = _req(prompt, ("user", "First question?"), ("assistant", "First answer."), ("user", "Next one?"))
+    moved = system_into_first_user(session)
+    assert moved is not None
+    assert [m["role"] for m in moved.messages] == ["user", "assistant", "user"]
+    assert moved.messages[0]["content"] == prompt[1] + "\n\nFirst question?"
+    assert moved.messages[2]["content"] == "Next one?"
+    # One turn: nothing comes between the system prompt and the question in any layout.
+    assert system_into_first_user(_req(prompt, ("user", "Only question?"))) is None
+    # No system prompt: nothing to move.
+    assert system_into_first_user(_req(("user", "Hi"), ("assistant", "Hello"), ("user", "Bye"))) is None
