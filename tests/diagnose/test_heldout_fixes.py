@@ -15,7 +15,7 @@ import json
 import pytest
 
 from tests.diagnose.heldout import Engine, oracle, write_jsonl
-from tests.diagnose import heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8
+from tests.diagnose import heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8, heldout9
 
 CODES = {"dynamic": {"TR101"}, "order": {"TR201"}, "placement": {"TR102"}}
 
@@ -129,16 +129,32 @@ FIXED8 = {
     "job-brief-before-style-guide-sessions": "read as TR101",
     "lot-identity-in-tool-response": "read as TR102",
 }
+# The ninth held-out set, served by Mistral through vLLM (mistral-common prints the system
+# prompt with the last user turn, after the history, and joins system messages without markup).
+FIXED9 = {
+    # The decoded BOS "<s>" read as the label of a value on the first token of a plain prompt.
+    "accession-first-token-plain-prompt": "a pin of a value the template does not render; 0.172 against 0.959",
+    # The system prompt after the history: only sending it in the first user turn keeps it in front.
+    "sessions-history-ahead-of-system": "no gain; 0.308 against 0.936",
+    "sessions-history-ahead-of-system-tools": "no gain; 0.288 against 0.780",
+    # A profile system message ahead of the main one: no message boundary in this layout.
+    "applicant-profile-ahead-and-date": "no gain; 0.008 against 0.950",
+    # A value whose right context is a section in another order per request.
+    "shuffled-sections-and-queue-line-prompt": "the move cut a section heading; 0.817 against 0.968",
+}
 # Passages that end the system message follow static text in the messages: a value there is
 # TR101 (the layout prints the tools after it, which is what it costs).
-READ_AS = {("retrieved-passages-between-system-text-and-tools", "placement"): "TR101"}
+READ_AS = {("retrieved-passages-between-system-text-and-tools", "placement"): "TR101",
+           # Mistral's layout joins the system messages: the profile is a value opening the prompt.
+           ("applicant-profile-ahead-and-date", "placement"): "TR101"}
 # The report at the top varies in length: the later defects sit at another token in every request.
 OFFSET_VARIES |= {("report-first-club-6-and-set-pieces-chatml-prompt", "dynamic"),
                   ("report-first-club-6-and-set-pieces-chatml-prompt", "order")}
 SETS = {**{n: heldout2 for n in FIXED}, **{n: heldout3 for n in FIXED3}, **{n: heldout4 for n in FIXED4},
         **{n: heldout5 for n in FIXED5}, **{n: heldout6 for n in FIXED6}, **{n: heldout7 for n in FIXED7},
-        **{n: heldout8 for n in FIXED8}}
-WHY = {**FIXED, **FIXED3, **FIXED4, **FIXED5, **FIXED6, **FIXED7, **FIXED8}
+        **{n: heldout8 for n in FIXED8}, **{n: heldout9 for n in FIXED9}}
+WHY = {**FIXED, **FIXED3, **FIXED4, **FIXED5, **FIXED6, **FIXED7, **FIXED8, **FIXED9}
+ENGINES = {heldout8: heldout8.qwen_engine, heldout9: heldout9.mistral_engine}
 
 
 @pytest.fixture(scope="module")
@@ -150,7 +166,8 @@ def workloads():
             + heldout5.build_workloads(12, engine, list(FIXED5))
             + heldout6.build_workloads(12, engine, list(FIXED6))
             + heldout7.build_workloads(12, engine, list(FIXED7))
-            + heldout8.build_workloads(12, heldout8.qwen_engine(), list(FIXED8)))
+            + heldout8.build_workloads(12, heldout8.qwen_engine(), list(FIXED8))
+            + heldout9.build_workloads(12, heldout9.mistral_engine(), list(FIXED9)))
 
 
 @pytest.mark.parametrize("name", list(SETS))
@@ -162,7 +179,7 @@ def test_a_fixed_heldout_shape_stays_fixed(name, workloads, cli, tmp_path):
     res = cli("prescribe", str(path), *served, "--format", "json")
     assert res.code == 0, res.err
     data = json.loads(res.out)
-    engine = heldout8.qwen_engine() if SETS[name] is heldout8 else Engine()
+    engine = ENGINES.get(SETS[name], Engine)()
     cached, total = oracle(engine.ids(r) for r in w.fixed)
     truth = cached / total
     assert abs(data["hit_rate_after"] - truth) <= 0.02, (name, WHY[name], data["hit_rate_after"], truth)
