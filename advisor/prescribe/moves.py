@@ -420,7 +420,11 @@ class SpanMove:
             if messages[-1].get("role") not in ("user", "tool", "ipython") or len(messages) < 2:
                 return None
             last_user = len(messages) - 1
-        if req.tools and last_user >= 0:
+        # The texts in the order the anchor was chosen by (messages, then tools): a label
+        # the system text and a tool's description share ("Claim ") finds the message's.
+        in_message = any(locate(t, a) is not None for m in messages
+                         if (t := text_of(m.get("content"), self.joiner)) is not None)
+        if req.tools and last_user >= 0 and not in_message:
             got_tools = _cut_tools(list(req.tools), a)
             if got_tools is not None:
                 tools, moved = got_tools
