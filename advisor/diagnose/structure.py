@@ -608,7 +608,8 @@ class Structure:
         first tokens vary too (questions that share their first words in pairs), the
         per-request content starts where its static head ends: for TR102, the tokens
         from there to each span's start."""
-        leads, pulls, extents, ends, users, values, prose, dense = [], [], [], 0, 0, 0, 0, 0
+        leads, pulls, extents, ends, users, values, prose = [], [], [], 0, 0, 0, 0
+        dense = [0, 0]  # words holding a digit, words, over the spans (long ones weigh more)
         for _g, ids, start, end in decoded:
             head, closes, role = _message_of(ids, start, end, self.specials, self.decode)
             pull = self._pull(ids, start, head)
@@ -620,7 +621,9 @@ class Structure:
             prose += _is_prose(text) or self._paragraph(ids, start - pull, end, head - pull)
             # Readings and ids opening a message (a spray window's wind and rain, a lot's
             # wafer count and start date) are values, not content of their own.
-            dense += _value_dense(text)
+            words = text.split()
+            dense[0] += sum(1 for w in words if any(ch.isdigit() for ch in w))
+            dense[1] += len(words)
             if role == "user":
                 users += 1
                 # A clock reading or an id opening the user turn is a value, not the
@@ -634,7 +637,8 @@ class Structure:
         # Lines of text opening the prompt (a conversation, notes, a profile block) where
         # no message boundary tells: content ahead of the static text, not a value in it.
         lines = extent >= PROSE_SPAN and prose * 2 > n
-        if extent >= LONG_SPAN or (2 * extent >= lead and dense * 2 <= n and (ends * 2 > n or in_user or lines)):
+        valued = dense[0] >= VALUE_DENSE * max(1, dense[1])
+        if extent >= LONG_SPAN or (2 * extent >= lead and not valued and (ends * 2 > n or in_user or lines)):
             return "TR102", pulls
         return "TR101", []
 
@@ -1014,13 +1018,6 @@ def _is_prose(text: str) -> bool:
     if len(lines) < 2:
         return False
     return sum(classify(line) == "name-or-text" for line in lines) * 2 > len(lines)
-
-
-def _value_dense(text: str) -> bool:
-    """Whether at least ``VALUE_DENSE`` of the words of ``text`` hold a digit: readings and
-    ids under labels rather than text."""
-    words = text.split()
-    return bool(words) and sum(1 for w in words if any(ch.isdigit() for ch in w)) >= VALUE_DENSE * len(words)
 
 
 def _within(region: tuple[int, int] | None, at: int) -> bool:
