@@ -35,6 +35,8 @@ PROSE_SPAN = 24   # tokens: lines of text this long at a message's start are con
 PROSE_LINE = 12   # characters: a line this long is a line of its own
 PROSE_WORDS = 6   # words of letters: a paragraph holding this many is text, not a value
 VALUE_DENSE = 0.3  # share of words holding a digit in a stretch of values (readings, ids)
+DENSE_CHARS = 400  # characters of a span read for that share (readings are short; documents are long spans anyway)
+_DIGIT_WORD = re.compile(r"[^\s\d]*\d\S*")
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 _CLOSE = " \t.!?;:)]}\"'"  # what may close a paragraph's last sentence
 _LIST_MARK = re.compile(r"\s*\(?(?:\d{1,4}|[a-zA-Z])[.)]\s+")  # 1. 1) (1) a. a) (a) A.
@@ -618,12 +620,13 @@ class Structure:
             extents.append(pull + end - start)
             ends += closes
             text = self.decode(ids[start - pull:end])
-            prose += _is_prose(text) or self._paragraph(ids, start - pull, end, head - pull)
-            # Readings and ids opening a message (a spray window's wind and rain, a lot's
-            # wafer count and start date) are values, not content of their own.
-            words = text.split()
-            dense[0] += sum(1 for w in words if any(ch.isdigit() for ch in w))
-            dense[1] += len(words)
+            if head - pull <= HEAD:  # (only content opening its message can be TR102)
+                prose += _is_prose(text) or self._paragraph(ids, start - pull, end, head - pull)
+                # Readings and ids opening a message (a spray window's wind and rain, a
+                # lot's wafer count and start date) are values, not content of their own.
+                sample = text[:DENSE_CHARS]
+                dense[0] += len(_DIGIT_WORD.findall(sample))
+                dense[1] += len(sample.split())
             if role == "user":
                 users += 1
                 # A clock reading or an id opening the user turn is a value, not the
@@ -647,19 +650,23 @@ class Structure:
         of one paragraph of text that a blank line ends and at most a short static label
         opens (case notes, an account's history in words): content of its own ahead of the
         static text, not a value inside a sentence."""
-        para = start
-        while para > start - head and "\n\n" not in self.decode(ids[para - 1:start]):
-            para -= 1
-        if end - para < PROSE_SPAN:
-            return False
-        label, mine = self.decode(ids[para:start]), self.decode(ids[start:end])
-        after = self.decode(ids[end:end + 2])
+        mine = self.decode(ids[start:end])
         body = mine.rstrip()
-        if len(label.strip()) > len(body.strip()) or "\n\n" in body.strip():
+        if "\n\n" in body.strip() or not (mine[len(body):] + self.decode(ids[end:end + 2])).lstrip(_CLOSE).startswith("\n\n"):
+            return False  # not one paragraph that a blank line ends (its last stop may follow)
+        if len(_WORDS.findall(body)) < PROSE_WORDS or classify(body) != "name-or-text":
             return False
-        if not (mine[len(body):] + after).lstrip(_CLOSE).startswith("\n\n"):  # its last stop may follow
-            return False
-        return len(_WORDS.findall(body)) >= PROSE_WORDS and classify(body) == "name-or-text"
+        # Back to the blank line before it, token by token: a label longer than the
+        # paragraph's own text is static text the value sits in.
+        label, para = "", start
+        while para > start - head and "\n\n" not in label:
+            piece = self.decode(ids[para - 1:para])
+            if "\n\n" in piece + label[:1]:
+                break
+            label, para = piece + label, para - 1
+            if len(label.strip()) > len(body.strip()):
+                return False
+        return end - para >= PROSE_SPAN
 
     def _static_end(self, ids: list[int], end: int, given: bytes, reach: int = 256, long: bool = False) -> int:
         """Where static content starts again after a span ending at ``end``: a pair of
