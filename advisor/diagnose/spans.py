@@ -109,6 +109,11 @@ COMPOUND = frozenset(chr(c) for c in range(33, 127)) - frozenset("\"'`()[]{}<>,\
 MAX_COMPOUND_CHARS = 2048
 
 
+# A list item's marker: 1. 1) (1) a. a) (a) A. (A) (indent and bracket, number or letter,
+# stop and space), as numbered and lettered lists write it.
+LIST_MARK = re.compile(r"(\s*\(?)(\d{1,4}|[a-z]|[A-Z])([.)]\s+)")
+
+
 def compound_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     """``[start, end)`` widened to the whole compound token around it (a value inside a URL
     is the URL: a move that carries a piece of it breaks the link); unchanged when the

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from advisor.diagnose.align import MIN_RUN, Aligner, Gap, Swap, _find_aligned, weight
-from advisor.diagnose.spans import COMPOUND, classify, classify_inside, compound_bounds, differing_range, expand
+from advisor.diagnose.spans import (COMPOUND, LIST_MARK, classify, classify_inside, compound_bounds,
+                                    differing_range, expand)
 from advisor.ingest.ids import ITEM, pack, unpack
 
 # Per-request content that opens its message (at most HEAD static tokens of it before:
@@ -39,7 +40,6 @@ DENSE_CHARS = 400  # characters of a span read for that share (readings are shor
 _DIGIT_WORD = re.compile(r"[^\s\d]*\d\S*")
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 _CLOSE = " \t.!?;:)]}\"'"  # what may close a paragraph's last sentence
-_LIST_MARK = re.compile(r"\s*\(?(?:\d{1,4}|[a-zA-Z])[.)]\s+")  # 1. 1) (1) a. a) (a) A.
 STATIC_SHARE = 0.5   # re-joined content held by at least this share of requests is static
 # ... or by this share, when at least FAMILY_REQUESTS requests re-join it (one arm of an A/B
 # test of system prompts; retrieved passages are re-joined by a few pairs of requests).
@@ -586,8 +586,8 @@ class Structure:
                     return bare_a[(1 if lo < 0 else 0):len(bare_a) - (1 if hi < 0 else 0)]
                 # Items of a list numbered or lettered after the shuffle: the markers stay
                 # in place, the items' texts move.
-                marks_a = [_LIST_MARK.match(u) for u in units_a]
-                marks_b = [_LIST_MARK.match(u) for u in units_b]
+                marks_a = [LIST_MARK.match(u) for u in units_a]
+                marks_b = [LIST_MARK.match(u) for u in units_b]
                 if sum(1 for m in marks_a if m) >= 2 and [m.group(0) if m else None for m in marks_a] == \
                         [m.group(0) if m else None for m in marks_b]:
                     items_a = [u[m.end():] if m else u for u, m in zip(units_a, marks_a)]
@@ -659,7 +659,7 @@ class Structure:
         # Back to the blank line before it, token by token: a label longer than the
         # paragraph's own text is static text the value sits in.
         label, para = "", start
-        while para > start - head and "\n\n" not in label:
+        while para > start - head:
             piece = self.decode(ids[para - 1:para])
             if "\n\n" in piece + label[:1]:
                 break

@@ -26,7 +26,7 @@ from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence, rendered_ids
 from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, DEFAULT_JOINER, LAST_MESSAGE, LAST_USER_START, Anchor,
                                      MessageMove, SpanMove, UnitSort,
-                                     anchors, choose, locate, shared_marker, static_messages, static_turns, text_of,
+                                     anchors, call_arguments_text, choose, locate, shared_marker, static_messages, static_turns, text_of,
                                      TurnMove, TurnsMove, json_unescaped, shared_turn_bodies, sort_call_arguments,
                                      system_into_first_user,
                                      unescaped_context)
@@ -378,13 +378,7 @@ class Measurer:
             texts.extend(json.dumps(t, indent=indent, ensure_ascii=False) for t in r.tools or ())
         # The arguments of the tool calls a history replays, as the client sent them.
         for msg in r.messages or ():
-            for call in msg.get("tool_calls") or ():
-                fn = call.get("function") if isinstance(call, dict) else None
-                args = fn.get("arguments") if isinstance(fn, dict) else None
-                if isinstance(args, str):
-                    texts.append(args)
-                elif isinstance(args, dict):
-                    texts.append(json.dumps(args, ensure_ascii=False))
+            texts.extend(t for call in msg.get("tool_calls") or () if (t := call_arguments_text(call)) is not None)
         return texts
 
     def holds(self, text: str) -> bool:

@@ -24,6 +24,7 @@ import re
 from collections import Counter
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+from advisor.diagnose.spans import LIST_MARK
 from advisor.ingest.traffic import Request
 
 LAST_USER = "last-user-turn"
@@ -497,14 +498,13 @@ class SpanMove:
             if not isinstance(calls, list):
                 continue
             for j, call in enumerate(calls):
-                fn = call.get("function") if isinstance(call, dict) else None
-                args = fn.get("arguments") if isinstance(fn, dict) else None
-                text = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False) if isinstance(args, dict) else None
+                text = call_arguments_text(call)
                 got = _cut_json_member(text, self.anchor) if text else None
-                if got is None or fn is None:
+                if got is None:
                     continue
                 rest, moved = got
-                new_args: Any = rest if isinstance(args, str) else json.loads(rest)
+                fn = call["function"]
+                new_args: Any = rest if isinstance(fn["arguments"], str) else json.loads(rest)
                 m["tool_calls"] = calls[:j] + [{**call, "function": {**fn, "arguments": new_args}}] + calls[j + 1:]
                 target = messages[last_user]
                 if self.to == LAST_USER_START and isinstance(target.get("content"), str):
@@ -1121,8 +1121,8 @@ class UnitSort:
         return text[:lo] + new + text[hi:]
 
 
-# A list item's marker: 1. 1) (1) a. a) (a) A. (A), kept in place while the items move.
-_ITEM = re.compile(r"(\s*\(?)(\d{1,4}|[a-z]|[A-Z])([.)]\s+)(.*)", re.DOTALL)
+# A list item: its marker (see ``spans.LIST_MARK``), kept in place while the items move.
+_ITEM = re.compile(LIST_MARK.pattern + r"(.*)", re.DOTALL)
 
 
 def _ordinal(marker: str) -> tuple[str, int]:
@@ -1215,6 +1215,16 @@ def _labelled_line(text: str, where: list[int]) -> tuple[int, int, int]:
     hi = len(text) if hi < 0 else hi
     label = _LABEL.match(text, lo, hi)
     return lo, hi, (label.end() - lo) if label else 0
+
+
+def call_arguments_text(call: Any) -> str | None:
+    """A tool call's arguments as JSON text, as the client sent them (a string, or an
+    object dumped), or None."""
+    fn = call.get("function") if isinstance(call, dict) else None
+    args = fn.get("arguments") if isinstance(fn, dict) else None
+    if isinstance(args, str):
+        return args
+    return json.dumps(args, ensure_ascii=False) if isinstance(args, dict) else None
 
 
 def _call_arguments(call: Any) -> dict[str, Any] | None:
