@@ -44,6 +44,7 @@ LONG_SIDE = 24     # a left side this long is a sentence of static text, not a u
 STATIC_SPANS = 0.9  # an anchor finding one text in this share of requests finds static text
 LINE_END = "\n"    # a right anchor that is only the end of the value's line
 _CLOSING = " \t\r\n.!?;:,)]}\"'"  # what may close a message after a span without being content of its own
+MARKER_GROWS = 24  # times a repeated marker grows by SIDE characters before it is given up
 LINE = 48          # a span whose line holds at most this much besides it moves with its line
 
 
@@ -322,7 +323,10 @@ def _widen(text: str, start: int, end: int) -> tuple[int, int]:
         start = line_start
     line_end = text.find("\n", end)
     line_end = len(text) if line_end < 0 else line_end
-    if line_end - end <= LINE:
+    body = text[start:end]
+    if "\n" in body[len(body.rstrip()):]:
+        pass  # the span ends its line already: the next line (a heading) is not its own
+    elif line_end - end <= LINE:
         end = line_end
     else:
         while end < len(text) and text[end] in ".,;:!?)":
@@ -375,7 +379,14 @@ def shared_marker(texts: Sequence[str], a: Anchor) -> str:
     end = lo.rfind("\n\n", 0, n)
     if end <= at:
         return ""
-    return lo[max(at, end - SIDE):end]
+    # Long enough to be found once: rules written from one phrase book repeat their endings,
+    # and the first copy of a short marker may sit anywhere in the shared text.
+    start = max(at, end - SIDE)
+    for _ in range(MARKER_GROWS):
+        if start <= at or lo.count(lo[start:end]) == 1:
+            break
+        start = max(at, start - SIDE)
+    return lo[start:end] if lo.count(lo[start:end]) == 1 else ""
 
 
 @dataclasses.dataclass
