@@ -165,7 +165,10 @@ class Aligner:
         """Share of the kept requests holding ``given`` (all when empty) that also hold
         ``key``: content is static when (nearly) every request of its kind has it, however
         small a part of a mixed log that kind is."""
-        pool = [d for d in self.kept if not given or _find_aligned(d, given, 0) >= 0]
+        memo = (given, -len(self.kept))  # (negative: the whole log, not a sample of it)
+        pool = self._pools.get(memo)
+        if pool is None:
+            pool = self._pools[memo] = [d for d in self.kept if not given or _find_aligned(d, given, 0) >= 0]
         if not pool:
             return 0.0
         hits = sum(1 for d in pool if _find_aligned(d, key, 0) >= 0)
