@@ -219,7 +219,7 @@ def materialize(engine: Engine, name: str, kind: str, expect: tuple[str, ...], s
     for k in range(len(expect)):
         here = [(m, u) for m, u in zip(marks, units) if m[k] is not None]
         assert here, (name, k)
-        offsets.append(int(statistics.median(m[k] for m, _ in here if m[k] is not None)))
+        offsets.append(int(statistics.median([x for m, _ in here if (x := m[k]) is not None])))
         starts = []
         for m, u in here:
             at = m[k]
@@ -341,6 +341,13 @@ def history(convs: list[list[tuple[str, str]]], c: int, k: int, first: Callable[
     last = convs[c][k][0]
     msgs.append(user(first(last) if k == 0 else last))
     return msgs
+
+
+def ahead(head: str) -> Callable[[str], str]:
+    """A first user text with ``head`` and a blank line ahead of the question."""
+    def join(q: str) -> str:
+        return f"{head}\n\n{q}"
+    return join
 
 
 def tools_first_marked(d: Desk, order: Sequence[str]) -> list[dict[str, Any]]:
@@ -557,7 +564,7 @@ def _water_temp(rng: random.Random, d: Desk) -> list[Pair]:
     for i, (c, k) in enumerate(interleave(rng, convs)):
         ts = BASE_TIME + 8 * 3600 + 53.0 * i
         reading = f"Water {rng.randint(270, 305) / 10:.1f} °C at {clock(ts)[:5]}"
-        orig_msgs = history(convs, c, k, lambda q: f"{MARK}{reading}\n\n{q}")
+        orig_msgs = history(convs, c, k, ahead(f"{MARK}{reading}"))
         fixed_msgs = history(convs, c, k)
         fixed_msgs[-1] = user(f"{fixed_msgs[-1]['content']}\n\n{reading}")
         out.append((chat(i, [sys_msg(system)] + orig_msgs, tools, ts), chat(i, [sys_msg(system)] + fixed_msgs, tools, ts)))
@@ -1055,8 +1062,8 @@ def _brief_sessions(rng: random.Random, d: Desk) -> list[Pair]:
     briefs = [f"Site brief for {rng.choice(TOWNS)}: {d.paragraph(rng.randint(1, 3))}" for _ in convs]
     out: list[Pair] = []
     for i, (c, k) in enumerate(interleave(rng, convs)):
-        orig = history(convs, c, k, lambda q: f"{MARK}{briefs[c]}\n\n{rules}\n\n{q}")
-        fixed = history(convs, c, k, lambda q: f"{rules}\n\n{briefs[c]}\n\n{q}")
+        orig = history(convs, c, k, ahead(f"{MARK}{briefs[c]}\n\n{rules}"))
+        fixed = history(convs, c, k, ahead(f"{rules}\n\n{briefs[c]}"))
         out.append((chat(i, orig), chat(i, fixed)))
     return out
 
