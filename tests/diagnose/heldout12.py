@@ -29,26 +29,32 @@ some workloads a share of requests without the defect (offsets are medians over 
 that carry it).
 
 Shapes. Template-injected values: ``date_string`` set to the request's day (4 days), to its
-minute (ids), in two date formats from two client versions, and left to the template's default
-by a share of clients while the rest pass the day. Tools inside the first user turn: a last
-observation time in a tool description (hourly), the open sites as a parameter enum (3
-settings, ids), a tool list shuffled per request, in sessions too, a tool's parameter keys
-shuffled; values in the first user text right after the tools (an offer reference ahead of a
-static checklist, a customer card ahead of the booking rules), a water temperature re-stamped
-into the first user turn at every turn of a session. Other shapes: XML-tagged prompt sections (a
-tide table inside one, the sections in rotating order), a YAML tour configuration (a
-``generated_at`` deep inside it, its keys in set order), markdown tables (a live round row, a
-shuffled tiebreak table), code (a build string in a snippet), right-to-left and Indic lines (an
-Arabic exchange rate, a Hindi duty officer's name, a Korean counter queue, the three language
-blocks in random order), a one-token danger level, a per-request field report ahead of the
-handbook, a profile system message ahead of the instructions, archive passages ahead of the
-instructions, a dive sheet ahead of the protocol, site briefs ahead of the rules in sessions.
-Several defects in one workload: a per-day date_string plus shuffled tools, shuffled YAML keys
-plus a generated_at, a Korean queue plus a build string, a profile ahead plus a per-minute
-date_string. Controls: a pinned date_string with tools, a date_string that changes once,
-growing sessions with static tools, a shift (3 settings) right after the tools, a static XML
-prompt, a static YAML prompt as ids, static multi-script text, agent loops with static tools, a
-static markdown table prompt, two desks on one endpoint.
+minute (ids), in long form in sessions, in two date formats from two client versions, and left
+to the template's default by a share of clients while the rest pass the day; ``builtin_tools``
+passed from a set, so the template's 'Tools:' line comes in either order (ids). Tools inside the
+first user turn: a last observation time in a tool description (hourly), the nearest free
+technician in one (per request), the open sites as a parameter enum (3 settings, ids), a tool
+list shuffled per request, in sessions too, a tool's parameter keys shuffled; values in the
+first user text right after the tools (an offer reference ahead of a static checklist, a
+customer card ahead of the booking rules), a water temperature re-stamped into the first user
+turn at every turn of a session, a species list in set order inside a canned priming tool
+result. Other shapes: XML-tagged prompt sections (a tide table inside one, the sections in
+rotating order), a YAML tour configuration (a ``generated_at`` deep inside it, its keys in set
+order), markdown tables (a live round row, a shuffled tiebreak table), code (a build string in a
+snippet), right-to-left and Indic lines (an Arabic exchange rate, a Hindi duty officer's name, a
+Korean counter queue, the three language blocks in random order), a one-token danger level, a
+250-400-token snow pit table (ids), a per-request session tag opening an XML prompt, a Hindi
+shipment line ~3k tokens deep in a plain prompt, a Korean client letter ahead of the
+instructions, a per-request field report ahead of the handbook, a profile system message ahead
+of the instructions, archive passages ahead of the instructions, a dive sheet ahead of the
+protocol, site briefs ahead of the rules in sessions. Several defects in one workload: a per-day
+date_string plus shuffled tools, shuffled YAML keys plus a generated_at, a Korean queue plus a
+build string, a profile ahead plus a per-day date_string, shuffled tools plus a customer card
+ahead of the rules, a per-day date_string plus a danger level (ids). Controls: a pinned
+date_string with tools, no date_string over five days (the template's default), growing sessions
+with static tools, a shift (3 settings) right after the tools, a static XML prompt, a static
+YAML prompt as ids, static multi-script text, agent loops with static tools, a static markdown
+table prompt, two desks on one endpoint, builtin_tools in one fixed order (ids).
 
 Truth: the oracle's hit rate over Llama 3 ids on the traffic after the ideal fix written here. A
 value with many settings goes to the end of the last user turn (a prompt: after the question); a
@@ -1068,6 +1074,211 @@ def _brief_sessions(rng: random.Random, d: Desk) -> list[Pair]:
     return out
 
 
+# ---------------------------------------------------------------- more single defects
+
+
+LONG_DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+LONG_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+               "November", "December"]
+
+
+def long_date(ts: float) -> str:
+    import datetime as dt
+
+    d = dt.datetime.fromtimestamp(ts, tz=dt.timezone.utc)
+    return f"{LONG_DAYS[d.weekday()]}, {d.day} {LONG_MONTHS[d.month - 1]} {d.year}"
+
+
+@workload("date-string-long-form-sessions", "messages", ("dynamic",),
+          "sessions of 1-7 turns whose client passes date_string in long form ('Tuesday, 1 December 2026') at "
+          "every request, over three days, so sessions arriving on different days share only the first ~20 "
+          "tokens; static tools in the first user turn", LIGHTHOUSE)
+def _date_sessions(rng: random.Random, d: Desk) -> list[Pair]:
+    system = d.system(7)
+    tools = d.tools()
+    convs = sessions(rng, d, (12, 16), (1, 7))
+    order = interleave(rng, convs)
+    stamps = sorted(BASE_TIME + rng.uniform(0, 3 * 86400) for _ in order)
+    values = sorted({long_date(t) for t in stamps})
+    out: list[Pair] = []
+    for i, ((c, k), ts) in enumerate(zip(order, stamps)):
+        rec = chat(i, [sys_msg(system)] + history(convs, c, k), tools, ts)
+        out.append((kwargs(rec, marked_value(long_date(ts), values)), pinned(rec)))
+    return out
+
+
+BUILTIN = ["brave_search", "wolfram_alpha", "code_interpreter"]
+
+
+@workload("builtin-tools-kwarg-order-ids", "input_ids", ("order",),
+          "the client passes chat_template_kwargs builtin_tools from a set, so the template's 'Tools: brave_search, "
+          "wolfram_alpha' line in the system turn (~10 tokens in) comes in either order; ids", REEF)
+def _builtin_order(rng: random.Random, d: Desk) -> list[Pair]:
+    system = d.system(8)
+    out: list[Pair] = []
+    for i in range(rng.randint(50, 75)):
+        order = shuffled(rng, BUILTIN)
+        shown = [t for t in order if t != "code_interpreter"]
+        marked_order = [MARK + t if t == shown[0] else t for t in order]
+        rec = chat(i, [sys_msg(system), user(d.question())])
+        orig = rec | {"chat_template_kwargs": {"date_string": PINNED_DATE, "builtin_tools": marked_order}}
+        fixed = rec | {"chat_template_kwargs": {"date_string": PINNED_DATE, "builtin_tools": list(BUILTIN)}}
+        out.append((orig, fixed))
+    return out
+
+
+def tracking_line(rng: random.Random) -> str:
+    state = rng.choice(["सीमा शुल्क जाँच में", "गोदाम में प्राप्त", "शुल्क भुगतान लंबित", "जारी कर दिया गया", "निरीक्षण रोक पर"])
+    return f"खेप AWB-{rng.randint(10 ** 7, 10 ** 8 - 1)} की स्थिति: {state}, अद्यतन {rng.randint(0, 23):02d}:{rng.randint(0, 59):02d} बजे"
+
+
+@workload("hindi-tracking-line-3k-deep-plain-prompt", "prompt", ("dynamic",),
+          "a plain completion prompt with a 3k-token brokerage handbook; a Hindi shipment-status line per request "
+          "sits after it, ~2.9k tokens deep, ahead of 400 tokens of static Hindi and Korean notices and the question",
+          CUSTOMS)
+def _hindi_deep(rng: random.Random, d: Desk) -> list[Pair]:
+    handbook = d.system(14)
+    notices = "\n".join(HINDI) + "\n\n" + "\n".join(KOREAN) + "\n\n" + d.paragraph(4)
+    out: list[Pair] = []
+    for i in range(rng.randint(35, 55)):
+        line = tracking_line(rng)
+        q = d.question()
+        head, rest = line.split("AWB-", 1)
+        orig = prompt(i, f"{handbook}\n\n{head}AWB-{MARK}{rest}\n\n{notices}\n\nClient: {q}\nBroker:")
+        fixed = prompt(i, f"{handbook}\n\n{notices}\n\nClient: {q}\n{line}\nBroker:")
+        out.append((orig, fixed))
+    return out
+
+
+SPECIES = ["Acropora hyacinthus", "Porites lobata", "Pocillopora damicornis", "Montipora capitata",
+           "Goniastrea retiformis", "Favites abdita", "Diploastrea heliopora", "Heliopora coerulea"]
+
+
+@workload("species-list-order-in-priming-tool-result", "messages", ("order",),
+          "a canned priming exchange (a call to site_info and its result) ahead of the question; the result's "
+          "species list comes from a set, so its eight names are in a per-request order inside the ipython turn",
+          REEF)
+def _species(rng: random.Random, d: Desk) -> list[Pair]:
+    system = d.system(6)
+    tools = d.tools()
+    call = {"role": "assistant", "content": "", "tool_calls": [
+        {"id": "prime_1", "type": "function", "function": {"name": "site_info", "arguments": json.dumps({"site": "TB-04"})}}]}
+
+    def result(names: list[str]) -> dict[str, Any]:
+        return {"role": "tool", "tool_call_id": "prime_1", "content": json.dumps(
+            {"site": "TB-04", "depth_m": [3, 18], "permit": "TB/2026/117", "species": names}, ensure_ascii=False)}
+    out: list[Pair] = []
+    for i in range(rng.randint(50, 75)):
+        order = shuffled(rng, SPECIES)
+        names = [MARK + n if j == 0 else n for j, n in enumerate(order)]
+        q = d.question()
+        prime = [user("Load the survey site TB-04."), call]
+        orig = chat(i, [sys_msg(system)] + prime + [result(names), assistant("Site loaded."), user(q)], tools)
+        fixed = chat(i, [sys_msg(system)] + prime + [result(list(SPECIES)), assistant("Site loaded."), user(q)], tools)
+        out.append((orig, fixed))
+    return out
+
+
+def korean_letter(rng: random.Random, d: Desk) -> str:
+    lines = [f"수신: 관세사 사무소 (건 번호 KR-{rng.randint(100000, 999999)})", f"화물 {rng.randint(1, 40)}건, "
+             f"총 중량 {rng.randint(10, 9000)} kg", rng.choice(KOREAN), d.paragraph(rng.randint(1, 3))]
+    return "\n".join(lines)
+
+
+@workload("korean-letter-ahead-of-instructions-prompt", "prompt", ("placement",),
+          "a raw Llama 3.1 prompt whose user turn opens with the client's Korean letter (80-200 tokens, per "
+          "request), then the broker's 1k-token static instructions, then the question; the system text is short",
+          CUSTOMS)
+def _korean_letter(rng: random.Random, d: Desk) -> list[Pair]:
+    instructions = "\n\n".join(d.section(s) for s in CUSTOMS.sections[:5])
+    system = d.opening()
+    out: list[Pair] = []
+    for i in range(rng.randint(45, 70)):
+        letter = korean_letter(rng, d)
+        q = d.question()
+        orig = prompt(i, llama_prompt(system, f"{MARK}{letter}\n\n{instructions}\n\n{q}"))
+        fixed = prompt(i, llama_prompt(system, f"{instructions}\n\n{letter}\n\n{q}"))
+        out.append((orig, fixed))
+    return out
+
+
+def pit_profile(rng: random.Random) -> str:
+    rows = ["| Depth (cm) | Hardness | Grain | Size (mm) | Temp (°C) |", "| --- | --- | --- | --- | --- |"]
+    depth = rng.randint(140, 260)
+    while depth > 0:
+        rows.append(f"| {depth} | {rng.choice(['F', '4F', '1F', 'P', 'K'])} | {rng.choice(['PP', 'DF', 'RG', 'FC', 'DH', 'SH'])} "
+                    f"| {rng.choice(['0.5', '1', '1.5', '2', '3'])} | -{rng.randint(1, 12)}.{rng.randint(0, 9)} |")
+        depth -= rng.randint(8, 20)
+    return "\n".join(rows)
+
+
+@workload("snow-pit-profile-long-span-ids", "input_ids", ("dynamic",),
+          "the latest snow pit profile, a 250-400-token markdown table, inside the system text ~1k tokens deep, "
+          "replaced every 6-10 requests in arrival order; 1k static tokens follow; ids", AVALANCHE,
+          (END_SYSTEM, END_USER))
+def _pit(rng: random.Random, d: Desk) -> list[Pair]:
+    head = d.system(5)
+    tail = "\n\n".join(d.section(s) for s in AVALANCHE.sections[5:10])
+    n = rng.randint(50, 75)
+    slot = hourly(rng, n, (6, 10))
+    profiles = [pit_profile(rng) for _ in range(slot[-1] + 1)]
+    out: list[Pair] = []
+    for i in range(n):
+        p = profiles[slot[i]]
+        cut = first_differs(p, profiles)
+        q = d.question()
+        orig = chat(i, [sys_msg(f"{head}\n\nLatest snow pit:\n{p[:cut]}{MARK}{p[cut:]}\n\n{tail}"), user(q)])
+        a = chat(i, [sys_msg(f"{head}\n\n{tail}\n\nLatest snow pit:\n{p}"), user(q)])
+        b = chat(i, [sys_msg(f"{head}\n\n{tail}"), user(f"{q}\n\nLatest snow pit:\n{p}")])
+        out.append((orig, (a, b)))
+    return out
+
+
+@workload("session-tag-first-token-xml-prompt", "prompt", ("dynamic",),
+          "a raw Llama 3.1 prompt whose system text opens with '<session id=\"...\" desk=\"visitor\"/>', a fresh id "
+          "per request as the first text after the template's date lines; 1.6k tokens of XML-tagged sections "
+          "follow; ~20% of requests come from the kiosk, which sends no tag", LIGHTHOUSE)
+def _session_tag(rng: random.Random, d: Desk) -> list[Pair]:
+    secs = xml_sections(d, LIGHT_TAGS)
+    body = "\n\n".join([d.opening()] + [secs[t] for t in LIGHT_TAGS])
+    out: list[Pair] = []
+    for i in range(rng.randint(50, 75)):
+        q = d.question()
+        if lacks(rng, 0.2):
+            rec = prompt(i, llama_prompt(SKIP + body, q))
+            out.append((rec, unmark(rec)))
+            continue
+        sid = f"{rng.randrange(16 ** 8):08x}"
+        orig = prompt(i, llama_prompt(f"<session id=\"{MARK}{sid}\" desk=\"visitor\"/>\n{body}", q))
+        fixed = prompt(i, llama_prompt(body, f"{q}\n\n<session id=\"{sid}\" desk=\"visitor\"/>"))
+        out.append((orig, fixed))
+    return out
+
+
+TECHS = ["Imogen Hartley", "Rafael Quell", "Dorota Nowicka", "Tobias Lindqvist", "Amara Okafor", "Hugo Delacroix",
+         "Saoirse Kavanagh", "Kenji Morimoto", "Beatriz Ramos", "Elliot Vance", "Ingrid Solberg", "Farid Haddad"]
+
+
+@workload("nearest-technician-in-tool-description", "messages", ("dynamic",),
+          "the booking tool's description names the nearest free technician and their ETA ('Nearest free "
+          "technician: Amara Okafor, 35 min away'), per request, inside the tools JSON of the first user turn",
+          PIANO)
+def _nearest(rng: random.Random, d: Desk) -> list[Pair]:
+    system = d.system(6)
+    out: list[Pair] = []
+    for i in range(rng.randint(55, 85)):
+        who, eta = rng.choice(TECHS), rng.randint(10, 120)
+        note = f"Nearest free technician: {who}, {eta} min away."
+        tools = d.tools()
+        fn = next(t for t in tools if t["function"]["name"] == "book_tuning")["function"]
+        fn["description"] += f" Nearest free technician: {MARK}{who}, {eta} min away."
+        q = d.question()
+        orig = chat(i, [sys_msg(system), user(q)], tools)
+        fixed = chat(i, [sys_msg(system), user(f"{q}\n\n{note}")], d.tools())
+        out.append((orig, fixed))
+    return out
+
+
 # ---------------------------------------------------------------- several defects
 
 
@@ -1151,6 +1362,43 @@ def _profile_and_minute(rng: random.Random, d: Desk) -> list[Pair]:
         q = d.question()
         orig = kwargs(chat(i, [sys_msg(f"{MARK}{prof}\n\n{rules}"), user(q)], ts=ts), marked_value(llama_date(ts), values))
         fixed = pinned(chat(i, [sys_msg(rules), user(f"{prof}\n\n{q}")], ts=ts))
+        out.append((orig, fixed))
+    return out
+
+
+@workload("shuffled-tools-and-card-ahead-after-tools", "messages", ("order", "placement"),
+          "the five booking tools in a per-request order, and after them the customer card ahead of the static "
+          "booking rules in the first user text", PIANO)
+def _tools_and_card(rng: random.Random, d: Desk) -> list[Pair]:
+    system = d.system(5)
+    names = list(PIANO.tools)
+    rules = "Booking rules:\n" + "\n".join(f"- {r}" for r in d.rules(24))
+    out: list[Pair] = []
+    for i in range(rng.randint(55, 80)):
+        card = f"Customer C-{rng.randint(1000, 9999)}: {rng.choice(['upright', 'grand'])}, zone {rng.choice(['N1', 'E1', 'S3', 'W2'])}"
+        q = d.question()
+        orig = chat(i, [sys_msg(system), user(f"{MARK}{card}\n\n{rules}\n\n{q}")], tools_first_marked(d, shuffled(rng, names)))
+        fixed = chat(i, [sys_msg(system), user(f"{rules}\n\n{card}\n\n{q}")], d.tools(names))
+        out.append((orig, fixed))
+    return out
+
+
+@workload("daily-date-string-and-danger-level-ids", "input_ids", ("dynamic", "dynamic"),
+          "date_string set to the day (4 days) and the regional danger level (5 settings) ~1.6k tokens deep in the "
+          "system text; ids", AVALANCHE)
+def _date_and_danger(rng: random.Random, d: Desk) -> list[Pair]:
+    head = d.system(7)
+    tail = "\n\n".join(d.section(s) for s in AVALANCHE.sections[7:10])
+    n = rng.randint(55, 80)
+    stamps = sorted(BASE_TIME + rng.uniform(0, 4 * 86400) for _ in range(n))
+    dates = sorted({llama_date(t) for t in stamps})
+    out: list[Pair] = []
+    for i, ts in enumerate(stamps):
+        lvl = rng.choice(DANGER)
+        q = d.question()
+        orig = kwargs(chat(i, [sys_msg(f"{head}\n\nRegional danger today: {MARK}{lvl}\n\n{tail}"), user(q)], ts=ts),
+                      marked_value(llama_date(ts), dates))
+        fixed = pinned(chat(i, [sys_msg(f"{head}\n\n{tail}\n\nRegional danger today: {lvl}"), user(q)], ts=ts))
         out.append((orig, fixed))
     return out
 
@@ -1292,6 +1540,18 @@ def _c_two(rng: random.Random, d: Desk) -> list[Pair]:
     for i in range(rng.randint(55, 85)):
         rec = chat(i, [sys_msg(a), user(d.question())]) if rng.random() < 0.5 else chat(i, [sys_msg(b), user(other.question())])
         rec = kwargs(rec, PINNED_DATE)
+        out.append((rec, rec))
+    return out
+
+
+@workload("clean-builtin-tools-fixed-order", "input_ids", (),
+          "builtin_tools and date_string passed in one fixed form by every request; questions vary; ids", CHESS)
+def _c_builtin(rng: random.Random, d: Desk) -> list[Pair]:
+    system = d.system(7)
+    out: list[Pair] = []
+    for i in range(rng.randint(45, 70)):
+        rec = chat(i, [sys_msg(system), user(d.question())]) | {
+            "chat_template_kwargs": {"date_string": PINNED_DATE, "builtin_tools": ["brave_search", "wolfram_alpha"]}}
         out.append((rec, rec))
     return out
 

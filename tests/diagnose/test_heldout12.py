@@ -53,7 +53,7 @@ def _rate(engine: Engine, records) -> float:
 def test_the_set_is_big_and_varied():
     defects = [r for r in REGISTRY if r[2]]
     clean = [r for r in REGISTRY if not r[2]]
-    assert len(defects) >= 34 and len(clean) >= 9
+    assert len(defects) >= 40 and len(clean) >= 9
     kinds = Counter(r[1] for r in REGISTRY)
     assert set(kinds) == {"messages", "prompt", "input_ids"}
     assert kinds["messages"] <= 0.6 * len(REGISTRY) and min(kinds.values()) >= 0.15 * len(REGISTRY), kinds
@@ -192,16 +192,21 @@ def test_the_fix_gains_and_controls_are_their_own_fix(engine, sample):
             assert w.records == w.fixed, w.name
 
 
-def test_template_injected_dates_are_fixed_by_one_pinned_value():
+def test_template_injected_values_are_fixed_by_one_pinned_value():
+    def date(r: dict[str, Any]) -> str | None:
+        return (r.get("chat_template_kwargs") or {}).get("date_string")
+    seen = 0
     for name in workload_names():
         pairs = build_pairs(name, 12)
         if not any("chat_template_kwargs" in o for o, _ in pairs):
             continue
         fixes = [f for _, fx in pairs for f in (fx if isinstance(fx, tuple) else (fx,))]
-        dates = {json.dumps(f.get("chat_template_kwargs")) for f in fixes}
-        assert len(dates) == 1, (name, dates)
-        if any(o.get("chat_template_kwargs") != pairs[0][0].get("chat_template_kwargs") for o, _ in pairs):
-            assert dates == {json.dumps({"date_string": PINNED_DATE})}, name
+        # Every request of a fix passes the same template variables.
+        assert len({json.dumps(f.get("chat_template_kwargs")) for f in fixes}) == 1, name
+        if len({unmark(date(o)) for o, _ in pairs}) > 1:
+            assert {date(f) for f in fixes} == {PINNED_DATE}, name
+            seen += 1
+    assert seen >= 7, seen
 
 
 def test_the_truth_uses_the_better_measured_place(engine):
