@@ -21,6 +21,7 @@ detector and its zoo), runs ``advisor analyze --format json`` and ``advisor pres
   python bench/diagnose_heldout.py --set heldout7                 # the seventh held-out set
   python bench/diagnose_heldout.py --set heldout8                 # the eighth held-out set (Qwen 2.5)
   python bench/diagnose_heldout.py --set heldout9                 # the ninth held-out set (Mistral on vLLM)
+  python bench/diagnose_heldout.py --set heldout11                # the eleventh held-out set (Qwen3 on vLLM)
   python bench/diagnose_heldout.py --set heldout12                # the twelfth held-out set (Llama 3.1's own template)
 
 --set heldout2 runs tests/diagnose/heldout2.py instead, a set written blind to the detector
@@ -48,6 +49,10 @@ content parts, assistant turns and second system messages, and 2-3 defects of di
 records are rendered through mistral-common (--engine vllm --tokenizer tekken, its ANALYZE_ARGS) and
 measured in Tekken tokens, in Mistral's layout (history, then tools, then the system text inside the
 last user turn).
+--set heldout11 runs tests/diagnose/heldout11.py, an eleventh blind set served by Qwen3 on vLLM (--engine
+vllm --tokenizer qwen3 --chat-template tests/chat_templates/qwen3.jinja, its ANALYZE_ARGS): tools inside
+the system turn after the system text, content parts joined, <think> blocks the template drops from
+earlier turns.
 --set heldout12 runs tests/diagnose/heldout12.py, a twelfth blind set served with Llama 3.1 Instruct's own
 chat template on SGLang (--chat-template tests/chat_templates/llama31.jinja, its ANALYZE_ARGS): the
 template's 'Today Date:' line takes each request's chat_template_kwargs date_string, and the tools are
@@ -79,11 +84,13 @@ from advisor.ingest.tokenizers import load_tokenizer  # noqa: E402
 
 from tests.diagnose import heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8  # noqa: E402
 from tests.diagnose import heldout9  # noqa: E402
+from tests.diagnose import heldout11  # noqa: E402
 from tests.diagnose import heldout12  # noqa: E402
 from tests.diagnose.heldout import Engine, Workload, oracle, write_jsonl  # noqa: E402
 
 SETS = {"heldout": heldout, "heldout2": heldout2, "heldout3": heldout3, "heldout4": heldout4, "heldout5": heldout5,
         "heldout6": heldout6, "heldout7": heldout7, "heldout8": heldout8, "heldout9": heldout9}
+SETS["heldout11"] = heldout11
 SETS["heldout12"] = heldout12
 
 CLASS_CODES = {"dynamic": {"TR101"}, "order": {"TR201"}}
@@ -477,7 +484,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--python", default=None, help="interpreter for that checkout (default: its .venv)")
     ap.add_argument("--set", dest="set_name", choices=sorted(SETS), default="heldout",
                     help="which held-out set: heldout (tests/diagnose/heldout.py), heldout2, heldout3, heldout4, heldout5, "
-                    "heldout6, heldout7, heldout8 (Qwen 2.5), heldout9 (Mistral on vLLM) or heldout12 (Llama 3.1's own template)")
+                    "heldout6, heldout7, heldout8 (Qwen 2.5), heldout9 (Mistral on vLLM), heldout11 (Qwen3 on vLLM) or heldout12 (Llama 3.1's own template)")
     ap.add_argument("--seed", type=int, default=12)
     ap.add_argument("--only", nargs="*", default=None, help="workload names")
     ap.add_argument("--tolerance", type=int, default=16)
