@@ -59,6 +59,7 @@ MIN_STATIC = 32
 MIN_STATIC_TOTAL = 256
 CONTEXT = 48         # tokens of context decoded on each side of a span
 PERMUTED_MAX = 2048  # tokens: longer varying stretches are not tested for a permutation
+SHORT_LIST = 256     # tokens: a one-line list split by chance re-joins is at most this long
 FAR = 4096           # tokens searched after a span for where static content resumes
 UNPACKED = 48        # requests kept unpacked while the spans are read
 BRIDGE = 48          # tokens: shared text this short inside one compound token joins two spans
@@ -514,14 +515,43 @@ class Structure:
         sentences = [u.strip(" .") for u in text.split(". ") if len(u.strip(" .")) >= 16]
         return bool(sentences) and all(u in near for u in sentences)
 
+    def _list_permutation(self, g: Gap, mine: bytes, theirs: bytes) -> list[str] | None:
+        """The items of the one-line bracketed list (a JSON array) that gap ``g`` sits in,
+        in this request's order, when the neighbour's list around the same place holds the
+        same items in another order. Items as short as names let two of them in a row
+        re-join by chance, which splits the list into gaps of unequal sides."""
+        if g.length > SHORT_LIST or g.ref_length > SHORT_LIST:
+            return None
+
+        def around(data: bytes, start: int, length: int) -> list[str] | None:
+            left = self.decode(unpack(data[max(0, start - CONTEXT) * ITEM:start * ITEM]))
+            opening = left.rfind("[")
+            if opening < 0 or "]" in left[opening:] or "\n" in left[opening:]:
+                return None
+            rest = self.decode(unpack(data[start * ITEM:(start + length + CONTEXT) * ITEM]))
+            closing = rest.find("]")
+            if closing < 0 or "[" in rest[:closing] or "\n" in rest[:closing]:
+                return None
+            return [u.strip() for u in (left[opening + 1:] + rest[:closing]).split(",")]
+
+        units_a = around(mine, g.start, g.length)
+        if units_a is None or len(units_a) < 3:
+            return None
+        units_b = around(theirs, g.ref_start, g.ref_length)
+        if units_b is None or units_a == units_b or Counter(units_a) != Counter(units_b):
+            return None
+        return units_a
+
     def _permutation(self, g: Gap) -> list[str] | None:
         """The units of gap ``g`` in this request's order when its text, widened to whole
         lines (or list items), is the neighbour's text with the same units in another order."""
-        if g.ref < 0 or g.length > PERMUTED_MAX or abs(g.length - g.ref_length) > max(4, g.length // 8):
+        if g.ref < 0 or g.length > PERMUTED_MAX:
             return None
         mine, theirs = self._request(g.request), self._request(g.ref)
-        if mine is None or theirs is None or not g.ref_length:
+        if mine is None or theirs is None:
             return None
+        if abs(g.length - g.ref_length) > max(4, g.length // 8) or not g.ref_length:
+            return self._list_permutation(g, mine, theirs)
 
         def piece(data: bytes, lo: int, hi: int) -> str:
             return self.decode(unpack(data[max(0, lo) * ITEM:hi * ITEM]))
@@ -783,7 +813,9 @@ class Structure:
         groups: dict[int, list[int]] = {}
         for k in range(len(self.permuted)):
             groups.setdefault(find(k), []).append(k)
-        need = MIN_SWAP_LOSS * self.al.aligned_tokens
+        # The same units exactly, in another order, are no sentences that happen to swap:
+        # a span's threshold. (Short units near the prompt's end show in few pairs.)
+        need = MIN_LOSS * self.al.aligned_tokens
         out = []
         for root in sorted(groups):
             members = [self.permuted[k] for k in groups[root]]

@@ -1020,7 +1020,7 @@ class UnitSort:
         body = line[start:]
         stop = len(body) - len(body.rstrip(" .;"))
         items = body[:len(body) - stop].split(", ")
-        if len(items) < 3 or sum(1 for t in items if any(c in t for c in self.cores)) < 2:
+        if len(items) < 2 or sum(1 for t in items if any(c in t for c in self.cores)) < 2:
             return None
         ordered = [t for _, t in sorted(zip((self._rank(t) for t in items), items), key=lambda x: x[0])]
         new = text[:lo] + line[:start] + ", ".join(ordered) + body[len(body) - stop:] + text[hi:]
