@@ -484,7 +484,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--python", default=None, help="interpreter for that checkout (default: its .venv)")
     ap.add_argument("--set", dest="set_name", choices=sorted(SETS), default="heldout",
                     help="which held-out set: heldout (tests/diagnose/heldout.py), heldout2, heldout3, heldout4, heldout5, "
-                    "heldout6, heldout7, heldout8 (Qwen 2.5), heldout9 (Mistral on vLLM), heldout11 (Qwen3 on vLLM) or heldout12 (Llama 3.1's own template)")
+                    "heldout6, heldout7, heldout8 (Qwen 2.5), heldout9 (Mistral on vLLM), heldout11 (Qwen3 on vLLM) "
+                    "or heldout12 (Llama 3.1's own template)")
     ap.add_argument("--seed", type=int, default=12)
     ap.add_argument("--only", nargs="*", default=None, help="workload names")
     ap.add_argument("--tolerance", type=int, default=16)

@@ -1041,6 +1041,102 @@ def _sec_and_line(rng: random.Random, b: Bench) -> list[Pair]:
     return out
 
 
+@workload("volunteers-deep-in-4k-system-ids", "input_ids", ("dynamic",),
+          "the count of volunteers on call per team ('Volunteers on call: Bovec 7, Kranjska Gora 4, Tolmin 11') "
+          "~3k tokens into a ~3.4k-token system text, new at every request; Qwen3 ids, a short log", RESCUE,
+          (END_SYSTEM, END_USER))
+def _volunteers(rng: random.Random, b: Bench) -> list[Pair]:
+    head = b.system(10, 5)
+    tail = b.handbook(2, 5)
+    out: list[Pair] = []
+    for i in range(rng.randint(20, 26)):
+        line = ", ".join(f"{t} {rng.randint(0, 14)}" for t in ("Bovec", "Kranjska Gora", "Tolmin", "Jezersko"))
+        q = b.question()
+        orig = chat(i, [sys_msg(f"{head}\n\nVolunteers on call: {MARK}{line}\n\n{tail}"), user(q)])
+        a = chat(i, [sys_msg(f"{head}\n\n{tail}\n\nVolunteers on call: {line}"), user(q)])
+        z = chat(i, [sys_msg(f"{head}\n\n{tail}"), user(f"{q}\n\nVolunteers on call: {line}")])
+        out.append((orig, (a, z)))
+    return out
+
+
+@workload("observer-default-in-tool-parameter", "messages", ("dynamic",),
+          "the log_stake_reading tool's observer parameter carries a 'default' of the logged-in observer's initials "
+          "(12 settings), deep in the tools block", GLACIER, (START_USER, END_USER))
+def _observer_default(rng: random.Random, b: Bench) -> list[Pair]:
+    system = b.system(5)
+    initials = ["".join(w[0] for w in name.split()) for name in OBSERVERS]
+    out: list[Pair] = []
+    for i in range(rng.randint(60, 95)):
+        who = rng.choice(initials)
+        tools = b.tools()
+        tools[1]["function"]["parameters"]["properties"]["observer"]["default"] = MARK + who
+        q = b.question()
+        line = f"Observer: {who}"
+        plain = b.tools()
+        out.append((chat(i, [sys_msg(system), user(q)], tools),
+                    (chat(i, [sys_msg(system), user(f"{line}\n\n{q}")], plain),
+                     chat(i, [sys_msg(system), user(f"{q}\n\n{line}")], plain))))
+    return out
+
+
+@workload("pressing-json-keys-shuffled-plain-prompt", "prompt", ("order",),
+          "a plain completion prompt with a short (~350-token) instruction and a pressing-programme JSON object whose "
+          "eight keys come in a different order per request; ~95 requests", CELLAR)
+def _press_keys(rng: random.Random, b: Bench) -> list[Pair]:
+    intro = b.opening() + "\n" + " ".join(b.rules(3))
+    prog = {"cycle": "champagne", "max_bar": 1.8, "rotations": 6, "free_run_l": 420, "press_l": 180,
+            "so2_mg_l": 30, "enzyme": "none", "settle_h": 12}
+    keys = list(prog)
+    tail = "\n".join(b.rules(4))
+    out: list[Pair] = []
+    for i in range(rng.randint(88, 98)):
+        order = shuffled(rng, keys)
+        items = [f'"{(MARK if j == 0 else "") + k}": {json.dumps(prog[k])}' for j, k in enumerate(order)]
+        text = UNIT + "{" + ", ".join(items) + "}"
+        canon = json.dumps(prog)
+        q = b.question()
+        orig = prompt(i, f"{intro}\n\nPressing programme: {text}\n{tail}\n\nQ: {q}\nA:")
+        out.append((orig, prompt(i, f"{intro}\n\nPressing programme: {canon}\n{tail}\n\nQ: {q}\nA:")))
+    return out
+
+
+@workload("weather-part-ahead-of-handbook-part-in-system", "messages", ("placement",),
+          "the system message is two content parts: the per-request mountain weather observation (~80 tokens) first, "
+          "then the static 2k-token dispatch handbook; vLLM joins them into one system string", RESCUE)
+def _weather_part(rng: random.Random, b: Bench) -> list[Pair]:
+    system = b.system(9)
+    out: list[Pair] = []
+    for i in range(rng.randint(40, 65)):
+        obs = (f"Observation Vogel {rng.randint(0, 23):02d}:{rng.choice(['00', '30'])}: cloud base {rng.randint(8, 30) * 100} m, "
+               f"wind {rng.randint(0, 90)} km/h, freezing level {rng.randint(10, 32) * 100} m, "
+               f"{rng.choice(['snow showers', 'clear', 'fog in valleys', 'rain below 1400 m'])}")
+        q = b.question()
+        orig = chat(i, [{"role": "system", "content": parts(MARK + obs, system)}, user(q)])
+        out.append((orig, chat(i, [{"role": "system", "content": parts(system)}, user(f"{obs}\n\n{q}")])))
+    return out
+
+
+@workload("bench-number-and-rotated-examples-ids", "input_ids", ("dynamic", "order"),
+          "the bench a request comes from (9 benches) on the second line of the system text, and three few-shot "
+          "examples inside it in a rotating order further down; Qwen3 ids", LUTHIER)
+def _bench_and_examples(rng: random.Random, b: Bench) -> list[Pair]:
+    opening = b.opening()
+    mid = b.handbook(4)
+    shots = [f"Example:\nQ: {q}\nA: {a}" for q, a in b.fewshot(3)]
+    tail = b.handbook(3)
+    out: list[Pair] = []
+    for i in range(rng.randint(45, 70)):
+        bench = f"Bench {rng.randint(1, 9)}"
+        r = rng.randint(0, 2)
+        rot = shots[r:] + shots[:r]
+        ex = UNIT + "Example:\nQ: " + MARK + rot[0][len("Example:\nQ: "):] + "\n\n" + "\n\n".join(rot[1:])
+        q = b.question()
+        orig = chat(i, [sys_msg(f"{opening}\nBench {MARK}{bench[6:]}\n\n{mid}\n\n{ex}\n\n{tail}"), user(q)])
+        fixed = chat(i, [sys_msg(f"{opening}\n\n{mid}\n\n" + "\n\n".join(shots) + f"\n\n{tail}\n\n{bench}"), user(q)])
+        out.append((orig, fixed))
+    return out
+
+
 # ---------------------------------------------------------------- reasoning across turns
 
 
@@ -1194,5 +1290,46 @@ def _c_parts(rng: random.Random, b: Bench) -> list[Pair]:
     out: list[Pair] = []
     for i in range(rng.randint(45, 70)):
         rec = chat(i, [sys_msg(system), {"role": "user", "content": parts(checklist, b.question())}])
+        out.append((rec, rec))
+    return out
+
+
+@workload("clean-signal-sessions-ids", "input_ids", (),
+          "signalling-desk sessions of 1-7 turns growing turn by turn, interleaved, as Qwen3 ids", SIGNAL)
+def _c_sess_ids(rng: random.Random, b: Bench) -> list[Pair]:
+    system = b.system(6)
+    convs = sessions(rng, b, (10, 13), (1, 7))
+    out: list[Pair] = []
+    for i, (c, k) in enumerate(interleave(rng, convs)):
+        msgs = [sys_msg(system)]
+        for q, a in convs[c][:k]:
+            msgs += [user(q), assistant(a)]
+        msgs.append(user(convs[c][k][0]))
+        rec = chat(i, msgs)
+        out.append((rec, rec))
+    return out[:100]
+
+
+@workload("clean-short-plain-prompt", "prompt", (),
+          "a plain completion prompt with a short static instruction (~300 tokens) and the question last, ~95 requests",
+          DRONE)
+def _c_short(rng: random.Random, b: Bench) -> list[Pair]:
+    intro = b.opening() + "\n" + " ".join(b.rules(4))
+    out: list[Pair] = []
+    for i in range(rng.randint(88, 98)):
+        rec = prompt(i, f"{intro}\n\nQ: {b.question()}\nA:")
+        out.append((rec, rec))
+    return out
+
+
+@workload("clean-two-products-own-tools", "messages", (),
+          "two products on one endpoint (halal and kosher desks), each with its own static system text and tools",
+          CERTIFY)
+def _c_two(rng: random.Random, b: Bench) -> list[Pair]:
+    arms = [(b.system(6), b.tools(list(CERTIFY.tools)[:3])), (b.system(5), b.tools(list(CERTIFY.tools)[2:]))]
+    out: list[Pair] = []
+    for i in range(rng.randint(50, 80)):
+        system, tools = rng.choice(arms)
+        rec = chat(i, [sys_msg(system), user(b.question())], tools)
         out.append((rec, rec))
     return out

@@ -49,7 +49,7 @@ def _rate(engine: Engine, records) -> float:
 def test_the_set_is_big_and_varied():
     defects = [r for r in REGISTRY if r[2]]
     clean = [r for r in REGISTRY if not r[2]]
-    assert len(defects) >= 20 and len(clean) >= 6
+    assert len(defects) >= 40 and len(clean) >= 9
     kinds = Counter(r[1] for r in REGISTRY)
     assert set(kinds) == {"messages", "prompt", "input_ids"}
     assert min(kinds.values()) >= 0.15 * len(REGISTRY), kinds
@@ -129,7 +129,8 @@ def test_request_counts_and_system_sizes_are_in_range(engine):
     sizes = {name: len(build_pairs(name, 12)) for name in workload_names()}
     assert all(20 <= n <= 100 for n in sizes.values()), sizes
     assert min(sizes.values()) <= 45 and max(sizes.values()) >= 75, sizes
-    for name in ("inspector-deep-in-system-ids", "station-tools-shuffled", "clean-cellar-handbook-ids"):
+    for name in ("inspector-deep-in-system-ids", "volunteers-deep-in-4k-system-ids", "station-tools-shuffled",
+                 "clean-cellar-handbook-ids"):
         o, _ = build_pairs(name, 12)[0]
         n = len(engine.tok.encode(unmark(o)["messages"][0]["content"]))
         assert 1000 <= n <= 4000, (name, n)
