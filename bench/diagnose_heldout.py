@@ -21,6 +21,7 @@ detector and its zoo), runs ``advisor analyze --format json`` and ``advisor pres
   python bench/diagnose_heldout.py --set heldout7                 # the seventh held-out set
   python bench/diagnose_heldout.py --set heldout8                 # the eighth held-out set (Qwen 2.5)
   python bench/diagnose_heldout.py --set heldout9                 # the ninth held-out set (Mistral on vLLM)
+  python bench/diagnose_heldout.py --set heldout10                # the tenth held-out set (gpt-oss, harmony)
   python bench/diagnose_heldout.py --set heldout11                # the eleventh held-out set (Qwen3 on vLLM)
   python bench/diagnose_heldout.py --set heldout12                # the twelfth held-out set (Llama 3.1's own template)
 
@@ -49,6 +50,9 @@ content parts, assistant turns and second system messages, and 2-3 defects of di
 records are rendered through mistral-common (--engine vllm --tokenizer tekken, its ANALYZE_ARGS) and
 measured in Tekken tokens, in Mistral's layout (history, then tools, then the system text inside the
 last user turn).
+--set heldout10 runs tests/diagnose/heldout10.py, a tenth blind set served by a gpt-oss model: its records
+are rendered through tests/chat_templates/gpt_oss.jinja in the harmony layout (--tokenizer cl100k
+--chat-template ..., its ANALYZE_ARGS), including the date the template prints from each request's time.
 --set heldout11 runs tests/diagnose/heldout11.py, an eleventh blind set served by Qwen3 on vLLM (--engine
 vllm --tokenizer qwen3 --chat-template tests/chat_templates/qwen3.jinja, its ANALYZE_ARGS): tools inside
 the system turn after the system text, content parts joined, <think> blocks the template drops from
@@ -84,12 +88,14 @@ from advisor.ingest.tokenizers import load_tokenizer  # noqa: E402
 
 from tests.diagnose import heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8  # noqa: E402
 from tests.diagnose import heldout9  # noqa: E402
+from tests.diagnose import heldout10  # noqa: E402
 from tests.diagnose import heldout11  # noqa: E402
 from tests.diagnose import heldout12  # noqa: E402
 from tests.diagnose.heldout import Engine, Workload, oracle, write_jsonl  # noqa: E402
 
 SETS = {"heldout": heldout, "heldout2": heldout2, "heldout3": heldout3, "heldout4": heldout4, "heldout5": heldout5,
         "heldout6": heldout6, "heldout7": heldout7, "heldout8": heldout8, "heldout9": heldout9}
+SETS["heldout10"] = heldout10
 SETS["heldout11"] = heldout11
 SETS["heldout12"] = heldout12
 
@@ -484,7 +490,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--python", default=None, help="interpreter for that checkout (default: its .venv)")
     ap.add_argument("--set", dest="set_name", choices=sorted(SETS), default="heldout",
                     help="which held-out set: heldout (tests/diagnose/heldout.py), heldout2, heldout3, heldout4, heldout5, "
-                    "heldout6, heldout7, heldout8 (Qwen 2.5), heldout9 (Mistral on vLLM), heldout11 (Qwen3 on vLLM) "
+                    "heldout6, heldout7, heldout8 (Qwen 2.5), heldout9 (Mistral on vLLM), heldout10 (gpt-oss, "
+                    "harmony), heldout11 (Qwen3 on vLLM) "
                     "or heldout12 (Llama 3.1's own template)")
     ap.add_argument("--seed", type=int, default=12)
     ap.add_argument("--only", nargs="*", default=None, help="workload names")
