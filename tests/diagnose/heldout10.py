@@ -36,7 +36,9 @@ prompt; a live vault reading in a canned priming tool result; an Icelandic date 
 day line opening a plain prompt; a ~250-token metocean JSON in the instructions; a one-token rider
 count (ids); a two-setting house state; a Korean client and job number; three values in one
 sentence; an examiner (12 settings) ~3k tokens deep (ids); a crew-board time in a tool description
-across agent loops. Order: tools (printed as TypeScript), tools per agent task, tools as ids, the
+across agent loops; the scale hive's weight in a canned assistant greeting (every 3-7 requests); a
+Turkish weather line (6 settings) in a raw harmony prompt; the hour in a canned priming call's arguments
+(ids). Order: tools (printed as TypeScript), tools per agent task, tools as ids, the
 keys of a tool's parameters, handbook sections, sections in a prompt, rule bullets (ids), few-shot
 Portuguese/Korean message pairs, a glossary in a prompt, an enum's values. Placement: retrieved
 abstracts ahead of the instructions, a booking history ahead of the handbook in sessions, an account
@@ -44,7 +46,8 @@ record ahead of the rules (ids), an inspection report ahead of the developer tex
 prompt, a user turn of notes sent ahead of the system message (which harmony then prints as a
 plain system turn after it). Several defects: the date plus shuffled tools, show notes ahead plus a
 performance code, shuffled sections plus the date, a snapshot in a tool description plus shuffled
-parameter keys. Controls: agent loops with static tools within a day, growing sessions, RAG with the
+parameter keys, the date plus abstracts ahead of the instructions. 42 defect workloads (26 messages,
+8 prompt, 8 token-id logs; 5 with two defects) and 9 controls. Controls: agent loops with static tools within a day, growing sessions, RAG with the
 question last, static tools within one day, two products on one endpoint, a job id at the end,
 static prompts, multilingual ids, a static Korean/Portuguese memory with tools.
 
@@ -529,7 +532,7 @@ def _priming(rng: random.Random, d: Desk) -> list[Pair]:
         t, h = readings[slots[i]]
         q = d.question()
 
-        def prime(live: bool) -> list[dict[str, Any]]:
+        def prime(live: bool, t: float = t, h: int = h) -> list[dict[str, Any]]:
             body = {"vault": "cold vault A", "drawers": 412, "alarm": "none"}
             if live:
                 body["reading"] = f"{MARK}{t} °C, {h}% RH"
@@ -1044,6 +1047,81 @@ def _keys_and_snapshot(rng: random.Random, d: Desk) -> list[Pair]:
         q = d.question()
         out.append((chat(i, [sys_msg(system), user(q)], tools),
                     chat(i, [sys_msg(system), user(f"Germination {reading}.\n\n{q}")], d.tools())))
+    return out
+
+
+@workload("hive-weight-in-canned-assistant-greeting", "messages", ("dynamic",),
+          "the app opens every chat with a canned assistant greeting that quotes the scale hive's weight, new "
+          "every 3-7 requests; the greeting sits after the instructions and the user's hello", BEES,
+          (END_DEV, END_USER))
+def _greeting(rng: random.Random, d: Desk) -> list[Pair]:
+    system = d.system(10)
+    n = rng.randint(55, 85)
+    slots = hourly(rng, n, (3, 7))
+    out: list[Pair] = []
+    for i in range(n):
+        kg = f"{38 + slots[i] * 0.35:.2f} kg"
+        q = d.question()
+        hello = user("Hello")
+        greet = "Good day from the co-op. The scale hive weighs "
+        out.append((chat(i, [sys_msg(system), hello, assistant(f"{greet}{MARK}{kg} this hour."), user(q)]),
+                    (chat(i, [sys_msg(f"{system}\n\nScale hive: {kg}"), hello, assistant("Good day from the co-op."), user(q)]),
+                     chat(i, [sys_msg(system), hello, assistant("Good day from the co-op."), user(f"{q}\n\nScale hive: {kg}")]))))
+    return out
+
+
+TURKISH_WEATHER = ["Hava: yağmurlu, 9 °C", "Hava: açık, 14 °C", "Hava: rüzgârlı, 11 °C", "Hava: sisli, 7 °C",
+                   "Hava: karlı, 1 °C", "Hava: bulutlu, 12 °C"]
+
+
+@workload("turkish-weather-line-raw-harmony", "prompt", ("dynamic",),
+          "a raw harmony prompt (a courier firm's Istanbul branch): a Turkish weather line (6 settings) after "
+          "the first third of the instructions", COURIER, (END_DEV, END_USER))
+def _weather(rng: random.Random, d: Desk) -> list[Pair]:
+    head, tail = d.system(4), "\n\n".join(d.section(h) for h in COURIER.headings[4:12])
+    out: list[Pair] = []
+    for i in range(rng.randint(50, 75)):
+        w = rng.choice(TURKISH_WEATHER)
+        q = rng.choice(TURKISH_ASKS).format(n=rng.randint(10000, 99999), k=rng.randint(2, 40))
+        out.append((prompt(i, harmony(f"{head}\n\n{w.replace(': ', ': ' + MARK)}\n\n{tail}", q, "2026-12-01")),
+                    (prompt(i, harmony(f"{head}\n\n{tail}\n\n{w}", q, "2026-12-01")),
+                     prompt(i, harmony(f"{head}\n\n{tail}", f"{q}\n\n{w}", "2026-12-01")))))
+    return out
+
+
+@workload("as-of-hour-in-priming-call-arguments-ids", "input_ids", ("dynamic",),
+          "a canned priming tool call whose arguments carry the hour ('as_of'), new every 4-8 requests, ahead of "
+          "its static result and the question; cl100k ids", SEED, (START_USER, END_USER))
+def _as_of(rng: random.Random, d: Desk) -> list[Pair]:
+    system, tools = d.system(9), d.tools()
+    n = rng.randint(55, 85)
+    slots = hourly(rng, n, (4, 8))
+    out: list[Pair] = []
+    for i in range(n):
+        hour = f"2026-11-30T{(5 + slots[i]) % 24:02d}:00Z"
+        q = d.question()
+
+        def prime(args: dict[str, Any]) -> list[dict[str, Any]]:
+            return [user("Load the regeneration list."), call("prime0002", "find_drawer", args),
+                    result("prime0002", {"drawers_due": 17, "next_audit": "2027-01-15"}), assistant("List loaded.")]
+        orig = chat(i, [sys_msg(system)] + prime({"lot_id": "regen", "as_of": hour}) + [user(q)], tools)
+        orig[HINT] = ['"as_of": "']
+        out.append((orig, (chat(i, [sys_msg(system)] + prime({"lot_id": "regen"}) + [user(f"As of {hour}.\n\n{q}")], tools),
+                           chat(i, [sys_msg(system)] + prime({"lot_id": "regen"}) + [user(f"{q}\n\nAs of {hour}.")], tools))))
+    return out
+
+
+@workload("template-date-and-abstracts-ahead", "messages", ("dynamic", "placement"),
+          "requests over three days (the template's date) whose system message opens with two retrieved "
+          "abstracts ahead of the search instructions", PATENT)
+def _date_abstracts(rng: random.Random, d: Desk) -> list[Pair]:
+    body = d.system(10)
+    out: list[Pair] = []
+    for i, ts in enumerate(spread(rng, rng.randint(50, 75), 3)):
+        docs = "\n\n".join(f"US{rng.randint(7000000, 11999999)}B2: {d.paragraph(rng.randint(2, 4))}" for _ in range(2))
+        q = d.question()
+        rec = dated(i, [sys_msg(f"{MARK}Retrieved:\n{docs}\n\n{body}"), user(q)], ts)
+        out.append((rec, untimed(chat(i, [sys_msg(f"{body}\n\nRetrieved:\n{docs}"), user(q)]))))
     return out
 
 
