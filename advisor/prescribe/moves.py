@@ -38,6 +38,7 @@ AFTER_SHARED = "after-shared-content"
 
 # Chat markup in decoded text: Llama 3's and ChatML's <|...|>, Mistral's control tokens.
 _SPECIAL = re.compile(r"<\|[^|>]{1,40}\|>|</?s>|\[/?(?:INST|AVAILABLE_TOOLS|TOOL_RESULTS|TOOL_CALLS|SYSTEM_PROMPT)\]")
+_CHATML_ROLE = re.compile(r"^(?:system|user|assistant|tool|developer)\n")
 _HEADER = re.compile(r"<\|start_header_id\|>.*?<\|end_header_id\|>", re.DOTALL)
 SIDE = 40          # characters of static context used on each side
 LONG_SIDE = 24     # a left side this long is a sentence of static text, not a unit's label
@@ -138,7 +139,9 @@ def anchors(contexts: Sequence[tuple[str, str, str]]) -> list[Anchor]:
     for before, _, after in contexts:
         left, marked = _after_special(before)
         if marked:
-            left = left.lstrip()  # the role header's newlines are not part of the content
+            # The role header's newlines are not part of the content, nor is a ChatML role
+            # name, which the layout prints as text after <|im_start|>.
+            left = _CHATML_ROLE.sub("", left, count=1).lstrip()
         right, cut = _before_special(after)
         nxt = ""
         if cut:

@@ -97,3 +97,23 @@ def test_a_value_in_a_replayed_tool_call_goes_to_the_user_turn(tmp_path, cli, en
     truth = _truth(engines[layout], fixed)
     assert abs(data["hit_rate_after"] - truth) <= TOLERANCE, (data["hit_rate_after"], truth)
     assert data["hit_rate_after"] - data["hit_rate_before"] > 0.05
+
+
+@pytest.mark.parametrize("layout", ["qwen2.5", "llama3"])
+def test_a_short_system_message_ahead_of_the_tools_moves_to_the_user_turn(tmp_path, cli, engines, layout) -> None:
+    # A one-line first system message (the caseworker on duty): ChatML prints its role
+    # name as text after <|im_start|>, which is no part of the message an anchor looks in.
+    rng = random.Random(11)
+    system, tools = zoo.persona("caseworker-tools"), _tools("caseworker-tools")
+    names = ["Samir Haidari", "Marta Kowal", "Leyla Aziz", "Oskar Berg", "Ines Duarte", "Tomas Ruud"]
+    records, fixed = [], []
+    for _ in range(48):
+        line, q = f"Caseworker: {rng.choice(names)}", zoo.question(rng)
+        records.append({"messages": [{"role": "system", "content": line}, {"role": "system", "content": system},
+                                     {"role": "user", "content": q}], "tools": tools})
+        fixed.append({"messages": [{"role": "system", "content": system},
+                                   {"role": "user", "content": f"{q}\n\n{line}"}], "tools": tools})
+    data = _run(tmp_path, cli, f"caseworker-{layout}", records, layout)
+    assert [f["code"] for f in data["findings"]] == ["TR101"], [(f["code"], f["example"][:40]) for f in data["findings"]]
+    truth = _truth(engines[layout], fixed)
+    assert abs(data["hit_rate_after"] - truth) <= TOLERANCE, (data["hit_rate_after"], truth)
