@@ -173,7 +173,9 @@ def _left_cuts(left: str) -> list[str]:
         piece = left[:cut][-SIDE:]
         if len(piece) == SIDE and " " in piece:
             piece = piece[piece.index(" "):]  # start at a word: a cut word is rarer
-        if piece not in out and (piece.strip() or not left[:cut].strip()):
+        # (Punctuation and line breaks alone, a sentence's end, say nothing of where a span
+        # starts: every paragraph ends so.)
+        if piece not in out and (any(ch.isalnum() for ch in piece) or not left[:cut].strip()):
             out.append(piece)
     # The label that opens the value's paragraph, alone: what comes before the paragraph
     # may be markup that the message text does not hold (a layout's preamble). Only a

@@ -19,14 +19,16 @@ import pytest
 from tests.diagnose import zoo
 from tests.diagnose.heldout import Engine, oracle
 from tests.diagnose.heldout8 import ANALYZE_ARGS, qwen_engine
+from tests.diagnose.heldout10 import ANALYZE_ARGS as HARMONY_ARGS
+from tests.diagnose.heldout10 import harmony_engine
 
 TOLERANCE = 0.02
-LAYOUTS = {"llama3": (), "qwen2.5": ANALYZE_ARGS}
+LAYOUTS = {"llama3": (), "qwen2.5": ANALYZE_ARGS, "harmony": HARMONY_ARGS}
 
 
 @pytest.fixture(scope="module")
 def engines() -> dict[str, Engine]:
-    return {"llama3": Engine(), "qwen2.5": qwen_engine()}
+    return {"llama3": Engine(), "qwen2.5": qwen_engine(), "harmony": harmony_engine()}
 
 
 def _run(tmp_path: Path, cli, name: str, records: list[dict[str, Any]], layout: str) -> dict:
@@ -117,3 +119,33 @@ def test_a_short_system_message_ahead_of_the_tools_moves_to_the_user_turn(tmp_pa
     assert [f["code"] for f in data["findings"]] == ["TR101"], [(f["code"], f["example"][:40]) for f in data["findings"]]
     truth = _truth(engines[layout], fixed)
     assert abs(data["hit_rate_after"] - truth) <= TOLERANCE, (data["hit_rate_after"], truth)
+
+
+@pytest.mark.parametrize("layout", ["harmony", "llama3"])
+def test_abstracts_ahead_of_the_instructions_move_whole(tmp_path, cli, engines, layout) -> None:
+    # Retrieved abstracts opening the system text, each ending with a stop: pairs of requests
+    # that share the first abstracts see the span start after one ('.\n\n'), which is no
+    # context of its own (every paragraph ends so) and finds text anywhere.
+    rng = random.Random(23)
+    system = "\n\n".join(zoo.persona(f"abstracts-{k}") for k in range(6))
+    pool = [f"EP{rng.randint(10**6, 10**7)}A1: " + zoo.sentence(rng, 16, 30) + "." for _ in range(30)]
+    records, fixed = [], []
+    for _ in range(40):
+        # The top abstract comes from a few, so pairs often share it and part after it.
+        docs = "Retrieved:\n" + "\n\n".join([rng.choice(pool[:3])] + rng.sample(pool[3:], 3))
+        q = zoo.question(rng)
+        records.append({"messages": [{"role": "system", "content": f"{docs}\n\n{system}"}, {"role": "user", "content": q}]})
+        fixed.append({"messages": [{"role": "system", "content": system}, {"role": "user", "content": f"{docs}\n\n{q}"}]})
+    data = _run(tmp_path, cli, f"abstracts-{layout}", records, layout)
+    truth = _truth(engines[layout], fixed)
+    assert abs(data["hit_rate_after"] - truth) <= TOLERANCE, (data["hit_rate_after"], truth)
+
+
+def test_no_anchor_starts_after_punctuation_alone() -> None:
+    # A pair that shares the first abstract sees the span start after its stop: '.\n\n' is
+    # how every paragraph ends, so as a left side it finds a span after any of them.
+    from advisor.prescribe.moves import anchors
+    cands = anchors([(".\n\nEP2486999A1: ", "Quote the claim exactly",
+                      ".\n\nYou are PriorArtFinder, the search assistant.")])
+    assert cands and all(any(ch.isalnum() for ch in a.left) or not a.left for a in cands), cands
+    assert any(a.left == "" and a.right.startswith(".\n\nYou are") for a in cands)
