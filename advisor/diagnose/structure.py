@@ -335,21 +335,22 @@ class Structure:
                 if p.ref == g.ref >= 0 and 0 < g.start - end <= BRIDGE and p.length > 0 < g.length:
                     ids = ids if ids is not None else self._ids(request)
                     if ids is not None and (self._glued(ids, end, g.start)
-                                            or self._one_line(ids, p.start, g.start + g.length)):
-                        merged[-1] = (first, Gap(request, p.start, g.start + g.length - p.start, p.ref_start,
-                                                 max(p.ref_length, g.ref_start + g.ref_length - p.ref_start),
-                                                 p.rejoin, g.key, p.ref, g.head, g.run, p.left))
+                                            or self._one_line(ids, p, g)):
+                        merged[-1] = (first, _joined(p, g))
                         continue
                 merged.append((k, g))
             out.extend(merged)
         return [g for _, g in sorted(out, key=lambda x: x[0])]
 
-    def _one_line(self, ids: list[int], start: int, end: int) -> bool:
-        """Whether tokens ``[start, end)`` (two values and the short shared text between
-        them) lie on one line: a line whose values change together (a configuration printed
-        as one line of JSON, a header of several fields) is one varying region, which a move
-        must carry whole."""
-        return "\n" not in self.decode(ids[start:end]).strip("\n")
+    def _one_line(self, ids: list[int], p: Gap, g: Gap) -> bool:
+        """Whether gaps ``p`` and ``g`` (two values and the short shared text between them)
+        lie on one line that is no reordering of the neighbour's: a line whose values change
+        together (a configuration printed as one line of JSON, a header of several fields)
+        is one varying region, which a move must carry whole. (Its units in another order
+        are an order, which the order test reads.)"""
+        if "\n" in self.decode(ids[p.start:g.start + g.length]).strip("\n"):
+            return False
+        return self._permutation(_joined(p, g)) is None
 
     def _glued(self, ids: list[int], start: int, end: int) -> bool:
         """Whether tokens ``[start, end)`` decode to a piece of a compound token (no space,
@@ -928,6 +929,12 @@ def _strip_special(text: str) -> list[str]:
     import re
 
     return re.split(r"<\|[^|>]*\|>", text)
+
+
+def _joined(p: Gap, g: Gap) -> Gap:
+    """Gaps ``p`` and ``g`` of one request, and what lies between them, as one gap."""
+    return Gap(p.request, p.start, g.start + g.length - p.start, p.ref_start,
+               max(p.ref_length, g.ref_start + g.ref_length - p.ref_start), p.rejoin, g.key, p.ref, g.head, g.run, p.left)
 
 
 def _group_gaps(gaps: list[Gap]) -> list[list[Gap]]:
