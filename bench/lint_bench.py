@@ -1,4 +1,6 @@
-"""Benchmark `advisor lint`: 1,000 generated templates of 100 lines each (target: under 2 s).
+"""Benchmark `advisor lint`: 1,000 generated templates of 100 lines each (target: under 2 s),
+and one template of thousands of per-request values at three sizes (target: linear time, the
+largest inside the per-file CPU limit).
 
 Run with ``.venv/bin/python bench/lint_bench.py``. It writes the templates to a temporary
 folder, lints them the way the CLI does (file walk, parse, all rules, sorting, JSON
@@ -60,6 +62,33 @@ def _cpu() -> float:
     return total
 
 
+def dynamic_template(sections: int) -> str:
+    """Many values, each followed by static text: the shape that was once quadratic."""
+    return "".join(f"Section {i}: {{{{ user_{i} }}}} and {{{{ now() }}}}\n" for i in range(sections))
+
+
+def scaling(counter: object) -> None:
+    """CPU seconds of one file at 1,500, 3,000 and 6,000 sections: linear time doubles with
+    the size, quadratic quadruples."""
+    from advisor.lint import limits
+
+    seconds: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for sections in (1500, 3000, 6000):
+            path = Path(tmp) / f"dyn{sections}.j2"
+            path.write_text(dynamic_template(sections), encoding="utf-8")
+            c0 = _cpu()
+            result = engine.lint_files([str(path)], LintConfig(), REGISTRY, counter, cwd=Path(tmp), parallel=False)
+            seconds.append(_cpu() - c0)
+            stopped = any("not linted" in f.message for f in result.findings)
+            print(f"  {sections:>5} sections ({path.stat().st_size / 1024:,.0f} KB): {seconds[-1]:.3f} CPU-s, "
+                  f"{len(result.findings)} findings{' (STOPPED by the CPU limit)' if stopped else ''}")
+    growth = seconds[2] / seconds[1] if seconds[1] else float("inf")
+    print(f"growth 3,000 -> 6,000: x{growth:.2f} (linear x2, quadratic x4); target: < x3 and "
+          f"< {limits.FILE_CPU_SECONDS:g} CPU-s at 6,000:",
+          "met" if growth < 3 and seconds[2] < limits.FILE_CPU_SECONDS else "MISSED")
+
+
 def main(count: int = 1000, parallel: bool | None = None) -> int:
     rng = random.Random(7)
     with tempfile.TemporaryDirectory() as tmp:
@@ -81,6 +110,7 @@ def main(count: int = 1000, parallel: bool | None = None) -> int:
           f"tokenizer load {load:.3f} s; report {lines} lines; {cpu:.3f} CPU-s on {os.cpu_count()} cores "
           f"(load average {os.getloadavg()[0]:.2f})")
     print("target: < 2 s:", "met" if elapsed < 2 else "MISSED")
+    scaling(counter)
     return 0
 
 
