@@ -24,6 +24,7 @@ detector and its zoo), runs ``advisor analyze --format json`` and ``advisor pres
   python bench/diagnose_heldout.py --set heldout10                # the tenth held-out set (gpt-oss, harmony)
   python bench/diagnose_heldout.py --set heldout11                # the eleventh held-out set (Qwen3 on vLLM)
   python bench/diagnose_heldout.py --set heldout12                # the twelfth held-out set (Llama 3.1's own template)
+  python bench/diagnose_heldout.py --set heldout13                # the thirteenth held-out set (Command R template)
 
 --set heldout2 runs tests/diagnose/heldout2.py instead, a set written blind to the detector
 in shapes the first one lacks; an expected class written "a|b" there accepts either class.
@@ -61,6 +62,10 @@ earlier turns.
 chat template on SGLang (--chat-template tests/chat_templates/llama31.jinja, its ANALYZE_ARGS): the
 template's 'Today Date:' line takes each request's chat_template_kwargs date_string, and the tools are
 printed inside the first user turn.
+--set heldout13 runs tests/diagnose/heldout13.py, a thirteenth blind set served with a Command R style tool-use
+chat template on SGLang (--chat-template tests/chat_templates/command_r.jinja, its ANALYZE_ARGS): one system
+turn of a fixed preamble, the system text and the tools as python signatures (parameter names only), later
+system messages and tool results as SYSTEM turns of their own.
 
 The generator, the tokenizer and the oracle always come from this checkout. The records are
 rendered to text by the checkout under test (bench/heldout_render.py in its interpreter: its
@@ -91,6 +96,7 @@ from tests.diagnose import heldout9  # noqa: E402
 from tests.diagnose import heldout10  # noqa: E402
 from tests.diagnose import heldout11  # noqa: E402
 from tests.diagnose import heldout12  # noqa: E402
+from tests.diagnose import heldout13  # noqa: E402
 from tests.diagnose.heldout import Engine, Workload, oracle, write_jsonl  # noqa: E402
 
 SETS = {"heldout": heldout, "heldout2": heldout2, "heldout3": heldout3, "heldout4": heldout4, "heldout5": heldout5,
@@ -98,6 +104,7 @@ SETS = {"heldout": heldout, "heldout2": heldout2, "heldout3": heldout3, "heldout
 SETS["heldout10"] = heldout10
 SETS["heldout11"] = heldout11
 SETS["heldout12"] = heldout12
+SETS["heldout13"] = heldout13
 
 CLASS_CODES = {"dynamic": {"TR101"}, "order": {"TR201"}}
 # Codes that are not the placement finding (DESIGN.md names no code for it yet).
@@ -491,8 +498,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", dest="set_name", choices=sorted(SETS), default="heldout",
                     help="which held-out set: heldout (tests/diagnose/heldout.py), heldout2, heldout3, heldout4, heldout5, "
                     "heldout6, heldout7, heldout8 (Qwen 2.5), heldout9 (Mistral on vLLM), heldout10 (gpt-oss, "
-                    "harmony), heldout11 (Qwen3 on vLLM) "
-                    "or heldout12 (Llama 3.1's own template)")
+                    "harmony), heldout11 (Qwen3 on vLLM), "
+                    "heldout12 (Llama 3.1's own template) "
+                    "or heldout13 (Command R template)")
     ap.add_argument("--seed", type=int, default=12)
     ap.add_argument("--only", nargs="*", default=None, help="workload names")
     ap.add_argument("--tolerance", type=int, default=16)
