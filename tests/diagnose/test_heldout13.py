@@ -9,9 +9,12 @@ compares with are right, that the noise is there, and that the set stays determi
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from array import array
 from collections import Counter
+from pathlib import Path
 from typing import Any, Callable
 
 import pytest
@@ -24,6 +27,8 @@ from tests.diagnose.heldout13 import (
     ANALYZE_ARGS, CHOSEN, END_SYSTEM, END_USER, PLACES, PREAMBLE, REGISTRY, SKIP, START_LAST, START_USER, TOOLS_HEAD,
     UNIT_HINT, build_pairs, build_workloads, command_r_engine, cr, marked, unhinted, unmark, workload_names,
 )
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # Each kind and class, the first token after the preamble, a tool docstring, a second system turn, a
 # canned result, canned call arguments, a raw Command R prompt, a plain prompt, shuffled signatures,
@@ -297,3 +302,20 @@ def test_no_control_hides_a_fix_worth_one_percent(engine, name, tempted: Callabl
     other = [tempted(r) for r in records]
     assert other != records
     assert _rate(engine, other) - _rate(engine, records) < 0.01, name
+
+
+def test_the_bench_runs_the_set_with_its_arguments(monkeypatch, capsys, engine):
+    sys.path.insert(0, str(ROOT / "bench"))
+    import diagnose_heldout as bench  # noqa: E402
+    import heldout_render  # noqa: E402
+
+    assert bench.SETS["heldout13"] is heldout13
+    assert bench.set_args(heldout13) == ANALYZE_ARGS and bench.tokenizer_of(ANALYZE_ARGS) == "llama3"
+    # The render helper the bench runs in a checkout under test gives the text this set measures.
+    monkeypatch.chdir(ROOT)
+    records = [_first(n) for n in ("cave-hour-in-canned-call-arguments", "premium-fx-rate-deep-in-raw-prompt",
+                                   "brief-part-ahead-of-static-checklist-part")]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)))
+    assert heldout_render.main(list(ANALYZE_ARGS)) == 0
+    out = [json.loads(line)["text"] for line in capsys.readouterr().out.splitlines()]
+    assert out == [engine.text(r) for r in records]
