@@ -25,6 +25,7 @@ detector and its zoo), runs ``advisor analyze --format json`` and ``advisor pres
   python bench/diagnose_heldout.py --set heldout11                # the eleventh held-out set (Qwen3 on vLLM)
   python bench/diagnose_heldout.py --set heldout12                # the twelfth held-out set (Llama 3.1's own template)
   python bench/diagnose_heldout.py --set heldout13                # the thirteenth held-out set (Command R template)
+  python bench/diagnose_heldout.py --set heldout14                # the fourteenth held-out set (Mistral v0.3's HF template)
 
 --set heldout2 runs tests/diagnose/heldout2.py instead, a set written blind to the detector
 in shapes the first one lacks; an expected class written "a|b" there accepts either class.
@@ -66,6 +67,10 @@ printed inside the first user turn.
 chat template on SGLang (--chat-template tests/chat_templates/command_r.jinja, its ANALYZE_ARGS): one system
 turn of a fixed preamble, the system text and the tools as python signatures (parameter names only), later
 system messages and tool results as SYSTEM turns of their own.
+--set heldout14 runs tests/diagnose/heldout14.py, a fourteenth blind set served with Mistral Instruct v0.3's HF
+chat template on SGLang (--tokenizer mistral-v3 --chat-template tests/diagnose/heldout14_mistral_config.json,
+which carries tests/chat_templates/mistral.jinja with the model's special tokens; its ANALYZE_ARGS): the tools
+and the system text printed with the last user turn only, so they move behind the history at every turn.
 
 The generator, the tokenizer and the oracle always come from this checkout. The records are
 rendered to text by the checkout under test (bench/heldout_render.py in its interpreter: its
@@ -97,6 +102,7 @@ from tests.diagnose import heldout10  # noqa: E402
 from tests.diagnose import heldout11  # noqa: E402
 from tests.diagnose import heldout12  # noqa: E402
 from tests.diagnose import heldout13  # noqa: E402
+from tests.diagnose import heldout14  # noqa: E402
 from tests.diagnose.heldout import Engine, Workload, oracle, write_jsonl  # noqa: E402
 
 SETS = {"heldout": heldout, "heldout2": heldout2, "heldout3": heldout3, "heldout4": heldout4, "heldout5": heldout5,
@@ -105,6 +111,7 @@ SETS["heldout10"] = heldout10
 SETS["heldout11"] = heldout11
 SETS["heldout12"] = heldout12
 SETS["heldout13"] = heldout13
+SETS["heldout14"] = heldout14
 
 CLASS_CODES = {"dynamic": {"TR101"}, "order": {"TR201"}}
 # Codes that are not the placement finding (DESIGN.md names no code for it yet).
@@ -499,8 +506,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="which held-out set: heldout (tests/diagnose/heldout.py), heldout2, heldout3, heldout4, heldout5, "
                     "heldout6, heldout7, heldout8 (Qwen 2.5), heldout9 (Mistral on vLLM), heldout10 (gpt-oss, "
                     "harmony), heldout11 (Qwen3 on vLLM), "
-                    "heldout12 (Llama 3.1's own template) "
-                    "or heldout13 (Command R template)")
+                    "heldout12 (Llama 3.1's own template), "
+                    "heldout13 (Command R template) "
+                    "or heldout14 (Mistral v0.3's HF template on SGLang)")
     ap.add_argument("--seed", type=int, default=12)
     ap.add_argument("--only", nargs="*", default=None, help="workload names")
     ap.add_argument("--tolerance", type=int, default=16)
