@@ -30,6 +30,32 @@ Romanian and Tamil text. The logs are noisy: 20 to 100 requests, sessions of 1 t
 questions of varied length, in some workloads a share of requests without the defect (they
 carry SKIP where it would be; offsets are medians over the requests that carry it).
 
+Shapes (47 defect workloads, 10 controls; 32 messages, 15 token-id and 10 prompt logs). Dynamic: a
+seeing figure opening the system text behind six tools (ids); an hourly cloud cover in the first
+tool's description; a Hungarian night in a parameter description; a Catalan service date in an
+[INST] prompt; a stoppage board ~1.9k tokens deep (ids); ages re-rendered into earlier replies of
+sessions; ages re-serialized into earlier tool results of agent loops; a booking line in a middle
+content part; a Tagalog date opening a plain prompt; a Georgian notice (byte-fallback tokens); a
+cellar climate line with units (ids); a batch ticket in a few-shot reply printed first; one word of
+two settings; a firing window ~2.8k tokens deep (ids); the walk-in artist in the last tool (ids); a
+weights table; a nonce as the first token; a Tamil greeting (ids); a promo code as an enum member; a
+fresh call id in a canned priming call (text the template writes); a night log JSON of 250-450
+tokens (dynamic or placement). Order: shuffled tools, two client orders (ids), parameter keys, enum
+values (ids), [INST] sections, few-shot pairs, rules per session in the first user turn, a JSON array
+in a priming result, table rows in the user turn (ids), renumbered steps (ids), content parts.
+Placement: sessions with a system message (with and without tools), agent loops whose later steps
+lose the system text, extracts ahead of the instructions, a profile opening the system text (ids),
+a case file opening a plain prompt, a session brief ahead of the instructions in the first turn, a
+daily bulletin ahead of the manual. Several: shuffled tools plus a clock, a profile plus shuffled
+sections (ids), two values in a tool and the system text, three defects (tool orders, a date, a file
+reference), per-request rule order plus aged replies in sessions, a nonce plus a shuffled checklist,
+sessions with a clocked system message (placement in later turns, the clock in first turns, ids).
+Controls: static tools with a reference last, sessions with the instructions opening the first turn
+(the tools still move: no fix is left), agent loops without a system message, an [INST] prompt with
+extracts after the instructions, two trades on one endpoint (ids), a shift before the question,
+a static part then varying parts, a static system text (ids), send times on each new turn, a date
+that changes once.
+
 Truth: the oracle's hit rate over SentencePiece ids on the traffic after the ideal fix written
 here. A value with many settings goes to the end of the last user turn (a prompt: after the
 question); a value with few settings, or many in arrival order, right after the content all
@@ -685,7 +711,7 @@ def _window(rng: random.Random, d: Desk) -> list[Pair]:
     return out
 
 
-@workload("artist-on-duty-in-last-tool", "messages", ("dynamic",),
+@workload("artist-on-duty-in-last-tool", "input_ids", ("dynamic",),
           "the last of five tools' descriptions names the walk-in artist on duty ('Walk-ins today go to Juno "
           "Vale.', 6 artists), ~450 tokens into the tools, ahead of a 1.5k-token system text", TATTOO,
           (END_SYSTEM, END_USER))
@@ -771,6 +797,80 @@ def _promo(rng: random.Random, d: Desk) -> list[Pair]:
         q = d.question()
         orig = untimed(chat(i, [sys_msg(system), user(q)], tools(f"XMAS-{MARK}{code[5:]}")))
         out.append((orig, two_places(i, system, q, f"Promo code today: {code}", tools(None), timed=False)))
+    return out
+
+
+@workload("fresh-call-id-in-canned-priming-call", "messages", ("dynamic",),
+          "every request replays a canned priming exchange (a request for the store count, a store_count call, its "
+          "~600-token static result, an acknowledgement) ahead of the question, but the client mints a fresh random "
+          "9-character call id each time, which the template prints in the call and again in the result", QUARRY,
+          notes="the id is text the template writes from the tool call's id field")
+def _call_id(rng: random.Random, d: Desk) -> list[Pair]:
+    system = d.system(6)
+    tools = d.tools()
+    stock = {"emulsion_kg": 4200, "detonators": 310, "boosters": 96, "rules": d.rules(18)}
+    out: list[Pair] = []
+    for i in range(rng.randint(50, 80)):
+        cid = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(9))
+
+        def primed(c: str) -> list[dict[str, Any]]:
+            return [user("Load the explosives store count."), tool_call(c, "store_count", {"item": "all"}),
+                    tool_result(c, stock), assistant("Store count loaded.")]
+        q = d.question()
+        orig = chat(i, [sys_msg(system)] + primed(cid) + [user(q)], tools)
+        orig[HINT] = [', "id": "']
+        out.append((orig, chat(i, [sys_msg(system)] + primed("primer001") + [user(q)], tools)))
+    return out
+
+
+@workload("sessions-system-with-clock-ids", "input_ids", ("placement", "dynamic"),
+          "sessions of 1-5 turns sent with a system message that opens with the request's clock ('Desk clock "
+          "14:02:17'): the template joins it into the last user turn behind the history (placement, in every later "
+          "turn), and the clock parts the first turns of different sessions right after [INST] (dynamic, in first "
+          "turns only: both defects sit at ~3 tokens, in disjoint requests); Mistral v3 ids", OBSERVATORY)
+def _sess_clock(rng: random.Random, d: Desk) -> list[Pair]:
+    system = d.system(8)
+    convs = [d.fewshot(rng.randint(1, 5)) for _ in range(rng.randint(12, 18))]
+    out: list[Pair] = []
+    for i, (c, k) in enumerate(interleave(rng, [len(x) for x in convs])):
+        ts = BASE_TIME + 22 * 3600 + 43.0 * i + rng.uniform(0, 20)
+        line = f"Desk clock {clock(ts)}"
+        # A first turn loses its system text only to the clock; a later turn loses it to the
+        # history ahead of it, and the clock behind that history costs it nothing more.
+        head = f"{SKIP}Desk clock {MARK}{line[11:]}" if k == 0 else f"Desk clock {SKIP}{line[11:]}"
+        msgs: list[dict[str, Any]] = [sys_msg(f"{head}\n{system}")]
+        fixed: list[dict[str, Any]] = []
+        for j, (q, a) in enumerate(convs[c][:k + 1]):
+            msgs.append(user((MARK if j == 0 and k else "") + q))
+            last = j == k
+            text = f"{system}\n\n{q}" if j == 0 else q
+            fixed.append(user(f"{text}\n\n{line}" if last else text))
+            if j < k:
+                msgs.append(assistant(a))
+                fixed.append(assistant(a))
+        out.append((chat(i, msgs, ts=ts), chat(i, fixed, ts=ts)))
+    return out
+
+
+def _night_log(rng: random.Random, d: Desk) -> str:
+    frames = [{"frame": f"TR{rng.randint(100000, 999999)}", "target": rng.choice(["NGC 2392", "M 67", "SA 98", "HD 19445"]),
+               "filter": rng.choice("BVRI"), "exp_s": rng.choice([30, 60, 120, 300]), "fwhm": rng.randint(60, 220) / 100,
+               "flag": rng.choice(["ok", "ok", "trail", "cloud"])} for _ in range(rng.randint(6, 10))]
+    return json.dumps({"night_log": frames}, ensure_ascii=False)
+
+
+@workload("night-log-json-after-opening-inst", "prompt", ("dynamic|placement",),
+          "a raw '[INST]' prompt: the opening, then this request's night log as compact JSON (6-10 frames, 250-450 "
+          "tokens), then ~1.6k tokens of manual and the question", OBSERVATORY)
+def _night(rng: random.Random, d: Desk) -> list[Pair]:
+    opening, manual = d.opening(), d.manual(8)
+    out: list[Pair] = []
+    for i in range(rng.randint(40, 65)):
+        log = _night_log(rng, d)
+        q = d.question()
+        cut = len('{"night_log": [{"frame": "TR')
+        orig = prompt(i, f"[INST] {opening}\n\n{UNIT}{log[:cut]}{MARK}{log[cut:]}\n\n{manual}\n\nQuestion: {q} [/INST]")
+        out.append((orig, prompt(i, f"[INST] {opening}\n\n{manual}\n\nQuestion: {q}\n\n{log} [/INST]")))
     return out
 
 
@@ -967,7 +1067,7 @@ def _prices(rng: random.Random, d: Desk) -> list[Pair]:
     return out
 
 
-@workload("aftercare-steps-renumbered", "messages", ("order",),
+@workload("aftercare-steps-renumbered", "input_ids", ("order",),
           "twelve aftercare steps shuffled and renumbered 1-12 per request in the middle of the system text, ~700 "
           "tokens in, ahead of ~800 static tokens", TATTOO)
 def _steps(rng: random.Random, d: Desk) -> list[Pair]:

@@ -295,3 +295,25 @@ def test_no_control_hides_a_fix_worth_one_percent(engine, name, tempted: Callabl
     other = [tempted(r) for r in records]
     assert other != records
     assert _rate(engine, other) - _rate(engine, records) < 0.01, name
+
+
+def test_a_fresh_call_id_parts_requests_where_the_template_prints_it(engine):
+    pairs = build_pairs("fresh-call-id-in-canned-priming-call", 12)[:2]
+    (ids_a, marks_a, _), (ids_b, _, _) = (marked(engine, o) for o, _ in pairs)
+    text = engine.text(unmark(pairs[0][0]))
+    cid = pairs[0][0]["messages"][2]["tool_calls"][0]["id"]
+    assert text.count(cid) == 2  # in the call and in its result
+    common = next(n for n, (x, y) in enumerate(zip(ids_a, ids_b)) if x != y)
+    assert marks_a[0] is not None and abs(common - marks_a[0]) <= 1
+    fixed = [f for _, f in pairs]
+    assert isinstance(fixed[0], dict) and engine.ids(fixed[0])[:common + 200] == engine.ids(fixed[1])[:common + 200]
+
+
+def test_disjoint_defects_of_sessions_with_a_clocked_system_message(engine):
+    for o, _ in build_pairs("sessions-system-with-clock-ids", 12):
+        turns = sum(1 for m in o["messages"] if m["role"] == "user")
+        placement, dynamic = marked(engine, o)[1]
+        if turns == 1:  # a first turn: only the clock parts it from other sessions' first turns
+            assert placement is None and dynamic is not None and dynamic <= 8
+        else:  # a later turn: the history is ahead of the system text
+            assert dynamic is None and placement is not None and placement <= 4
