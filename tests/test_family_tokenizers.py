@@ -171,6 +171,28 @@ def test_mistral_chat_through_the_cli(tmp_path: Path, cli) -> None:
     assert sglang.code == 2 and "--chat-template" in sglang.err
 
 
+@pytest.mark.parametrize("name", ["mistral-v3", "tekken"])
+def test_a_bare_chat_template_gets_the_tokenizers_end_of_sequence(tmp_path: Path, cli, name: str) -> None:
+    """A bare .jinja template renders ``eos_token`` after each assistant turn: the
+    SentencePiece and Tekken files name it, so multi-turn chats render (they were skipped as
+    'eos_token is undefined'), byte for byte as with a tokenizer_config.json that names it."""
+    template = Path("tests/chat_templates/mistral.jinja")
+    config = tmp_path / "tokenizer_config.json"
+    config.write_text(json.dumps({"chat_template": template.read_text(), "bos_token": "<s>", "eos_token": "</s>"}))
+    path = tmp_path / "t.jsonl"
+    chat = [{"role": "user", "content": "Hi there"}, {"role": "assistant", "content": "Hello."},
+            {"role": "user", "content": "How are you?"}]
+    path.write_text(json.dumps({"messages": chat}) + "\n")
+    bare = cli("render", path, "--tokenizer", name, "--chat-template", template, "--format", "json")
+    assert bare.code == 0, bare.err
+    record = json.loads(bare.out)["records"][0]
+    assert record["text"] == "<s>[INST] Hi there[/INST] Hello.</s>[INST] How are you?[/INST]"
+    eos = load_tokenizer(name).special_tokens["</s>"]
+    assert record["tokens"].count(eos) == 1
+    named = cli("render", path, "--tokenizer", name, "--chat-template", config, "--format", "json")
+    assert json.loads(named.out)["records"][0]["tokens"] == record["tokens"]
+
+
 def test_qwen_vocabulary_is_alibabas() -> None:
     # The runtime carrier's file is byte for byte the one in Alibaba's dashscope SDK.
     import hashlib

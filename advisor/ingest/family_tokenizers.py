@@ -111,7 +111,8 @@ def mistral(name: str) -> dict[str, Any]:
 
     bos = raw.id_to_piece(raw.bos_id)
     return dict(name=name, encode_fn=encode, encode_batch_fn=lambda texts: [encode(t) for t in texts],
-                decode_fn=decode, vocab_size=raw.n_words, bos_token=bos, bos_id=raw.bos_id, special_tokens=specials)
+                decode_fn=decode, vocab_size=raw.n_words, bos_token=bos, bos_id=raw.bos_id,
+                eos_token=raw.id_to_piece(raw.eos_id), special_tokens=specials)
 
 
 def _qwen_ranks_file() -> Path:

@@ -130,13 +130,13 @@ def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | 
         from advisor.ingest.chat_template import mismatch_warning, read_chat_template
         from advisor.ingest.render_worker import RemoteChat, RenderClient, WorkerConfig
 
-        text, _ = read_chat_template(chat_template, tok.bos_token, None, specials)
+        text, _ = read_chat_template(chat_template, tok.bos_token, tok.eos_token, specials)
         reads_clock = "strftime_now" in text
         warning = mismatch_warning(str(chat_template), text, tok, model_dir is not None)
         if warning:
             log(f"advisor: warning: {warning}")
         # Compiled and rendered in the worker process, under CPU-time and memory limits.
-        config = WorkerConfig(chat=(str(chat_template), tok.bos_token, None, engine),
+        config = WorkerConfig(chat=(str(chat_template), tok.bos_token, tok.eos_token, engine),
                               specials=tuple(sorted(specials.items())) if specials is not None else None,
                               timezone=timezone)
         chat = RemoteChat(RenderClient(config), str(chat_template), engine)

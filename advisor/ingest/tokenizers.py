@@ -72,6 +72,9 @@ class Tokenizer:
     vocab_size: int
     bos_token: str | None = None
     bos_id: int | None = None
+    # The end-of-sequence token a chat template's ``eos_token`` renders as, where the
+    # tokenizer names one (SentencePiece and Tekken files do; tiktoken files do not).
+    eos_token: str | None = None
     special_tokens: dict[str, int] = field(default_factory=dict, repr=False)
     # The underlying tiktoken Encoding, when there is one: its special-token split is what
     # makes memoized tokenization exact (advisor.ingest.memo).
