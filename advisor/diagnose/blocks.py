@@ -12,8 +12,10 @@ import json
 import re
 from dataclasses import dataclass
 
-# Chat special tokens (`<|start_header_id|>user<|end_header_id|>`, `<|eot_id|>`) end a block.
-_SPECIAL = re.compile(r"<\|start_header_id\|>[a-z_]*<\|end_header_id\|>|<\|[a-z_0-9]+\|>")
+# Chat special tokens (`<|start_header_id|>user<|end_header_id|>`, `<|eot_id|>`, Command R's
+# `<|END_OF_TURN_TOKEN|>`, DeepSeek's `<｜User｜>`) end a block: the last section of a message
+# is the same unit as anywhere else, whatever turn the layout prints after it.
+_SPECIAL = re.compile(r"<\|start_header_id\|>[a-z_]*<\|end_header_id\|>|<\|[A-Za-z_0-9]+\|>|<｜[^｜<>\s]{1,40}｜>")
 _FENCE = re.compile(r"^```[a-zA-Z]*\n(.*)\n```$", re.DOTALL)
 # Blocks shorter than this are separators or boilerplate; their order says nothing.
 MIN_BLOCK_CHARS = 24

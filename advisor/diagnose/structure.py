@@ -36,6 +36,7 @@ PROSE_SPAN = 24   # tokens: lines of text this long at a message's start are con
 PROSE_LINE = 12   # characters: a line this long is a line of its own
 PROSE_WORDS = 6   # words of letters: a paragraph holding this many is text, not a value
 VALUE_DENSE = 0.3  # share of words holding a digit in a stretch of values (readings, ids)
+RUNS_COVER = 0.97  # share of a reordered stretch its runs cover where the units are whole
 DENSE_CHARS = 400  # characters of a span read for that share (readings are short; documents are long spans anyway)
 _DIGIT_WORD = re.compile(r"[^\s\d]*\d\S*")
 _WORDS = re.compile(r"[^\W\d_]{2,}")
@@ -63,6 +64,9 @@ SHORT_LIST = 256     # tokens: a one-line list split by chance re-joins is at mo
 FAR = 4096           # tokens searched after a span for where static content resumes
 UNPACKED = 48        # requests kept unpacked while the spans are read
 BRIDGE = 48          # tokens: shared text this short inside one compound token joins two spans
+RECORD_BRIDGE = 512  # tokens: a record's values this far apart may be one varying region
+_MARKUP = re.compile(r"<\|[^|<>\s]{1,40}\|>|<｜[^｜<>\s]{1,40}｜>")  # chat markers, decoded
+_SENTENCE = re.compile(r"[^\W\d_]{2,}(?:[ ,]+[^\W\d_]{2,}){3,}")  # four words in a row
 STATIC_AFTER_LONG = 128  # tokens of static content that end a long per-request span
 
 
@@ -133,6 +137,8 @@ class Structure:
         separate piece of the neighbour: sentences that passages from one pool share are out
         of order against the static text after them too, but that text is not reordered.
         At least two moved units make an order."""
+        if self._coincidental(s):
+            return [False] * len(s.runs)
         static = [self._is_static(h, b"", UNIT_SHARE)
                   and self._is_static(h, s.left, STATIC_SHARE if n < LONG_SPAN else UNIT_SHARE)
                   for h, (_a, n) in zip(s.heads, s.runs)]
@@ -187,6 +193,21 @@ class Structure:
                 if held_i and held_j and both >= share_j * len(held_i) and both >= share_i * len(held_j):
                     out[i] = out[j] = True
         return out
+
+    def _coincidental(self, s: Swap) -> bool:
+        """Whether swap ``s`` is readings that pairs share by chance: a stretch dense with
+        numbers (a forecast's rows, a table of measurements) that its runs cover only in
+        part. Readings from a few settings recur in other rows of the neighbour, and the
+        aligner meets them there, out of order; units sent in another order are whole
+        stretches of shared text (rows of a static table shuffled cover it all)."""
+        covered = sum(n for _a, n in s.runs)
+        if covered >= RUNS_COVER * (s.end - s.start):
+            return False
+        ids = self._ids(s.request)
+        if ids is None:
+            return False
+        words = self.decode(ids[s.start:s.end])[:DENSE_CHARS].split()
+        return len(_DIGIT_WORD.findall(" ".join(words))) >= VALUE_DENSE * max(1, len(words))
 
     def _trimmed(self, s: Swap) -> Swap | None:
         """Swap ``s`` cut down to its static units in another order (None when fewer than
@@ -332,10 +353,16 @@ class Structure:
                 g = gaps[k]
                 first, p = merged[-1]
                 end = p.start + p.length
-                if p.ref == g.ref >= 0 and 0 < g.start - end <= BRIDGE and p.length > 0 < g.length:
+                near = p.ref == g.ref >= 0 and p.length > 0 < g.length
+                if near and 0 < g.start - end <= BRIDGE:
                     ids = ids if ids is not None else self._ids(request)
                     if ids is not None and (self._glued(ids, end, g.start)
                                             or self._one_line(ids, p, g)):
+                        merged[-1] = (first, _joined(p, g))
+                        continue
+                if near and 0 < g.start - end <= RECORD_BRIDGE:
+                    ids = ids if ids is not None else self._ids(request)
+                    if ids is not None and self._one_record(ids, p, g, merged[-1][1].left):
                         merged[-1] = (first, _joined(p, g))
                         continue
                 merged.append((k, g))
@@ -350,6 +377,29 @@ class Structure:
         are an order, which the order test reads.)"""
         if "\n" in self.decode(ids[p.start:g.start + g.length]).strip("\n"):
             return False
+        return self._permutation(_joined(p, g)) is None
+
+    def _one_record(self, ids: list[int], p: Gap, g: Gap, given: bytes) -> bool:
+        """Whether gaps ``p`` and ``g`` are values of one record: what lies between them is
+        no sentence and holds no stretch of static content (field names and markup alone
+        are short; a pretty-printed JSON document of readings, a table's rows), and the
+        lines are no reordering of the neighbour's. The cache breaks at the record's first
+        value, so a move of any one value gains nothing: the record moves whole. (What the
+        pair shares between such values is often a coincidence, readings equal in both
+        requests, so it may be long; static content between two values keeps them apart.)"""
+        lo, hi = p.start + p.length, g.start
+        between = self.decode(ids[lo:hi])
+        # (A message boundary between them parts two messages: a record and the question.)
+        if _SENTENCE.search(between) or _MARKUP.search(between) or any(t in self.specials for t in ids[lo:hi]):
+            return False
+
+        def window(at: int) -> bool:
+            key = pack(ids[at:at + MIN_RUN])
+            return len(key) == MIN_RUN * ITEM and self._is_static(key, given)
+
+        for at in range(lo, hi - 2 * MIN_RUN + 1, 4):
+            if window(at) and window(at + MIN_RUN):
+                return False
         return self._permutation(_joined(p, g)) is None
 
     def _glued(self, ids: list[int], start: int, end: int) -> bool:

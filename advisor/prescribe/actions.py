@@ -24,11 +24,11 @@ from advisor.diagnose.capacity import cached_with_capacity, pin_candidate
 from advisor.errors import AdvisorError
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence, rendered_ids
-from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, DEFAULT_JOINER, LAST_MESSAGE, LAST_USER_START, Anchor,
-                                     MessageMove, SpanMove, UnitSort,
+from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, CHAT_MARKUP, DEFAULT_JOINER, LAST_MESSAGE, LAST_USER_START, Anchor,
+                                     MessageMove, SpanMove, StaticHoist, UnitSort,
                                      anchors, call_arguments_text, choose, locate, shared_marker, static_messages, static_turns, text_of,
                                      TurnMove, TurnsMove, json_unescaped, shared_turn_bodies, sort_call_arguments,
-                                     system_into_first_user,
+                                     number_call_ids, sort_content_keys, system_into_first_user,
                                      unescaped_context)
 from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, canonical_tool_keys, editable, reorder_blocks,
                                        sort_tools, sort_tools_and_keys)
@@ -124,6 +124,17 @@ def _held_string(example: str, holds: Callable[[str], bool]) -> bool:
     return len(piece.strip()) >= 8 and holds(piece)
 
 
+def _held_piece(example: str, holds: Callable[[str], bool]) -> bool:
+    """Whether the longest piece of ``example`` between chat markup (a span seen across a
+    message boundary, in a layout whose markers the tokenizer does not know as special
+    tokens) is held: the value is message text, not the template's."""
+    pieces = [p.strip() for p in CHAT_MARKUP.split(example)]
+    if len(pieces) < 2:
+        return False
+    piece = max(pieces, key=len)
+    return len(piece) >= 8 and holds(piece)
+
+
 def _template_after(contexts: list[tuple[str, str, str]], texts: list[str]) -> bool:
     """Whether, after most observed spans, the decoded text goes on with text that no
     message holds (up to the first line break or markup): the chat template's."""
@@ -169,7 +180,7 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
             # JSON members, in a tool the template laid out its own way, by its longest string.)
             injected = (f.code == "TR101" and holds is not None and bool(examples)
                         and not any(holds(e) or holds(json_unescaped(e) or e) or _held_string(e, holds)
-                                    for e in examples))
+                                    or _held_piece(e, holds) for e in examples))
             cands = anchors(contexts)
             typical = sizes[len(sizes) // 2] if sizes else 0
             anchor = None if injected else choose(cands, requests, typical, contexts)
@@ -181,59 +192,87 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
                 end = choose(ends, requests, typical, contexts)
                 if end is not None and (anchor is None or _hits(end, requests) > _hits(anchor, requests)):
                     anchor = end
-            if anchor is None:
-                # Not in any text of the requests: the chat template puts it there itself
-                # (a date_string kwarg, strftime_now reading the request's clock).
-                out.append(Plan("pin-template-value", f.code, k, ((
-                    f"The {f.kind} value at token {f.token_offset} (e.g. '{_short(f.example)}') is not in the "
-                    "messages: the chat template renders it. Pass one fixed value (a constant date_string, "
-                    "a pinned clock for strftime_now) instead of a per-request one.", pin_template_values, {}),)))
-                continue
             what = _what(f)
-            variants: list[tuple[str, Fix, dict[str, Any]]] = [
-                (what + "to the end of the last user turn.", SpanMove(anchor, LAST_USER, joiner=joiner),
-                 {"to": LAST_USER}),
-                (what + "to the end of its message (it is fixed for a conversation; the history after "
-                 "it stays shared).", SpanMove(anchor, MESSAGE_END, joiner=joiner), {"to": MESSAGE_END})]
-            if has_tools:
-                variants.append(("Serialize the arguments of every tool call with their keys sorted, in every "
-                                 "request (the varying text is the same arguments in another order).",
-                                 sort_call_arguments, {AS: "fix-section-order"}))
-            variants.append((what + "to the start of the last user turn (after every turn the requests share).",
-                             SpanMove(anchor, LAST_USER_START, joiner=joiner), {"to": LAST_USER_START}))
-            if has_tools:
-                variants.append((what + "to the end of the newest message (in an agent loop, the latest tool "
-                                 "result: each step extends the one before).", SpanMove(anchor, LAST_MESSAGE, joiner=joiner),
-                                 {"to": LAST_MESSAGE}))
-            marker = shared_marker(texts, anchor)
-            if marker:
-                variants.append((what + "right after the content all requests share.",
-                                 SpanMove(anchor, AFTER_SHARED, marker, joiner), {"to": AFTER_SHARED}))
-            if anchor.to_end:
-                variants.append((what + "as a message of its own after the static message that follows it.",
-                                 SpanMove(anchor, AFTER_STATIC, joiner=joiner), {"to": AFTER_STATIC}))
+            # Moves of whole messages need no anchor: a span seen across a message boundary
+            # (a call, its result) may have none, and still be message text.
+            messages: list[tuple[str, Fix, dict[str, Any]]] = []
             if static:
-                variants.append((what + "by sending its message after the static system messages that follow it.",
+                messages.append((what + "by sending its message after the static system messages that follow it.",
                                  MessageMove(static), {"to": AFTER_STATIC}))
+                messages.append(("Send the static system messages that follow the varying content ahead of it, "
+                                 "right after the messages every request opens with (behind per-request "
+                                 "messages they are never shared).", StaticHoist(static), {"to": AFTER_STATIC}))
             # (Or a value opening the prompt: a layout that joins system messages without
             # markup between them, Mistral's, shows no message boundary to the diagnosis.)
             if f.code == "TR102" or (f.token_offset is not None and f.token_offset <= OPENING):
-                variants.append((what + "by sending its message after the system message that follows it.",
+                messages.append((what + "by sending its message after the system message that follows it.",
                                  MessageMove(static, True), {"to": AFTER_STATIC}))
             if f.code == "TR102":
-                variants.append(("Send the system prompt as the opening of the first user turn (this layout "
+                messages.append(("Send the system prompt as the opening of the first user turn (this layout "
                                  "prints it with the last user turn, after the history).", system_into_first_user,
                                  {"to": AFTER_STATIC}))
             if f.code == "TR102" and (shared or shared_turns):
-                variants.append((what + "by sending its turns after the static turns that follow them (a "
+                messages.append((what + "by sending its turns after the static turns that follow them (a "
                                  "system prompt, fixed few-shot examples), right before the newest user turn.",
                                  TurnsMove(shared, shared_turns), {"to": AFTER_STATIC}))
             if turns[0]:
-                variants.append((what + "by sending its message after the static system messages that follow it.",
+                messages.append((what + "by sending its message after the static system messages that follow it.",
                                  TurnMove(*turns), {"to": AFTER_STATIC}))
             if turns[1] and f.code == "TR102":
-                variants.append((what + "by sending its message after the system message that follows it.",
+                messages.append((what + "by sending its message after the system message that follows it.",
                                  TurnMove(turns[0], turns[1], True), {"to": AFTER_STATIC}))
+            if anchor is None and (injected or not messages):
+                # Not in any text of the requests: the chat template puts it there itself
+                # (a date_string kwarg, strftime_now reading the request's clock).
+                pins: list[tuple[str, Fix, dict[str, Any]]] = [(
+                    f"The {f.kind} value at token {f.token_offset} (e.g. '{_short(f.example)}') is not in the "
+                    "messages: the chat template renders it. Pass one fixed value (a constant date_string, "
+                    "a pinned clock for strftime_now) instead of a per-request one.", pin_template_values, {})]
+                pins.append(("Number the tool-call ids in the order the calls come (the results' "
+                             "tool_call_id to match), in every request: the chat template prints the id, and a "
+                             "random one per request starts a new prefix.", number_call_ids, {}))
+                if has_tools:
+                    # What the template renders may be the tools, its own way (a signature
+                    # whose parameters follow the schema's key order): the same tools with
+                    # their keys in another order.
+                    pins.append(("Serialize each tool definition with its keys sorted (recursively), in every "
+                                 "request (the template lays them out from their keys' order).", canonical_tool_keys,
+                                 {"keys": True, AS: "sort-tool-definitions"}))
+                    pins.append(("Sort the tool definitions by name, and the keys inside each one, before "
+                                 "sending them, in every request.", sort_tools_and_keys,
+                                 {"keys": True, AS: "sort-tool-definitions"}))
+                out.append(Plan("pin-template-value", f.code, k, tuple(pins)))
+                continue
+            variants: list[tuple[str, Fix, dict[str, Any]]] = []
+            if anchor is not None:
+                variants += [
+                    (what + "to the end of the last user turn.", SpanMove(anchor, LAST_USER, joiner=joiner),
+                     {"to": LAST_USER}),
+                    (what + "to the end of its message (it is fixed for a conversation; the history after "
+                     "it stays shared).", SpanMove(anchor, MESSAGE_END, joiner=joiner), {"to": MESSAGE_END})]
+                if has_tools:
+                    variants.append(("Serialize the arguments of every tool call with their keys sorted, in every "
+                                     "request (the varying text is the same arguments in another order).",
+                                     sort_call_arguments, {AS: "fix-section-order"}))
+                if any('": ' in e for e in examples):
+                    variants.append(("Serialize the JSON of every tool result (any message that is one JSON "
+                                     "document) with its keys sorted, in every request (the varying text is "
+                                     "the same members in another order).", sort_content_keys,
+                                     {AS: "fix-section-order"}))
+                variants.append((what + "to the start of the last user turn (after every turn the requests share).",
+                                 SpanMove(anchor, LAST_USER_START, joiner=joiner), {"to": LAST_USER_START}))
+                if has_tools:
+                    variants.append((what + "to the end of the newest message (in an agent loop, the latest tool "
+                                     "result: each step extends the one before).", SpanMove(anchor, LAST_MESSAGE, joiner=joiner),
+                                     {"to": LAST_MESSAGE}))
+                marker = shared_marker(texts, anchor)
+                if marker:
+                    variants.append((what + "right after the content all requests share.",
+                                     SpanMove(anchor, AFTER_SHARED, marker, joiner), {"to": AFTER_SHARED}))
+                if anchor.to_end:
+                    variants.append((what + "as a message of its own after the static message that follows it.",
+                                     SpanMove(anchor, AFTER_STATIC, joiner=joiner), {"to": AFTER_STATIC}))
+            variants += messages
             out.append(Plan("move-dynamic-content", f.code, k, tuple(variants)))
         elif f.code == "TR201":
             cores = list(f.hidden.get("cores") or [])

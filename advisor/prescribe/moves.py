@@ -38,6 +38,7 @@ AFTER_SHARED = "after-shared-content"
 
 # Chat markup in decoded text: Llama 3's and ChatML's <|...|>, Mistral's control tokens.
 _SPECIAL = re.compile(r"<\|[^|>]{1,40}\|>|</?s>|\[/?(?:INST|AVAILABLE_TOOLS|TOOL_RESULTS|TOOL_CALLS|SYSTEM_PROMPT)\]")
+CHAT_MARKUP = _SPECIAL  # the chat layouts' markers, as decoded text
 _CHATML_ROLE = re.compile(r"^(?:system|user|assistant|tool|developer)\n")
 _HEADER = re.compile(r"<\|start_header_id\|>.*?<\|end_header_id\|>", re.DOTALL)
 SIDE = 40          # characters of static context used on each side
@@ -226,8 +227,7 @@ def choose(cands: list[Anchor], requests: Sequence[Sequence[str]], typical: int 
     span, after) triples) are given, among those, the one that finds the observed span in
     most of them: static text that precedes the span in some requests only (sections in
     another order) finds other text in the rest."""
-    best: tuple[int, bool, int, bool, bool, float, int] | None = None
-    chosen = None
+    scored: list[tuple[tuple[int, bool, int, bool, bool, float, int], Anchor]] = []
     for k, a in enumerate(cands):
         hits = 0
         size = 0
@@ -253,15 +253,31 @@ def choose(cands: list[Anchor], requests: Sequence[Sequence[str]], typical: int 
         # way: where a side of real context finds as many, that side says where the span is.
         bare = bool(_MEMBER_KEY.fullmatch(a.left)) or (len(a.right) <= 13 and a.right.endswith('"'))
         agree = sum(1 for c in contexts[:24] if _finds_observed(a, c))
-        score = (-hits, not a.left, -agree, _shares_a_word(spans, a), bare, abs(size / hits - typical), k)
-        if best is None or score < best:
-            best, chosen = score, a
-    return chosen
+        scored.append(((-hits, not a.left, -agree, _shares_a_word(spans, a), bare, abs(size / hits - typical), k), a))
+    if not scored:
+        return None
+    # Contexts are pairs of requests, and a pair that shares part of the span by chance (a
+    # reading equal in both) sees it shorter: agreement with nearly all of them is as good
+    # as with all, and the other tests decide.
+    top = max(-score[2] for score, _a in scored)
+    even = [((s[0], s[1], -top if -s[2] >= NEAR_ALL * top else s[2]) + s[3:], a) for s, a in scored]
+    return min(even, key=lambda x: x[0])[1]
+
+
+NEAR_ALL = 0.9
+OWN_RIGHT = 12  # characters of a right side that say where a span ends on their own
 
 
 def _finds_observed(a: Anchor, context: tuple[str, str, str]) -> bool:
     """Whether ``a``, applied to a decoded context's own text, finds most of its span."""
     before, span, after = context
+    if a.left and a.left not in before + span + after and len(a.right.strip()) >= OWN_RIGHT:
+        # The context starts inside the region the anchor's left side opens (a pair that
+        # shares the record's first readings by chance sees it start later): it agrees when
+        # the right side, text of its own (not a closing quote, which escaped JSON holds
+        # too), ends what it saw.
+        end = (span + after).find(a.right)
+        return end >= len(span) / 2
     got = locate(before + span + after, a)
     if got is None:
         return False
@@ -1308,6 +1324,57 @@ def sort_call_arguments(req: Request) -> Request | None:
     return dataclasses.replace(req, messages=tuple(messages)) if messages != list(req.messages) else None
 
 
+def number_call_ids(req: Request) -> Request | None:
+    """The request with its tool-call ids numbered in the order the calls come (the results'
+    ``tool_call_id`` to match), each as long as the id it replaces and with its prefix: a
+    client that draws a random id for a call it replays sends a new prefix each time, and
+    chat templates print the id (Mistral's in the call and again in its result)."""
+    if req.kind != "messages" or not req.messages:
+        return None
+    renamed: dict[str, str] = {}
+    for m in req.messages:
+        for call in m.get("tool_calls") or []:
+            old = call.get("id") if isinstance(call, dict) else None
+            if isinstance(old, str) and old and old not in renamed:
+                cut = max(old.rfind("_"), old.rfind("-")) + 1
+                renamed[old] = old[:cut] + str(len(renamed) + 1).zfill(max(1, len(old) - cut))[-max(1, len(old) - cut):]
+    if not renamed or all(k == v for k, v in renamed.items()):
+        return None
+    messages = []
+    for m in req.messages:
+        calls = m.get("tool_calls")
+        if calls:
+            m = {**m, "tool_calls": [{**c, "id": renamed.get(str(c.get("id")), c.get("id"))} if isinstance(c, dict) else c
+                                     for c in calls]}
+        if isinstance(m.get("tool_call_id"), str) and m["tool_call_id"] in renamed:
+            m = {**m, "tool_call_id": renamed[m["tool_call_id"]]}
+        messages.append(m)
+    return dataclasses.replace(req, messages=tuple(messages))
+
+
+def sort_content_keys(req: Request) -> Request | None:
+    """The request with every message whose content is one JSON document (a tool result, a
+    canned record) serialized with its keys sorted, in the layout it came in: a tool that
+    builds its result from an unordered map sends the same members in another order."""
+    if req.kind != "messages" or not req.messages:
+        return None
+    messages = list(req.messages)
+    changed = False
+    for k, m in enumerate(messages):
+        body = m.get("content")
+        if not isinstance(body, str) or not body.lstrip().startswith(("{", "[")):
+            continue
+        try:
+            value = json.loads(body)
+        except ValueError:
+            continue
+        dumped = _dump_like(body, value, _keys_sorted(value))
+        if dumped is not None and dumped != body:
+            messages[k] = {**m, "content": dumped}
+            changed = True
+    return dataclasses.replace(req, messages=tuple(messages)) if changed else None
+
+
 def _keys_sorted(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _keys_sorted(value[k]) for k in sorted(value)}
@@ -1375,6 +1442,34 @@ class MessageMove:
             messages.insert(j - 1, moved)
             return dataclasses.replace(req, messages=tuple(messages))
         return None
+
+
+@dataclasses.dataclass
+class StaticHoist:
+    """The static system messages that come after per-request messages (rules sent as a
+    later system message, after a lookup the client ran first) go up, in their order, to
+    right after the messages that open every request: behind the exchange they are never
+    shared, ahead of it every request shares them."""
+
+    static: frozenset[str]
+
+    def __call__(self, req: Request) -> Request | None:
+        if req.kind != "messages" or not req.messages:
+            return None
+        messages = list(req.messages)
+        k = 0
+        while k < len(messages) and _static_preamble(messages[k], self.static):
+            k += 1
+        late = [m for m in messages[k + 1:] if _static_preamble(m, self.static)]
+        if not late:
+            return None
+        rest = [m for m in messages[k:] if not any(m is x for x in late)]
+        return dataclasses.replace(req, messages=tuple(messages[:k] + late + rest))
+
+
+def _static_preamble(m: dict[str, Any], static: frozenset[str]) -> bool:
+    content = m.get("content")
+    return m.get("role") in _PREAMBLE_ROLES and isinstance(content, str) and content in static
 
 
 def message_key(m: dict[str, Any]) -> str | None:
