@@ -231,10 +231,11 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
                 pins.append(("Number the tool-call ids in the order the calls come (the results' "
                              "tool_call_id to match), in every request: the chat template prints the id, and a "
                              "random one per request starts a new prefix.", number_call_ids, {}))
-                if has_tools:
+                if has_tools and not any(g.code == "TR201" for g in diagnosis.findings):
                     # What the template renders may be the tools, its own way (a signature
                     # whose parameters follow the schema's key order): the same tools with
-                    # their keys in another order.
+                    # their keys in another order. (An order finding's plan sorts them
+                    # already; here the sort would stand in for the pin it comes with.)
                     pins.append(("Serialize each tool definition with its keys sorted (recursively), in every "
                                  "request (the template lays them out from their keys' order).", canonical_tool_keys,
                                  {"keys": True, AS: "sort-tool-definitions"}))
