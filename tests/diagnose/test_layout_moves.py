@@ -25,6 +25,7 @@ from tests.diagnose.heldout13 import ANALYZE_ARGS as COMMAND_R_ARGS
 from tests.diagnose.heldout13 import command_r_engine
 from tests.diagnose.heldout14 import TOKENIZER as MISTRAL_TOKENIZER
 from tests.diagnose.heldout14 import mistral_engine
+from tests.diagnose.test_regressions_12c import _shuffled_keys
 
 TOLERANCE = 0.02
 LAYOUTS = {"llama3": (), "qwen2.5": ANALYZE_ARGS, "harmony": HARMONY_ARGS, "command_r": COMMAND_R_ARGS,
@@ -238,16 +239,6 @@ def test_sections_in_another_order_sort_whole_when_a_turn_follows_them(tmp_path,
     assert abs(data["hit_rate_after"] - truth) <= TOLERANCE, (data["hit_rate_after"], truth)
 
 
-def _shuffled(value: Any, rng: random.Random) -> Any:
-    if isinstance(value, dict):
-        keys = list(value)
-        rng.shuffle(keys)
-        return {k: _shuffled(value[k], rng) for k in keys}
-    if isinstance(value, list):
-        return [_shuffled(v, rng) for v in value]
-    return value
-
-
 @pytest.mark.parametrize("layout", ["command_r", "llama3"])
 def test_a_canned_result_with_its_keys_in_another_order_is_serialized_sorted(tmp_path, cli, engines, layout) -> None:
     """A priming exchange whose tool result is one JSON record, built from an unordered map:
@@ -261,7 +252,7 @@ def test_a_canned_result_with_its_keys_in_another_order_is_serialized_sorted(tmp
         q = {"role": "user", "content": zoo.question(rng)}
         head = [{"role": "system", "content": system}, {"role": "user", "content": "Load the grading spec."},
                 _call({"spec": "standard"})]
-        for out, body in ((records, _shuffled(spec, rng)), (fixed, dict(sorted(spec.items())))):
+        for out, body in ((records, _shuffled_keys(spec, rng)), (fixed, dict(sorted(spec.items())))):
             out.append({"messages": [*head, {"role": "tool", "tool_call_id": "call_1", "content": json.dumps(body)}, q],
                         "tools": tools})
     data = _run(tmp_path, cli, f"canned-keys-{layout}", records, layout)
@@ -281,7 +272,7 @@ def test_tool_parameters_in_another_order_are_sorted_where_the_template_prints_s
     for _ in range(40):
         q = {"role": "user", "content": zoo.question(rng)}
         mixed = [{**t, "function": {**t["function"], "parameters": {
-            **t["function"]["parameters"], "properties": _shuffled(t["function"]["parameters"]["properties"], rng)}}}
+            **t["function"]["parameters"], "properties": _shuffled_keys(t["function"]["parameters"]["properties"], rng)}}}
             for t in tools]
         records.append({"messages": [{"role": "system", "content": system}, q], "tools": mixed})
         fixed.append({"messages": [{"role": "system", "content": system}, q],
