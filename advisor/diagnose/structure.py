@@ -36,7 +36,6 @@ PROSE_SPAN = 24   # tokens: lines of text this long at a message's start are con
 PROSE_LINE = 12   # characters: a line this long is a line of its own
 PROSE_WORDS = 6   # words of letters: a paragraph holding this many is text, not a value
 VALUE_DENSE = 0.3  # share of words holding a digit in a stretch of values (readings, ids)
-RUNS_COVER = 0.97  # share of a reordered stretch its runs cover where the units are whole
 DENSE_CHARS = 400  # characters of a span read for that share (readings are short; documents are long spans anyway)
 _DIGIT_WORD = re.compile(r"[^\s\d]*\d\S*")
 _WORDS = re.compile(r"[^\W\d_]{2,}")
@@ -137,8 +136,6 @@ class Structure:
         separate piece of the neighbour: sentences that passages from one pool share are out
         of order against the static text after them too, but that text is not reordered.
         At least two moved units make an order."""
-        if self._coincidental(s):
-            return [False] * len(s.runs)
         static = [self._is_static(h, b"", UNIT_SHARE)
                   and self._is_static(h, s.left, STATIC_SHARE if n < LONG_SPAN else UNIT_SHARE)
                   for h, (_a, n) in zip(s.heads, s.runs)]
@@ -193,21 +190,6 @@ class Structure:
                 if held_i and held_j and both >= share_j * len(held_i) and both >= share_i * len(held_j):
                     out[i] = out[j] = True
         return out
-
-    def _coincidental(self, s: Swap) -> bool:
-        """Whether swap ``s`` is readings that pairs share by chance: a stretch dense with
-        numbers (a forecast's rows, a table of measurements) that its runs cover only in
-        part. Readings from a few settings recur in other rows of the neighbour, and the
-        aligner meets them there, out of order; units sent in another order are whole
-        stretches of shared text (rows of a static table shuffled cover it all)."""
-        covered = sum(n for _a, n in s.runs)
-        if covered >= RUNS_COVER * (s.end - s.start):
-            return False
-        ids = self._ids(s.request)
-        if ids is None:
-            return False
-        words = self.decode(ids[s.start:s.end])[:DENSE_CHARS].split()
-        return len(_DIGIT_WORD.findall(" ".join(words))) >= VALUE_DENSE * max(1, len(words))
 
     def _trimmed(self, s: Swap) -> Swap | None:
         """Swap ``s`` cut down to its static units in another order (None when fewer than
