@@ -15,7 +15,7 @@ from dataclasses import dataclass
 # Chat special tokens (`<|start_header_id|>user<|end_header_id|>`, `<|eot_id|>`, Command R's
 # `<|END_OF_TURN_TOKEN|>`, DeepSeek's `<｜User｜>`) end a block: the last section of a message
 # is the same unit as anywhere else, whatever turn the layout prints after it.
-_SPECIAL = re.compile(r"<\|start_header_id\|>[a-z_]*<\|end_header_id\|>|<\|[A-Za-z_0-9]+\|>|<｜[^｜<>\s]{1,40}｜>")
+CHAT_MARKER = re.compile(r"<\|start_header_id\|>[a-z_]*<\|end_header_id\|>|<\|[A-Za-z_0-9]+\|>|<｜[^｜<>\s]{1,40}｜>")
 _FENCE = re.compile(r"^```[a-zA-Z]*\n(.*)\n```$", re.DOTALL)
 # Blocks shorter than this are separators or boilerplate; their order says nothing.
 MIN_BLOCK_CHARS = 24
@@ -55,7 +55,7 @@ def segments(text: str, min_chars: int = MIN_BLOCK_CHARS) -> list[tuple[int, int
     this runs on every request that ``analyze`` diagnoses."""
     out: list[tuple[int, int]] = []
     pos = 0
-    for m in _SPECIAL.finditer(text):
+    for m in CHAT_MARKER.finditer(text):
         _paragraphs(text, pos, m.start(), min_chars, out)
         pos = m.end()
     _paragraphs(text, pos, len(text), min_chars, out)

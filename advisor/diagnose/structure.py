@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from advisor.diagnose.align import MIN_RUN, Aligner, Gap, Swap, _find_aligned, weight
+from advisor.diagnose.blocks import CHAT_MARKER
 from advisor.diagnose.spans import (COMPOUND, LIST_MARK, classify, classify_inside, compound_bounds,
                                     differing_range, expand)
 from advisor.ingest.ids import ITEM, pack, unpack
@@ -64,7 +65,6 @@ FAR = 4096           # tokens searched after a span for where static content res
 UNPACKED = 48        # requests kept unpacked while the spans are read
 BRIDGE = 48          # tokens: shared text this short inside one compound token joins two spans
 RECORD_BRIDGE = 512  # tokens: a record's values this far apart may be one varying region
-_MARKUP = re.compile(r"<\|[^|<>\s]{1,40}\|>|<｜[^｜<>\s]{1,40}｜>")  # chat markers, decoded
 _SENTENCE = re.compile(r"[^\W\d_]{2,}(?:[ ,]+[^\W\d_]{2,}){3,}")  # four words in a row
 STATIC_AFTER_LONG = 128  # tokens of static content that end a long per-request span
 
@@ -344,7 +344,7 @@ class Structure:
                         continue
                 if near and 0 < g.start - end <= RECORD_BRIDGE:
                     ids = ids if ids is not None else self._ids(request)
-                    if ids is not None and self._one_record(ids, p, g, merged[-1][1].left):
+                    if ids is not None and self._one_record(ids, p, g):
                         merged[-1] = (first, _joined(p, g))
                         continue
                 merged.append((k, g))
@@ -361,7 +361,7 @@ class Structure:
             return False
         return self._permutation(_joined(p, g)) is None
 
-    def _one_record(self, ids: list[int], p: Gap, g: Gap, given: bytes) -> bool:
+    def _one_record(self, ids: list[int], p: Gap, g: Gap) -> bool:
         """Whether gaps ``p`` and ``g`` are values of one record: what lies between them is
         no sentence and holds no stretch of static content (field names and markup alone
         are short; a pretty-printed JSON document of readings, a table's rows), and the
@@ -372,15 +372,10 @@ class Structure:
         lo, hi = p.start + p.length, g.start
         between = self.decode(ids[lo:hi])
         # (A message boundary between them parts two messages: a record and the question.)
-        if _SENTENCE.search(between) or _MARKUP.search(between) or any(t in self.specials for t in ids[lo:hi]):
+        if _SENTENCE.search(between) or CHAT_MARKER.search(between) or any(t in self.specials for t in ids[lo:hi]):
             return False
-
-        def window(at: int) -> bool:
-            key = pack(ids[at:at + MIN_RUN])
-            return len(key) == MIN_RUN * ITEM and self._is_static(key, given)
-
         for at in range(lo, hi - 2 * MIN_RUN + 1, 4):
-            if window(at) and window(at + MIN_RUN):
+            if self._static_window(ids, at, p.left) and self._static_window(ids, at + MIN_RUN, p.left):
                 return False
         return self._permutation(_joined(p, g)) is None
 
@@ -739,6 +734,12 @@ class Structure:
                 return False
         return end - para >= PROSE_SPAN
 
+    def _static_window(self, ids: list[int], at: int, given: bytes) -> bool:
+        """Whether the ``MIN_RUN`` tokens from ``at`` are held by most requests (of those
+        holding ``given``)."""
+        key = pack(ids[at:at + MIN_RUN])
+        return len(key) == MIN_RUN * ITEM and self._is_static(key, given)
+
     def _static_end(self, ids: list[int], end: int, given: bytes, reach: int = 256, long: bool = False) -> int:
         """Where static content starts again after a span ending at ``end``: a pair of
         requests may re-join inside the varying content (two lists of choices that end
@@ -748,8 +749,7 @@ class Structure:
         end: boilerplate that most documents share (a notices clause) is one sentence, the
         prompt after them is more."""
         def window(at: int) -> bool:
-            key = pack(ids[at:at + MIN_RUN])
-            return len(key) == MIN_RUN * ITEM and self._is_static(key, given)
+            return self._static_window(ids, at, given)
 
         def static(at: int) -> bool:
             if not long:

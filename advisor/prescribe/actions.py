@@ -165,6 +165,7 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
     out: list[Plan] = []
     requests = requests or []
     texts = [t for r in requests for t in r]
+    ordered = any(f.code == "TR201" for f in diagnosis.findings)
     for k, f in enumerate(diagnosis.findings):
         if f.code in ("TR101", "TR102"):
             contexts = list(f.hidden.get("contexts", []))
@@ -231,7 +232,7 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
                 pins.append(("Number the tool-call ids in the order the calls come (the results' "
                              "tool_call_id to match), in every request: the chat template prints the id, and a "
                              "random one per request starts a new prefix.", number_call_ids, {}))
-                if has_tools and not any(g.code == "TR201" for g in diagnosis.findings):
+                if has_tools and not ordered:
                     # What the template renders may be the tools, its own way (a signature
                     # whose parameters follow the schema's key order): the same tools with
                     # their keys in another order. (An order finding's plan sorts them
@@ -239,9 +240,7 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
                     pins.append(("Serialize each tool definition with its keys sorted (recursively), in every "
                                  "request (the template lays them out from their keys' order).", canonical_tool_keys,
                                  {"keys": True, AS: "sort-tool-definitions"}))
-                    pins.append(("Sort the tool definitions by name, and the keys inside each one, before "
-                                 "sending them, in every request.", sort_tools_and_keys,
-                                 {"keys": True, AS: "sort-tool-definitions"}))
+                    pins.append(_by_name_and_keys({AS: "sort-tool-definitions"}))
                 out.append(Plan("pin-template-value", f.code, k, tuple(pins)))
                 continue
             variants: list[tuple[str, Fix, dict[str, Any]]] = []
@@ -285,8 +284,7 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
             if f.kind == "tool-order":
                 variants.append(("Sort the tool definitions by name before sending them, in every request.",
                                  sort_tools, {}))
-                variants.append(("Sort the tool definitions by name, and the keys inside each one, before "
-                                 "sending them, in every request.", sort_tools_and_keys, {"keys": True}))
+                variants.append(_by_name_and_keys({}))
                 kind = "sort-tool-definitions"
             else:
                 kind = "fix-section-order"
@@ -318,9 +316,7 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
                     # its own way (one JSON per line, inside a system turn).
                     variants.append(("Sort the tool definitions by name before sending them, in every request.",
                                      sort_tools, {AS: "sort-tool-definitions"}))
-                    variants.append(("Sort the tool definitions by name, and the keys inside each one, before "
-                                     "sending them, in every request.", sort_tools_and_keys,
-                                     {"keys": True, AS: "sort-tool-definitions"}))
+                    variants.append(_by_name_and_keys({AS: "sort-tool-definitions"}))
                 # Keys of a tool's JSON schema in a different order per request.
                 variants.append(("Serialize each tool definition with its keys sorted (recursively), in "
                                  "every request.", canonical_tool_keys, {"keys": True}))
@@ -347,6 +343,13 @@ def pin_template_values(req: Request) -> Request | None:
 
 # A constant for the date a chat template shows (Llama 3.1's own default).
 PINNED_DATE = "26 Jul 2024"
+
+
+def _by_name_and_keys(details: dict[str, Any]) -> tuple[str, Fix, dict[str, Any]]:
+    """The variant that sorts the tools by name and the keys inside each (a fresh details
+    dict each time: the measuring pops from it)."""
+    return ("Sort the tool definitions by name, and the keys inside each one, before sending them, in every "
+            "request.", sort_tools_and_keys, {"keys": True, **details})
 
 
 def _what(f: Finding) -> str:

@@ -1337,7 +1337,8 @@ def number_call_ids(req: Request) -> Request | None:
             old = call.get("id") if isinstance(call, dict) else None
             if isinstance(old, str) and old and old not in renamed:
                 cut = max(old.rfind("_"), old.rfind("-")) + 1
-                renamed[old] = old[:cut] + str(len(renamed) + 1).zfill(max(1, len(old) - cut))[-max(1, len(old) - cut):]
+                width = max(1, len(old) - cut)
+                renamed[old] = old[:cut] + str(len(renamed) + 1).zfill(width)[-width:]
     if not renamed or all(k == v for k, v in renamed.items()):
         return None
     messages = []
@@ -1419,8 +1420,7 @@ class MessageMove:
     any_next: bool = False
 
     def _is_static(self, m: dict[str, Any]) -> bool:
-        content = m.get("content")
-        return m.get("role") in _PREAMBLE_ROLES and isinstance(content, str) and content in self.static
+        return _static_preamble(m, self.static)
 
     def __call__(self, req: Request) -> Request | None:
         if req.kind != "messages" or not req.messages:
@@ -1460,10 +1460,12 @@ class StaticHoist:
         k = 0
         while k < len(messages) and _static_preamble(messages[k], self.static):
             k += 1
-        late = [m for m in messages[k + 1:] if _static_preamble(m, self.static)]
+        late: list[dict[str, Any]] = []
+        rest: list[dict[str, Any]] = []
+        for m in messages[k:]:
+            (late if _static_preamble(m, self.static) else rest).append(m)
         if not late:
             return None
-        rest = [m for m in messages[k:] if not any(m is x for x in late)]
         return dataclasses.replace(req, messages=tuple(messages[:k] + late + rest))
 
 
