@@ -50,7 +50,7 @@ def run(args: list[str]) -> tuple[float, float, dict]:
 
 def score(w: zoo.Workload, data: dict) -> dict:
     found = [(f["code"], f["token_offset"], f["tokens_lost"]) for f in data["findings"] if f["code"] in STRUCTURAL]
-    expected = [(code, zoo.token_offset(w.records[0], needle)) for code, needle in w.expect]
+    expected = zoo.expected(w)
     hits = [any(c == code and abs(o - offset) <= OFFSET_TOLERANCE for c, o, _ in found) for code, offset in expected]
     false = [f for f in found if not any(f[0] == c and abs(f[1] - o) <= OFFSET_TOLERANCE for c, o in expected)]
     claims = [f for f in false if f[2] > 0.01 * data["prompt_tokens"]]

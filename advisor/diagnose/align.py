@@ -30,6 +30,9 @@ PROBE = 8         # tokens per probe: a shared run of 2*PROBE-1 tokens always ho
 MIN_RUN = 16      # a shared run this long is shared content, shorter ones are coincidence
 WINDOW = 6144     # tokens of the neighbour searched after the divergence
 MAX_PROBED = 6144  # tokens of this request probed after the divergence
+TAIL_SLACK = 8    # tokens at a neighbour's end a re-sent history may differ in (the generation prompt)
+RECENT = 64       # newest kept requests searched for a conversation's earlier turn
+VALUE_REACH = 64  # tokens: a value that parts a conversation's turns is at most this far before its text
 FULL = 384        # requests aligned before the sample starts thinning out
 
 
@@ -49,6 +52,11 @@ class Gap:
     head: bytes = b""  # the first MIN_RUN tokens both share again (to test they are static)
     run: int = 0       # tokens of the first shared run after the span
     left: bytes = b""  # the tokens right before the span (both requests hold them)
+    # This request re-sends all of its neighbour after the span, in order, and goes on: the
+    # neighbour is this conversation's earlier turn, and the span a value its history
+    # was re-rendered with (an age, a refreshed reading) rather than content two
+    # requests happen to share.
+    resent: bool = False
 
 
 @dataclass(frozen=True)
@@ -121,8 +129,38 @@ class Aligner:
         if ref is None:
             return matched
         window, last = _window(ref, WINDOW * ITEM)
+        gaps = len(self.gaps)
         self._align(index, data, pos, window, self._leaf_request.get(id(_deepest(last)), -1))
+        if not any(g.resent for g in self.gaps[gaps:]) and self.kept_ids and self.kept_ids[-1] == index:
+            self._align_conversation(index, data, pos)
         return matched
+
+    def _align_conversation(self, index: int, data: bytes, pos: int) -> None:
+        """A value early in a conversation (its first user turn) parts every turn from the
+        oldest request at that point, another conversation's: the newest kept request
+        that shares the prefix and holds this request's text a little after the
+        divergence is this conversation's earlier turn. Only the history edits that
+        aligning with it shows count."""
+        lo = max(0, len(self.kept) - 1 - RECENT)
+        for after in (PROBE, 2 * PROBE, 4 * PROBE, 8 * PROBE):
+            at = pos + after * ITEM
+            probe = data[at:at + PROBE * ITEM]
+            if len(probe) < PROBE * ITEM:
+                return
+            for k in range(len(self.kept) - 2, lo - 1, -1):  # (the last kept is this request)
+                cand = self.kept[k]
+                # (Near the same place: an earlier turn holds it as far off as the values differ.)
+                if _find_aligned(cand, probe, max(0, at - VALUE_REACH * ITEM), at + (VALUE_REACH + PROBE) * ITEM) < 0:
+                    continue
+                q = _common(data, 0, cand, 0)
+                if q + VALUE_REACH * ITEM < pos or len(cand) - q >= WINDOW * ITEM:
+                    continue
+                gaps = len(self.gaps)
+                swaps = len(self.swaps)
+                self._align(index, data, q, cand[q:], self.kept_ids[k])
+                self.gaps[gaps:] = [g for g in self.gaps[gaps:] if g.resent]
+                del self.swaps[swaps:]
+                return
 
     def _align(self, index: int, data: bytes, pos: int, ref: bytes, ref_index: int) -> None:
         runs = list(_runs(data, pos, ref))
@@ -150,6 +188,20 @@ class Aligner:
         after = [0] * (len(runs) + 1)
         for k in range(len(runs) - 1, -1, -1):
             after[k] = after[k + 1] + runs[k][2]
+        # From which run on the rest of the neighbour is re-sent in order up to its end
+        # (the window holds all of it), with this request adding turns of its own: after
+        # it, or before a closing the template prints at the end of every prompt.
+        # (Runs after the one that reaches the end are the neighbour's text said again.)
+        resent_from = len(runs)
+        e = next((j for j, r in enumerate(runs) if r[1] + r[2] + TAIL_SLACK >= len(ref) // ITEM), -1)
+        if len(ref) < WINDOW * ITEM and e >= 0:
+            k = e
+            while k > 0 and runs[k - 1][1] + runs[k - 1][2] <= runs[k][1]:
+                k -= 1
+            inserted = any(runs[j + 1][0] > runs[j][0] + runs[j][2] and runs[j + 1][1] == runs[j][1] + runs[j][2]
+                           for j in range(k, e))
+            if inserted or (len(data) - pos) // ITEM > runs[e][0] + runs[e][2]:
+                resent_from = k
         for k, (a, b, n) in enumerate(runs):
             if b < prev_b:
                 prev_a = max(prev_a, a + n)
@@ -158,7 +210,7 @@ class Aligner:
                 self.gaps.append(Gap(index, base + prev_a, a - prev_a, base + prev_b, b - prev_b,
                                      after[k], _anchor(data, base + a, n), ref_index,
                                      data[(base + a) * ITEM:(base + a + MIN_RUN) * ITEM], n,
-                                     _before(data, base + prev_a)))
+                                     _before(data, base + prev_a), resent_from <= k <= e and b > prev_b))
             prev_a, prev_b = a + n, b + n
 
     def static_share(self, key: bytes, given: bytes = b"") -> float:

@@ -233,6 +233,11 @@ def _dynamic_finding(f: SpanFinding) -> Finding:
         message = (f"per-request content ({f.span_tokens:,} tokens typical) at token {f.token_offset} comes before "
                    f"content most requests share: {f.requests:,} requests lose about {f.tokens_lost:,} cacheable "
                    "tokens after it. Put the shared content first and the per-request content after it.")
+    elif f.in_history:
+        message = (f"{f.kind} value at token {f.token_offset} (after '{where[-40:]}') is re-rendered into the "
+                   f"conversation's history at every turn: {f.requests:,} requests lose about {f.tokens_lost:,} "
+                   "cacheable tokens after it. Send earlier turns as they were first sent; state a current "
+                   "value in the newest message.")
     else:
         message = (f"{f.kind} value at token {f.token_offset} (after '{where[-40:]}') varies between requests "
                    f"inside shared content: {f.requests:,} requests lose about {f.tokens_lost:,} cacheable "
@@ -241,7 +246,7 @@ def _dynamic_finding(f: SpanFinding) -> Finding:
         code=f.code, token_offset=f.token_offset, kind=f.kind, requests=f.requests,
         tokens_lost=f.tokens_lost, example=f.examples[0] if f.examples else "", message=message,
         details={"examples": f.examples, "context_before": f.label, "context_after": f.right,
-                 "span_tokens": f.span_tokens},
+                 "span_tokens": f.span_tokens} | ({"in_history": True} if f.in_history else {}),
         hidden={"contexts": f.contexts},
     )
 

@@ -66,6 +66,10 @@ UNPACKED = 48        # requests kept unpacked while the spans are read
 BRIDGE = 48          # tokens: shared text this short inside one compound token joins two spans
 RECORD_BRIDGE = 512  # tokens: a record's values this far apart may be one varying region
 _SENTENCE = re.compile(r"[^\W\d_]{2,}(?:[ ,]+[^\W\d_]{2,}){3,}")  # four words in a row
+WORD_REACH = 24   # characters a value in a history is widened back by, to the blank before it
+FOLD_NEAR = 16        # tokens: a history value this close to another value's finding is that value
+HISTORY_REQUESTS = 4  # requests a value re-rendered into histories shows in, at least
+LABEL_CHARS = 12  # characters of the label before a value in a history that name it
 STATIC_AFTER_LONG = 128  # tokens of static content that end a long per-request span
 
 
@@ -83,6 +87,9 @@ class SpanFinding:
     # Decoded (before, span, after) of observed spans: the rewrite finds the span by them.
     contexts: list[tuple[str, str, str]] = field(default_factory=list)
     first_request: int = -1  # the earliest request that loses cached tokens to it (-1: unknown)
+    # The value is re-rendered into each conversation's history (a reply's age, a result's
+    # freshness): every turn re-sends the history with new values.
+    in_history: bool = False
 
 
 @dataclass
@@ -246,7 +253,11 @@ class Structure:
         swapped = {s.request: (s.start, s.end) for s in real}
         # (Where the traffic shows units reordered, stretches out of order are that.)
         candidates = [g for g in al.gaps + ([] if real else ahead) if not _within(swapped.get(g.request), g.start)]
-        groups = _group_gaps(self._bridged(candidates))
+        # History edits re-join a conversation's own turns: they are grouped by the label
+        # before the value, the rest by the shared content they re-join.
+        history_groups = self._history_groups([g for g in candidates if g.resent])
+        kept_ids = {id(g) for group in history_groups for g in group}
+        groups = _group_gaps(self._bridged([g for g in candidates if id(g) not in kept_ids]))
         # A span that re-joins at a unit other requests send in another order is the
         # permutation seen from one pair, not a value (retrieved passages from one pool);
         # static text that only per-request content sits out of order against is not such a unit.
@@ -264,6 +275,7 @@ class Structure:
         # value just before a unit that notes quoting the static text make look moved.)
         groups = [g for g in groups if not (_permutation_seen(g, permuted, shown_by) and (
             any(x.key in permuted and x.key not in shown_by for x in g) or self._lines_moved(g, permuted)))]
+        groups += history_groups
         need = MIN_LOSS * al.aligned_tokens
         self.permuted = []
         for k, group in enumerate(groups):
@@ -309,7 +321,7 @@ class Structure:
             # Content one arm of an A/B test holds is static for that arm, though the arm
             # may be well under half the log: many requests re-joining it say so.
             share = FAMILY_SHARE if len(requests) >= FAMILY_REQUESTS else STATIC_SHARE
-            if not any(self._is_static(h, left, share) for h, left in pairs[:6]) \
+            if not self._history_edit(group) and not any(self._is_static(h, left, share) for h, left in pairs[:6]) \
                     and not self._static_within(group, share):
                 continue  # re-joins content a few requests share (retrieved passages)
             finding = self._span_finding(group, requests, lost, scale)
@@ -317,7 +329,35 @@ class Structure:
                 finding.first_request = min(requests)
                 out.append(finding)
         out.sort(key=lambda f: (f.token_offset, -f.requests))
-        return _merged(out)
+        return _merged(_history_folded(out))
+
+    def _history_edit(self, group: list[Gap]) -> bool:
+        """Whether the group's spans are edits of a conversation's history: the content
+        they re-join is that conversation's own, which no other request holds."""
+        return bool(group) and group[0].resent
+
+    def _history_groups(self, gaps: list[Gap]) -> list[list[Gap]]:
+        """History edits grouped by the label before the value: each conversation re-joins
+        its own history, so one value re-rendered into every conversation's history is
+        one group for all of them (and for readings that share their first characters)."""
+        by_label: dict[str, list[Gap]] = {}
+        for g in gaps:
+            # The label's own line, its last characters (six tokens before a value that
+            # starts a digit or two later reach back to other text). A span that opens its
+            # line is no value under a label: other text where a pair of conversations
+            # differ (two customers' first messages).
+            line = self._label(g.left).rsplit("\n", 1)[-1]
+            if line.strip():
+                by_label.setdefault(line[-LABEL_CHARS:], []).append(g)
+        # One value re-rendered into many conversations' histories shows in many requests;
+        # a pair or two that differ by a name and go on alike are a coincidence.
+        return [by_label[k] for k in sorted(by_label) if len({g.request for g in by_label[k]}) >= HISTORY_REQUESTS]
+
+    def _label(self, left: bytes) -> str:
+        """The text before a span up to where the value starts, after any chat markup."""
+        text = self.decode(unpack(left))
+        text = text[:_value_start(text, len(text))]
+        return _MARKUP.split(text)[-1]
 
     def _bridged(self, gaps: list[Gap]) -> list[Gap]:
         """Gaps of one request joined where the shared text between them is a piece of one
@@ -432,6 +472,17 @@ class Structure:
                 offset = _word_bounds(self.decode, ref_ids, offset, offset + 1)[0]
         else:
             offset = min(g.start for g in group)
+        # A value re-rendered into a conversation's history: what follows it is that
+        # conversation's own (no static content to run on to), and it is a value in the
+        # history, not content opening a message.
+        history = self._history_edit(group)
+        if history and known:
+            # Conversations of their own lengths hold it at their own offsets: the usual one.
+            first: dict[int, int] = {}
+            for g in sorted(known, key=lambda g: g.start):
+                first.setdefault(g.request, g.ref_start)
+            places = sorted(first.values())
+            offset = places[(len(places) - 1) // 2]
         earliest = sorted(group, key=lambda g: (g.request, g.start))
         decoded: list[tuple[Gap, list[int], int, int]] = []
         for g in earliest[:24]:
@@ -439,12 +490,12 @@ class Structure:
             if ids is None:
                 continue
             start, end = _word_bounds(self.decode, ids, g.start, g.start + g.length)
-            if len(decoded) < 8:
+            if len(decoded) < 8 and not history:
                 end = self._static_end(ids, end, g.left)
             decoded.append((g, ids, start, end))
         if not decoded:
             return None
-        code, pulls = self._code(decoded)
+        code, pulls = ("TR101", []) if history else self._code(decoded)
         if code == "TR102":
             # Content ahead of the static text (a document) ends where the prompt resumes,
             # not at boilerplate most documents share: ends tested on a longer stretch.
@@ -476,8 +527,15 @@ class Structure:
             a, b = len(left), len(left) + len(mine)
             # The whole value around the differing tokens (the minutes of a clock differ,
             # the date before them does not): a move must take all of it.
-            va, vb = expand(text, a, b) if code == "TR101" and b - a < 200 else (a, b)
-            if code == "TR101":
+            # (In a history the word is the value: the fix finds each copy of it between
+            # the label and the text after it that every conversation prints.)
+            va, vb = expand(text, a, b) if code == "TR101" and b - a < 200 and not history else (a, b)
+            if history:
+                # Back to where the value starts: two readings share their first digits
+                # ('28.' of 28.6 and 28.1); the label is before them.
+                a = va = _value_start(text, a)
+                left, mine = text[:a], text[a:b]
+            if code == "TR101" and not history:
                 # A value inside a compound token (a URL's key, a JWT's payload) is the token.
                 va, vb = compound_bounds(text, va, vb)
                 wa, wb = compound_bounds(text, min(va, a), max(vb, b))
@@ -507,7 +565,7 @@ class Structure:
         counted = sum(weight(r) for r in requests)
         lost_all = sum(g.rejoin * weight(g.request) for g in group)
         return SpanFinding(code, offset, kind, round(counted * scale), round(lost_all * scale), values,
-                           label, right_text, median, contexts)
+                           label, right_text, median, contexts, in_history=history)
 
     def _lines_moved(self, group: list[Gap], permuted: set[bytes]) -> bool:
         """Whether most of a sample of ``group``'s gaps (those re-joining at a unit seen
@@ -1026,6 +1084,43 @@ def _permutation_seen(group: list[Gap], permuted: set[bytes], shown_by: dict[byt
         return True  # per-request units in another order (passages from one pool)
     seen = set().union(*(shown_by.get(x.key, set()) for x in group))
     return len(seen) * 4 >= len({x.request for x in group})
+
+
+def _value_start(text: str, at: int) -> int:
+    """Back from ``at`` over the characters a value is written with (letters, digits and
+    the marks inside numbers, dates and ids), at most ``WORD_REACH`` of them."""
+    k = at
+    while k > 0 and at - k < WORD_REACH and (text[k - 1].isalnum() or text[k - 1] in _IN_VALUE):
+        k -= 1
+    return k
+
+
+_IN_VALUE = ".,:-_/+"
+# Chat markup as decoded text: the block splitter's markers and the bracketed ones of
+# Mistral's layouts, which a tokenizer may hold as special tokens or as plain text.
+_MARKUP = re.compile(CHAT_MARKER.pattern + r"|\[/?[A-Z][A-Z_]{1,23}\]|</?s>")
+
+
+def _history_folded(found: list[SpanFinding]) -> list[SpanFinding]:
+    """A value seen both re-rendered into histories and as a value other requests share
+    the content after (a clock atop the system prompt of conversations whose first
+    questions come from one bank; ages before replies from one bank of answers) is one
+    finding: the one that more requests show, with the other's requests and losses."""
+    gone: set[int] = set()
+    for h in found:
+        if not h.in_history or id(h) in gone:
+            continue
+        near = [f for f in found if not f.in_history and id(f) not in gone and f.code == h.code
+                and abs(f.token_offset - h.token_offset) <= FOLD_NEAR]
+        if not near:
+            continue
+        top = max(near, key=lambda f: f.requests)
+        into, parts = (top, [h]) if top.requests >= h.requests else (h, near)
+        for f in parts:
+            into.requests += f.requests
+            into.tokens_lost += f.tokens_lost
+            gone.add(id(f))
+    return [f for f in found if id(f) not in gone]
 
 
 def _merged(found: list[SpanFinding]) -> list[SpanFinding]:

@@ -19,13 +19,14 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from advisor.index.analyze import Analyzer
-from advisor.diagnose.detect import Attribution, Diagnosis, Finding
+from advisor.diagnose.detect import Attribution, Diagnoser, Diagnosis, Finding
 from advisor.diagnose.capacity import cached_with_capacity, pin_candidate
 from advisor.errors import AdvisorError
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence, rendered_ids
-from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, CHAT_MARKUP, DEFAULT_JOINER, LAST_MESSAGE, LAST_USER_START, Anchor,
-                                     MessageMove, SpanMove, StaticHoist, UnitSort,
+from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, CHAT_MARKUP, DEFAULT_JOINER, HISTORY, LAST_MESSAGE,
+                                     LAST_USER_START, Anchor, HistoryMove, MessageMove, history_anchor, value_shape,
+                                     SpanMove, StaticHoist, UnitSort,
                                      anchors, call_arguments_text, choose, locate, shared_marker, static_messages, static_turns, text_of,
                                      TurnMove, TurnsMove, json_unescaped, shared_turn_bodies, sort_call_arguments,
                                      number_call_ids, sort_content_keys, system_into_first_user,
@@ -244,6 +245,7 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
                 out.append(Plan("pin-template-value", f.code, k, tuple(pins)))
                 continue
             variants: list[tuple[str, Fix, dict[str, Any]]] = []
+            variants += _history_variants(f, texts, joiner)
             if anchor is not None:
                 variants += [
                     (what + "to the end of the last user turn.", SpanMove(anchor, LAST_USER, joiner=joiner),
@@ -323,6 +325,23 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
             if variants:
                 out.append(Plan(kind, f.code, k, tuple(variants), stage=1, free=True))
     return out
+
+
+def _history_variants(f: Finding, texts: list[str], joiner: str) -> list[tuple[str, Fix, dict[str, Any]]]:
+    """The fix of a value re-rendered into the history: every copy out of the messages
+    (none for other findings)."""
+    if not f.details.get("in_history"):
+        return []
+    seen = [_whole_characters(c) for c in f.hidden.get("contexts", [])]
+    kept = history_anchor(seen, texts)
+    if kept is None:
+        return []
+    weak = not any(ch.isalnum() for ch in kept.left + kept.right)
+    shapes = frozenset(value_shape(c[1]) for c in seen) if weak else frozenset()
+    return [("Send each earlier turn of a conversation as it was first sent: leave the "
+             f"{f.kind} value out of the history (every copy after '{_short(kept.left)}'), "
+             "and state the current value in the newest message.",
+             HistoryMove(kept, joiner, shapes), {"to": HISTORY})]
 
 
 def pin_template_values(req: Request) -> Request | None:
@@ -590,6 +609,18 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
 
     choice = _best_choice(plans, lambda c: measure(c)[0])
     after, changed_all, fixed_all = measure(choice) if plans else (before, 0, seqs)
+    hidden = _hidden_findings(fixed_all, renderer, diagnosis) if any(v is not None for v in choice) else []
+    if hidden:
+        # A defect that breaks every prefix early (units in a new order per request) hides
+        # a value behind it; once the fixes are in, the traffic shows it: planned and
+        # measured with the others.
+        diagnosis = dataclasses.replace(diagnosis, findings=diagnosis.findings + hidden)
+        plans = plans_for(diagnosis, m.sample_texts(), m.holds, any(r is not None and r.tools for r in m.editable),
+                          static_messages(m.editable), static_turns(m.editable), m.joiner,
+                          static_messages(m.editable, roles=None), shared_turn_bodies(m.editable))
+        memo.clear()
+        choice = _best_choice(plans, lambda c: measure(c)[0])
+        after, changed_all, fixed_all = measure(choice)
     for k, plan in enumerate(plans):
         v = choice[k]
         description, _, details = plan.variants[v if v is not None else 0]
@@ -656,6 +687,32 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
         actions=actions, section_order=section_order(diagnosis), findings=diagnosis.findings,
         attribution=attribution, not_rewritable=m.not_rewritable, page_size=page_size, capacity=capacity,
     )
+
+
+def _hidden_findings(fixed: list[Sequence], renderer: Renderer, diagnosis: Diagnosis) -> list[Finding]:
+    """Varying values the diagnosis of ``fixed`` (the traffic with the chosen fixes in)
+    finds where the first diagnosis found none: a value behind a defect that parts every
+    request before it. Found on the fixed traffic, they are located in the log as logged."""
+    again = Diagnoser(renderer.tokenizer)
+    for seq in fixed:
+        again.add(seq)
+    known = [f.token_offset for f in diagnosis.findings if f.token_offset is not None]
+    prompt = sum(s.prompt_tokens for s in fixed)
+    out = []
+    for f in again.finish().findings:
+        if f.code != "TR101" or f.token_offset is None or any(abs(f.token_offset - o) <= HIDDEN_NEAR for o in known):
+            continue
+        if f.requests < HIDDEN_REQUESTS or f.tokens_lost < HIDDEN_SHARE * prompt:
+            continue  # two questions that open alike, once the content before them is shared
+        f.details["after_fixes"] = True
+        f.message += " (Found once the other fixes are in: the defect before it hid it.)"
+        out.append(f)
+    return out
+
+
+HIDDEN_NEAR = 16  # tokens: a finding this close to a known one is that one, seen again
+HIDDEN_REQUESTS = 3   # a hidden value shows in at least this many requests ...
+HIDDEN_SHARE = 0.01   # ... and costs at least this share of the prompt tokens
 
 
 def section_order(diagnosis: Diagnosis) -> list[str]:

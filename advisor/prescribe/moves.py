@@ -35,6 +35,7 @@ LAST_MESSAGE = "last-message"  # an agent loop's newest message (a tool result):
 LAST_USER_START = "start-of-last-user-turn"
 AFTER_STATIC = "after-static-message"
 AFTER_SHARED = "after-shared-content"
+HISTORY = "out-of-the-history"  # a value re-rendered into earlier turns: each turn as first sent
 
 # Chat markup in decoded text: Llama 3's and ChatML's <|...|>, Mistral's control tokens.
 _SPECIAL = re.compile(r"<\|[^|>]{1,40}\|>|</?s>|\[/?(?:INST|AVAILABLE_TOOLS|TOOL_RESULTS|TOOL_CALLS|SYSTEM_PROMPT)\]")
@@ -834,6 +835,120 @@ def _append(content: Any, text: str) -> Any:
     if isinstance(content, list):
         return list(content) + [{"type": "text", "text": "\n\n" + text}]
     return text
+
+
+# --- a value re-rendered into the history ---------------------------------------------------
+
+HISTORY_VALUE = 120  # characters: a copy of the value between its two sides is at most this long
+
+
+def history_anchor(contexts: Sequence[tuple[str, str, str]], texts: Sequence[str]) -> Anchor | None:
+    """The sides every conversation prints around a value re-rendered into its history:
+    the end that the left contexts share and the start that the right contexts share
+    (chat markup left out), each as long as some of ``texts`` (message contents) hold it.
+    None when the sides share no text that says where the value is."""
+    # (As decoded, else as the messages hold content the template printed through tojson.)
+    unescaped = [u for u in map(unescaped_context, contexts) if u is not None]
+    for family in (list(contexts), unescaped):
+        found = _history_sides(family, texts)
+        if found is not None:
+            return found
+    return None
+
+
+def _history_sides(contexts: Sequence[tuple[str, str, str]], texts: Sequence[str]) -> Anchor | None:
+    lefts = [_after_special(b)[0] for b, _, _ in contexts]
+    rights = [_before_special(a)[0] for _, _, a in contexts]
+    if not lefts:
+        return None
+    left = os.path.commonprefix([x[::-1] for x in lefts])[::-1][-SIDE:]
+    right = os.path.commonprefix(rights)[:SIDE]
+    # What the decoded text holds around the value may be the template's wrapping of the
+    # message (a tool result printed inside a JSON object): the sides as the messages hold them.
+    held_left = next((left[k:] for k in range(len(left)) if any(left[k:] in t for t in texts)), "")
+    if not held_left.strip():
+        return None
+    with_left = [t for t in texts if held_left in t]
+    held_right = next((right[:k] for k in range(len(right), 0, -1)
+                       if any(t.find(right[:k], t.find(held_left) + len(held_left)) >= 0 for t in with_left)), "")
+    if not any(ch.isalnum() for ch in held_left) and not held_right.strip():
+        return None  # a bracket alone says where a value starts only with its closing one
+    return Anchor(held_left, held_right, not held_right.strip(), "")
+
+
+def value_shape(value: str) -> str:
+    """A value's shape: its digits as one 0 per run (3 and 12 min ago alike)."""
+    return _DIGITS.sub("0", value.strip())
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+@dataclasses.dataclass
+class HistoryMove:
+    """Every copy of the value cut out of the messages (each turn sent the same way at
+    every later turn, without the value it was re-rendered with), the values stated at the
+    end of the newest message when that is the user's or a tool's."""
+
+    anchor: Anchor
+    joiner: str = DEFAULT_JOINER
+    # Where the sides are brackets alone, only copies of these shapes are the value.
+    shapes: frozenset[str] = frozenset()
+
+    def _cut_all(self, text: str) -> tuple[str, list[str]]:
+        a, at = self.anchor, 0
+        values: list[str] = []
+        while True:
+            i = text.find(a.left, at)
+            if i < 0:
+                return text, values
+            start = i + len(a.left)
+            if a.to_end:
+                special = _SPECIAL.search(text, start)
+                line = text.find("\n", start)
+                ends = [x for x in (special.start() if special else -1, line, len(text)) if x >= 0]
+                end = min(ends)
+            else:
+                end = text.find(a.right, start, start + HISTORY_VALUE + len(a.right))
+            if end <= start or (self.shapes and value_shape(text[start:end]) not in self.shapes):
+                at = start
+                continue
+            value = text[start:end]
+            if value.strip():
+                values.append(value.strip())
+            text = text[:start] + text[end:]
+            at = start + len(a.right)
+
+    def __call__(self, req: Request) -> Request | None:
+        if req.kind == "prompt" and req.prompt is not None:
+            # A prompt (or decoded token ids) holds the history as text: the values leave
+            # it and go where the newest turn ends, before the answer's cue.
+            rest, values = self._cut_all(req.prompt)
+            if not values:
+                return None
+            at = _prompt_end(rest)
+            return dataclasses.replace(req, prompt=rest[:at].rstrip() + "\n\n" + "; ".join(values) + rest[at:])
+        if req.kind != "messages" or not req.messages or len(req.messages) < 2:
+            return None
+        messages = [dict(m) for m in req.messages]
+        moved: list[str] = []
+        # The newest message's copy too: it is history in the next turn, where a copy sent
+        # once and cut then would part the prefix there.
+        for m in messages:
+            original = m.get("content")
+            content = text_of(original, self.joiner)
+            if content is None:
+                continue
+            rest, values = self._cut_all(content)
+            if values:
+                m["content"] = with_text(original, rest)
+                moved += values
+        if not moved:
+            return None
+        last = messages[-1]
+        if last.get("role") in ("user", "tool", "ipython") and text_of(last.get("content"), self.joiner) is not None:
+            last["content"] = _append(last.get("content"), "; ".join(moved))
+        return dataclasses.replace(req, messages=tuple(messages))
 
 
 # --- one order for units ------------------------------------------------------------------

@@ -472,6 +472,93 @@ def misplaced_workload(name: str, kind: str, what: str, n: int = 40, docs: int =
 
 # --- clean controls ---------------------------------------------------------------------------
 
+def history_workload(name: str, kind: str, where: str, conversations: int = 10, turns: int = 5,
+                     seed: int = 11) -> Workload:
+    """A value the client re-renders into each conversation's history at every request, so
+    a turn never shares its own history with the turn before. ``where``: replies (each
+    earlier reply opens with its age, '(answered 3 min ago)'), first-turn (a live reading
+    opens the first user turn), tool-results (an agent loop's earlier results carry their
+    age in seconds). Conversations interleave as their turns arrive. Fixed: the history
+    as first sent (no ages; the reading at the end of the newest user turn)."""
+    style = {"replies": "markdown", "first-turn": "caps", "tool-results": "xml"}[where]
+    head, secs = _system(name, style, 6)
+    system = join(style, [head] + secs)
+    rng = random.Random(seed)
+    tl = tools(name, 5) if where == "tool-results" else None
+    starts = [rng.uniform(0, 1800) for _ in range(conversations)]
+    lengths = [rng.randint(2, turns) for _ in range(conversations)]
+    qs = [[question(rng) for _ in range(turns)] for _ in range(conversations)]
+    replies = [[paragraph(rng, 1, 3) for _ in range(turns)] for _ in range(conversations)]
+    results = [[{"status": "ok", "rows": [sentence(rng) for _ in range(2)]} for _ in range(turns)]
+               for _ in range(conversations)]
+    calls = [[rng.choice(TOOL_NAMES[:5]) for _ in range(turns)] for _ in range(conversations)]
+    arrivals = sorted((starts[c] + 90.0 * k + rng.uniform(0, 40), c, k)
+                      for c in range(conversations) for k in range(lengths[c]))
+    records, fixed = [], []
+    for now, c, k in arrivals:
+        bad: list[dict[str, Any]] = [{"role": "system", "content": system}]
+        good: list[dict[str, Any]] = [{"role": "system", "content": system}]
+        if where == "tool-results":
+            bad.append({"role": "user", "content": qs[c][0]})
+            good.append({"role": "user", "content": qs[c][0]})
+            for j in range(k):
+                call = {"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {
+                    "name": calls[c][j], "arguments": json.dumps({"step": j + 1})}}]}
+                age = int(now - (starts[c] + 90.0 * j + 20))
+                bad += [call, {"role": "tool", "content": json.dumps({"age_s": age} | results[c][j])}]
+                good += [call, {"role": "tool", "content": json.dumps(results[c][j])}]
+        else:
+            moment = BASE + dt.timedelta(seconds=now)
+            reading = f"Sensor reading: {rng.uniform(18, 26):.1f} °C at {moment:%H:%M:%S}"
+            for j in range(k + 1):
+                q = qs[c][j]
+                if where == "first-turn" and j == 0:
+                    bad.append({"role": "user", "content": f"{reading}\n\n{q}"})
+                else:
+                    bad.append({"role": "user", "content": q})
+                good.append({"role": "user", "content": q if j < k or where != "first-turn" else f"{q}\n\n{reading}"})
+                if j == k:
+                    break
+                age = max(1, int((now - (starts[c] + 90.0 * j + 30)) // 60))
+                aged = f"(answered {age} min ago) {replies[c][j]}" if where == "replies" else replies[c][j]
+                bad.append({"role": "assistant", "content": aged})
+                good.append({"role": "assistant", "content": replies[c][j]})
+        records.append(to_record(Conv(bad, tl), kind))
+        fixed.append(to_record(Conv(good, tl), kind))
+    needle = {"replies": "(answered ", "first-turn": "Sensor reading: ", "tool-results": "age_s"}[where]
+    return Workload(name, kind, records, fixed, [("TR101", needle)],
+                    {"class": "dynamic", "placement": "history", "shape": where})
+
+
+def control_stamped_turns(name: str, kind: str, conversations: int = 8, turns: int = 5, seed: int = 12) -> Workload:
+    """Each user turn ends with the time it was sent, and the history keeps it as sent."""
+    head, secs = _system(name, "dense", 5)
+    rng = random.Random(seed)
+    system = join("dense", [head] + secs)
+    convs = [[{"role": "system", "content": system}] for _ in range(conversations)]
+    records = []
+    for t in range(turns):
+        for c, h in enumerate(convs):
+            moment = BASE + dt.timedelta(seconds=60 * (t * conversations + c) + rng.randint(0, 50))
+            h.append({"role": "user", "content": f"{question(rng)}\n\n(sent {moment:%H:%M:%S})"})
+            records.append(to_record(Conv([dict(m) for m in h]), kind))
+            h.append({"role": "assistant", "content": paragraph(rng, 1, 3)})
+    return Workload(name, kind, records, records, [], {"class": "control", "shape": "stamped-turns"})
+
+
+def expected(w: Workload) -> list[tuple[str, int]]:
+    """(code, token offset) of each expected finding: where the defect starts in the first
+    request; for a value in the history, where it first sits in the typical request
+    holding it (conversations hold it at their own offsets)."""
+    if w.axes.get("placement") != "history":
+        return [(code, token_offset(w.records[0], needle)) for code, needle in w.expect]
+    out = []
+    for code, needle in w.expect:
+        at = sorted(token_offset(r, needle) for r in w.records if needle in rendered(r))
+        out.append((code, at[(len(at) - 1) // 2]))
+    return out
+
+
 def control_multiturn(name: str, kind: str, conversations: int = 8, turns: int = 5, seed: int = 3,
                       profile_at_end: bool = False) -> Workload:
     head, secs = _system(name, "markdown", 5)
@@ -618,6 +705,13 @@ def workloads() -> list[Workload]:
     W.append(M("docs-before-system-ids", "input_ids", "docs-inline", docs=4))
     W.append(M("summary-before-system", "messages", "summary-first"))
     W.append(M("docs-before-system-plus-clock", "messages", "docs-inline", extra="clock"))
+    # Values re-rendered into a conversation's history at every turn.
+    H = history_workload
+    W.append(H("history-age-replies", "messages", "replies"))
+    W.append(H("history-age-replies-ids", "input_ids", "replies", seed=13))
+    W.append(H("history-reading-first-turn", "messages", "first-turn", seed=14))
+    W.append(H("history-reading-first-turn-prompt", "prompt", "first-turn", seed=15))
+    W.append(H("history-age-tool-results", "messages", "tool-results", seed=16))
     # Clean controls.
     W.append(control_multiturn("ctl-multiturn", "messages"))
     W.append(control_multiturn("ctl-multiturn-profile-end", "messages", profile_at_end=True))
@@ -630,4 +724,6 @@ def workloads() -> list[Workload]:
     W.append(control_single("ctl-single-shot", "prompt"))
     W.append(control_tenants("ctl-products", "messages"))
     W.append(control_fewshot("ctl-few-shot", "messages"))
+    W.append(control_stamped_turns("ctl-stamped-turns", "messages"))
+    W.append(control_stamped_turns("ctl-stamped-turns-ids", "input_ids", seed=17))
     return W
