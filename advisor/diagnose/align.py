@@ -131,7 +131,9 @@ class Aligner:
         window, last = _window(ref, WINDOW * ITEM)
         gaps = len(self.gaps)
         self._align(index, data, pos, window, self._leaf_request.get(id(_deepest(last)), -1))
-        if not any(g.resent for g in self.gaps[gaps:]) and self.kept_ids and self.kept_ids[-1] == index:
+        # (Only where the oldest request shares nothing after the span: a value whose
+        # content after it that request shares is a value like any other.)
+        if len(self.gaps) == gaps and self.kept_ids and self.kept_ids[-1] == index:
             self._align_conversation(index, data, pos)
         return matched
 

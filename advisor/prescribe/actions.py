@@ -614,6 +614,7 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
         # A defect that breaks every prefix early (units in a new order per request) hides
         # a value behind it; once the fixes are in, the traffic shows it: planned and
         # measured with the others.
+        first = (diagnosis, plans, choice, after, changed_all, fixed_all, dict(memo))
         diagnosis = dataclasses.replace(diagnosis, findings=diagnosis.findings + hidden)
         plans = plans_for(diagnosis, m.sample_texts(), m.holds, any(r is not None and r.tools for r in m.editable),
                           static_messages(m.editable), static_turns(m.editable), m.joiner,
@@ -621,6 +622,11 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
         memo.clear()
         choice = _best_choice(plans, lambda c: measure(c)[0])
         after, changed_all, fixed_all = measure(choice)
+        if after - first[3] < HIDDEN_SHARE * prompt:
+            # What the second look found gains nothing worth a finding: the first plan stands.
+            diagnosis, plans, choice, after, changed_all, fixed_all, kept = first
+            memo.clear()
+            memo.update(kept)
     for k, plan in enumerate(plans):
         v = choice[k]
         description, _, details = plan.variants[v if v is not None else 0]
