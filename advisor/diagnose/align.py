@@ -30,7 +30,7 @@ PROBE = 8         # tokens per probe: a shared run of 2*PROBE-1 tokens always ho
 MIN_RUN = 16      # a shared run this long is shared content, shorter ones are coincidence
 WINDOW = 6144     # tokens of the neighbour searched after the divergence
 MAX_PROBED = 6144  # tokens of this request probed after the divergence
-TAIL_SLACK = 8    # tokens at a neighbour's end a re-sent history may differ in (the generation prompt)
+TAIL_SLACK = 2    # tokens at a neighbour's end a re-sent history may differ in (the generation prompt)
 RECENT = 64       # newest kept requests searched for a conversation's earlier turn
 VALUE_REACH = 64  # tokens: a value that parts a conversation's turns is at most this far before its text
 FULL = 384        # requests aligned before the sample starts thinning out
@@ -200,9 +200,10 @@ class Aligner:
             k = e
             while k > 0 and runs[k - 1][1] + runs[k - 1][2] <= runs[k][1]:
                 k -= 1
-            inserted = any(runs[j + 1][0] > runs[j][0] + runs[j][2] and runs[j + 1][1] == runs[j][1] + runs[j][2]
+            # (A turn is a reply and a question: at least a run's length of new tokens.)
+            inserted = any(runs[j + 1][0] >= runs[j][0] + runs[j][2] + MIN_RUN and runs[j + 1][1] == runs[j][1] + runs[j][2]
                            for j in range(k, e))
-            if inserted or (len(data) - pos) // ITEM > runs[e][0] + runs[e][2]:
+            if inserted or (len(data) - pos) // ITEM >= runs[e][0] + runs[e][2] + MIN_RUN:
                 resent_from = k
         for k, (a, b, n) in enumerate(runs):
             if b < prev_b:
