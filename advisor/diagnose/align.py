@@ -154,6 +154,11 @@ class Aligner:
                 # (Near the same place: an earlier turn holds it as far off as the values differ.)
                 if _find_aligned(cand, probe, max(0, at - VALUE_REACH * ITEM), at + (VALUE_REACH + PROBE) * ITEM) < 0:
                     continue
+                # An earlier turn is re-sent to its end: its last tokens (but the generation
+                # prompt) are in this request, or it is another conversation.
+                tail = cand[len(cand) - (MIN_RUN + TAIL_SLACK) * ITEM:len(cand) - TAIL_SLACK * ITEM]
+                if len(tail) < MIN_RUN * ITEM or _find_aligned(data, tail, pos) < 0:
+                    continue
                 q = _common(data, 0, cand, 0)
                 if q + VALUE_REACH * ITEM < pos or len(cand) - q >= WINDOW * ITEM:
                     continue

@@ -66,7 +66,7 @@ UNPACKED = 48        # requests kept unpacked while the spans are read
 BRIDGE = 48          # tokens: shared text this short inside one compound token joins two spans
 RECORD_BRIDGE = 512  # tokens: a record's values this far apart may be one varying region
 _SENTENCE = re.compile(r"[^\W\d_]{2,}(?:[ ,]+[^\W\d_]{2,}){3,}")  # four words in a row
-WORD_REACH = 24   # characters a value in a history is widened back by, to the blank before it
+WORD_REACH = 24   # characters a value in a history is widened back by, to where it starts
 FOLD_NEAR = 16        # tokens: a history value this close to another value's finding is that value
 HISTORY_REQUESTS = 4  # requests a value re-rendered into histories shows in, at least
 LABEL_CHARS = 12  # characters of the label before a value in a history that name it
@@ -116,6 +116,7 @@ class Structure:
         self._unpacked: dict[int, list[int]] = {}
         self._static: dict[tuple[bytes, bytes, float], bool] = {}
         self._units: dict[int, list[bool]] = {}  # by id of the aligner's swaps, which live as long as it
+        self._history_gaps: set[int] = set()  # ids of the aligner's gaps read as history edits
 
     def _is_static(self, key: bytes, given: bytes = b"", share: float = STATIC_SHARE) -> bool:
         """Whether at least ``share`` of the requests (of those holding ``given``) hold
@@ -256,8 +257,8 @@ class Structure:
         # History edits re-join a conversation's own turns: they are grouped by the label
         # before the value, the rest by the shared content they re-join.
         history_groups = self._history_groups([g for g in candidates if g.resent])
-        kept_ids = {id(g) for group in history_groups for g in group}
-        groups = _group_gaps(self._bridged([g for g in candidates if id(g) not in kept_ids]))
+        self._history_gaps = {id(g) for group in history_groups for g in group}
+        groups = _group_gaps(self._bridged([g for g in candidates if id(g) not in self._history_gaps]))
         # A span that re-joins at a unit other requests send in another order is the
         # permutation seen from one pair, not a value (retrieved passages from one pool);
         # static text that only per-request content sits out of order against is not such a unit.
@@ -334,7 +335,7 @@ class Structure:
     def _history_edit(self, group: list[Gap]) -> bool:
         """Whether the group's spans are edits of a conversation's history: the content
         they re-join is that conversation's own, which no other request holds."""
-        return bool(group) and group[0].resent
+        return bool(group) and all(id(g) in self._history_gaps for g in group)
 
     def _history_groups(self, gaps: list[Gap]) -> list[list[Gap]]:
         """History edits grouped by the label before the value: each conversation re-joins
