@@ -31,7 +31,7 @@ MIN_RUN = 16      # a shared run this long is shared content, shorter ones are c
 WINDOW = 6144     # tokens of the neighbour searched after the divergence
 MAX_PROBED = 6144  # tokens of this request probed after the divergence
 TAIL_SLACK = 2    # tokens at a neighbour's end a re-sent history may differ in (the generation prompt)
-RECENT = 64       # newest kept requests searched for a conversation's earlier turn
+RECENT = 32       # newest kept requests searched for a conversation's earlier turn
 VALUE_REACH = 64  # tokens: a value that parts a conversation's turns is at most this far before its text
 FULL = 384        # requests aligned before the sample starts thinning out
 
@@ -129,11 +129,10 @@ class Aligner:
         if ref is None:
             return matched
         window, last = _window(ref, WINDOW * ITEM)
-        gaps = len(self.gaps)
-        self._align(index, data, pos, window, self._leaf_request.get(id(_deepest(last)), -1))
-        # (Only where the oldest request shares nothing after the span: a value whose
-        # content after it that request shares is a value like any other.)
-        if len(self.gaps) == gaps and self.kept_ids and self.kept_ids[-1] == index:
+        shared = self._align(index, data, pos, window, self._leaf_request.get(id(_deepest(last)), -1))
+        # (Only where the oldest request shares nothing after the divergence: a value
+        # whose content after it that request shares is a value like any other.)
+        if not shared and self.kept_ids and self.kept_ids[-1] == index:
             self._align_conversation(index, data, pos)
         return matched
 
@@ -144,35 +143,38 @@ class Aligner:
         divergence is this conversation's earlier turn. Only the history edits that
         aligning with it shows count."""
         lo = max(0, len(self.kept) - 1 - RECENT)
-        for after in (PROBE, 2 * PROBE, 4 * PROBE, 8 * PROBE):
-            at = pos + after * ITEM
-            probe = data[at:at + PROBE * ITEM]
-            if len(probe) < PROBE * ITEM:
-                return
-            for k in range(len(self.kept) - 2, lo - 1, -1):  # (the last kept is this request)
-                cand = self.kept[k]
-                # (Near the same place: an earlier turn holds it as far off as the values differ.)
-                if _find_aligned(cand, probe, max(0, at - VALUE_REACH * ITEM), at + (VALUE_REACH + PROBE) * ITEM) < 0:
-                    continue
-                # An earlier turn is re-sent to its end: its last tokens (but the generation
-                # prompt) are in this request, or it is another conversation.
-                tail = cand[len(cand) - (MIN_RUN + TAIL_SLACK) * ITEM:len(cand) - TAIL_SLACK * ITEM]
-                if len(tail) < MIN_RUN * ITEM or _find_aligned(data, tail, pos) < 0:
-                    continue
-                q = _common(data, 0, cand, 0)
-                if q + VALUE_REACH * ITEM < pos or len(cand) - q >= WINDOW * ITEM:
-                    continue
-                gaps = len(self.gaps)
-                swaps = len(self.swaps)
-                self._align(index, data, q, cand[q:], self.kept_ids[k])
-                self.gaps[gaps:] = [g for g in self.gaps[gaps:] if g.resent]
-                del self.swaps[swaps:]
-                return
+        probes = [(at, data[at:at + PROBE * ITEM]) for at in (pos + after * ITEM for after in (PROBE, 2 * PROBE, 4 * PROBE, 8 * PROBE))]
+        probes = [(at, p) for at, p in probes if len(p) == PROBE * ITEM]
+        shortest = len(data) - (MIN_RUN - VALUE_REACH) * ITEM
+        for k in range(len(self.kept) - 2, lo - 1, -1):  # (the last kept is this request)
+            cand = self.kept[k]
+            if len(cand) > shortest:
+                continue  # a later turn adds a reply and a question to the earlier one
+            # (Near the same place: an earlier turn holds it as far off as the values differ.)
+            if not any(_find_aligned(cand, p, max(0, at - VALUE_REACH * ITEM), at + (VALUE_REACH + PROBE) * ITEM) >= 0
+                       for at, p in probes):
+                continue
+            # An earlier turn is re-sent to its end: its last tokens (but the generation
+            # prompt) are in this request, or it is another conversation.
+            tail = cand[len(cand) - (MIN_RUN + TAIL_SLACK) * ITEM:len(cand) - TAIL_SLACK * ITEM]
+            if len(tail) < MIN_RUN * ITEM or _find_aligned(data, tail, pos) < 0:
+                continue
+            q = _common(data, 0, cand, 0)
+            if q + VALUE_REACH * ITEM < pos or len(cand) - q >= WINDOW * ITEM:
+                continue
+            gaps = len(self.gaps)
+            swaps = len(self.swaps)
+            self._align(index, data, q, cand[q:], self.kept_ids[k])
+            self.gaps[gaps:] = [g for g in self.gaps[gaps:] if g.resent]
+            del self.swaps[swaps:]
+            return
 
-    def _align(self, index: int, data: bytes, pos: int, ref: bytes, ref_index: int) -> None:
+    def _align(self, index: int, data: bytes, pos: int, ref: bytes, ref_index: int) -> bool:
+        """Read gaps and swaps off the runs this request shares with ``ref``; whether
+        there were any."""
         runs = list(_runs(data, pos, ref))
         if not runs:
-            return
+            return False
         base = pos // ITEM
         involved: set[int] = set()
         for group in _inverted(runs):
@@ -220,6 +222,7 @@ class Aligner:
                                      data[(base + a) * ITEM:(base + a + MIN_RUN) * ITEM], n,
                                      _before(data, base + prev_a), resent_from <= k <= e and b > prev_b))
             prev_a, prev_b = a + n, b + n
+        return True
 
     def static_share(self, key: bytes, given: bytes = b"") -> float:
         """Share of the kept requests holding ``given`` (all when empty) that also hold
