@@ -586,9 +586,15 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     prompt = sum(s.prompt_tokens for s in seqs)
     before = m.cached(seqs)
     before_unlimited = m.cached(seqs, unlimited=True) if capacity is not None else before
-    plans = plans_for(diagnosis, m.sample_texts(), m.holds, any(r is not None and r.tools for r in m.editable),
-                      static_messages(m.editable), static_turns(m.editable), m.joiner,
-                      static_messages(m.editable, roles=None), shared_turn_bodies(m.editable))
+    # What the plans read from the traffic, once: a second look at the fixed traffic plans again.
+    texts, has_tools = m.sample_texts(), any(r is not None and r.tools for r in m.editable)
+    static, turns = static_messages(m.editable), static_turns(m.editable)
+    shared, bodies = static_messages(m.editable, roles=None), shared_turn_bodies(m.editable)
+
+    def planned(d: Diagnosis) -> list[Plan]:
+        return plans_for(d, texts, m.holds, has_tools, static, turns, m.joiner, shared, bodies)
+
+    plans = planned(diagnosis)
     actions: list[Action] = []
 
     def rate(cached: int) -> float:
@@ -616,9 +622,7 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
         # measured with the others.
         first = (diagnosis, plans, choice, after, changed_all, fixed_all, dict(memo))
         diagnosis = dataclasses.replace(diagnosis, findings=diagnosis.findings + hidden)
-        plans = plans_for(diagnosis, m.sample_texts(), m.holds, any(r is not None and r.tools for r in m.editable),
-                          static_messages(m.editable), static_turns(m.editable), m.joiner,
-                          static_messages(m.editable, roles=None), shared_turn_bodies(m.editable))
+        plans = planned(diagnosis)
         memo.clear()
         choice = _best_choice(plans, lambda c: measure(c)[0])
         after, changed_all, fixed_all = measure(choice)
