@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import sys
 import threading
 import time
 from typing import Any, Iterator
@@ -73,6 +74,9 @@ def cpu_limit(seconds: float = FILE_CPU_SECONDS, reason: str | None = None) -> I
     why = reason or f"not linted: it took more than {seconds:g} s of CPU time"
     outer = not _DEADLINES
     previous = signal.signal(signal.SIGPROF, _fire) if outer else None
+    if outer:
+        _HOOKS.append(sys.unraisablehook)
+        sys.unraisablehook = _unraisable
     _DEADLINES.append((time.process_time() + seconds, why))
     _arm()
     try:
@@ -82,11 +86,25 @@ def cpu_limit(seconds: float = FILE_CPU_SECONDS, reason: str | None = None) -> I
         if outer:
             signal.setitimer(signal.ITIMER_PROF, 0)
             signal.signal(signal.SIGPROF, previous)
+            sys.unraisablehook = _HOOKS.pop()
         else:
             _arm()
 
 
-_EDGES = block_edges.edges_of(cpu_limit, _fire, _arm)
+# The unraisable hooks in force before the outer limit, to hand everything else to.
+_HOOKS: list[Any] = []
+
+
+def _unraisable(unraisable: Any) -> None:
+    """A stop raised where Python cannot raise it (a finalizer, a weakref callback) is
+    dropped, not printed with its traceback: the repeating timer raises it again a moment
+    later, where it can stop the lint."""
+    if isinstance(unraisable.exc_value, LintStopped):
+        return
+    _HOOKS[-1](unraisable)
+
+
+_EDGES = block_edges.edges_of(cpu_limit, _fire, _arm, _unraisable)
 
 
 class MarkerPattern:

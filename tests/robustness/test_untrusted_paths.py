@@ -331,3 +331,29 @@ def test_a_file_past_the_cpu_limit_is_one_finding_and_the_rest_are_linted(tmp_pa
     check_stderr(res.err)
     assert re.search(r"big\.j2:1:1: PC001 .*not linted: it took more than 0\.05 s of CPU time", res.out), res.out
     assert "good.j2" in res.out
+
+
+def test_a_lint_stop_that_lands_in_a_finalizer_is_not_reported(monkeypatch):
+    # The timer's stop can land in a __del__, where Python cannot raise it and hands it to
+    # sys.unraisablehook instead (by default printed with a traceback: "Exception ignored
+    # in ..."). Under a limit that hook drops the stop (the repeating timer raises it again
+    # where it can stop the block) and passes every other exception on to the hook before.
+    from advisor.lint import limits
+
+    seen: list = []
+    monkeypatch.setattr(sys, "unraisablehook", seen.append)
+
+    class Raises:
+        def __init__(self, exc: BaseException):
+            self.exc = exc
+
+        def __del__(self):
+            raise self.exc
+
+    with limits.cpu_limit(5.0):
+        Raises(limits.LintStopped("stopped in a finalizer"))
+        Raises(ValueError("a finalizer's own error"))
+    assert [type(u.exc_value) for u in seen] == [ValueError]
+    assert sys.unraisablehook == seen.append  # the hook in force before is back
+    Raises(limits.LintStopped("outside any limit"))
+    assert [type(u.exc_value) for u in seen] == [ValueError, limits.LintStopped]
