@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import List, Optional
 
@@ -73,7 +74,10 @@ def prescribe_command(
         pins = [a.finding for a in result.actions if a.kind == "pin-template-value" and a.finding is not None]
         sorts = [a.finding for a in result.actions if a.kind == "sort-tool-definitions" and a.finding is not None]
         by_text = [a.finding for a in result.actions if a.details.get("sorted") and a.finding is not None]
-        result.diffs = template_diffs(templates, diagnosis, destinations, pins, chat_template, sorts, by_text)
+        # (The findings prescribe measured, the ones a second look found after the first fixes
+        # among them: the actions' finding numbers count in that list.)
+        measured = dataclasses.replace(diagnosis, findings=result.findings)
+        result.diffs = template_diffs(templates, measured, destinations, pins, chat_template, sorts, by_text)
     data = render.prescription_dict(result, [str(p) for p in traffic], tokenizer)
     renderers = {"json": lambda: render.to_json(data), "markdown": lambda: render.to_markdown(data),
                  "diff": lambda: render.to_diff(data)}

@@ -167,8 +167,9 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
     requests = requests or []
     texts = [t for r in requests for t in r]
     ordered = any(f.code == "TR201" for f in diagnosis.findings)
+    out += _layout_plans(diagnosis)
     for k, f in enumerate(diagnosis.findings):
-        if f.code in ("TR101", "TR102"):
+        if f.code in ("TR101", "TR102") and not f.details.get("layout"):
             contexts = list(f.hidden.get("contexts", []))
             sizes = sorted(len(c[1]) for c in contexts)
             if f.details.get("context_before"):
@@ -327,6 +328,16 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
     return out
 
 
+def _layout_plans(diagnosis: Diagnosis) -> list[Plan]:
+    """The one move for a finding about where the chat template prints the system prompt."""
+    return [Plan("move-dynamic-content", f.code, k, ((
+        "Send the system prompt as the opening of the first user turn: the chat template prints it where "
+        "the conversation's turns part (with the last user turn, or not at all in a step that ends on a tool "
+        "result), and at the first user turn it stays in front of the history.",
+        system_into_first_user, {"to": FIRST_USER}),))
+        for k, f in enumerate(diagnosis.findings) if f.details.get("layout") == SYSTEM_LAYOUT]
+
+
 def _history_variants(f: Finding, texts: list[str], joiner: str) -> list[tuple[str, Fix, dict[str, Any]]]:
     """The fix of a value re-rendered into the history: every copy out of the messages
     (none for other findings)."""
@@ -404,6 +415,7 @@ class Measurer:
     def __init__(self, seqs: list[Sequence], renderer: Renderer, page_size: int,
                  capacity: int | None = None) -> None:
         self.seqs = seqs
+        self.prompt_tokens = sum(s.prompt_tokens for s in seqs)
         self.renderer = renderer
         self.page_size = page_size
         self.capacity = capacity
@@ -490,14 +502,26 @@ class Measurer:
             out.append(Sequence(new, TOKEN_NAMESPACE, ids, len(ids), 1))
         return out, changed
 
-    def cached(self, seqs: list[Sequence], unlimited: bool = False, pin: list[int] | None = None) -> int:
-        """Cached tokens of ``seqs``: the analyze definition, or through the pool."""
+    def cached(self, seqs: list[Sequence], unlimited: bool = False, pin: list[int] | None = None,
+               own_rate: bool = False) -> int:
+        """Cached tokens of ``seqs``: the analyze definition, or through the pool. With
+        ``own_rate`` (a rewrite that sends more than was logged: the system prompt in every
+        step of an agent loop whose template printed it in the first only), in tokens of
+        the traffic as logged at the rewritten traffic's own hit rate. (Other moves keep
+        what is sent; the few tokens their re-tokenizing shifts are not rescaled.)"""
         if self.capacity is None or unlimited:
             analyzer = Analyzer(self.page_size)
             for s in seqs:
                 analyzer.add(s)
-            return analyzer.result.cached_tokens
-        return cached_with_capacity(seqs, self.capacity, self.page_size, pin)
+            cached = analyzer.result.cached_tokens
+        else:
+            cached = cached_with_capacity(seqs, self.capacity, self.page_size, pin)
+        if not own_rate:
+            return cached
+        total = sum(s.prompt_tokens for s in seqs)
+        if total == self.prompt_tokens or not total:
+            return cached
+        return (cached * self.prompt_tokens + total // 2) // total
 
 
 _WHITESPACE = re.compile(r"\s+")
@@ -609,13 +633,16 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
             if not picked:
                 memo[key] = (m.cached(seqs, unlimited=unlimited), 0, seqs)
             else:
-                fixed, changed = m.rewritten(plans[k].variants[v][1] for _, k, v in picked)
-                memo[key] = (m.cached(fixed, unlimited=unlimited), changed, fixed)
+                fixes = [plans[k].variants[v][1] for _, k, v in picked]
+                fixed, changed = m.rewritten(fixes)
+                memo[key] = (m.cached(fixed, unlimited=unlimited, own_rate=_sends_more(fixes)),
+                             changed, fixed)
         return memo[key]
 
     choice = _best_choice(plans, lambda c: measure(c)[0])
     after, changed_all, fixed_all = measure(choice) if plans else (before, 0, seqs)
     hidden = _hidden_findings(fixed_all, renderer, diagnosis) if any(v is not None for v in choice) else []
+    hidden += _layout_findings(m, diagnosis, before, prompt)
     if hidden:
         # A defect that breaks every prefix early (units in a new order per request) hides
         # a value behind it; once the fixes are in, the traffic shows it: planned and
@@ -679,7 +706,8 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
                 f"never drops it (capacity {capacity:,} tokens).", "", rate(cached), cached - before, 0))
             pin_all = pin_candidate(fixed_all, page_size)
             if pin_all is not None:
-                after = max(after, m.cached(fixed_all, pin=pin_all))
+                adds = _sends_more(plans[k].variants[v][1] for k, v in enumerate(choice) if v is not None)
+                after = max(after, m.cached(fixed_all, pin=pin_all, own_rate=adds))
             count += 1
     if count > 1:
         actions.append(Action("all", "All the actions above together.", "", rate(after), after - before,
@@ -720,6 +748,84 @@ def _hidden_findings(fixed: list[Sequence], renderer: Renderer, diagnosis: Diagn
     return out
 
 
+def _layout_findings(m: Measurer, diagnosis: Diagnosis, before: int, prompt: int) -> list[Finding]:
+    """Where the chat template prints the system prompt: a layout that joins it into the
+    last user turn (Mistral's) sends it behind the history, and where a conversation ends
+    on a tool result (an agent's later steps) not at all, so each turn parts from the one
+    before where the system text was. No span or order shows that: the messages are the
+    same, only where the template prints static text varies. So the move is measured:
+    where sending the system prompt as the first user turn's opening gains, it is a TR102
+    finding at the token where the layout parts the requests."""
+    if any(f.code == "TR102" for f in diagnosis.findings):
+        return []  # that finding's plan tries the same move
+    if not _system_printed_late(m):
+        return []  # (a system message the client sends late is a span the diagnosis reads)
+    fixed, changed = m.rewritten([system_into_first_user])
+    if changed < HIDDEN_REQUESTS:
+        return []
+    gain = m.cached(fixed, own_rate=True) - before
+    if gain < HIDDEN_SHARE * prompt:
+        return []
+    moved = [(a, b) for a, b in zip(m.seqs, fixed) if a is not b]
+    parts = sorted(_first_difference(a.ids, b.ids) for a, b in moved)
+    offset = parts[len(parts) // 2]
+    first = moved[0][0].request
+    return [Finding(
+        code="TR102", path=first.source, line=first.line, token_offset=offset, kind="system-prompt-placement",
+        requests=changed, tokens_lost=gain, example="",
+        message=(f"the chat template prints the system prompt where a conversation's turns part (with the last "
+                 f"user turn, or not at all in a step that ends on a tool result): from token {offset} on, "
+                 f"{changed:,} requests stop sharing what their conversation sent before, about {gain:,} "
+                 "cacheable tokens. Send the system prompt as the opening of the first user turn."),
+        details={"layout": SYSTEM_LAYOUT, "examples": [], "context_before": "", "context_after": "",
+                 "span_tokens": 0})]
+
+
+def _system_printed_late(m: Measurer, sample: int = 16) -> bool:
+    """Whether the chat template prints the system prompt after the first user turn's text,
+    or not at all, in most of a sample of the requests the move would change: then the
+    layout, not the order the client sends, parts the turns."""
+    late = seen = 0
+    for seq, req in zip(m.seqs, m.editable):
+        if seen >= sample:
+            break
+        if req is None or system_into_first_user(req) is None:
+            continue
+        msgs = req.messages or ()
+        system = next((text_of(x.get("content"), m.joiner) for x in msgs if x.get("role") == "system"), None)
+        first = next((text_of(x.get("content"), m.joiner) for x in msgs if x.get("role") == "user"), None)
+        if not system or not first or not system.strip() or not first.strip():
+            continue
+        seen += 1
+        text = m.renderer.tokenizer.decode(list(seq.ids))
+        at_system, at_user = text.find(system.strip()[:40]), text.find(first.strip()[:40])
+        if at_system < 0 or 0 <= at_user < at_system:
+            late += 1
+    return seen > 0 and late * 2 > seen
+
+
+def _first_difference(a: Any, b: Any) -> int:
+    """The first token at which ``a`` and ``b`` differ (the shorter one's length if none)."""
+    n = min(len(a), len(b))
+    lo, hi = 0, n
+    while lo < hi:  # the common prefix, by halves: equal slices compare in C
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+# Fixes that send more than the requests held (measured at the rewritten traffic's own rate).
+SENDS_MORE: tuple[Fix, ...] = (system_into_first_user,)
+
+
+def _sends_more(fixes: Iterable[Fix]) -> bool:
+    return any(f is g for f in fixes for g in SENDS_MORE)  # (by identity: most fixes are unhashable objects)
+# The layout finding's mark (``Finding.details["layout"]``) and its move's destination.
+SYSTEM_LAYOUT = "system-prompt-in-last-user-turn"
+FIRST_USER = "first-user-turn"
 HIDDEN_NEAR = 16  # tokens: a finding this close to a known one is that one, seen again
 HIDDEN_REQUESTS = 3   # a hidden value shows in at least this many requests ...
 HIDDEN_SHARE = 0.01   # ... and costs at least this share of the prompt tokens

@@ -79,7 +79,13 @@ def template_diffs(folder: Path | None, diagnosis: Diagnosis, destinations: dict
     sorted_text = set(text_sorts)
     out: list[TemplateDiff] = []
     for k, f in enumerate(diagnosis.findings):
-        if k in pinned:
+        if f.details.get("layout"):
+            # Where the chat template prints the system prompt: the requests change (the
+            # system text sent in the first user turn), no prompt template does.
+            out.append(TemplateDiff("", f.code, k, "", "no template diff: send the system prompt as the opening "
+                                    "of the first user turn in the requests (the chat template decides where "
+                                    "a system message goes)"))
+        elif k in pinned:
             out.extend(_pin_diffs(base, chat_files, f, k))
         elif f.code == "TR201" and (f.kind == "tool-order" or k in sorted_tools):
             # The chat template may be what loops over the request's tools.
