@@ -72,3 +72,16 @@ def test_only_the_ids_module_converts_between_arrays_and_packed_bytes() -> None:
                  for hit in _id_layout_spellings(p)]
     assert offenders == []
     assert ids.TYPECODE == "I"
+
+
+def test_common_bytes_is_the_brute_force_common_prefix_in_whole_ids() -> None:
+    from advisor.ingest.ids import common_bytes
+    from tests.oracle import lcp
+
+    rng = random.Random(5)
+    for _ in range(300):
+        a = [rng.randrange(4) for _ in range(rng.randrange(0, 40))]
+        b = a[:rng.randrange(0, len(a) + 1)] + [rng.randrange(4) for _ in range(rng.randrange(0, 10))]
+        off = rng.randrange(0, 3)
+        assert common_bytes(pack([9] * off + a), off * ITEM, pack(b), 0) == lcp(a, b) * ITEM
+    assert common_bytes(pack([1, 256]), 0, pack([1, 0]), 0) == ITEM

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from advisor.index.radix import Node, RadixTree
-from advisor.ingest.ids import ITEM
+from advisor.ingest.ids import ITEM, common_bytes
 
 PROBE = 8         # tokens per probe: a shared run of 2*PROBE-1 tokens always holds one
 MIN_RUN = 16      # a shared run this long is shared content, shorter ones are coincidence
@@ -159,7 +159,7 @@ class Aligner:
             tail = cand[len(cand) - (MIN_RUN + TAIL_SLACK) * ITEM:len(cand) - TAIL_SLACK * ITEM]
             if len(tail) < MIN_RUN * ITEM or _find_aligned(data, tail, pos) < 0:
                 continue
-            q = _common(data, 0, cand, 0)
+            q = common_bytes(data, 0, cand, 0)
             if q + VALUE_REACH * ITEM < pos or len(cand) - q >= WINDOW * ITEM:
                 continue
             gaps = len(self.gaps)
@@ -320,7 +320,7 @@ def _runs(data: bytes, pos: int, ref: bytes) -> Iterator[tuple[int, int, int]]:
                 # comparison before the length is measured.
                 at_a = pos + a * ITEM
                 if ref.startswith(data[at_a:at_a + MIN_RUN * ITEM], b * ITEM) and at_a + MIN_RUN * ITEM <= len(data):
-                    n = _common(data, at_a, ref, b * ITEM) // ITEM
+                    n = common_bytes(data, at_a, ref, b * ITEM) // ITEM
                     if n >= MIN_RUN:
                         found = (a, b, n)
                         break
@@ -404,19 +404,6 @@ def _rfind_aligned(hay: bytes, needle: bytes, start: int, end: int) -> int:
     while j >= 0 and j % ITEM:
         j = hay.rfind(needle, start, j + len(needle) - 1)
     return j
-
-
-def _common(a: bytes, a_off: int, b: bytes, b_off: int) -> int:
-    """Common prefix in bytes (whole items) of ``a[a_off:]`` and ``b[b_off:]``: binary search
-    over C-level ``startswith``."""
-    lo, hi = 0, min(len(a) - a_off, len(b) - b_off) // ITEM
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if b.startswith(a[a_off:a_off + mid * ITEM], b_off):
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo * ITEM
 
 
 def _oldest(node: Node, exclude: Node | None) -> Node | None:

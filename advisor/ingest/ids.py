@@ -58,3 +58,16 @@ def unpack(data: bytes) -> list[int]:
 def count(data: bytes) -> int:
     """How many ids a packed run holds."""
     return len(data) // ITEM
+
+
+def common_bytes(a: bytes, a_off: int, b: bytes, b_off: int) -> int:
+    """Common prefix in bytes (whole ids) of ``a[a_off:]`` and ``b[b_off:]``: binary search
+    over C-level ``startswith``."""
+    lo, hi = 0, min(len(a) - a_off, len(b) - b_off) // ITEM
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if b.startswith(a[a_off:a_off + mid * ITEM], b_off):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo * ITEM

@@ -22,6 +22,7 @@ from advisor.index.analyze import Analyzer
 from advisor.diagnose.detect import Attribution, Diagnoser, Diagnosis, Finding
 from advisor.diagnose.capacity import cached_with_capacity, pin_candidate
 from advisor.errors import AdvisorError
+from advisor.ingest.ids import ITEM, common_bytes, pack
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence, rendered_ids
 from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, CHAT_MARKUP, DEFAULT_JOINER, HISTORY, LAST_MESSAGE,
@@ -607,7 +608,7 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     ``capacity``, hit rates are those of a pool of that many tokens, eviction gets its share
     of the loss, and pinning the system prompt is one more action."""
     m = Measurer(seqs, renderer, page_size, capacity)
-    prompt = sum(s.prompt_tokens for s in seqs)
+    prompt = m.prompt_tokens
     before = m.cached(seqs)
     before_unlimited = m.cached(seqs, unlimited=True) if capacity is not None else before
     # What the plans read from the traffic, once: a second look at the fixed traffic plans again.
@@ -767,7 +768,7 @@ def _layout_findings(m: Measurer, diagnosis: Diagnosis, before: int, prompt: int
     if gain < HIDDEN_SHARE * prompt:
         return []
     moved = [(a, b) for a, b in zip(m.seqs, fixed) if a is not b]
-    parts = sorted(_first_difference(a.ids, b.ids) for a, b in moved)
+    parts = sorted(common_bytes(pack(a.ids), 0, pack(b.ids), 0) // ITEM for a, b in moved)
     offset = parts[len(parts) // 2]
     first = moved[0][0].request
     return [Finding(
@@ -804,25 +805,14 @@ def _system_printed_late(m: Measurer, sample: int = 16) -> bool:
     return seen > 0 and late * 2 > seen
 
 
-def _first_difference(a: Any, b: Any) -> int:
-    """The first token at which ``a`` and ``b`` differ (the shorter one's length if none)."""
-    n = min(len(a), len(b))
-    lo, hi = 0, n
-    while lo < hi:  # the common prefix, by halves: equal slices compare in C
-        mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
 # Fixes that send more than the requests held (measured at the rewritten traffic's own rate).
 SENDS_MORE: tuple[Fix, ...] = (system_into_first_user,)
 
 
 def _sends_more(fixes: Iterable[Fix]) -> bool:
     return any(f is g for f in fixes for g in SENDS_MORE)  # (by identity: most fixes are unhashable objects)
+
+
 # The layout finding's mark (``Finding.details["layout"]``) and its move's destination.
 SYSTEM_LAYOUT = "system-prompt-in-last-user-turn"
 FIRST_USER = "first-user-turn"
