@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from advisor.index.radix import Node, RadixTree
-from advisor.ingest.ids import ITEM, common_bytes
+from advisor.ingest.ids import ITEM, common_bytes, find_item, rfind_item
 
 PROBE = 8         # tokens per probe: a shared run of 2*PROBE-1 tokens always holds one
 MIN_RUN = 16      # a shared run this long is shared content, shorter ones are coincidence
@@ -151,13 +151,13 @@ class Aligner:
             if len(cand) > shortest:
                 continue  # a later turn adds a reply and a question to the earlier one
             # (Near the same place: an earlier turn holds it as far off as the values differ.)
-            if not any(_find_aligned(cand, p, max(0, at - VALUE_REACH * ITEM), at + (VALUE_REACH + PROBE) * ITEM) >= 0
+            if not any(find_item(cand, p, max(0, at - VALUE_REACH * ITEM), at + (VALUE_REACH + PROBE) * ITEM) >= 0
                        for at, p in probes):
                 continue
             # An earlier turn is re-sent to its end: its last tokens (but the generation
             # prompt) are in this request, or it is another conversation.
             tail = cand[len(cand) - (MIN_RUN + TAIL_SLACK) * ITEM:len(cand) - TAIL_SLACK * ITEM]
-            if len(tail) < MIN_RUN * ITEM or _find_aligned(data, tail, pos) < 0:
+            if len(tail) < MIN_RUN * ITEM or find_item(data, tail, pos) < 0:
                 continue
             q = common_bytes(data, 0, cand, 0)
             if q + VALUE_REACH * ITEM < pos or len(cand) - q >= WINDOW * ITEM:
@@ -231,10 +231,10 @@ class Aligner:
         memo = (given, -len(self.kept))  # (negative: the whole log, not a sample of it)
         pool = self._pools.get(memo)
         if pool is None:
-            pool = self._pools[memo] = [d for d in self.kept if not given or _find_aligned(d, given, 0) >= 0]
+            pool = self._pools[memo] = [d for d in self.kept if not given or find_item(d, given, 0) >= 0]
         if not pool:
             return 0.0
-        hits = sum(1 for d in pool if _find_aligned(d, key, 0) >= 0)
+        hits = sum(1 for d in pool if find_item(d, key, 0) >= 0)
         return hits / len(pool)
 
     def held_by_most(self, key: bytes, given: bytes = b"", share: float = 0.5, sample: int = 128) -> bool:
@@ -245,13 +245,13 @@ class Aligner:
         pool = self._pools.get(memo)
         if pool is None:
             # The structure asks about many keys given the same context: one pool for them.
-            pool = self._pools[memo] = [d for d in self._sample(sample) if not given or _find_aligned(d, given, 0) >= 0]
+            pool = self._pools[memo] = [d for d in self._sample(sample) if not given or find_item(d, given, 0) >= 0]
         if not pool:
             return False
         need = share * len(pool)
         hits = misses = 0
         for d in pool:
-            if _find_aligned(d, key, 0) >= 0:
+            if find_item(d, key, 0) >= 0:
                 hits += 1
                 if hits >= need:
                     return True
@@ -275,7 +275,7 @@ class Aligner:
         got = self._holders.get(memo)
         if got is None:
             got = self._holders[memo] = frozenset(
-                k for k, d in enumerate(self._sample()) if _find_aligned(d, key, 0) >= 0)
+                k for k, d in enumerate(self._sample()) if find_item(d, key, 0) >= 0)
         return got
 
     def request(self, index: int) -> bytes | None:
@@ -308,7 +308,7 @@ def _runs(data: bytes, pos: int, ref: bytes) -> Iterator[tuple[int, int, int]]:
             # The second pass only looks before ``expect``: the first one searched after it.
             end = len(ref) if start or not expect else expect * ITEM + g - ITEM
             back = not start and bool(expect)
-            j = _rfind_aligned(ref, needle, 0, end) if back else _find_aligned(ref, needle, start * ITEM, end)
+            j = rfind_item(ref, needle, 0, end) if back else find_item(ref, needle, start * ITEM, end)
             tries = 0
             while j >= 0 and tries < 4:
                 b = j // ITEM
@@ -325,7 +325,7 @@ def _runs(data: bytes, pos: int, ref: bytes) -> Iterator[tuple[int, int, int]]:
                         found = (a, b, n)
                         break
                 tries += 1
-                j = _rfind_aligned(ref, needle, 0, j) if back else _find_aligned(ref, needle, j + ITEM, end)
+                j = rfind_item(ref, needle, 0, j) if back else find_item(ref, needle, j + ITEM, end)
             if found is not None or start == 0:
                 break
         if found is None:
@@ -388,22 +388,6 @@ def _anchor(data: bytes, start: int, length: int, width: int = 24, gram: int = 4
         if best is None or h < best_h:
             best, best_h = piece, h
     return best if best is not None else data[start * ITEM:(start + gram) * ITEM]
-
-
-def _find_aligned(hay: bytes, needle: bytes, start: int, end: int | None = None) -> int:
-    stop = len(hay) if end is None else end
-    j = hay.find(needle, start, stop)
-    while j >= 0 and j % ITEM:
-        j = hay.find(needle, j + 1, stop)
-    return j
-
-
-def _rfind_aligned(hay: bytes, needle: bytes, start: int, end: int) -> int:
-    """The last item-aligned occurrence of ``needle`` in ``hay[start:end]``, or -1."""
-    j = hay.rfind(needle, start, end)
-    while j >= 0 and j % ITEM:
-        j = hay.rfind(needle, start, j + len(needle) - 1)
-    return j
 
 
 def _oldest(node: Node, exclude: Node | None) -> Node | None:

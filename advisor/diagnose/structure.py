@@ -22,11 +22,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from advisor.diagnose.align import MIN_RUN, Aligner, Gap, Swap, _find_aligned, weight
+from advisor.diagnose.align import MIN_RUN, Aligner, Gap, Swap, weight
 from advisor.diagnose.blocks import CHAT_MARKER
 from advisor.diagnose.spans import (COMPOUND, LIST_MARK, classify, classify_inside, compound_bounds,
                                     differing_range, expand)
-from advisor.ingest.ids import ITEM, pack, unpack
+from advisor.ingest.ids import ITEM, find_item, pack, unpack
 
 # Per-request content that opens its message (at most HEAD static tokens of it before:
 # chat markup, a label) and is at least LONG_SPAN tokens long is ahead of static content:
@@ -153,7 +153,7 @@ class Structure:
         data = self._request(s.request)
         if data is not None:
             for i, (a, n) in enumerate(s.runs):
-                if static[i] and _find_aligned(data, data[a * ITEM:(a + n) * ITEM], (a + n) * ITEM) >= 0:
+                if static[i] and find_item(data, data[a * ITEM:(a + n) * ITEM], (a + n) * ITEM) >= 0:
                     static[i] = False
         # A run found inside the piece of the neighbour that a longer run of this request
         # covers is text the request holds twice (a passage quoting the static guide that

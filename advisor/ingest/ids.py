@@ -71,3 +71,21 @@ def common_bytes(a: bytes, a_off: int, b: bytes, b_off: int) -> int:
         else:
             hi = mid - 1
     return lo * ITEM
+
+
+def find_item(hay: bytes, needle: bytes, start: int, end: int | None = None) -> int:
+    """The first item-aligned occurrence of ``needle`` in ``hay[start:end]``, or -1 (a byte
+    match that starts inside an id is no match of ids)."""
+    stop = len(hay) if end is None else end
+    j = hay.find(needle, start, stop)
+    while j >= 0 and j % ITEM:
+        j = hay.find(needle, j + 1, stop)
+    return j
+
+
+def rfind_item(hay: bytes, needle: bytes, start: int, end: int) -> int:
+    """The last item-aligned occurrence of ``needle`` in ``hay[start:end]``, or -1."""
+    j = hay.rfind(needle, start, end)
+    while j >= 0 and j % ITEM:
+        j = hay.rfind(needle, start, j + len(needle) - 1)
+    return j
