@@ -57,6 +57,7 @@ MIN_SWAP_LOSS = 0.01
 # sentence that recurs in many documents (a phrase bank, boilerplate) is not a prompt.
 # Or, when another span follows soon, all the shared content after it is this long.
 MIN_STATIC = 32
+LABEL_REACH = 32     # tokens before a history value searched for its label when six are all value
 MIN_STATIC_TOTAL = 256
 CONTEXT = 48         # tokens of context decoded on each side of a span
 PERMUTED_MAX = 2048  # tokens: longer varying stretches are not tested for a permutation
@@ -342,12 +343,22 @@ class Structure:
         its own history, so one value re-rendered into every conversation's history is
         one group for all of them (and for readings that share their first characters)."""
         by_label: dict[str, list[Gap]] = {}
+        kept: dict[int, bytes] | None = None
         for g in gaps:
             # The label's own line, its last characters (six tokens before a value that
             # starts a digit or two later reach back to other text). A span that opens its
             # line is no value under a label: other text where a pair of conversations
             # differ (two customers' first messages).
-            line = self._label(g.left).rsplit("\n", 1)[-1]
+            label = self._label(g.left)
+            if not label and self.decode(unpack(g.left)).strip():
+                # The six tokens are all value (a clock's date, one digit a token): its label
+                # is further back in the request.
+                if kept is None:
+                    kept = dict(zip(self.al.kept_ids, self.al.kept))
+                data = kept.get(g.request)
+                if data is not None:
+                    label = self._label(data[max(0, g.start - LABEL_REACH) * ITEM:g.start * ITEM])
+            line = label.rsplit("\n", 1)[-1]
             if line.strip():
                 by_label.setdefault(line[-LABEL_CHARS:], []).append(g)
         # One value re-rendered into many conversations' histories shows in many requests;
