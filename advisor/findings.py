@@ -40,6 +40,11 @@ TRAFFIC_RULES: dict[str, TrafficRule] = {r.code: r for r in (
                 "Per-request content comes before content most requests share.",
                 "The shared content follows a span that differs in every request, so it cannot be "
                 "reused. Put the shared content first and the per-request content after it."),
+    TrafficRule("TR103", "template-layout",
+                "The chat template prints shared content (the tool definitions) after the conversation history.",
+                "A template that prints the tools right before the last user turn moves them behind a longer "
+                "history at every turn, so they are never a cache hit after the first turn. No change to the "
+                "requests fixes it; serve with a chat template that prints the tools before the first turn."),
     TrafficRule("TR201", "section-order",
                 "The same sections or tool definitions arrive in different orders.",
                 "Each new order is a new prefix: the blocks after the first one out of place are "

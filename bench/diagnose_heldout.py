@@ -114,8 +114,10 @@ SETS["heldout13"] = heldout13
 SETS["heldout14"] = heldout14
 
 CLASS_CODES = {"dynamic": {"TR101"}, "order": {"TR201"}}
-# Codes that are not the placement finding (DESIGN.md names no code for it yet).
-NOT_PLACEMENT = {"TR101", "TR201", "TR301", "TR401", "TR501"}
+# Codes that are not the placement finding (DESIGN.md names no code for it yet). TR103 names
+# where the chat template prints the tools: a cost of the template that no change to the
+# requests removes, claimed for no move (prescribe measures none for it).
+NOT_PLACEMENT = {"TR101", "TR103", "TR201", "TR301", "TR401", "TR501"}
 DEFECT_CODES = {"TR101", "TR201"}
 CLAIM_SHARE = 0.01
 GAIN_LIMIT = 0.01

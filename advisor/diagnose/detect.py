@@ -17,6 +17,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Iterator
 
 from advisor.diagnose.align import Aligner
+from advisor.diagnose.layout import (SAMPLE, LayoutSample, ToolsLayout, TruthTest, order_is_layout, sample_of,
+                                     span_is_layout, ToolsBlock, ToolsFirstReplay, tools_blocks, tools_first, tools_layout,
+                                     truth_test)
 from advisor.diagnose.order import OrderDetector, OrderFinding
 from advisor.diagnose.structure import SpanFinding, Structure, SwapFinding
 from advisor.findings import Finding
@@ -24,12 +27,18 @@ from advisor.ingest.ids import pack, unpack_array
 from advisor.ingest.pipeline import Sequence
 from advisor.ingest.tokenizers import Tokenizer
 
-# The codes found here (TR101, TR102, TR201, TR301) have their names and docs in
+# The codes found here (TR101, TR102, TR103, TR201, TR301) have their names and docs in
 # advisor.findings.TRAFFIC_RULES, beside the simulator's TR401/TR501.
 # Single-shot: below this hit rate, with nothing a template change could recover.
 LOW_REUSE_HIT_RATE = 0.15
 LOW_REUSE_REQUEST = 0.1
 EOT = "<|eot_id|>"
+# A late tools layout is reported when printing the tools first recovers at least this
+# share of the replayed prompt tokens (the spans' own floor, structure.MIN_LOSS).
+MIN_LAYOUT_LOSS = 0.005
+# Requests (and bytes of ids) held while the layout samples fill; then the layout is read.
+PENDING_REQUESTS = 4096
+PENDING_BYTES = 64 << 20
 
 
 @dataclass
@@ -43,6 +52,9 @@ class Attribution:
     unique: int
     eviction: int | None = None
     measured: bool = False
+    # Lost to where the chat template prints shared content (TR103): no change to the
+    # requests recovers it, a chat template that prints it first does.
+    layout: int = 0
 
     @property
     def uncached(self) -> int:
@@ -52,7 +64,7 @@ class Attribution:
         return {"prompt_tokens": self.prompt_tokens, "cached_tokens": self.cached_tokens,
                 "uncached_tokens": self.uncached, "dynamic_content": self.dynamic,
                 "section_order": self.ordering, "eviction": self.eviction,
-                "inherently_unique": self.unique, "measured": self.measured}
+                "inherently_unique": self.unique, "template_layout": self.layout, "measured": self.measured}
 
 
 @dataclass
@@ -102,9 +114,16 @@ class Diagnoser:
         self.decode = tokenizer.decode
         self.aligner = Aligner()
         self.specials = frozenset(tokenizer.special_tokens.values())
+        self.special_texts = tuple(t for t in tokenizer.special_tokens if len(t) >= 3)
+        self._layout_samples: list[LayoutSample] = []
+        # Requests held until the samples show where the tools go; then, where the template
+        # prints them late, every request is replayed with them first as it arrives.
+        self._pending: list[tuple[int, bytes]] | None = []
+        self._pending_bytes = 0
+        self._replay: ToolsFirstReplay | None = None
         blank = tokenizer.encode("\n\n")
-        self.order = OrderDetector(self.decode, boundary_id=tokenizer.special_tokens.get(EOT),
-                                   paragraph_id=blank[0] if len(blank) == 1 else None)
+        self._boundary_id = tokenizer.special_tokens.get(EOT)
+        self._paragraph_id = blank[0] if len(blank) == 1 else None
         self.requests = 0
         self.text_requests = 0
         self.prompt_tokens = 0
@@ -138,10 +157,97 @@ class Diagnoser:
             self._files.append((index, seq.request.source))
         self._lines.append(seq.request.line)
         self.text_prompt_tokens += seq.prompt_tokens
-        matched = self.aligner.add(index, pack(seq.ids))
+        if len(self._layout_samples) < SAMPLE and seq.request.kind == "messages":
+            sample = sample_of(index, seq.request, seq.ids)
+            if sample is not None:
+                self._layout_samples.append(sample)
+        data = pack(seq.ids)
+        matched = self.aligner.add(index, data)
         self.cached_tokens += matched
         if matched < LOW_REUSE_REQUEST * seq.prompt_tokens:
             self.low_reuse += 1
+        self._replay_tools_first(index, data)
+
+    def _replay_tools_first(self, index: int, data: bytes) -> None:
+        if self._pending is not None:
+            self._pending.append((index, data))
+            self._pending_bytes += len(data)
+            if (len(self._layout_samples) >= SAMPLE or len(self._pending) >= PENDING_REQUESTS
+                    or self._pending_bytes >= PENDING_BYTES):
+                self._decide_layout()
+        elif self._replay is not None:
+            self._replay.add(index, data)
+
+    def _decide_layout(self) -> None:
+        """Read the samples once: where they show the tools printed late, replay the held
+        requests with the tools first, and every later one as it comes."""
+        pending, self._pending = self._pending or [], None
+        layout = tools_layout(self._layout_samples, self.decode) if self._layout_samples else None
+        if layout is None or not layout.late or layout.system_between:
+            return
+        blocks = tools_blocks(self._layout_samples, self.decode, self.specials)
+        if blocks:
+            self._replay = ToolsFirstReplay(blocks, logged=False)
+            for i, d in pending:
+                self._replay.add(i, d)
+
+    def _order_detector(self) -> OrderDetector:
+        return OrderDetector(self.decode, boundary_id=self._boundary_id, paragraph_id=self._paragraph_id)
+
+    def _is_layout_span(self, layout: ToolsLayout | None, d: SpanFinding) -> bool:
+        """Whether span ``d`` is the history that a late tools layout prints the tools after."""
+        return (layout is not None and d.code in ("TR101", "TR102") and not d.in_history
+                and span_is_layout(layout, d.contexts, self.special_texts))
+
+    def _layout_split(self, layout: ToolsLayout | None, dynamic: list[SpanFinding], orders: list[OrderFinding],
+                      labelled: list[list[str]], swaps: list[SwapFinding]) -> _LayoutSplit:
+        """The findings the chat template's placement of the tools (``layout``) explains, taken
+        out of the others, and what printing the tools first measures on the kept requests."""
+        kept = _LayoutSplit(dynamic, orders, labelled, swaps)
+        if layout is None or not layout.late:
+            return kept
+        split = _LayoutSplit([], [], [], [])
+        for d in dynamic:
+            if self._is_layout_span(layout, d):
+                split.parts.append((d.token_offset, d.tokens_lost, d.first_request, True))
+                split.requests = max(split.requests, d.requests)
+            else:
+                split.dynamic.append(d)
+        for o, c in zip(orders, labelled):
+            if order_is_layout(layout, o.labels, _indexed(o.labels, o.orders)):
+                split.parts.append((o.token_offset, o.tokens_lost, o.first_request, False))
+                split.requests = max(split.requests, o.requests)
+            else:
+                split.orders.append(o)
+                split.labelled.append(c)
+        for w in swaps:
+            pieces = w.cores if len(w.cores) == len(w.labels) else w.labels
+            if order_is_layout(layout, pieces, _indexed(w.labels, w.orders)):
+                split.parts.append((w.token_offset, w.tokens_lost, w.first_request, False))
+                split.requests = max(split.requests, w.requests)
+            else:
+                split.swaps.append(w)
+        if self._replay is not None:
+            # Every examined request, replayed as it came (the aligner's own tree counted
+            # the logged reuse).
+            blocks: list[ToolsBlock] = list(self._replay.blocks)
+            truth = self._replay.result(cached=self.cached_tokens)
+        else:
+            blocks = tools_blocks(self._layout_samples, self.decode, self.specials)
+            if not blocks:
+                # The tools block could not be told from the turns' markup: the alignment's
+                # findings the layout explains are all there is to go on (a lower bound).
+                return split if split.parts else kept
+            # (The samples showed the layout only late in the log: the kept requests.)
+            truth = truth_test(self.aligner.kept, blocks, self.aligner.kept_ids)
+        if truth.gain < MIN_LAYOUT_LOSS * truth.tokens:
+            # Printing the tools first recovers next to nothing: whatever the alignment saw
+            # is not their placement.
+            return kept
+        # The replay is the evidence, whether or not the alignment saw a span or an order
+        # (spans that re-join tools a tenant's few requests hold are not static content).
+        split.truth, split.blocks = truth, tuple(blocks)
+        return split
 
     def where(self, index: int) -> tuple[str, int]:
         """(file, line) of examined text request ``index``; (first file, 0) when unknown."""
@@ -160,10 +266,10 @@ class Diagnoser:
             self.add(seq)
             yield seq
 
-    def finish(self, cached_tokens: int | None = None) -> Diagnosis:
-        """The findings. ``cached_tokens`` from the analysis (its page size) when known."""
-        cached = self.cached_tokens if cached_tokens is None else cached_tokens
-        structure = Structure(self.aligner, self.decode, self.specials)
+    def _structure_findings(self, aligner: Aligner, layout: ToolsLayout | None) -> _LayoutSplit:
+        """What the alignment of ``aligner``'s requests shows: spans, confirmed block orders
+        (with the cores that confirmed them) and swaps no block names."""
+        structure = Structure(aligner, self.decode, self.specials)
         # Findings on the aligned sample speak for every examined request (each aligned
         # request counts for its sampling stride).
         dynamic = structure.spans()
@@ -173,13 +279,16 @@ class Diagnoser:
             # The alignment saw static units in another order: the section and tool blocks
             # of the kept requests name them (decoding every request only to find no
             # reordering would cost more than the alignment itself).
-            for i, kept in zip(self.aligner.kept_ids, self.aligner.kept):
-                self.order.add(i, unpack_array(kept))
-            orders = self.order.findings()
+            detector = self._order_detector()
+            for i, kept in zip(aligner.kept_ids, aligner.kept):
+                detector.add(i, unpack_array(kept))
+            orders = detector.findings()
             for o in orders:  # the detector numbers the kept requests only
-                o.first_request = self.aligner.kept_ids[o.first_request] if o.first_request >= 0 else -1
+                o.first_request = aligner.kept_ids[o.first_request] if o.first_request >= 0 else -1
         swaps = []
         cores: dict[int, list[str]] = {}
+        # A span that is only the history the tools are printed after holds no units of its own.
+        spans = [d for d in dynamic if not self._is_layout_span(layout, d)]
         for s in found_swaps:
             # The blocks' offsets are estimated from characters: the slack grows with them.
             near = [k for k, o in enumerate(orders)
@@ -187,14 +296,47 @@ class Diagnoser:
             for k in near:
                 orders[k].token_offset = s.token_offset  # exact, where the estimate is from characters
                 cores.setdefault(k, []).extend(s.cores)
-            if not near and not _inside_span(s.token_offset, dynamic):
+            if not near and not _inside_span(s.token_offset, spans):
                 swaps.append(s)
         # A block order the alignment does not confirm is left out: the blocks only label.
         orders = [o for k, o in enumerate(orders) if k in cores]
         labelled = [cores[k] for k in sorted(cores)]
+        return _LayoutSplit(dynamic, orders, labelled, swaps)
+
+    def finish(self, cached_tokens: int | None = None) -> Diagnosis:
+        """The findings. ``cached_tokens`` from the analysis (its page size) when known."""
+        cached = self.cached_tokens if cached_tokens is None else cached_tokens
+        if self._pending is not None:
+            self._decide_layout()
+        layout = tools_layout(self._layout_samples, self.decode) if self._layout_samples else None
+        found = self._structure_findings(self.aligner, layout)
+        split = self._layout_split(layout, found.dynamic, found.orders, found.labelled, found.swaps)
+        if split.truth is not None:
+            # The template's placement of the tools is measured: what the requests themselves
+            # lose is what they lose as a template printing the tools first renders them
+            # (a value ahead of the history parts each turn from the last there, which the
+            # tools moving behind the history hid).
+            again = Aligner()
+            for i, data in zip(self.aligner.kept_ids, self.aligner.kept):
+                again.add(i, tools_first(data, split.blocks))
+            own = self._structure_findings(again, None)
+            split = replace(split, dynamic=own.dynamic, orders=own.orders, labelled=own.labelled, swaps=own.swaps)
+        dynamic, orders, labelled, swaps, parts = split.dynamic, split.orders, split.labelled, split.swaps, split.parts
+        layout_lost = sum(t for _, t, _, _ in parts)
+        if split.truth is not None and split.truth.tokens:
+            # Measured on the kept requests: it speaks for every examined one by their tokens.
+            layout_lost = round(split.truth.gain * self.text_prompt_tokens / split.truth.tokens)
+            split.requests = round(split.truth.moved * self.text_requests / max(1, split.truth.requests))
         findings = ([self._located(_dynamic_finding(f), f.first_request) for f in dynamic]
                     + [self._located(_order_finding(f, c), f.first_request) for f, c in zip(orders, labelled)]
                     + [self._located(_swap_finding(f), f.first_request) for f in swaps])
+        if split.truth is not None and split.truth.first_moved >= 0:
+            # Where a turn after the first parts from its first turn: the first user turn's opener.
+            parts = parts + [(split.truth.offset, 0, split.truth.first_moved, True)]
+        if parts:
+            firsts = [first for _, _, first, _ in parts if first >= 0]
+            findings.append(self._located(_layout_finding(parts, split.requests, layout_lost, split.truth),
+                                          min(firsts, default=-1)))
         findings.sort(key=lambda f: (f.code[:4] != "TR10", f.token_offset or 0, f.code))
         uncached = self.prompt_tokens - cached
         # A sampled diagnosis measured its losses on the sample: scale them to the whole log.
@@ -202,8 +344,9 @@ class Diagnoser:
         lost_dynamic = min(uncached, round(scale * sum(f.tokens_lost for f in dynamic)))
         lost_order = min(uncached - lost_dynamic, round(scale * (sum(f.tokens_lost for f in orders)
                                                                  + sum(f.tokens_lost for f in swaps))))
+        lost_layout = min(uncached - lost_dynamic - lost_order, round(scale * layout_lost))
         attribution = Attribution(self.prompt_tokens, cached, lost_dynamic, lost_order,
-                                  uncached - lost_dynamic - lost_order)
+                                  uncached - lost_dynamic - lost_order - lost_layout, layout=lost_layout)
         # Single-shot is judged on the text requests, the ones whose reuse was seen here.
         hit = self.cached_tokens / self.text_prompt_tokens if self.text_prompt_tokens else 1.0
         if hit < LOW_REUSE_HIT_RATE and not findings:
@@ -218,6 +361,52 @@ class Diagnoser:
         return Diagnosis(self.requests, self.prompt_tokens, cached, findings, attribution, dynamic, orders,
                          self.low_reuse, examined=self.text_requests, text_requests=self.all_text_requests,
                          swaps=swaps)
+
+
+# A TR103 finding's ``details["placement"]``: where the template prints the tools.
+TOOLS_LATE = "tools-before-last-user-turn"
+
+
+def _indexed(labels: list[str], orders: list[tuple[list[str], int]]) -> list[list[int]]:
+    at = {label: k for k, label in enumerate(labels)}
+    return [[at[x] for x in order if x in at] for order, _ in orders]
+
+
+@dataclass
+class _LayoutSplit:
+    """Findings kept as they are, and the parts (offset, tokens lost, first request, is a
+    span) that the tools' placement explains, with the replay that measured it."""
+
+    dynamic: list[SpanFinding]
+    orders: list[OrderFinding]
+    labelled: list[list[str]]
+    swaps: list[SwapFinding]
+    parts: list[tuple[int, int, int, bool]] = field(default_factory=list)
+    requests: int = 0
+    truth: TruthTest | None = None
+    blocks: tuple[ToolsBlock, ...] = ()
+
+
+def _layout_finding(parts: list[tuple[int, int, int, bool]], requests: int, lost: int,
+                    truth: TruthTest | None) -> Finding:
+    """One TR103 finding for the spans and orders the tools' placement explains: ``lost`` as
+    the tools-first replay measured it (``truth``), or, where the tools block could not be
+    told from the turns' markup, the alignment's estimate, a lower bound."""
+    # Where a span of history starts is where the loss starts; an order's offset is only the
+    # first unit's.
+    spans = [o for o, _, _, span in parts if span]
+    offset = min(spans) if spans else min(o for o, _, _, _ in parts)
+    about = "" if truth is not None else "at least "
+    message = (f"the chat template prints the tool definitions after the conversation history (right before "
+               f"the last user turn): at every turn they follow a longer history, so {about}{lost:,} tokens "
+               "are computed again that a template printing the tools before the first turn keeps cached. "
+               "No change to the requests moves them; the chat template does.")
+    details: dict[str, Any] = {"placement": TOOLS_LATE, "explains": len(parts), "measured": truth is not None}
+    if truth is not None:
+        details.update(replayed_requests=truth.requests, moved_requests=truth.moved,
+                       cached_tokens=truth.cached, cached_tokens_tools_first=truth.cached_tools_first)
+    return Finding(code="TR103", token_offset=offset, kind="tools-after-history", requests=requests, tokens_lost=lost,
+                   example="", message=message, details=details)
 
 
 def _inside_span(offset: int, spans: list[SpanFinding]) -> bool:

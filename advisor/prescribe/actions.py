@@ -719,8 +719,12 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     gain = max(0, after_unlimited - before_unlimited)
     dynamic_part = max(0, min(gain, dynamic_gain))
     eviction = before_unlimited - before if capacity is not None else None
+    # What the chat template's placement of the tools costs (TR103) is what the diagnosis's
+    # tools-first replay measured, within what no fix recovered: no rewrite of the requests
+    # changes it.
+    layout = max(0, min(diagnosis.attribution.layout, prompt - before_unlimited - gain))
     attribution = Attribution(prompt, before, dynamic_part, gain - dynamic_part,
-                              prompt - before_unlimited - gain, eviction, measured=True)
+                              prompt - before_unlimited - gain - layout, eviction, measured=True, layout=layout)
     return Prescription(
         requests=len(seqs), prompt_tokens=prompt, cached_before=before, cached_after=max(before, after),
         actions=actions, section_order=section_order(diagnosis), findings=diagnosis.findings,

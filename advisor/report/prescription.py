@@ -67,9 +67,10 @@ def waterfall(attr: dict[str, Any]) -> list[tuple[str, int, int]]:
     rows = [("cached now", attr["cached_tokens"], 0)]
     at = attr["cached_tokens"]
     for label, key in (("+ dynamic content", "dynamic_content"), ("+ section order", "section_order"),
-                       ("+ eviction", "eviction"), ("+ inherently unique", "inherently_unique")):
+                       ("+ eviction", "eviction"), ("+ template layout", "template_layout"),
+                       ("+ inherently unique", "inherently_unique")):
         value = attr.get(key)
-        if value is None:
+        if value is None or (key == "template_layout" and not value):  # (a row only where the template costs)
             continue
         rows.append((label, value, at))
         at += value

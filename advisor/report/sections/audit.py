@@ -52,7 +52,8 @@ def render(data: dict[str, Any], picture: str | None) -> list[Block]:
     att = traffic["attribution"]
     out += ["", f"Uncached prompt tokens: {att['uncached_tokens']:,} — inherently unique {att['inherently_unique']:,}, "
                 f"dynamic content {att['dynamic_content']:,}, section order {att['section_order']:,}"
-                f" ({'measured by rewriting the traffic' if att['measured'] else 'estimated'})."]
+                + (f", template layout {att['template_layout']:,}" if att.get("template_layout") else "")
+                + f" ({'measured by rewriting the traffic' if att['measured'] else 'estimated'})."]
     if traffic["actions"]:
         out += ["", actions_table(traffic["actions"]), "",
                 f"Hit rate after the prescription: **{pct(traffic['hit_rate_after_prescription'])}** "
