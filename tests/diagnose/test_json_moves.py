@@ -95,16 +95,16 @@ def test_a_numbered_list_is_sorted_by_its_items_and_numbered_again():
 
 
 def test_the_nearest_earlier_copy_is_found_first():
-    from advisor.diagnose.align import _rfind_aligned
+    from advisor.ingest.ids import rfind_item
     from advisor.ingest.ids import ITEM, pack
 
     hay = pack([7, 1, 2, 9, 1, 2, 9, 5])
     needle = pack([1, 2])
-    assert _rfind_aligned(hay, needle, 0, len(hay)) == 4 * ITEM
-    assert _rfind_aligned(hay, needle, 0, 4 * ITEM + 1) == 1 * ITEM  # the copy must end by ``end``
-    assert _rfind_aligned(hay, pack([3]), 0, len(hay)) == -1
+    assert rfind_item(hay, needle, 0, len(hay)) == 4 * ITEM
+    assert rfind_item(hay, needle, 0, 4 * ITEM + 1) == 1 * ITEM  # the copy must end by ``end``
+    assert rfind_item(hay, pack([3]), 0, len(hay)) == -1
     # Only item-aligned hits: a match that straddles two ids is no copy.
-    assert _rfind_aligned(pack([0x0201, 0x0403]), bytes([2, 0, 0, 0, 3]), 0, 8) == -1
+    assert rfind_item(pack([0x0201, 0x0403]), bytes([2, 0, 0, 0, 3]), 0, 8) == -1
 
 
 def test_list_items_of_several_lines_move_whole():
