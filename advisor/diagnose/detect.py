@@ -121,6 +121,7 @@ class Diagnoser:
         self._pending: list[tuple[int, bytes]] | None = []
         self._pending_bytes = 0
         self._replay: ToolsFirstReplay | None = None
+        self._layout_read: tuple[int, ToolsLayout | None] | None = None  # (samples read, what they showed)
         blank = tokenizer.encode("\n\n")
         self._boundary_id = tokenizer.special_tokens.get(EOT)
         self._paragraph_id = blank[0] if len(blank) == 1 else None
@@ -178,11 +179,18 @@ class Diagnoser:
         elif self._replay is not None:
             self._replay.add(index, data)
 
+    def _tools_layout(self) -> ToolsLayout | None:
+        """What the layout samples show, read once per set of samples (decoding them costs)."""
+        if self._layout_read is None or self._layout_read[0] != len(self._layout_samples):
+            layout = tools_layout(self._layout_samples, self.decode) if self._layout_samples else None
+            self._layout_read = (len(self._layout_samples), layout)
+        return self._layout_read[1]
+
     def _decide_layout(self) -> None:
         """Read the samples once: where they show the tools printed late, replay the held
         requests with the tools first, and every later one as it comes."""
         pending, self._pending = self._pending or [], None
-        layout = tools_layout(self._layout_samples, self.decode) if self._layout_samples else None
+        layout = self._tools_layout()
         if layout is None or not layout.late or layout.system_between:
             return
         blocks = tools_blocks(self._layout_samples, self.decode, self.specials)
@@ -308,7 +316,7 @@ class Diagnoser:
         cached = self.cached_tokens if cached_tokens is None else cached_tokens
         if self._pending is not None:
             self._decide_layout()
-        layout = tools_layout(self._layout_samples, self.decode) if self._layout_samples else None
+        layout = self._tools_layout()
         found = self._structure_findings(self.aligner, layout)
         split = self._layout_split(layout, found.dynamic, found.orders, found.labelled, found.swaps)
         if split.truth is not None:

@@ -117,7 +117,7 @@ def tools_layout(samples: Sequence[LayoutSample], decode: Callable[[Sequence[int
             system += bool(s.system) and s.system[:NEEDLE] in region
     if not seen:
         return None
-    openers = frozenset(o for o in (_MARKUP.sub("", r, count=0)[:OPENER] for r in regions) if len(o) == OPENER)
+    openers = frozenset(o for o in (_opens(r)[:OPENER] for r in regions) if len(o) == OPENER)
     return ToolsLayout(late * 2 > seen and bool(openers), tuple(regions), openers, system * 2 > len(regions))
 
 
