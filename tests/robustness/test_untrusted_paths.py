@@ -357,3 +357,24 @@ def test_a_lint_stop_that_lands_in_a_finalizer_is_not_reported(monkeypatch):
     assert sys.unraisablehook == seen.append  # the hook in force before is back
     Raises(limits.LintStopped("outside any limit"))
     assert [type(u.exc_value) for u in seen] == [ValueError, limits.LintStopped]
+
+
+def test_an_included_template_is_read_and_compiled_once_per_run(tmp_path, monkeypatch):
+    # An include that Jinja took for stale was read and compiled again at every use: a
+    # self-include then spent its CPU budget compiling (~1 s on CI) before the recursion
+    # limit could stop it with its own reason.
+    from advisor.ingest.prompt_templates import TemplateSet
+
+    (tmp_path / "part.j2").write_text("[{{ i }}]")
+    (tmp_path / "main.j2").write_text("{% for i in range(50) %}{% include 'part.j2' %}{% endfor %}")
+    reads: list[Path] = []
+    real = safe_open.read_text
+
+    def counting(path, *args, **kwargs):
+        reads.append(Path(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(safe_open, "read_text", counting)
+    rendered = TemplateSet([tmp_path]).get("main").render({})
+    assert rendered.prompt == "".join(f"[{i}]" for i in range(50))
+    assert [p.name for p in reads].count("part.j2") == 1
