@@ -57,6 +57,13 @@ MIN_SWAP_LOSS = 0.01
 # sentence that recurs in many documents (a phrase bank, boilerplate) is not a prompt.
 # Or, when another span follows soon, all the shared content after it is this long.
 MIN_STATIC = 32
+SECTION_HEAD = 16    # tokens of a label between a section's start and the content opening it
+SECTION_LOOK = 24    # tokens decoded before a point to see whether a heading's line ends there
+# Where a section the request fills starts: after a Markdown heading's line (a template's
+# "# User Preamble"), or after chat markup spelled as text ("<|message|>", "[INST]") in a
+# vocabulary without those special tokens. (Not after any blank line: content after the
+# system prompt's first paragraphs is inside the prompt, a dynamic span.)
+_SECTION_END = re.compile(r"(?:(?:^|\n)#{1,6} [^\n]*\n\n?|<\|[a-z_]{2,24}\|>(?:[a-z]{2,16}\n)?|\[/?INST\] ?)$")
 LABEL_REACH = 32     # tokens before a history value searched for its label when six are all value
 MIN_STATIC_TOTAL = 256
 CONTEXT = 48         # tokens of context decoded on each side of a span
@@ -738,22 +745,43 @@ class Structure:
         per-request content starts (TR102 only).
 
         The per-request content opens its message: before it, at most ``HEAD`` tokens of
-        the message are static (markup, a label). It is content rather than a value in
-        shared text when it is long, or at least half as long as that static head (a chat
-        layout may open the message with its own preamble) and either the whole
-        rest of the message (a summary or a profile message before the system prompt) or
-        in a user turn (the question before static instructions). Where the message's
+        the message are static (markup, a label), or, behind a template's own text, of
+        the section it opens (then only text counts, never a value). It is content
+        rather than a value in shared text when it is long (or text that runs on, past
+        sentences the static prompt also says, to where the prompt resumes for good), or
+        at least half as long as that static head (a chat layout may open the message
+        with its own preamble) and either the whole rest of the message (a summary or a
+        profile message before the system prompt) or in a user turn (the question before
+        static instructions). Where the message's
         first tokens vary too (questions that share their first words in pairs), the
         per-request content starts where its static head ends: for TR102, the tokens
         from there to each span's start."""
         leads, pulls, extents, ends, users, values, prose = [], [], [], 0, 0, 0, 0
+        sectioned, texts = 0, 0
         dense = [0, 0]  # words holding a digit, words, over the spans (long ones weigh more)
-        for _g, ids, start, end in decoded:
+        reach: list[int] = []  # to where static content resumes for STATIC_AFTER_LONG tokens
+        wordy = 0  # of those stretches, the ones that are text
+        for g, ids, start, end in decoded:
             head, closes, role = _message_of(ids, start, end, self.specials, self.decode)
             pull = self._pull(ids, start, head)
+            if head - pull > HEAD:
+                # A template's own text may open the message (Command R's preambles, the
+                # tools Llama 3.1 prints into the first user turn, markup that is no special
+                # token in this vocabulary): the content then opens its section instead.
+                section = self._section_lead(ids, start - pull, head - pull)
+                if section is not None:
+                    sectioned += 1
+                    mine = self.decode(ids[start - pull:end])
+                    texts += len(mine.split()) >= PROSE_WORDS and classify(mine) == "name-or-text"
+                    head = pull + section
             leads.append(head - pull)
             pulls.append(pull)
             extents.append(pull + end - start)
+            if head - pull <= HEAD and len(reach) < 8:
+                stop = self._static_end(ids, end, g.left, long=True)
+                reach.append(pull + stop - start)
+                whole = self.decode(ids[start - pull:stop])
+                wordy += len(_WORDS.findall(whole)) >= PROSE_WORDS and classify(whole) == "name-or-text"
             ends += closes
             text = self.decode(ids[start - pull:end])
             if head - pull <= HEAD:  # (only content opening its message can be TR102)
@@ -770,16 +798,32 @@ class Structure:
                 values += classify(text) != "name-or-text"
         n = len(leads)
         lead, extent = (sorted(x)[n // 2] for x in (leads, extents))
-        if lead > HEAD:
+        if lead > HEAD or (sectioned * 2 > n and texts * 2 <= sectioned):
+            # (Opening a section inside a message, a value such as a token or a clock is
+            # still a value: only text there is content of its own.)
             return "TR101", []
         in_user = users * 2 > n and values * 2 <= users
         # Lines of text opening the prompt (a conversation, notes, a profile block) where
         # no message boundary tells: content ahead of the static text, not a value in it.
         lines = extent >= PROSE_SPAN and prose * 2 > n
         valued = dense[0] >= VALUE_DENSE * max(1, dense[1])
+        # Documents made of sentences the static prompt also says re-join it a sentence at a
+        # time: the per-request content runs on to where the prompt resumes for good.
+        far = sorted(reach)[len(reach) // 2] if reach else 0
         if extent >= LONG_SPAN or (2 * extent >= lead and not valued and (ends * 2 > n or in_user or lines)):
             return "TR102", pulls
+        if far >= LONG_SPAN and not valued and wordy * 2 > len(reach):
+            return "TR102", pulls
         return "TR101", []
+
+    def _section_lead(self, ids: list[int], at: int, head: int) -> int | None:
+        """How many tokens before ``at`` (at most ``SECTION_HEAD``, inside its message's ``head``) the
+        section holding it starts (``_SECTION_END``). None when none starts that close."""
+        for k in range(min(head, SECTION_HEAD) + 1):
+            before = self.decode(ids[max(0, at - k - SECTION_LOOK):at - k])
+            if _SECTION_END.search(before):
+                return k
+        return None
 
     def _paragraph(self, ids: list[int], start: int, end: int, head: int) -> bool:
         """Whether ``[start, end)`` (``head`` tokens into its message) is the per-request part
