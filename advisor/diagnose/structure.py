@@ -63,7 +63,7 @@ SECTION_LOOK = 24    # tokens decoded before a point to see whether a heading's 
 # "# User Preamble"), or after chat markup spelled as text ("<|message|>", "[INST]") in a
 # vocabulary without those special tokens. (Not after any blank line: content after the
 # system prompt's first paragraphs is inside the prompt, a dynamic span.)
-_SECTION_END = re.compile(r"(?:(?:^|\n)#{1,6} [^\n]*\n\n?|<\|[a-z_]{2,24}\|>(?:[a-z]{2,16}\n)?|\[/?INST\] ?)$")
+_SECTION_END = re.compile(r"(?:(?:^|\n)#{1,6} [^\n]*\n\n?|<\|[A-Za-z_]{2,24}\|>(?:[a-z]{2,16}\n)?|\[/?INST\] ?)$")
 LABEL_REACH = 32     # tokens before a history value searched for its label when six are all value
 MIN_STATIC_TOTAL = 256
 CONTEXT = 48         # tokens of context decoded on each side of a span

@@ -44,6 +44,11 @@ def _preamble(style: str) -> str:
                 "and style guide sections. Refuse requests that would cause harm, and say why in one sentence.\n\n"
                 "# System Preamble\n## Basic Rules\nYou are a careful conversational assistant trained to help "
                 "people with their work, and you answer in the language of the question.\n\n# User Preamble\n")
+    if style == "turn-markup":  # a raw prompt in another model's markup, no special token here
+        return ("<BOS_TOKEN><|START_OF_TURN_TOKEN|><|SYSTEM_TOKEN|># System Preamble\n## Basic Rules\nYou are a "
+                "careful conversational assistant trained to help people with their work, and you answer in the "
+                "language of the question. Refuse requests that would cause harm, and say why in one sentence."
+                "<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|USER_TOKEN|>")
     return ("Knowledge cutoff: 2024-06\nReasoning: medium\n\nValid channels: analysis, commentary, final. A channel "
             "must be named for every message, and tool calls go to the commentary channel only. Answers that "
             "quote a document name it.\n\n# Instructions\n\n")
@@ -102,6 +107,7 @@ def _spans(data: dict) -> list[dict]:
     ("prompt", "headings", "Report ", 3, 3),
     ("messages", "markup", "Retrieved:\n", 2, 4),
     ("prompt", "markup", "", 6, 5),
+    ("prompt", "turn-markup", "Shift notes ", 3, 6),
 ])
 def test_content_opening_a_section_behind_the_templates_text_is_tr102(
         tmp_path: Path, cli, kind: str, style: str, label: str, sentences: int, seed: int) -> None:
