@@ -64,6 +64,8 @@ SECTION_LOOK = 24    # tokens decoded before a point to see whether a heading's 
 # vocabulary without those special tokens. (Not after any blank line: content after the
 # system prompt's first paragraphs is inside the prompt, a dynamic span.)
 _SECTION_END = re.compile(r"(?:(?:^|\n)#{1,6} [^\n]*\n\n?|<\|[A-Za-z_]{2,24}\|>(?:[a-z]{2,16}\n)?|\[/?INST\] ?)$")
+# The role such markup names: "<|start|>user<|message|>", "<|USER_TOKEN|>", "<|im_start|>user\n".
+_MARKUP_ROLE = re.compile(r"(?i)\b(user|system|assistant|developer|tool|chatbot)(?:_token\|>|<\|[a-z_]+\|>|\n)$")
 LABEL_REACH = 32     # tokens before a history value searched for its label when six are all value
 MIN_STATIC_TOTAL = 256
 CONTEXT = 48         # tokens of context decoded on each side of a span
@@ -768,9 +770,10 @@ class Structure:
                 # A template's own text may open the message (Command R's preambles, the
                 # tools Llama 3.1 prints into the first user turn, markup that is no special
                 # token in this vocabulary): the content then opens its section instead.
-                section = self._section_lead(ids, start - pull, head - pull)
+                section, named = self._section_lead(ids, start - pull, head - pull)
                 if section is not None:
                     sectioned += 1
+                    role = named or role
                     mine = self.decode(ids[start - pull:end])
                     texts += len(mine.split()) >= PROSE_WORDS and classify(mine) == "name-or-text"
                     head = pull + section
@@ -816,14 +819,16 @@ class Structure:
             return "TR102", pulls
         return "TR101", []
 
-    def _section_lead(self, ids: list[int], at: int, head: int) -> int | None:
+    def _section_lead(self, ids: list[int], at: int, head: int) -> tuple[int | None, str]:
         """How many tokens before ``at`` (at most ``SECTION_HEAD``, inside its message's ``head``) the
-        section holding it starts (``_SECTION_END``). None when none starts that close."""
+        section holding it starts (``_SECTION_END``; None when none starts that close), and
+        the role that markup spelled as text names there ("" when none)."""
         for k in range(min(head, SECTION_HEAD) + 1):
             before = self.decode(ids[max(0, at - k - SECTION_LOOK):at - k])
             if _SECTION_END.search(before):
-                return k
-        return None
+                named = _MARKUP_ROLE.search(before)
+                return k, named.group(1).lower() if named else ""
+        return None, ""
 
     def _paragraph(self, ids: list[int], start: int, end: int, head: int) -> bool:
         """Whether ``[start, end)`` (``head`` tokens into its message) is the per-request part

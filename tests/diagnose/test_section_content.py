@@ -134,3 +134,29 @@ def test_a_value_opening_a_section_behind_the_templates_text_stays_tr101(
     assert [f["code"] for f in spans] == ["TR101"], [(f["code"], f["token_offset"], f["example"][:60]) for f in spans]
     assert abs(spans[0]["token_offset"] - zoo.token_offset(w.records[0], needle[len(label):][:8])) <= 16
     assert abs(data["hit_rate_after"] - zoo.truth(w)) <= TOLERANCE
+
+
+def test_a_short_user_turn_ahead_of_the_system_turn_in_markup_spelled_as_text_is_tr102(tmp_path: Path, cli) -> None:
+    # A raw ChatML prompt under a vocabulary without its special tokens: only the markup's
+    # text says that the notes are a user turn of their own, ahead of the static system turn.
+    rng = random.Random(11)
+    book = _handbook(rng, 4)
+    opening = ("<|im_start|>system\nYou are a careful assistant. Answer in the language of the question, refuse "
+               "requests that would cause harm, and say why in one sentence. Quote the handbook when it settles "
+               "a question.<|im_end|>\n<|im_start|>user\n")
+    records, fixed, notes = [], [], []
+    for _ in range(40):
+        note = f"Hive H{rng.randint(10, 99)} notes: " + " ".join(_sentence(rng) for _ in range(2))
+        notes.append(note)
+        q = zoo.question(rng)
+        static = f"<|im_start|>system\nYou are Quakedesk.\n\n{book}<|im_end|>\n"
+        records.append({"prompt": f"{opening}{note}<|im_end|>\n{static}<|im_start|>user\n{q}<|im_end|>\n"
+                                  "<|im_start|>assistant\n"})
+        fixed.append({"prompt": f"{opening}Notes follow the question.<|im_end|>\n{static}<|im_start|>user\n{q}\n\n"
+                                f"{note}<|im_end|>\n<|im_start|>assistant\n"})
+    w = zoo.Workload("chatml-as-text-notes", "prompt", records, fixed, [])
+    data = _prescribe(tmp_path, cli, w)
+    spans = _spans(data)
+    assert spans and spans[0]["code"] == "TR102", [(f["code"], f["token_offset"], f["example"][:60]) for f in spans]
+    assert abs(spans[0]["token_offset"] - zoo.token_offset(records[0], notes[0])) <= 16
+    assert abs(data["hit_rate_after"] - zoo.truth(w)) <= TOLERANCE, (data["hit_rate_after"], zoo.truth(w))
