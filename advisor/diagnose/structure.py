@@ -766,6 +766,7 @@ class Structure:
         for g, ids, start, end in decoded:
             head, closes, role = _message_of(ids, start, end, self.specials, self.decode)
             pull = self._pull(ids, start, head)
+            text = self.decode(ids[start - pull:end])
             if head - pull > HEAD:
                 # A template's own text may open the message (Command R's preambles, the
                 # tools Llama 3.1 prints into the first user turn, markup that is no special
@@ -774,8 +775,7 @@ class Structure:
                 if section is not None:
                     sectioned += 1
                     role = named or role
-                    mine = self.decode(ids[start - pull:end])
-                    texts += len(mine.split()) >= PROSE_WORDS and classify(mine) == "name-or-text"
+                    texts += len(text.split()) >= PROSE_WORDS and classify(text) == "name-or-text"
                     head = pull + section
             leads.append(head - pull)
             pulls.append(pull)
@@ -786,7 +786,6 @@ class Structure:
                 whole = self.decode(ids[start - pull:stop])
                 wordy += len(_WORDS.findall(whole)) >= PROSE_WORDS and classify(whole) == "name-or-text"
             ends += closes
-            text = self.decode(ids[start - pull:end])
             if head - pull <= HEAD:  # (only content opening its message can be TR102)
                 prose += _is_prose(text) or self._paragraph(ids, start - pull, end, head - pull)
                 # Readings and ids opening a message (a spray window's wind and rain, a

@@ -108,7 +108,7 @@ class FolderLoader(BaseLoader):
                 raise AdvisorError(f"{path}: cannot read included template ({exc.strerror or exc})") from None
             text = safe_open.read_text(path, max_bytes=safe_open.MAX_TEMPLATE_BYTES, what="included template",
                                        within=folder)
-            return text, str(path), lambda: True  # compiled once per run: never stale (uptodate() is True)
+            return text, str(path), lambda: True  # compiled once per run: never stale
         raise TemplateNotFound(template)
 
 
