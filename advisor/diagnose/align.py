@@ -72,6 +72,7 @@ class Swap:
     heads: tuple[bytes, ...] = ()            # the first MIN_RUN tokens of each
     left: bytes = b""                        # the tokens right before the stretch
     refs: tuple[int, ...] = ()               # where each run sits in the neighbour (its token offset)
+    ref: int = -1                            # the neighbour's index
 
 
 def sampled(index: int) -> bool:
@@ -191,8 +192,8 @@ class Aligner:
             heads = tuple(data[(base + runs[k][0]) * ITEM:(base + runs[k][0] + MIN_RUN) * ITEM] for k in ordered)
             lost = sum(r[2] for k, r in enumerate(runs) if k > first)
             spans = tuple((base + runs[k][0], runs[k][2]) for k in ordered)
-            refs = tuple(runs[k][1] for k in ordered)
-            self.swaps.append(Swap(index, base + lo, base + hi, keys, lost, spans, heads, _before(data, base + lo), refs))
+            refs = tuple(base + runs[k][1] for k in ordered)
+            self.swaps.append(Swap(index, base + lo, base + hi, keys, lost, spans, heads, _before(data, base + lo), refs, ref_index))
         prev_a = prev_b = 0
         after = [0] * (len(runs) + 1)
         for k in range(len(runs) - 1, -1, -1):

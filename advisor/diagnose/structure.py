@@ -24,6 +24,7 @@ from typing import Callable, Sequence
 
 from advisor.diagnose.align import MIN_RUN, Aligner, Gap, Swap, weight
 from advisor.diagnose.blocks import CHAT_MARKER
+from advisor.diagnose.brackets import close_bracket, in_string, members, open_bracket, unescaped
 from advisor.diagnose.spans import (COMPOUND, LIST_MARK, classify, classify_inside, compound_bounds,
                                     differing_range, expand)
 from advisor.ingest.ids import ITEM, find_item, pack, unpack
@@ -122,6 +123,9 @@ class Structure:
         self.specials = specials
         # Gaps whose text is the neighbour's units in another order (read by ``swaps``).
         self.permuted: list[tuple[Gap, list[str]]] = []
+        # Stretches ahead of static content (no neighbour of their own): the neighbour and
+        # where the static run they end at sits in it, by (request, start).
+        self._ahead_refs: dict[tuple[int, int], tuple[int, int]] = {}
         self._by_index: dict[int, bytes] | None = None
         self._unpacked: dict[int, list[int]] = {}
         self._static: dict[tuple[bytes, bytes, float], bool] = {}
@@ -457,7 +461,12 @@ class Structure:
         start = s.start
         length = s.runs[k][0] - start
         rejoin = sum(n for _a, n in s.runs[k:])
-        return Gap(s.request, start, length, -1, 0, rejoin, s.keys[k], -1, s.heads[k], s.runs[k][1], s.left)
+        gap = Gap(s.request, start, length, -1, 0, rejoin, s.keys[k], -1, s.heads[k], s.runs[k][1], s.left)
+        if s.ref >= 0 and s.refs:
+            # (Where the long run sits in the neighbour: members of one JSON object in
+            # another order around a long member both hold read as such a stretch.)
+            self._ahead_refs[(gap.request, gap.start)] = (s.ref, s.refs[k])
+        return gap
 
     def _static_within(self, group: list[Gap], share: float) -> bool:
         """Whether a long re-joined run turns static a little way in: values from a few
@@ -649,14 +658,52 @@ class Structure:
             return None
         return units_a
 
-    def _permutation(self, g: Gap) -> list[str] | None:
-        """The units of gap ``g`` in this request's order when its text, widened to whole
-        lines (or list items), is the neighbour's text with the same units in another order."""
-        if g.ref < 0 or g.length > PERMUTED_MAX:
+    def _member_permutation(self, mine: bytes, start: int, end: int,
+                            theirs: bytes, ref_start: int, ref_end: int) -> list[str] | None:
+        """The members of the one-line bracketed structure that tokens ``[start, end)`` sit
+        in (a JSON object or array, a signature's parameters), in this request's order, when
+        the neighbour's structure around ``[ref_start, ref_end)`` holds the same members in
+        another order. A long member that both hold (a note's text) re-joins them in the
+        middle, so each gap alone holds members the other side lacks: the whole structure
+        is compared."""
+        if end - start > SHORT_LIST or ref_end - ref_start > SHORT_LIST:
             return None
+        a = _bracketed(self.decode, unpack(mine), start, end)
+        if a is None:
+            return None
+        b = _bracketed(self.decode, unpack(theirs), ref_start, ref_end)
+        if b is None or a == b:
+            return None
+        units_a, units_b = members(a), members(b)
+        if len(units_a) < 3 or units_a == units_b or Counter(units_a) != Counter(units_b):
+            return None
+        return units_a
+
+    def _permutation(self, g: Gap, bracketed: bool = True) -> list[str] | None:
+        """The units of gap ``g`` in this request's order when its text, widened to whole
+        lines (or list items), is the neighbour's text with the same units in another order.
+        ``bracketed``: also test the bracketed structure around the gap whole (it decodes
+        the whole line)."""
+        if g.length > PERMUTED_MAX:
+            return None
+        if g.ref < 0:
+            ahead = self._ahead_refs.get((g.request, g.start))
+            mine = self._request(g.request)
+            theirs = self._request(ahead[0]) if ahead is not None and bracketed else None
+            if ahead is None or mine is None or theirs is None:
+                return None
+            return self._member_permutation(mine, g.start, g.start + g.length, theirs, ahead[1], ahead[1])
         mine, theirs = self._request(g.request), self._request(g.ref)
         if mine is None or theirs is None:
             return None
+        found = self._unit_permutation(g, mine, theirs)
+        if found is None and bracketed:
+            found = self._member_permutation(mine, g.start, g.start + g.length,
+                                             theirs, g.ref_start, g.ref_start + g.ref_length)
+        return found
+
+    def _unit_permutation(self, g: Gap, mine: bytes, theirs: bytes) -> list[str] | None:
+        """``_permutation`` within the gap and the context on its two sides."""
         if abs(g.length - g.ref_length) > max(4, g.length // 8) or not g.ref_length:
             return self._list_permutation(g, mine, theirs)
 
@@ -692,11 +739,15 @@ class Structure:
             tail = right[:hi] if hi >= 0 else right
             bracket = False
             if sep in (",", ", "):
-                # Members of one JSON object or array: its brackets end the first and last.
-                opening = max(head.rfind("{"), head.rfind("["))
-                if opening >= 0 and "\n" not in head[opening:]:
-                    head, lo, bracket = head[opening + 1:], max(lo, 0), True
-                close = [k for k in (tail.find("}"), tail.find("]")) if k >= 0]
+                # Members of one JSON object or array, parameters of one signature: its
+                # brackets end the first and last.
+                # (The bracket still open on the span's line, so that the first member
+                # is whole: "(los: str, aos: str," ahead of a gap opens at "(".)
+                line = left[left.rfind("\n") + 1:]
+                opening = open_bracket(line)
+                if opening >= 0:
+                    head, lo, bracket = line[opening + 1:], max(lo, 0), True
+                close = [k for k in (tail.find("}"), tail.find("]"), tail.find(")")) if k >= 0]
                 if close and "\n" not in tail[:min(close)]:
                     tail, hi = tail[:min(close)], max(hi, 0)
             if sep in (". ", ", ", "; "):
@@ -1250,6 +1301,42 @@ def _message_of(ids: list[int], start: int, end: int, specials: frozenset[int],
             between = decode(ids[j + 1:min(start, j + 4)]).split("\n", 1)[0].strip()
         role = between.lower() if len(between) <= 24 else ""
     return head, closes, role
+
+
+def _bracketed(decode: Callable[[Sequence[int]], str], ids: list[int], start: int, end: int) -> str | None:
+    """The text inside the innermost bracket pair on one line that holds tokens
+    ``[start, end)`` (at most ``PERMUTED_MAX`` tokens each way), or None."""
+    left, reach = "", CONTEXT
+    while True:  # back to the line's start, in growing steps (most lines are short)
+        left = decode(ids[max(0, start - reach):start])
+        if "\n" in left or reach >= min(start, PERMUTED_MAX):
+            break
+        reach *= 4
+    line = left[left.rfind("\n") + 1:]
+    inside = decode(ids[start:end])
+    # A token may glue the opening bracket to the first member's text ("(l" "os"): the
+    # bracket then opens the gap.
+    glued = len(inside) - len(inside.lstrip(" "))
+    if inside[glued:glued + 1] in ("(", "[", "{") and inside[glued:glued + 1]:
+        line, inside = line + inside[:glued + 1], inside[glued + 1:]
+    opening = open_bracket(line)
+    if opening < 0:
+        return None
+    # JSON text inside a JSON string (a tool result that the template serializes again)
+    # is read one level of escapes down.
+    nested = in_string(line[:opening])
+    text, reach = line[opening + 1:] + inside, CONTEXT
+    stop = -1
+    while stop < 0:
+        right = decode(ids[end:end + reach])
+        whole = unescaped(text + right) if nested else text + right
+        stop = close_bracket(whole, line[opening])
+        if stop >= 0 or "\n" in right or reach >= PERMUTED_MAX or end + reach >= len(ids):
+            break
+        reach *= 4
+    if stop < 0:
+        return None
+    return whole[:stop] if "\n" not in whole[:stop] else None
 
 
 def _is_prose(text: str) -> bool:

@@ -24,6 +24,7 @@ import re
 from collections import Counter
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+from advisor.diagnose.brackets import close_bracket, in_string, member_bounds, open_bracket, unescaped
 from advisor.diagnose.spans import LIST_MARK
 from advisor.ingest.traffic import Request
 
@@ -1150,7 +1151,12 @@ class UnitSort:
 
     def _sort_items(self, text: str, where: list[int]) -> str | None:
         """The comma-separated items of the line that holds the units (after its label, if
-        it opens with one), in one order; a stop after the last item stays last."""
+        it opens with one), in one order; a stop after the last item stays last. Inside a
+        bracket that holds them all (a signature's parameters, a JSON object's members),
+        that bracket's members."""
+        inner = self._sort_bracketed(text, where)
+        if inner is not None:
+            return inner
         lo, hi, start = _labelled_line(text, where)
         line = text[lo:hi]
         body = line[start:]
@@ -1160,6 +1166,34 @@ class UnitSort:
             return None
         ordered = [t for _, t in sorted(zip((self._rank(t) for t in items), items), key=lambda x: x[0])]
         new = text[:lo] + line[:start] + ", ".join(ordered) + body[len(body) - stop:] + text[hi:]
+        return new if new != text else None
+
+    def _sort_bracketed(self, text: str, where: list[int]) -> str | None:
+        """The members of the innermost bracket on the first unit's line that holds every
+        unit, in one order; the separators stay in place."""
+        lo = text.rfind("\n", 0, where[0]) + 1
+        opening = open_bracket(text[lo:where[0]])
+        if opening < 0:
+            return None
+        begin = lo + opening + 1
+        hi = text.find("\n", begin)
+        body = text[begin:len(text) if hi < 0 else hi]
+        nested = in_string(text[lo:begin - 1])
+        if nested and unescaped(body) != body:
+            return None  # (its members would need escaping again: a JSON sort does that)
+        stop = close_bracket(body, text[begin - 1])
+        if stop < 0 or begin + stop <= where[-1]:
+            return None
+        bounds = member_bounds(body[:stop])
+        items = [body[a:b] for a, b in bounds]
+        if len(items) < 2 or sum(1 for t in items if any(c in t for c in self.cores)) < 2:
+            return None
+        ordered = [t for _, t in sorted(zip((self._rank(t) for t in items), items), key=lambda x: x[0])]
+        out, at = [], 0
+        for (a, b), item in zip(bounds, ordered):
+            out.append(body[at:a] + item)
+            at = b
+        new = text[:begin] + "".join(out) + body[at:] + text[begin + len(body):]
         return new if new != text else None
 
     def _sort_sentences(self, text: str, where: list[int]) -> str | None:
