@@ -8,7 +8,6 @@ again) is read one level of escapes down."""
 from __future__ import annotations
 
 PAIRS = {"(": ")", "[": "]", "{": "}"}
-OPENERS = tuple(PAIRS)
 
 
 def open_bracket(line: str) -> int:
