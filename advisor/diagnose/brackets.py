@@ -8,6 +8,7 @@ again) is read one level of escapes down."""
 from __future__ import annotations
 
 PAIRS = {"(": ")", "[": "]", "{": "}"}
+OPENERS = tuple(PAIRS)
 
 
 def open_bracket(line: str) -> int:

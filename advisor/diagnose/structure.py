@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 
 from advisor.diagnose.align import MIN_RUN, Aligner, Gap, Swap, weight
 from advisor.diagnose.blocks import CHAT_MARKER
-from advisor.diagnose.brackets import PAIRS, close_bracket, in_string, members, open_bracket, unescaped
+from advisor.diagnose.brackets import close_bracket, in_string, members, open_bracket, unescaped
 from advisor.diagnose.spans import (COMPOUND, LIST_MARK, classify, classify_inside, compound_bounds,
                                     differing_range, expand)
 from advisor.ingest.ids import ITEM, find_item, pack, unpack
@@ -658,23 +658,20 @@ class Structure:
             return None
         return units_a
 
-    def _member_permutation(self, request: int, start: int, end: int,
-                            ref: int, ref_start: int, ref_end: int) -> list[str] | None:
-        """The members of the one-line bracketed structure that tokens ``[start, end)`` of
-        ``request`` sit in (a JSON object or array, a signature's parameters), in its order,
-        when neighbour ``ref``'s structure around ``[ref_start, ref_end)`` holds the same members in
+    def _member_permutation(self, mine: bytes, start: int, end: int,
+                            theirs: bytes, ref_start: int, ref_end: int) -> list[str] | None:
+        """The members of the one-line bracketed structure that tokens ``[start, end)`` sit
+        in (a JSON object or array, a signature's parameters), in this request's order, when
+        the neighbour's structure around ``[ref_start, ref_end)`` holds the same members in
         another order. A long member that both hold (a note's text) re-joins them in the
         middle, so each gap alone holds members the other side lacks: the whole structure
         is compared."""
         if end - start > SHORT_LIST or ref_end - ref_start > SHORT_LIST:
             return None
-        mine, theirs = self._ids(request), self._ids(ref)
-        if mine is None or theirs is None:
-            return None
-        a = _bracketed(self.decode, mine, start, end)
+        a = _bracketed(self.decode, unpack(mine), start, end)
         if a is None:
             return None
-        b = _bracketed(self.decode, theirs, ref_start, ref_end)
+        b = _bracketed(self.decode, unpack(theirs), ref_start, ref_end)
         if b is None or a == b:
             return None
         units_a, units_b = members(a), members(b)
@@ -691,16 +688,18 @@ class Structure:
             return None
         if g.ref < 0:
             ahead = self._ahead_refs.get((g.request, g.start))
-            if ahead is None or not bracketed:
+            mine = self._request(g.request)
+            theirs = self._request(ahead[0]) if ahead is not None and bracketed else None
+            if ahead is None or mine is None or theirs is None:
                 return None
-            return self._member_permutation(g.request, g.start, g.start + g.length, ahead[0], ahead[1], ahead[1])
+            return self._member_permutation(mine, g.start, g.start + g.length, theirs, ahead[1], ahead[1])
         mine, theirs = self._request(g.request), self._request(g.ref)
         if mine is None or theirs is None:
             return None
         found = self._unit_permutation(g, mine, theirs)
         if found is None and bracketed:
-            found = self._member_permutation(g.request, g.start, g.start + g.length,
-                                             g.ref, g.ref_start, g.ref_start + g.ref_length)
+            found = self._member_permutation(mine, g.start, g.start + g.length,
+                                             theirs, g.ref_start, g.ref_start + g.ref_length)
         return found
 
     def _unit_permutation(self, g: Gap, mine: bytes, theirs: bytes) -> list[str] | None:
@@ -1318,7 +1317,7 @@ def _bracketed(decode: Callable[[Sequence[int]], str], ids: list[int], start: in
     # A token may glue the opening bracket to the first member's text ("(l" "os"): the
     # bracket then opens the gap.
     glued = len(inside) - len(inside.lstrip(" "))
-    if inside[glued:glued + 1] and inside[glued] in PAIRS:
+    if inside[glued:glued + 1] in ("(", "[", "{") and inside[glued:glued + 1]:
         line, inside = line + inside[:glued + 1], inside[glued + 1:]
     opening = open_bracket(line)
     if opening < 0:
