@@ -7,32 +7,64 @@ again) is read one level of escapes down."""
 
 from __future__ import annotations
 
+from typing import Iterable, Iterator
+
 PAIRS = {"(": ")", "[": "]", "{": "}"}
-OPENERS = tuple(PAIRS)
 
 
-def open_bracket(line: str) -> int:
-    """Where the innermost bracket that ``line`` opens and does not close is (-1: none)."""
+def _unclosed(chars: Iterable[tuple[int, str]]) -> tuple[list[int], int]:
+    """The positions of the brackets that the text opens and leaves open (outermost first;
+    brackets in JSON strings are text), and where the string it ends inside opens (-1)."""
     opened: list[int] = []
-    for k, ch in enumerate(line):
-        if ch in PAIRS:
+    quote, escaped = -1, False
+    for k, ch in chars:
+        if quote >= 0:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                quote = -1
+        elif ch == '"':
+            quote = k
+        elif ch in PAIRS:
             opened.append(k)
         elif ch in ")]}" and opened:
             opened.pop()
-    return opened[-1] if opened else -1
+    return opened, quote
 
 
-def in_string(text: str) -> bool:
-    """Whether the end of ``text`` is inside a JSON string."""
-    quoted, escaped = False, False
-    for ch in text:
-        if escaped:
-            escaped = False
-        elif ch == "\\":
-            escaped = quoted
-        elif ch == '"':
-            quoted = not quoted
-    return quoted
+def _one_level_down(text: str, start: int) -> Iterator[tuple[int, str]]:
+    """The characters of a JSON string's text from ``start`` with one level of escapes
+    undone, each at its position in ``text``."""
+    k = start
+    while k < len(text):
+        if text[k] == "\\" and k + 1 < len(text):
+            yield k, text[k + 1]
+            k += 2
+        else:
+            yield k, text[k]
+            k += 1
+
+
+def open_brackets(line: str) -> list[tuple[int, bool]]:
+    """The brackets that ``line`` opens and leaves open, outermost first, as (position,
+    nested). A bracket inside a JSON string is text, except inside the string the line ends
+    in: JSON text a template serialized again (a tool result), read one level of escapes
+    down (``nested``)."""
+    outer, quote = _unclosed(enumerate(line))
+    found = [(k, False) for k in outer]
+    if quote >= 0:
+        inner, _ = _unclosed(_one_level_down(line, quote + 1))
+        found += [(k, True) for k in inner]
+    return found
+
+
+def balanced(text: str) -> bool:
+    """Whether ``text`` closes every bracket and JSON string it opens, and no bracket it
+    did not open: a whole member of a structure, not a piece cut at a comma inside one."""
+    opened, quote = _unclosed(enumerate(text))
+    return not opened and quote < 0 and _scan(text)[1] < 0
 
 
 def unescaped(text: str) -> str:

@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 
 from advisor.diagnose.align import MIN_RUN, Aligner, Gap, Swap, weight
 from advisor.diagnose.blocks import CHAT_MARKER
-from advisor.diagnose.brackets import close_bracket, in_string, members, open_bracket, unescaped
+from advisor.diagnose.brackets import balanced, close_bracket, members, open_brackets, unescaped
 from advisor.diagnose.spans import (COMPOUND, LIST_MARK, classify, classify_inside, compound_bounds,
                                     differing_range, expand)
 from advisor.ingest.ids import ITEM, find_item, pack, unpack
@@ -72,6 +72,7 @@ MIN_STATIC_TOTAL = 256
 CONTEXT = 48         # tokens of context decoded on each side of a span
 PERMUTED_MAX = 2048  # tokens: longer varying stretches are not tested for a permutation
 SHORT_LIST = 256     # tokens: a one-line list split by chance re-joins is at most this long
+BRACKET_LEVELS = 4   # brackets around a gap compared, from the innermost out
 FAR = 4096           # tokens searched after a span for where static content resumes
 UNPACKED = 48        # requests kept unpacked while the spans are read
 BRIDGE = 48          # tokens: shared text this short inside one compound token joins two spans
@@ -658,26 +659,35 @@ class Structure:
             return None
         return units_a
 
-    def _member_permutation(self, mine: bytes, start: int, end: int,
-                            theirs: bytes, ref_start: int, ref_end: int) -> list[str] | None:
-        """The members of the one-line bracketed structure that tokens ``[start, end)`` sit
-        in (a JSON object or array, a signature's parameters), in this request's order, when
-        the neighbour's structure around ``[ref_start, ref_end)`` holds the same members in
+    def _member_permutation(self, request: int, start: int, end: int,
+                            ref: int, ref_start: int, ref_end: int) -> list[str] | None:
+        """The members of the one-line bracketed structure that tokens ``[start, end)`` of
+        ``request`` sit in (a JSON object or array, a signature's parameters), in its order,
+        when neighbour ``ref``'s structure around ``[ref_start, ref_end)`` holds the same members in
         another order. A long member that both hold (a note's text) re-joins them in the
         middle, so each gap alone holds members the other side lacks: the whole structure
         is compared."""
         if end - start > SHORT_LIST or ref_end - ref_start > SHORT_LIST:
             return None
-        a = _bracketed(self.decode, unpack(mine), start, end)
-        if a is None:
+        mine, theirs = self._ids(request), self._ids(ref)
+        if mine is None or theirs is None:
             return None
-        b = _bracketed(self.decode, unpack(theirs), ref_start, ref_end)
-        if b is None or a == b:
+        levels = _bracketed(self.decode, mine, start, end)
+        if not levels:
             return None
-        units_a, units_b = members(a), members(b)
-        if len(units_a) < 3 or units_a == units_b or Counter(units_a) != Counter(units_b):
-            return None
-        return units_a
+        # The same depth on both sides: a gap that starts inside a nested member (a list
+        # the gap's token closes) is compared at the brackets around it.
+        theirs_at = {(d, op): text for d, op, text in _bracketed(self.decode, theirs, ref_start, ref_end)}
+        for depth, opener, a in levels:
+            b = theirs_at.get((depth, opener))
+            if b is None or a == b:
+                continue
+            units_a, units_b = members(a), members(b)
+            # The same members in another order: content that differs is in every outer
+            # bracket too, but the two sides' inner brackets may be different members.
+            if len(units_a) >= 3 and units_a != units_b and Counter(units_a) == Counter(units_b):
+                return units_a
+        return None
 
     def _permutation(self, g: Gap, bracketed: bool = True) -> list[str] | None:
         """The units of gap ``g`` in this request's order when its text, widened to whole
@@ -688,18 +698,16 @@ class Structure:
             return None
         if g.ref < 0:
             ahead = self._ahead_refs.get((g.request, g.start))
-            mine = self._request(g.request)
-            theirs = self._request(ahead[0]) if ahead is not None and bracketed else None
-            if ahead is None or mine is None or theirs is None:
+            if ahead is None or not bracketed:
                 return None
-            return self._member_permutation(mine, g.start, g.start + g.length, theirs, ahead[1], ahead[1])
+            return self._member_permutation(g.request, g.start, g.start + g.length, ahead[0], ahead[1], ahead[1])
         mine, theirs = self._request(g.request), self._request(g.ref)
         if mine is None or theirs is None:
             return None
         found = self._unit_permutation(g, mine, theirs)
         if found is None and bracketed:
-            found = self._member_permutation(mine, g.start, g.start + g.length,
-                                             theirs, g.ref_start, g.ref_start + g.ref_length)
+            found = self._member_permutation(g.request, g.start, g.start + g.length,
+                                             g.ref, g.ref_start, g.ref_start + g.ref_length)
         return found
 
     def _unit_permutation(self, g: Gap, mine: bytes, theirs: bytes) -> list[str] | None:
@@ -744,9 +752,9 @@ class Structure:
                 # (The bracket still open on the span's line, so that the first member
                 # is whole: "(los: str, aos: str," ahead of a gap opens at "(".)
                 line = left[left.rfind("\n") + 1:]
-                opening = open_bracket(line)
-                if opening >= 0:
-                    head, lo, bracket = line[opening + 1:], max(lo, 0), True
+                opened = open_brackets(line)
+                if opened:
+                    head, lo, bracket = line[opened[-1][0] + 1:], max(lo, 0), True
                 close = [k for k in (tail.find("}"), tail.find("]"), tail.find(")")) if k >= 0]
                 if close and "\n" not in tail[:min(close)]:
                     tail, hi = tail[:min(close)], max(hi, 0)
@@ -772,7 +780,10 @@ class Structure:
             if (len(units_a) >= 2 and units_a != units_b and Counter(units_a) == Counter(units_b)
                     and sum(1 for u in units_a if u.strip()) >= 2):
                 # Context kept whole is not a unit of its own (it runs on past the window).
-                return units_a[(1 if lo < 0 else 0):len(units_a) - (1 if hi < 0 else 0)]
+                found = units_a[(1 if lo < 0 else 0):len(units_a) - (1 if hi < 0 else 0)]
+                if bracket and not all(balanced(u) for u in found):
+                    continue  # commas inside members' strings or brackets: the bracket test reads it
+                return found
             if sep == "\n" and units_a != units_b:
                 # Members of a JSON object in another order: the same lines but for the
                 # comma the last member goes without.
@@ -986,8 +997,14 @@ class Structure:
         for f in self._permuted_swaps(scale):
             # The same reordered stretch, seen by the aligner where its units are long
             # enough for runs, and here where they are not: one finding.
-            if not any(o.token_offset - 64 <= f.token_offset <= o.token_offset + 1024 for o in found):
+            same = [o for o in found if o.token_offset - 64 <= f.token_offset <= o.token_offset + 1024]
+            if not same:
                 found.append(f)
+            for o in same:
+                if _pieces_of(o.labels, f.labels):
+                    # Runs cut the structure's members at token boundaries: the members
+                    # name the units (the runs stay what the rewrite looks for).
+                    o.labels, o.orders = f.labels, f.orders
         found.sort(key=lambda f: f.token_offset)
         return found
 
@@ -1303,9 +1320,11 @@ def _message_of(ids: list[int], start: int, end: int, specials: frozenset[int],
     return head, closes, role
 
 
-def _bracketed(decode: Callable[[Sequence[int]], str], ids: list[int], start: int, end: int) -> str | None:
-    """The text inside the innermost bracket pair on one line that holds tokens
-    ``[start, end)`` (at most ``PERMUTED_MAX`` tokens each way), or None."""
+def _bracketed(decode: Callable[[Sequence[int]], str], ids: list[int], start: int,
+               end: int) -> list[tuple[int, str, str]]:
+    """The bracket pairs on one line that hold the start of tokens ``[start, end)`` (at most
+    ``PERMUTED_MAX`` tokens each way), innermost first and at most ``BRACKET_LEVELS`` of
+    them: (depth on the line, opening bracket, the text inside)."""
     left, reach = "", CONTEXT
     while True:  # back to the line's start, in growing steps (most lines are short)
         left = decode(ids[max(0, start - reach):start])
@@ -1319,24 +1338,26 @@ def _bracketed(decode: Callable[[Sequence[int]], str], ids: list[int], start: in
     glued = len(inside) - len(inside.lstrip(" "))
     if inside[glued:glued + 1] in ("(", "[", "{") and inside[glued:glued + 1]:
         line, inside = line + inside[:glued + 1], inside[glued + 1:]
-    opening = open_bracket(line)
-    if opening < 0:
-        return None
-    # JSON text inside a JSON string (a tool result that the template serializes again)
-    # is read one level of escapes down.
-    nested = in_string(line[:opening])
-    text, reach = line[opening + 1:] + inside, CONTEXT
-    stop = -1
-    while stop < 0:
-        right = decode(ids[end:end + reach])
-        whole = unescaped(text + right) if nested else text + right
-        stop = close_bracket(whole, line[opening])
-        if stop >= 0 or "\n" in right or reach >= PERMUTED_MAX or end + reach >= len(ids):
-            break
-        reach *= 4
-    if stop < 0:
-        return None
-    return whole[:stop] if "\n" not in whole[:stop] else None
+    opened = open_brackets(line)
+    levels = list(enumerate(opened))[-BRACKET_LEVELS:][::-1]
+    out: list[tuple[int, str, str]] = []
+    right, taken = "", 0  # the text after the tokens, and how many tokens it is
+    for depth, (opening, nested) in levels:
+        while True:
+            text = line[opening + 1:] + inside + right
+            # JSON text inside a JSON string (a tool result the template serializes again)
+            # is read one level of escapes down.
+            whole = unescaped(text) if nested else text
+            stop = close_bracket(whole, line[opening])
+            if stop >= 0 or "\n" in right or taken >= PERMUTED_MAX or end + taken >= len(ids):
+                break
+            taken = min(PERMUTED_MAX, taken * 4 or CONTEXT)
+            right = decode(ids[end:end + taken])
+        if stop < 0:
+            continue  # (a bracket in a string's text read as JSON: the outer ones may close)
+        if "\n" not in whole[:stop]:
+            out.append((depth, line[opening], whole[:stop]))
+    return out
 
 
 def _is_prose(text: str) -> bool:
@@ -1350,6 +1371,14 @@ def _is_prose(text: str) -> bool:
 
 def _within(region: tuple[int, int] | None, at: int) -> bool:
     return region is not None and region[0] <= at <= region[1]
+
+
+def _pieces_of(labels: list[str], units: list[str]) -> bool:
+    """Whether most of ``labels`` (the aligner's runs) are pieces inside ``units`` (whole
+    members of one structure) rather than units of their own."""
+    inside = sum(1 for lab in labels
+                 if any(lab.removesuffix("...") in u and lab.removesuffix("...") != u.removesuffix("...") for u in units))
+    return len(units) >= 3 and inside * 2 > len(labels)
 
 
 def _short(text: str, width: int = 40) -> str:

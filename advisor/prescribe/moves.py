@@ -24,7 +24,7 @@ import re
 from collections import Counter
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from advisor.diagnose.brackets import close_bracket, in_string, member_bounds, open_bracket, unescaped
+from advisor.diagnose.brackets import close_bracket, member_bounds, open_brackets, unescaped
 from advisor.diagnose.spans import LIST_MARK
 from advisor.ingest.traffic import Request
 
@@ -1172,13 +1172,13 @@ class UnitSort:
         """The members of the innermost bracket on the first unit's line that holds every
         unit, in one order; the separators stay in place."""
         lo = text.rfind("\n", 0, where[0]) + 1
-        opening = open_bracket(text[lo:where[0]])
-        if opening < 0:
+        opened = open_brackets(text[lo:where[0]])
+        if not opened:
             return None
+        opening, nested = opened[-1]
         begin = lo + opening + 1
         hi = text.find("\n", begin)
         body = text[begin:len(text) if hi < 0 else hi]
-        nested = in_string(text[lo:begin - 1])
         if nested and unescaped(body) != body:
             return None  # (its members would need escaping again: a JSON sort does that)
         stop = close_bracket(body, text[begin - 1])

@@ -143,3 +143,47 @@ def test_a_value_inside_a_json_object_in_one_key_order_stays_a_value(tmp_path: P
     assert not orders and [f["code"] for f in spans] == ["TR101"], \
         [(f["code"], f["token_offset"], f["example"][:60]) for f in data["findings"]]
     assert abs(spans[0]["token_offset"] - zoo.token_offset(records[0], "2026-12-0")) <= 16
+
+
+# String values that hold brackets, commas and escaped quotes, and a nested array whose
+# object holds a closing brace in a string: none of them opens or closes a member.
+TRICKY = {"plan": "Max (5G", "region": "eu]north", "contact": "desk {night} \"B\"",
+          "note": "calls are answered in turn (we answer, then log), never skipped.",
+          "tiers": [1, [2, {"x": "}"}]], "quota_gb": 250, "sla": "99.9% [monthly], credits {auto}"}
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_json_keys_in_another_order_with_brackets_inside_strings_are_one_order_finding(
+        tmp_path: Path, cli, seed: int) -> None:
+    rng = random.Random(seed)
+    head, tail = _system(f"tricky-{seed}-a", 6), _system(f"tricky-{seed}-b", 6)
+    bank = [zoo.question(rng) for _ in range(6)]
+    records, fixed = [], []
+    for _ in range(60):
+        keys = rng.sample(list(TRICKY), len(TRICKY))
+        q = rng.choice(bank)
+        for out, order in ((records, keys), (fixed, list(TRICKY))):
+            system = f"{head}\n\nAccount limits: {json.dumps({k: TRICKY[k] for k in order})}\n\n{tail}"
+            out.append({"messages": [{"role": "system", "content": system}, {"role": "user", "content": q}]})
+    w = zoo.Workload(f"tricky-keys-{seed}", "messages", records, fixed, [])
+    data = _prescribe(tmp_path, cli, w)
+    orders, spans = _order_findings(data)
+    assert len(orders) == 1 and not spans, [(f["code"], f["token_offset"], f["example"][:60]) for f in data["findings"]]
+    assert abs(orders[0]["token_offset"] - _first_split(records)) <= 16
+    # The members are whole: each is a key and its value (a long one shortened to its head
+    # and "..."), never a fragment cut at a bracket or comma inside a string.
+    whole = [f"{json.dumps(k)}: {json.dumps(v)}" for k, v in TRICKY.items()]
+    blocks = orders[0]["blocks"]
+    assert len(blocks) == len(whole), blocks
+    assert all(any(b == m or (b.endswith("...") and m.startswith(b[:-3])) for m in whole) for b in blocks), blocks
+    truth = zoo.truth(w)
+    assert abs(data["hit_rate_after"] - truth) <= TOLERANCE, (data["hit_rate_after"], truth)
+
+
+def test_a_record_of_open_brackets_is_read_without_a_finding_or_a_hang(tmp_path: Path, cli) -> None:
+    system = _system("brackets-only", 4)
+    records = [{"messages": [{"role": "system", "content": system},
+                             {"role": "user", "content": "(" * 5000 + f" question {i}"}]} for i in range(12)]
+    w = zoo.Workload("open-brackets", "messages", records, records, [])
+    data = _prescribe(tmp_path, cli, w)
+    assert not [f for f in data["findings"] if f["code"] in ("TR101", "TR201")], data["findings"]
