@@ -736,15 +736,28 @@ class Structure:
         right = piece(mine, g.start + g.length, g.start + g.length + CONTEXT)
         span_a = piece(mine, g.start, g.start + g.length)
         span_b = piece(theirs, g.ref_start, g.ref_start + g.ref_length)
+        # Chat markup ends a message, and no unit runs over it (the last line of a system
+        # text and the next turn's question are one line of a prompt spelled with markup).
+        marks = list(CHAT_MARKER.finditer(left))
+        left_end = bool(marks)
+        if marks:
+            left = left[marks[-1].end():]
+        mark = CHAT_MARKER.search(right)
+        if mark is not None:
+            right = right[:mark.start()]
         for sep in ("\n", ", ", "; ", ",", ". "):  # (members of compact JSON; sentences)
             # Both hold the same context on each side: cut it at the separator nearest the
             # span, or keep all of it (a unit then runs into context both share).
             lo = left.rfind(sep)
             hi = right.find(sep)
-            if lo < 0 and hi < 0:
+            if lo < 0 and hi < 0 and not left_end and mark is None:
                 continue
             head = left[lo + len(sep):] if lo >= 0 else left
             tail = right[:hi] if hi >= 0 else right
+            if lo < 0 and left_end:
+                lo = 0
+            if hi < 0 and mark is not None:
+                hi = 0
             bracket = False
             if sep in (",", ", "):
                 # Members of one JSON object or array, parameters of one signature: its

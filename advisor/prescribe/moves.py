@@ -24,6 +24,7 @@ import re
 from collections import Counter
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+from advisor.diagnose.blocks import CHAT_MARKER
 from advisor.diagnose.brackets import close_bracket, member_bounds, open_brackets, unescaped
 from advisor.diagnose.spans import LIST_MARK
 from advisor.ingest.traffic import Request
@@ -1264,6 +1265,14 @@ class UnitSort:
         lo = 0 if lo < 0 else lo + len(outer)
         hi = text.find(outer, where[-1])
         hi = len(text) if hi < 0 else hi
+        # Chat markup spelled in a prompt ends a paragraph too: the last line of a system
+        # message is not glued to the next turn's text (a question per request).
+        for m in CHAT_MARKER.finditer(text, lo, hi):
+            if m.end() <= where[0]:
+                lo = m.end()
+            elif m.start() > where[-1]:
+                hi = m.start()
+                break
         segments = text[lo:hi].split(sep)
         # A segment holds a unit where a core starts in it (a core may run on over the
         # lines of a unit of several lines).
