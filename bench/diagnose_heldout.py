@@ -26,6 +26,7 @@ detector and its zoo), runs ``advisor analyze --format json`` and ``advisor pres
   python bench/diagnose_heldout.py --set heldout12                # the twelfth held-out set (Llama 3.1's own template)
   python bench/diagnose_heldout.py --set heldout13                # the thirteenth held-out set (Command R template)
   python bench/diagnose_heldout.py --set heldout14                # the fourteenth held-out set (Mistral v0.3's HF template)
+  python bench/diagnose_heldout.py --set heldout15                # the fifteenth held-out set (Gemma 3 on vLLM)
 
 --set heldout2 runs tests/diagnose/heldout2.py instead, a set written blind to the detector
 in shapes the first one lacks; an expected class written "a|b" there accepts either class.
@@ -71,6 +72,10 @@ system messages and tool results as SYSTEM turns of their own.
 chat template on SGLang (--tokenizer mistral-v3 --chat-template tests/diagnose/heldout14_mistral_config.json,
 which carries tests/chat_templates/mistral.jinja with the model's special tokens; its ANALYZE_ARGS): the tools
 and the system text printed with the last user turn only, so they move behind the history at every turn.
+--set heldout15 runs tests/diagnose/heldout15.py, a fifteenth blind set served with Gemma 3's chat template on vLLM
+(--engine vllm --chat-template tests/chat_templates/gemma3.jinja, its ANALYZE_ARGS): no system turn (the first
+system message's text heads the first user turn), strict user/model alternation, content parts joined with
+nothing between, tools never printed (teams describe them in the system text as JSON schemas or signatures).
 
 The generator, the tokenizer and the oracle always come from this checkout. The records are
 rendered to text by the checkout under test (bench/heldout_render.py in its interpreter: its
@@ -103,6 +108,7 @@ from tests.diagnose import heldout11  # noqa: E402
 from tests.diagnose import heldout12  # noqa: E402
 from tests.diagnose import heldout13  # noqa: E402
 from tests.diagnose import heldout14  # noqa: E402
+from tests.diagnose import heldout15  # noqa: E402
 from tests.diagnose.heldout import Engine, Workload, oracle, write_jsonl  # noqa: E402
 
 SETS = {"heldout": heldout, "heldout2": heldout2, "heldout3": heldout3, "heldout4": heldout4, "heldout5": heldout5,
@@ -112,6 +118,7 @@ SETS["heldout11"] = heldout11
 SETS["heldout12"] = heldout12
 SETS["heldout13"] = heldout13
 SETS["heldout14"] = heldout14
+SETS["heldout15"] = heldout15
 
 CLASS_CODES = {"dynamic": {"TR101"}, "order": {"TR201"}}
 # Codes that are not the placement finding (DESIGN.md names no code for it yet). TR103 names
@@ -509,8 +516,9 @@ def main(argv: list[str] | None = None) -> int:
                     "heldout6, heldout7, heldout8 (Qwen 2.5), heldout9 (Mistral on vLLM), heldout10 (gpt-oss, "
                     "harmony), heldout11 (Qwen3 on vLLM), "
                     "heldout12 (Llama 3.1's own template), "
-                    "heldout13 (Command R template) "
-                    "or heldout14 (Mistral v0.3's HF template on SGLang)")
+                    "heldout13 (Command R template), "
+                    "heldout14 (Mistral v0.3's HF template on SGLang) "
+                    "or heldout15 (Gemma 3's template on vLLM)")
     ap.add_argument("--seed", type=int, default=12)
     ap.add_argument("--only", nargs="*", default=None, help="workload names")
     ap.add_argument("--tolerance", type=int, default=16)
