@@ -27,7 +27,7 @@ from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence, rendered_ids
 from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, CHAT_MARKUP, DEFAULT_JOINER, HISTORY, LAST_MESSAGE,
                                      LAST_USER_START, Anchor, HistoryMove, MessageMove, history_anchor, value_shape,
-                                     SpanMove, StaticHoist, UnitSort,
+                                     HeadSwap, SpanMove, StaticHoist, TailLift, UnitSort, static_edges,
                                      anchors, call_arguments_text, choose, locate, shared_marker, static_messages, static_turns, text_of,
                                      TurnMove, TurnsMove, json_unescaped, shared_turn_bodies, sort_call_arguments,
                                      number_call_ids, sort_content_keys, system_into_first_user,
@@ -161,7 +161,8 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
               holds: Callable[[str], bool] | None = None, has_tools: bool = False,
               static: frozenset[str] = frozenset(),
               turns: tuple[frozenset[str], str] = (frozenset(), ""), joiner: str = DEFAULT_JOINER,
-              shared: frozenset[str] = frozenset(), shared_turns: frozenset[str] = frozenset()) -> list[Plan]:
+              shared: frozenset[str] = frozenset(), shared_turns: frozenset[str] = frozenset(),
+              edges: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())) -> list[Plan]:
     """The fixes for the findings; ``requests`` (per request of a sample: its message
     contents, prompt, tool definitions) choose among the anchors a span was seen with."""
     out: list[Plan] = []
@@ -199,32 +200,7 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
             what = _what(f)
             # Moves of whole messages need no anchor: a span seen across a message boundary
             # (a call, its result) may have none, and still be message text.
-            messages: list[tuple[str, Fix, dict[str, Any]]] = []
-            if static:
-                messages.append((what + "by sending its message after the static system messages that follow it.",
-                                 MessageMove(static), {"to": AFTER_STATIC}))
-                messages.append(("Send the static system messages that follow the varying content ahead of it, "
-                                 "right after the messages every request opens with (behind per-request "
-                                 "messages they are never shared).", StaticHoist(static), {"to": AFTER_STATIC}))
-            # (Or a value opening the prompt: a layout that joins system messages without
-            # markup between them, Mistral's, shows no message boundary to the diagnosis.)
-            if f.code == "TR102" or (f.token_offset is not None and f.token_offset <= OPENING):
-                messages.append((what + "by sending its message after the system message that follows it.",
-                                 MessageMove(static, True), {"to": AFTER_STATIC}))
-            if f.code == "TR102":
-                messages.append(("Send the system prompt as the opening of the first user turn (this layout "
-                                 "prints it with the last user turn, after the history).", system_into_first_user,
-                                 {"to": AFTER_STATIC}))
-            if f.code == "TR102" and (shared or shared_turns):
-                messages.append((what + "by sending its turns after the static turns that follow them (a "
-                                 "system prompt, fixed few-shot examples), right before the newest user turn.",
-                                 TurnsMove(shared, shared_turns), {"to": AFTER_STATIC}))
-            if turns[0]:
-                messages.append((what + "by sending its message after the static system messages that follow it.",
-                                 TurnMove(*turns), {"to": AFTER_STATIC}))
-            if turns[1] and f.code == "TR102":
-                messages.append((what + "by sending its message after the system message that follows it.",
-                                 TurnMove(turns[0], turns[1], True), {"to": AFTER_STATIC}))
+            messages = _message_variants(f, what, static, turns, shared, shared_turns)
             if anchor is None and (injected or not messages):
                 # Not in any text of the requests: the chat template puts it there itself
                 # (a date_string kwarg, strftime_now reading the request's clock).
@@ -276,7 +252,7 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
                 if anchor.to_end:
                     variants.append((what + "as a message of its own after the static message that follows it.",
                                      SpanMove(anchor, AFTER_STATIC, joiner=joiner), {"to": AFTER_STATIC}))
-            variants += messages
+            variants += messages + _edge_variants(what, static, edges)
             out.append(Plan("move-dynamic-content", f.code, k, tuple(variants)))
         elif f.code == "TR201":
             cores = list(f.hidden.get("cores") or [])
@@ -327,6 +303,57 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
             if variants:
                 out.append(Plan(kind, f.code, k, tuple(variants), stage=1, free=True))
     return out
+
+
+def _edge_variants(what: str, static: frozenset[str],
+                   edges: tuple[tuple[str, ...], tuple[str, ...]]) -> list[tuple[str, Fix, dict[str, Any]]]:
+    """Moves of the static text at the edge of a message that varies (``static_edges``),
+    whatever the span's offset: a template's own preamble may stand ahead of the system
+    message, and a card of values in it is read as a value."""
+    out: list[tuple[str, Fix, dict[str, Any]]] = []
+    if edges[0]:
+        out.append((what + "by sending the static text that opens the next message as the system message, "
+                    "and its own text after that (the roles stay in place).", HeadSwap(edges[0], static),
+                    {"to": AFTER_STATIC}))
+    if edges[1]:
+        out.append(("Send the static text that closes the newest user turn (instructions behind the question, "
+                    "gone from the history at the next turn) as the opening of the system message.",
+                    TailLift(edges[1]), {"to": AFTER_STATIC}))
+    return out
+
+
+def _message_variants(f: Finding, what: str, static: frozenset[str], turns: tuple[frozenset[str], str],
+                      shared: frozenset[str], shared_turns: frozenset[str]) -> list[tuple[str, Fix, dict[str, Any]]]:
+    """Moves of whole messages (or of the static text at their edges) for a span finding:
+    they need no anchor, since a span seen across a message boundary may have none."""
+    messages: list[tuple[str, Fix, dict[str, Any]]] = []
+    # (Or a value opening the prompt: a layout that joins system messages without
+    # markup between them, Mistral's, shows no message boundary to the diagnosis.)
+    opening = f.code == "TR102" or (f.token_offset is not None and f.token_offset <= OPENING)
+    if static:
+        messages.append((what + "by sending its message after the static system messages that follow it.",
+                         MessageMove(static), {"to": AFTER_STATIC}))
+        messages.append(("Send the static system messages that follow the varying content ahead of it, "
+                         "right after the messages every request opens with (behind per-request "
+                         "messages they are never shared).", StaticHoist(static), {"to": AFTER_STATIC}))
+    if opening:
+        messages.append((what + "by sending its message after the system message that follows it.",
+                         MessageMove(static, True), {"to": AFTER_STATIC}))
+    if f.code == "TR102":
+        messages.append(("Send the system prompt as the opening of the first user turn (this layout "
+                         "prints it with the last user turn, after the history).", system_into_first_user,
+                         {"to": AFTER_STATIC}))
+    if f.code == "TR102" and (shared or shared_turns):
+        messages.append((what + "by sending its turns after the static turns that follow them (a "
+                         "system prompt, fixed few-shot examples), right before the newest user turn.",
+                         TurnsMove(shared, shared_turns), {"to": AFTER_STATIC}))
+    if turns[0]:
+        messages.append((what + "by sending its message after the static system messages that follow it.",
+                         TurnMove(*turns), {"to": AFTER_STATIC}))
+    if turns[1] and f.code == "TR102":
+        messages.append((what + "by sending its message after the system message that follows it.",
+                         TurnMove(turns[0], turns[1], True), {"to": AFTER_STATIC}))
+    return messages
 
 
 def _layout_plans(diagnosis: Diagnosis) -> list[Plan]:
@@ -615,9 +642,10 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     texts, has_tools = m.sample_texts(), any(r is not None and r.tools for r in m.editable)
     static, turns = static_messages(m.editable), static_turns(m.editable)
     shared, bodies = static_messages(m.editable, roles=None), shared_turn_bodies(m.editable)
+    edges = static_edges(m.editable)
 
     def planned(d: Diagnosis) -> list[Plan]:
-        return plans_for(d, texts, m.holds, has_tools, static, turns, m.joiner, shared, bodies)
+        return plans_for(d, texts, m.holds, has_tools, static, turns, m.joiner, shared, bodies, edges)
 
     plans = planned(diagnosis)
     actions: list[Action] = []

@@ -1787,3 +1787,117 @@ def static_turns(requests: Sequence[Request | None], share: float = 0.5) -> tupl
         cut = lo.rfind("\n\n", 0, m)
         head = lo[:cut + 2] if cut >= 0 else ""
     return static, head
+
+
+# --- static text at the edge of a message that varies -------------------------------------
+
+EDGE_KEY = 200     # characters: texts that open (or close) alike are grouped by this many
+MIN_EDGE = 400     # characters: a shorter shared head or tail is not worth a move of its own
+
+
+def _edge_texts(texts: Sequence[tuple[int, str]], share: float, n: int, tail: bool) -> tuple[str, ...]:
+    """Of ``(request, text)`` pairs: the paragraphs that open (``tail``: close) the texts of
+    at least ``share`` of ``n`` requests alike, where those texts go on past them."""
+    groups: dict[str, list[tuple[int, str]]] = {}
+    for r, t in texts:
+        t = t[::-1] if tail else t
+        if len(t) >= MIN_EDGE:
+            groups.setdefault(t[:EDGE_KEY], []).append((r, t))
+    out = []
+    for key in sorted(groups):
+        group = groups[key]
+        if len({r for r, _ in group}) < max(2, share * n):
+            continue
+        bodies = [t for _, t in group]
+        lo, hi = min(bodies), max(bodies)
+        common = len(os.path.commonprefix([lo, hi]))
+        # To a paragraph break that every text has right after it (reversed: before it).
+        cut = lo.rfind("\n\n", 0, common)
+        if cut < MIN_EDGE:
+            continue
+        edge = lo[:cut]
+        out.append(edge[::-1] if tail else edge)
+    return tuple(out)
+
+
+def static_edges(requests: Sequence[Request | None], share: float = 0.5) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Static text at the edges of messages that vary: the paragraphs that open the message
+    right after a system message (instructions a client sends at the head of the user turn,
+    behind a per-request system message), and those that close the newest user turn
+    (instructions appended behind the question), held alike by at least ``share`` of the
+    message requests."""
+    heads: list[tuple[int, str]] = []
+    tails: list[tuple[int, str]] = []
+    n = 0
+    for r, req in enumerate(requests):
+        if req is None or req.kind != "messages" or not req.messages:
+            continue
+        n += 1
+        msgs = req.messages
+        for a, b in zip(msgs, msgs[1:]):
+            if a.get("role") in _PREAMBLE_ROLES and isinstance(b.get("content"), str):
+                heads.append((r, b["content"]))
+                break
+        last = msgs[-1]
+        if last.get("role") == "user" and isinstance(last.get("content"), str):
+            tails.append((r, last["content"]))
+    return _edge_texts(heads, share, n, False), _edge_texts(tails, share, n, True)
+
+
+@dataclasses.dataclass
+class HeadSwap:
+    """A per-request system message (a manifest, a profile) ahead of the message whose text
+    opens with the static instructions: the instructions become the system message and the
+    per-request text opens the next message after them. The roles stay where they were, so
+    a layout that demands alternating turns (Gemma's, which prints the system text at the
+    head of the first user turn) still renders."""
+
+    heads: tuple[str, ...]
+    static: frozenset[str] = frozenset()
+
+    def __call__(self, req: Request) -> Request | None:
+        if req.kind != "messages" or not req.messages:
+            return None
+        messages = [dict(m) for m in req.messages]
+        for k, m in enumerate(messages[:-1]):
+            if _static_preamble(m, self.static):
+                continue
+            mine, nxt = m.get("content"), messages[k + 1].get("content")
+            if m.get("role") not in _PREAMBLE_ROLES or not isinstance(mine, str) or not isinstance(nxt, str):
+                return None
+            head = max((h for h in self.heads if nxt.startswith(h + "\n\n")), key=len, default=None)
+            if head is None:
+                return None
+            m["content"] = head
+            messages[k + 1]["content"] = mine + "\n\n" + nxt[len(head) + 2:]
+            return dataclasses.replace(req, messages=tuple(messages))
+        return None
+
+
+@dataclasses.dataclass
+class TailLift:
+    """Static instructions that close the newest user turn (appended behind the question,
+    so at the next turn they are gone from the history and come back later): sent as the
+    opening of the system message instead, ahead of everything a conversation adds."""
+
+    tails: tuple[str, ...]
+
+    def __call__(self, req: Request) -> Request | None:
+        if req.kind != "messages" or not req.messages or req.messages[-1].get("role") != "user":
+            return None
+        messages = [dict(m) for m in req.messages]
+        text = messages[-1].get("content")
+        if not isinstance(text, str):
+            return None
+        tail = max((t for t in self.tails if text.endswith("\n\n" + t)), key=len, default=None)
+        if tail is None:
+            return None
+        messages[-1]["content"] = text[:-len(tail) - 2]
+        first = messages[0]
+        if first.get("role") in _PREAMBLE_ROLES and isinstance(first.get("content"), str):
+            first["content"] = tail + "\n\n" + first["content"]
+        elif first.get("role") in _PREAMBLE_ROLES:
+            return None
+        else:
+            messages.insert(0, {"role": "system", "content": tail})
+        return dataclasses.replace(req, messages=tuple(messages))
