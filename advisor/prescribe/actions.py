@@ -27,7 +27,8 @@ from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence, rendered_ids
 from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, CHAT_MARKUP, DEFAULT_JOINER, HISTORY, LAST_MESSAGE,
                                      LAST_USER_START, Anchor, HistoryMove, MessageMove, history_anchor, value_shape,
-                                     HeadSwap, SpanMove, StaticHoist, TailLift, UnitSort, static_edges,
+                                     HeadSwap, MessageToLastUser, SpanMove, StaticHoist, TailLift, UnitSort, static_edges,
+                                     varying_preamble,
                                      anchors, call_arguments_text, choose, locate, shared_marker, static_messages, static_turns, text_of,
                                      TurnMove, TurnsMove, json_unescaped, shared_turn_bodies, sort_call_arguments,
                                      number_call_ids, sort_content_keys, system_into_first_user,
@@ -162,7 +163,7 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
               static: frozenset[str] = frozenset(),
               turns: tuple[frozenset[str], str] = (frozenset(), ""), joiner: str = DEFAULT_JOINER,
               shared: frozenset[str] = frozenset(), shared_turns: frozenset[str] = frozenset(),
-              edges: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())) -> list[Plan]:
+              edges: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()), varying: bool = False) -> list[Plan]:
     """The fixes for the findings; ``requests`` (per request of a sample: its message
     contents, prompt, tool definitions) choose among the anchors a span was seen with."""
     out: list[Plan] = []
@@ -252,7 +253,7 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
                 if anchor.to_end:
                     variants.append((what + "as a message of its own after the static message that follows it.",
                                      SpanMove(anchor, AFTER_STATIC, joiner=joiner), {"to": AFTER_STATIC}))
-            variants += messages + _edge_variants(what, static, edges)
+            variants += messages + _edge_variants(what, static, edges, varying)
             out.append(Plan("move-dynamic-content", f.code, k, tuple(variants)))
         elif f.code == "TR201":
             cores = list(f.hidden.get("cores") or [])
@@ -305,12 +306,16 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
     return out
 
 
-def _edge_variants(what: str, static: frozenset[str],
-                   edges: tuple[tuple[str, ...], tuple[str, ...]]) -> list[tuple[str, Fix, dict[str, Any]]]:
-    """Moves of the static text at the edge of a message that varies (``static_edges``),
-    whatever the span's offset: a template's own preamble may stand ahead of the system
-    message, and a card of values in it is read as a value."""
+def _edge_variants(what: str, static: frozenset[str], edges: tuple[tuple[str, ...], tuple[str, ...]],
+                   varying: bool) -> list[tuple[str, Fix, dict[str, Any]]]:
+    """Moves of a system message that varies (``varying``: some request sends one), or of
+    the static text at the edge of a message that varies (``static_edges``), whatever the
+    span's offset: a template's own preamble may stand ahead of the system message, and a
+    card of values in it is read as a value."""
     out: list[tuple[str, Fix, dict[str, Any]]] = []
+    if varying:
+        out.append((what + "by sending the system message that holds it at the end of the last user turn "
+                    "(what follows it opens the prompt).", MessageToLastUser(static), {"to": LAST_USER}))
     if edges[0]:
         out.append((what + "by sending the static text that opens the next message as the system message, "
                     "and its own text after that (the roles stay in place).", HeadSwap(edges[0], static),
@@ -642,10 +647,10 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     texts, has_tools = m.sample_texts(), any(r is not None and r.tools for r in m.editable)
     static, turns = static_messages(m.editable), static_turns(m.editable)
     shared, bodies = static_messages(m.editable, roles=None), shared_turn_bodies(m.editable)
-    edges = static_edges(m.editable)
+    edges, varying = static_edges(m.editable), varying_preamble(m.editable, static)
 
     def planned(d: Diagnosis) -> list[Plan]:
-        return plans_for(d, texts, m.holds, has_tools, static, turns, m.joiner, shared, bodies, edges)
+        return plans_for(d, texts, m.holds, has_tools, static, turns, m.joiner, shared, bodies, edges, varying)
 
     plans = planned(diagnosis)
     actions: list[Action] = []

@@ -1901,3 +1901,37 @@ class TailLift:
         else:
             messages.insert(0, {"role": "system", "content": tail})
         return dataclasses.replace(req, messages=tuple(messages))
+
+
+@dataclasses.dataclass
+class MessageToLastUser:
+    """The first system message that is not one of the ``static`` contents (a manifest, a
+    profile, retrieved text a client sends as the system message) goes to the end of the
+    newest user turn, where per-request content belongs: what followed it (instructions at
+    the head of the user turn, once the other fixes made them static) opens the prompt."""
+
+    static: frozenset[str]
+
+    def __call__(self, req: Request) -> Request | None:
+        if req.kind != "messages" or not req.messages:
+            return None
+        messages = [dict(m) for m in req.messages]
+        k = next((k for k, m in enumerate(messages) if not _static_preamble(m, self.static)), None)
+        last = max((j for j, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+        if k is None or last <= k or messages[k].get("role") not in _PREAMBLE_ROLES:
+            return None
+        text = messages[k].get("content")
+        if not isinstance(text, str) or not text.strip():
+            return None
+        messages[last]["content"] = _append(messages[last].get("content"), text)
+        del messages[k]
+        return dataclasses.replace(req, messages=tuple(messages))
+
+
+def varying_preamble(requests: Sequence[Request | None], static: frozenset[str]) -> bool:
+    """Whether some message request sends a system message that is not one of the
+    ``static`` contents ahead of a user turn (what ``MessageToLastUser`` moves)."""
+    probe = MessageToLastUser(static)
+    return any(r is not None and r.kind == "messages" and r.messages
+               and next((m for m in r.messages if not _static_preamble(m, static)), {}).get("role") in _PREAMBLE_ROLES
+               and probe(r) is not None for r in requests)

@@ -69,15 +69,17 @@ def test_a_per_request_system_message_ahead_of_instructions_trades_places_with_t
         tmp_path: Path, cli, engines, layout: str, paragraphs: int, seed: int) -> None:
     rng = random.Random(seed)
     rules = _instructions(f"manifest-{layout}", paragraphs)
-    records, fixed = [], []
+    records, fixed, last = [], [], []
     for k in range(50):
         card, q = _card(rng, k), zoo.question(rng)
         records.append({"messages": [{"role": "system", "content": card},
                                      {"role": "user", "content": f"{rules}\n\n{q}"}]})
         fixed.append({"messages": [{"role": "system", "content": rules},
                                    {"role": "user", "content": f"{card}\n\n{q}"}]})
+        # The other place a team could pick: the card at the end of the user turn.
+        last.append({"messages": [{"role": "user", "content": f"{rules}\n\n{q}\n\n{card}"}]})
     data = _run(tmp_path, cli, f"manifest-{layout}", records, layout)
-    truth = _truth(engines[layout], fixed)
+    truth = max(_truth(engines[layout], fixed), _truth(engines[layout], last))
     assert truth - data["hit_rate_before"] > 0.5  # what the placement costs
     assert abs(data["hit_rate_after"] - truth) <= TOLERANCE, (data["hit_rate_after"], truth, data["actions"])
 
