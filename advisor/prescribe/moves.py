@@ -40,7 +40,10 @@ AFTER_SHARED = "after-shared-content"
 HISTORY = "out-of-the-history"  # a value re-rendered into earlier turns: each turn as first sent
 
 # Chat markup in decoded text: Llama 3's and ChatML's <|...|>, Mistral's control tokens.
-_SPECIAL = re.compile(r"<\|[^|>]{1,40}\|>|</?s>|\[/?(?:INST|AVAILABLE_TOOLS|TOOL_RESULTS|TOOL_CALLS|SYSTEM_PROMPT)\]")
+# (Gemma's turn markers and DeepSeek's full-width bars as well: a raw prompt a client writes
+# in those layouts ends its user turn with them too.)
+_SPECIAL = re.compile(r"<\|[^|>]{1,40}\|>|</?s>|\[/?(?:INST|AVAILABLE_TOOLS|TOOL_RESULTS|TOOL_CALLS|SYSTEM_PROMPT)\]"
+                      r"|<(?:start|end)_of_turn>|<｜[^｜<>\s]{1,40}｜>")
 CHAT_MARKUP = _SPECIAL  # the chat layouts' markers, as decoded text
 _CHATML_ROLE = re.compile(r"^(?:system|user|assistant|tool|developer)\n")
 _HEADER = re.compile(r"<\|start_header_id\|>.*?<\|end_header_id\|>", re.DOTALL)
@@ -140,7 +143,7 @@ def anchors(contexts: Sequence[tuple[str, str, str]]) -> list[Anchor]:
     is also tried cut back to a word and to a line boundary; ``choose`` keeps the one that
     holds in the most requests."""
     out: list[Anchor] = []
-    for before, _, after in contexts:
+    for before, _, after in list(contexts) + _static_heads(contexts):
         left, marked = _after_special(before)
         if marked:
             # The role header's newlines are not part of the content, nor is a ChatML role
@@ -169,6 +172,20 @@ def anchors(contexts: Sequence[tuple[str, str, str]]) -> list[Anchor]:
                 if a not in out:
                     out.append(a)
     return out
+
+
+def _static_heads(contexts: Sequence[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """The contexts again with the whole words every observed span opens with moved to the
+    left side: pairs of requests that differ only after a value's first words ("Voicing room
+    53%" against "Voicing room 62%") still saw the span start at the label's end, and a
+    left side that stops before those words finds them in every request."""
+    if len(contexts) < 2:
+        return []
+    head = os.path.commonprefix([span for _, span, _ in contexts])
+    cut = max(head.rfind(" "), head.rfind("\n")) + 1
+    if not head[:cut].strip():
+        return []
+    return [(before + span[:cut], span[cut:], after) for before, span, after in contexts]
 
 
 def _left_cuts(left: str) -> list[str]:
@@ -718,6 +735,7 @@ def _dump_ranges(value: Any, indent: int | None) -> tuple[str, list[tuple[int, i
     return "".join(out), ranges
 
 
+_ANSWER_ROLES = ("assistant", "model", "chatbot", "CHATBOT", "Assistant")
 _CUE = re.compile(r"\n[^\n]{1,24}:[ \t]*\Z")
 
 
@@ -740,8 +758,10 @@ def _prompt_end(text: str, within: int = -1) -> int:
             continue
         # A role name between two markup tokens (the header of the answer's turn).
         word = tail.rsplit(">", 1)
-        if len(word) == 2 and end < len(text) and word[1].strip() and len(word[1]) <= 24 and "\n" not in word[1] \
-                and _SPECIAL.search(tail[-(len(word[1]) + 48):]) is not None:
+        # (Before any markup was stripped, only the answer's role: ChatML's and Gemma's
+        # prompts end on "<|im_start|>assistant\n", "<start_of_turn>model\n".)
+        if len(word) == 2 and (end < len(text) or word[1].strip() in _ANSWER_ROLES) and word[1].strip() \
+                and len(word[1]) <= 24 and "\n" not in word[1] and _SPECIAL.search(tail[-(len(word[1]) + 48):]) is not None:
             end = len(tail) - len(word[1])
             continue
         break

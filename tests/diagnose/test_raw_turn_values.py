@@ -1,0 +1,69 @@
+"""A reading whose first words are static ("Voicing room 53% RH ..."), on a line after worked
+examples in another order per request, in raw prompts a client writes in Gemma's and
+DeepSeek's markup. The fifteenth held-out set's shape: pairs of requests that differ only
+after the reading's first words see the span start at the label's end, and the left side
+that the examples' last sentence gives finds other text where they come in another order;
+the move must anchor on the label and the reading's static words, and put the reading at
+the end of the user turn (before the turn's closing markup, not in the model's turn).
+Checked through the CLI against the brute-force truth of the ideally fixed traffic."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from tests.diagnose import zoo
+from tests.diagnose.test_regressions_12c import TOLERANCE, _prescribe
+
+LAYOUTS = {
+    "gemma": ("<start_of_turn>user\n", "<end_of_turn>\n<start_of_turn>model\n"),
+    "deepseek": ("<｜User｜>", "<｜Assistant｜>"),
+}
+
+
+def _examples(rng: random.Random, n: int) -> list[str]:
+    # Answers that end alike: the examples' last sentence recurs in several of them.
+    return [f"Q: {zoo.question(rng)}\nA: {zoo.sentence(rng, 16, 30)} That keeps the pipes safe."
+            for _ in range(n)]
+
+
+def _reading(rng: random.Random) -> str:
+    return (f"Workshop now: Voicing room {rng.randint(40, 70)}% RH at {rng.randint(120, 220) / 10} °C, "
+            f"bench room {rng.randint(40, 70)}% RH")
+
+
+@pytest.mark.parametrize("layout,count,seed", [("gemma", 5, 1), ("deepseek", 4, 2)])
+def test_a_reading_after_shuffled_examples_moves_to_the_end_of_the_user_turn(tmp_path: Path, cli, layout: str,
+                                                                              count: int, seed: int) -> None:
+    rng = random.Random(seed)
+    opener, closer = LAYOUTS[layout]
+    head, handbook = zoo.persona(f"raw-{layout}-head"), "\n\n".join(zoo.persona(f"raw-{layout}-{k}") for k in range(6))
+    examples = _examples(rng, count)
+    records, fixed = [], []
+    reading = _reading(rng)
+    for i in range(60):
+        if i % 6 == 0:
+            reading = _reading(rng)  # a new reading every few requests
+        q = zoo.question(rng)
+        order = rng.sample(examples, len(examples))
+        body = "\n\n".join(order)
+        records.append({"prompt": f"{opener}{head}\n\nWorked examples:\n\n{body}\n\n{reading}\n\n{handbook}\n\n{q}{closer}"})
+        canon = "\n\n".join(examples)
+        fixed.append({"prompt": f"{opener}{head}\n\nWorked examples:\n\n{canon}\n\n{handbook}\n\n{q}\n\n{reading}{closer}"})
+    w = zoo.Workload(f"raw-reading-{layout}", "prompt", records, fixed, [])
+    data = _prescribe(tmp_path, cli, w)
+    codes = sorted(f["code"] for f in data["findings"])
+    assert codes == ["TR101", "TR201"], [(f["code"], f["token_offset"], f["example"][:60]) for f in data["findings"]]
+    truth = zoo.truth(w)
+    assert abs(data["hit_rate_after"] - truth) <= TOLERANCE, (data["hit_rate_after"], truth, data["actions"])
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_moved_text_goes_before_the_markup_that_closes_the_user_turn(layout: str) -> None:
+    from advisor.prescribe.moves import _prompt_end
+
+    opener, closer = LAYOUTS[layout]
+    text = f"{opener}Rules of the workshop.\n\nWhich temperament for the Cardigan job?{closer}"
+    assert text[:_prompt_end(text)] == f"{opener}Rules of the workshop.\n\nWhich temperament for the Cardigan job?"
