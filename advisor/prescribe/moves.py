@@ -1293,7 +1293,19 @@ class UnitSort:
             elif m.start() > where[-1]:
                 hi = m.start()
                 break
+        if sep == "\n\n":
+            lo, hi = _code_units(text, lo, hi)
         segments = text[lo:hi].split(sep)
+        if sep == "\n\n":
+            # A paragraph that opens indented goes on with the unit before it (a function's
+            # docstring after its blank line, a nested list).
+            joined: list[str] = []
+            for seg in segments:
+                if joined and seg[:1] in (" ", "\t"):
+                    joined[-1] += sep + seg
+                else:
+                    joined.append(seg)
+            segments = joined
         # A segment holds a unit where a core starts in it (a core may run on over the
         # lines of a unit of several lines).
         starts = [text.find(c, lo) - lo for c in self.cores]
@@ -1305,7 +1317,7 @@ class UnitSort:
         if sum(holding) < 2:
             return None
         # Every unit in a segment of its own, or this separator is too coarse.
-        if any(sum(1 for c in self.cores if c in s) > 1 and len(segments) > 1 for s in segments if s):
+        if any(_marks(s, self.cores) > 1 and len(segments) > 1 for s in segments if s):
             if sep != "\n":
                 return None
         if sep == "\n":
@@ -1322,6 +1334,8 @@ class UnitSort:
                 # Lines that do not all open alike may be units of several lines (a question
                 # and its answer): sorting the lines would split them.
                 return None
+            if sep == "\n" and _bodies_indented(run):
+                return None  # code: a signature's docstring and body are lines of its unit
             ordered = segments[:first] + sorted(segments[first:last]) + segments[last:]
         else:
             ordered = sorted(segments, key=lambda s: self._rank(s))
@@ -1329,6 +1343,46 @@ class UnitSort:
         if new == text[lo:hi]:
             return None
         return text[:lo] + new + text[hi:]
+
+
+def _bodies_indented(lines: Sequence[str]) -> bool:
+    """Whether some of ``lines`` open at the margin and others indented, the indented ones
+    not list items (nested bullets sort as lines): units of several lines, a function and
+    its body."""
+    margin = [ln for ln in lines if ln.strip() and ln[:1] not in (" ", "\t")]
+    inner = [ln for ln in lines if ln.strip() and ln[:1] in (" ", "\t")]
+    return bool(margin) and any(not (LIST_MARK.match(ln.lstrip()) or ln.lstrip()[:2] in _BULLETS) for ln in inner)
+
+
+_BULLETS = ("- ", "* ", "+ ", "• ")
+
+
+def _marks(text: str, cores: Sequence[str]) -> int:
+    """How many places in ``text`` the cores mark: cores whose first occurrences overlap
+    (two runs of one unit, cut at other tokens) mark one."""
+    spans = sorted((k, k + len(c)) for c in cores if (k := text.find(c)) >= 0)
+    count, end = 0, -1
+    for a, b in spans:
+        if a >= end:
+            count += 1
+        end = max(end, b)
+    return count
+
+
+def _code_units(text: str, lo: int, hi: int) -> tuple[int, int]:
+    """The paragraphs ``text[lo:hi]`` widened over the indented paragraphs that go on with
+    the last one, and narrowed by the code fence lines glued to the first and last (they
+    stay in place while the units move)."""
+    while text.startswith("\n\n", hi) and text[hi + 2:hi + 3] in (" ", "\t"):
+        nxt = text.find("\n\n", hi + 2)
+        hi = len(text) if nxt < 0 else nxt
+    first = text[lo:hi].split("\n", 1)[0]
+    if first.startswith("```") and lo + len(first) < hi:
+        lo += len(first) + 1
+    fence = text.rfind("\n```", lo, hi)
+    if fence >= 0 and "\n" not in text[fence + 1:hi]:
+        hi = fence
+    return lo, hi
 
 
 # A list item: its marker (see ``spans.LIST_MARK``), kept in place while the items move.
