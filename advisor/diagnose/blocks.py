@@ -13,9 +13,10 @@ import re
 from dataclasses import dataclass
 
 # Chat special tokens (`<|start_header_id|>user<|end_header_id|>`, `<|eot_id|>`, Command R's
-# `<|END_OF_TURN_TOKEN|>`, DeepSeek's `<｜User｜>`) end a block: the last section of a message
+# `<|END_OF_TURN_TOKEN|>`, DeepSeek's `<｜User｜>`, Gemma's `<end_of_turn>`) end a block: the last section of a message
 # is the same unit as anywhere else, whatever turn the layout prints after it.
-CHAT_MARKER = re.compile(r"<\|start_header_id\|>[a-z_]*<\|end_header_id\|>|<\|[A-Za-z_0-9]+\|>|<｜[^｜<>\s]{1,40}｜>")
+CHAT_MARKER = re.compile(r"<\|start_header_id\|>[a-z_]*<\|end_header_id\|>|<\|[A-Za-z_0-9]+\|>|<｜[^｜<>\s]{1,40}｜>"
+                         r"|<(?:start|end)_of_turn>")
 _FENCE = re.compile(r"^```[a-zA-Z]*\n(.*)\n```$", re.DOTALL)
 # Blocks shorter than this are separators or boilerplate; their order says nothing.
 MIN_BLOCK_CHARS = 24

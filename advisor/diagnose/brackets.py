@@ -12,22 +12,27 @@ from typing import Iterable, Iterator
 PAIRS = {"(": ")", "[": "]", "{": "}"}
 
 
-def _unclosed(chars: Iterable[tuple[int, str]]) -> tuple[list[int], int]:
+def _unclosed(chars: Iterable[tuple[int, str]], strings: bool = True) -> tuple[list[int], int]:
     """The positions of the brackets that the text opens and leaves open (outermost first;
-    brackets in JSON strings are text), and where the string it ends inside opens (-1)."""
+    brackets in JSON strings are text, with ``strings``), and where the string it ends
+    inside opens (-1)."""
     opened: list[int] = []
     quote, escaped = -1, False
     for k, ch in chars:
-        if quote >= 0:
+        if not strings:
+            pass
+        elif quote >= 0:
             if escaped:
                 escaped = False
             elif ch == "\\":
                 escaped = True
             elif ch == '"':
                 quote = -1
+            continue
         elif ch == '"':
             quote = k
-        elif ch in PAIRS:
+            continue
+        if ch in PAIRS:
             opened.append(k)
         elif ch in ")]}" and opened:
             opened.pop()
@@ -47,12 +52,13 @@ def _one_level_down(text: str, start: int) -> Iterator[tuple[int, str]]:
             k += 1
 
 
-def open_brackets(line: str) -> list[tuple[int, bool]]:
+def open_brackets(line: str, strings: bool = True) -> list[tuple[int, bool]]:
     """The brackets that ``line`` opens and leaves open, outermost first, as (position,
     nested). A bracket inside a JSON string is text, except inside the string the line ends
     in: JSON text a template serialized again (a tool result), read one level of escapes
-    down (``nested``)."""
-    outer, quote = _unclosed(enumerate(line))
+    down (``nested``). Without ``strings`` (a piece of a line that may start inside a
+    string, where the quotes cannot be paired), every bracket counts."""
+    outer, quote = _unclosed(enumerate(line), strings)
     found = [(k, False) for k in outer]
     if quote >= 0:
         inner, _ = _unclosed(_one_level_down(line, quote + 1))

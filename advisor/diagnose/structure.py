@@ -765,7 +765,9 @@ class Structure:
                 # (The bracket still open on the span's line, so that the first member
                 # is whole: "(los: str, aos: str," ahead of a gap opens at "(".)
                 line = left[left.rfind("\n") + 1:]
-                opened = open_brackets(line)
+                # (Quotes pair up only from the line's start: a window that begins
+                # inside a string would read it inside out.)
+                opened = open_brackets(line, "\n" in left or left_end or g.start <= CONTEXT)
                 if opened:
                     head, lo, bracket = line[opened[-1][0] + 1:], max(lo, 0), True
                 close = [k for k in (tail.find("}"), tail.find("]"), tail.find(")")) if k >= 0]

@@ -40,6 +40,7 @@ from advisor.ingest.traffic import Request
 Fix = Callable[[Request], "Request | None"]
 # A variant's details key: the action kind when that variant is the one measured best.
 AS = "action"
+EARLIEST = 64  # requests: the earliest ones, whose texts the finding's examples come from
 OPENING = 48  # tokens: a span this near the start of the prompt may be a message of its own
 
 
@@ -170,6 +171,7 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
     requests = requests or []
     texts = [t for r in requests for t in r]
     ordered = any(f.code == "TR201" for f in diagnosis.findings)
+    offered = False  # the whole-log moves of the system message, offered with one span only
     out += _layout_plans(diagnosis)
     for k, f in enumerate(diagnosis.findings):
         if f.code in ("TR101", "TR102") and not f.details.get("layout"):
@@ -253,7 +255,10 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
                 if anchor.to_end:
                     variants.append((what + "as a message of its own after the static message that follows it.",
                                      SpanMove(anchor, AFTER_STATIC, joiner=joiner), {"to": AFTER_STATIC}))
-            variants += messages + _edge_variants(what, static, edges, varying)
+            variants += messages
+            if not offered:
+                variants += _edge_variants(what, static, edges, varying)
+                offered = True
             out.append(Plan("move-dynamic-content", f.code, k, tuple(variants)))
         elif f.code == "TR201":
             cores = list(f.hidden.get("cores") or [])
@@ -314,8 +319,9 @@ def _edge_variants(what: str, static: frozenset[str], edges: tuple[tuple[str, ..
     card of values in it is read as a value."""
     out: list[tuple[str, Fix, dict[str, Any]]] = []
     if varying:
-        out.append((what + "by sending the system message that holds it at the end of the last user turn "
-                    "(what follows it opens the prompt).", MessageToLastUser(static), {"to": LAST_USER}))
+        out.append(("Send the system message that varies per request (a profile, a manifest, a summary) at the "
+                    "end of the last user turn, so that what follows it opens the prompt.", MessageToLastUser(static),
+                    {"to": LAST_USER}))
     if edges[0]:
         out.append((what + "by sending the static text that opens the next message as the system message, "
                     "and its own text after that (the roles stay in place).", HeadSwap(edges[0], static),
@@ -498,7 +504,10 @@ class Measurer:
             reqs = [r for r in self.editable if r is not None]
             step = max(1, len(reqs) // 512)
             self._blobs = []
-            for r in reqs[::step]:
+            # The earliest requests too: a finding's examples come from them, and a value
+            # unique to each request is in no other one.
+            picked = sorted(set(range(0, len(reqs), step)) | set(range(min(len(reqs), EARLIEST))))
+            for r in (reqs[k] for k in picked):
                 blob = "\x00".join(self._texts(r))
                 self._blobs.append((blob, _WHITESPACE.sub("", blob)))
         return any(text in blob or (bare and bare in squeezed) for blob, squeezed in self._blobs)

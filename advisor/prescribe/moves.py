@@ -24,7 +24,6 @@ import re
 from collections import Counter
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from advisor.diagnose.blocks import CHAT_MARKER
 from advisor.diagnose.brackets import close_bracket, member_bounds, open_brackets, unescaped
 from advisor.diagnose.spans import LIST_MARK
 from advisor.ingest.traffic import Request
@@ -45,7 +44,8 @@ HISTORY = "out-of-the-history"  # a value re-rendered into earlier turns: each t
 _SPECIAL = re.compile(r"<\|[^|>]{1,40}\|>|</?s>|\[/?(?:INST|AVAILABLE_TOOLS|TOOL_RESULTS|TOOL_CALLS|SYSTEM_PROMPT)\]"
                       r"|<(?:start|end)_of_turn>|<｜[^｜<>\s]{1,40}｜>")
 CHAT_MARKUP = _SPECIAL  # the chat layouts' markers, as decoded text
-_CHATML_ROLE = re.compile(r"^(?:system|user|assistant|tool|developer)\n")
+_CHATML_ROLE = re.compile(r"^(?:system|user|assistant|tool|developer|model)\n")
+_ROLE_LINE = re.compile(r"(?:system|user|assistant|tool|developer|model)\n")
 _HEADER = re.compile(r"<\|start_header_id\|>.*?<\|end_header_id\|>", re.DOTALL)
 SIDE = 40          # characters of static context used on each side
 LONG_SIDE = 24     # a left side this long is a sentence of static text, not a unit's label
@@ -735,7 +735,7 @@ def _dump_ranges(value: Any, indent: int | None) -> tuple[str, list[tuple[int, i
     return "".join(out), ranges
 
 
-_ANSWER_ROLES = ("assistant", "model", "chatbot", "CHATBOT", "Assistant")
+_ROLE_AFTER = re.compile(r"(?:<\|(?:im_start|start_header_id|start|channel)\|>|<start_of_turn>)([A-Za-z_]{1,24})\Z")
 _CUE = re.compile(r"\n[^\n]{1,24}:[ \t]*\Z")
 
 
@@ -756,13 +756,16 @@ def _prompt_end(text: str, within: int = -1) -> int:
         if last is not None and last.end() == len(tail):
             end = last.start()
             continue
-        # A role name between two markup tokens (the header of the answer's turn).
-        word = tail.rsplit(">", 1)
-        # (Before any markup was stripped, only the answer's role: ChatML's and Gemma's
-        # prompts end on "<|im_start|>assistant\n", "<start_of_turn>model\n".)
-        if len(word) == 2 and (end < len(text) or word[1].strip() in _ANSWER_ROLES) and word[1].strip() \
-                and len(word[1]) <= 24 and "\n" not in word[1] and _SPECIAL.search(tail[-(len(word[1]) + 48):]) is not None:
-            end = len(tail) - len(word[1])
+        if tail.endswith("<think>"):  # a reasoning model's opened thought, after its role
+            end = len(tail) - len("<think>")
+            continue
+        # A role name right after the markup that opens a turn and takes its role as text
+        # ("<|im_start|>assistant\n", "<start_of_turn>model\n", a Llama 3 header, harmony's
+        # channel): the header of the answer's turn. (DeepSeek's and Mistral's markers hold
+        # no such name: a short question after them is content.)
+        role = _ROLE_AFTER.search(tail)
+        if role is not None:
+            end = role.start(1)
             continue
         break
     if end == len(text):
@@ -1287,9 +1290,12 @@ class UnitSort:
         hi = len(text) if hi < 0 else hi
         # Chat markup spelled in a prompt ends a paragraph too: the last line of a system
         # message is not glued to the next turn's text (a question per request).
-        for m in CHAT_MARKER.finditer(text, lo, hi):
+        for m in _SPECIAL.finditer(text, lo, hi):
             if m.end() <= where[0]:
                 lo = m.end()
+                role = _ROLE_LINE.match(text, lo)  # the role a ChatML or Gemma turn names as text
+                if role is not None and role.end() <= where[0]:
+                    lo = role.end()
             elif m.start() > where[-1]:
                 hi = m.start()
                 break
@@ -1909,7 +1915,7 @@ def static_edges(requests: Sequence[Request | None], share: float = 0.5) -> tupl
         n += 1
         msgs = req.messages
         for a, b in zip(msgs, msgs[1:]):
-            if a.get("role") in _PREAMBLE_ROLES and isinstance(b.get("content"), str):
+            if a.get("role") in _PREAMBLE_ROLES and b.get("role") == "user" and isinstance(b.get("content"), str):
                 heads.append((r, b["content"]))
                 break
         last = msgs[-1]
@@ -1937,7 +1943,9 @@ class HeadSwap:
             if _static_preamble(m, self.static):
                 continue
             mine, nxt = m.get("content"), messages[k + 1].get("content")
-            if m.get("role") not in _PREAMBLE_ROLES or not isinstance(mine, str) or not isinstance(nxt, str):
+            # (Into a user turn only: the per-request text is never put in the model's mouth.)
+            if m.get("role") not in _PREAMBLE_ROLES or messages[k + 1].get("role") != "user" \
+                    or not isinstance(mine, str) or not isinstance(nxt, str):
                 return None
             head = max((h for h in self.heads if nxt.startswith(h + "\n\n")), key=len, default=None)
             if head is None:
@@ -1964,8 +1972,8 @@ class TailLift:
         if not isinstance(text, str):
             return None
         tail = max((t for t in self.tails if text.endswith("\n\n" + t)), key=len, default=None)
-        if tail is None:
-            return None
+        if tail is None or not text[:-len(tail) - 2].strip():
+            return None  # (the turn would be left empty)
         messages[-1]["content"] = text[:-len(tail) - 2]
         first = messages[0]
         if first.get("role") in _PREAMBLE_ROLES and isinstance(first.get("content"), str):

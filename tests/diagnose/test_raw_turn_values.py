@@ -60,10 +60,25 @@ def test_a_reading_after_shuffled_examples_moves_to_the_end_of_the_user_turn(tmp
     assert abs(data["hit_rate_after"] - truth) <= TOLERANCE, (data["hit_rate_after"], truth, data["actions"])
 
 
-@pytest.mark.parametrize("layout", sorted(LAYOUTS))
-def test_moved_text_goes_before_the_markup_that_closes_the_user_turn(layout: str) -> None:
+# (head of the prompt, the user turn's text, what closes the turn and opens the answer)
+PROMPTS = [
+    ("<start_of_turn>user\nRules.\n\n", "Which temperament?", "<end_of_turn>\n<start_of_turn>model\n"),
+    ("<|im_start|>system\nRules.<|im_end|>\n<|im_start|>user\n", "Which?", "<|im_end|>\n<|im_start|>assistant\n"),
+    ("<|start_header_id|>user<|end_header_id|>\n\n", "Which?",
+     "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"),
+    ("<|start|>user<|message|>", "Which?", "<|end|><|start|>assistant<|channel|>final<|message|>"),
+    # DeepSeek's markers hold the role: a short question after them is content, not a role.
+    ("<｜begin▁of▁sentence｜>You are helpful.<｜User｜>", "What is 2+2?", "<｜Assistant｜>"),
+    ("<｜User｜>Hi<｜Assistant｜>Hello<｜end▁of▁sentence｜><｜User｜>", "Thanks", "<｜Assistant｜><think>\n"),
+    ("<s>[INST] ", "Thanks a lot", " [/INST]"),
+    ("<|START_OF_TURN_TOKEN|><|USER_TOKEN|>", "q", "<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>"),
+    ("Context.\n\nQuestion: is a > b", "?", "\nAnswer:"),
+]
+
+
+@pytest.mark.parametrize("head,turn,closer", PROMPTS)
+def test_moved_text_goes_before_the_markup_that_closes_the_user_turn(head: str, turn: str, closer: str) -> None:
     from advisor.prescribe.moves import _prompt_end
 
-    opener, closer = LAYOUTS[layout]
-    text = f"{opener}Rules of the workshop.\n\nWhich temperament for the Cardigan job?{closer}"
-    assert text[:_prompt_end(text)] == f"{opener}Rules of the workshop.\n\nWhich temperament for the Cardigan job?"
+    text = head + turn + closer
+    assert text[:_prompt_end(text)].rstrip() == head + turn
