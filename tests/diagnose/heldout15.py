@@ -102,6 +102,9 @@ from tests.diagnose.heldout import (
     BASE_TIME, MARK, UNIT, Engine, Workload, assistant, chat, clock, day_of, hexid, oracle, prompt, registering, spread,
     sys_msg, untimed, user, uuid,
 )
+# The marker machinery is the thirteenth set's: SKIP (a request without the defect), UNIT_HINT
+# (rendered text a UNIT follows, where that start is text the template writes itself).
+from tests.diagnose.heldout13 import SKIP, UNIT_HINT, _alternatives, _as_ids, marked, unhinted, unmark  # noqa: F401
 from tests.diagnose.heldout15_text import (
     BALLOON, BELLS, BLOOD, ORGAN, SALT, SHEARING, SNOW, TEA, TEAMS, Team, Writer, tool_intro,
 )
@@ -113,9 +116,6 @@ TEMPLATE = Path(__file__).resolve().parents[1] / "chat_templates" / "gemma3.jinj
 # checkout's root, as the bench and the tests run it).
 ANALYZE_ARGS = ("--engine", "vllm", "--chat-template", "tests/chat_templates/gemma3.jinja")
 
-SKIP = "\ue002"  # this request lacks the defect that would be here
-# Rendered text a UNIT follows, for a unit that starts in text the template writes itself.
-UNIT_HINT = "_unit_after"
 Fix = dict[str, Any] | tuple[dict[str, Any], ...]  # one fix, or the plausible places in PLACES order
 Pair = tuple[dict[str, Any], Fix]
 Builder = Callable[[random.Random, Writer], list[Pair]]
@@ -163,69 +163,6 @@ def gemma_engine(render: Callable[[dict[str, Any]], str] | None = None) -> Engin
 
 
 local_engine = gemma_engine  # what the bench's --render local builds for this set
-
-
-def unhinted(record: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in record.items() if k != UNIT_HINT}
-
-
-def unmark(value: Any) -> Any:
-    if isinstance(value, dict) and UNIT_HINT in value:
-        value = unhinted(value)
-    if isinstance(value, str):
-        return value.replace(MARK, "").replace(UNIT, "").replace(SKIP, "")
-    if isinstance(value, tuple):
-        return tuple(unmark(v) for v in value)
-    if isinstance(value, list):
-        return [unmark(v) for v in value]
-    if isinstance(value, dict):
-        return {unmark(k): unmark(v) for k, v in value.items()}
-    return value
-
-
-def marked(engine: Engine, record: dict[str, Any]) -> tuple[list[int], list[int | None], list[int]]:
-    """Llama 3 ids of the record without markers; per defect the token offset of its MARK (None
-    where SKIP says this request lacks it); the token offsets of the UNIT markers."""
-    text = engine.text(unhinted(record)).replace("\\ue002", SKIP)
-    for hint in record.get(UNIT_HINT, ()):
-        at = text.index(hint) + len(hint)
-        text = text[:at] + UNIT + text[at:]
-    kept: list[str] = []
-    events: list[tuple[str, int]] = []
-    for ch in text:
-        if ch in (MARK, UNIT, SKIP):
-            events.append((ch, len(kept)))
-        else:
-            kept.append(ch)
-    plain = "".join(kept)
-    ids = engine.tok.encode(plain)
-    enc = engine.tok.tiktoken_encoding
-    assert enc is not None
-    ends: list[int] = []
-    size = 0
-    for t in ids:
-        size += len(enc.decode_single_token_bytes(t))
-        ends.append(size)
-    assert size == len(plain.encode()), "token bytes do not add up to the text"
-
-    def tokens_before(pos: int) -> int:
-        at = len(plain[:pos].encode())
-        return sum(1 for e in ends if e <= at)
-
-    marks = [tokens_before(p) if ch == MARK else None for ch, p in events if ch != UNIT]
-    units = [tokens_before(p) for ch, p in events if ch == UNIT]
-    return ids, marks, units
-
-
-def _as_ids(record: dict[str, Any], ids: list[int]) -> dict[str, Any]:
-    out = {k: v for k, v in record.items() if k in ("id", "timestamp")}
-    out["input_ids"] = ids
-    return out
-
-
-def _alternatives(pairs: list[Pair]) -> list[list[dict[str, Any]]]:
-    width = max(len(f) if isinstance(f, tuple) else 1 for _, f in pairs)
-    return [[(f[k] if isinstance(f, tuple) else f) for _, f in pairs] for k in range(width)]
 
 
 def materialize(engine: Engine, name: str, kind: str, expect: tuple[str, ...], shape: str,

@@ -25,12 +25,14 @@ from tests.diagnose.heldout13 import ANALYZE_ARGS as COMMAND_R_ARGS
 from tests.diagnose.heldout13 import command_r_engine
 from tests.diagnose.heldout14 import TOKENIZER as MISTRAL_TOKENIZER
 from tests.diagnose.heldout14 import mistral_engine
+from tests.diagnose.heldout15 import ANALYZE_ARGS as GEMMA_ARGS
 from tests.diagnose.test_regressions_12c import _shuffled_keys
 
 TOLERANCE = 0.02
 LAYOUTS = {"llama3": (), "qwen2.5": ANALYZE_ARGS, "harmony": HARMONY_ARGS, "command_r": COMMAND_R_ARGS,
            # The bare template: the tokenizer names the end-of-sequence token it renders.
-           "mistral": ("--tokenizer", MISTRAL_TOKENIZER, "--chat-template", "tests/chat_templates/mistral.jinja")}
+           "mistral": ("--tokenizer", MISTRAL_TOKENIZER, "--chat-template", "tests/chat_templates/mistral.jinja"),
+           "gemma3": GEMMA_ARGS}
 
 
 @pytest.fixture(scope="module")

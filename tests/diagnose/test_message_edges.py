@@ -14,7 +14,6 @@ nothing to move, no gain promised."""
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 from typing import Any
@@ -22,14 +21,12 @@ from typing import Any
 import pytest
 
 from tests.diagnose import zoo
-from tests.diagnose.heldout import Engine, oracle
-from tests.diagnose.heldout13 import ANALYZE_ARGS as COMMAND_R_ARGS
+from tests.diagnose.heldout import Engine
 from tests.diagnose.heldout13 import command_r_engine
-from tests.diagnose.heldout15 import ANALYZE_ARGS as GEMMA_ARGS
 from tests.diagnose.heldout15 import gemma_engine
+from tests.diagnose.test_layout_moves import _run, _truth
 
 TOLERANCE = 0.02
-LAYOUTS = {"llama3": (), "gemma3": GEMMA_ARGS, "command_r": COMMAND_R_ARGS}
 SEATS = ["Kovács Anna", "Tóth Bence", "Nagy Dóra", "Szabó Ede", "Farkas Gréta", "Varga Hanna", "Molnár Imre",
          "Balogh Jenő", "Papp Kata", "Lakatos Lili", "Horváth Márk", "Kiss Nóra"]
 
@@ -37,19 +34,6 @@ SEATS = ["Kovács Anna", "Tóth Bence", "Nagy Dóra", "Szabó Ede", "Farkas Gré
 @pytest.fixture(scope="module")
 def engines() -> dict[str, Engine]:
     return {"llama3": Engine(), "gemma3": gemma_engine(), "command_r": command_r_engine()}
-
-
-def _run(tmp_path: Path, cli, name: str, records: list[dict[str, Any]], layout: str) -> dict:
-    path = tmp_path / f"{name}.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    res = cli("prescribe", path, *LAYOUTS[layout], "--format", "json")
-    assert res.code == 0, res.err
-    return json.loads(res.out)
-
-
-def _truth(engine: Engine, fixed: list[dict[str, Any]]) -> float:
-    cached, total = oracle(engine.ids(r) for r in fixed)
-    return cached / total
 
 
 def _instructions(name: str, paragraphs: int) -> str:
