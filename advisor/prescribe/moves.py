@@ -1382,13 +1382,22 @@ def _code_units(text: str, lo: int, hi: int) -> tuple[int, int]:
     while text.startswith("\n\n", hi) and text[hi + 2:hi + 3] in (" ", "\t"):
         nxt = text.find("\n\n", hi + 2)
         hi = len(text) if nxt < 0 else nxt
-    first = text[lo:hi].split("\n", 1)[0]
-    if first.startswith("```") and lo + len(first) < hi:
-        lo += len(first) + 1
+    # A fence that opens in the first paragraph (behind its lead-in line): the units are the
+    # code's, up to the fence that closes it.
+    para = text.find("\n\n", lo, hi)
+    opener = _FENCE_LINE.search(text, lo, hi if para < 0 else para)
+    if opener is not None:
+        lo = opener.end()
+        closer = _FENCE_LINE.search(text, lo, hi)
+        if closer is not None:
+            return lo, closer.start()
     fence = text.rfind("\n```", lo, hi)
     if fence >= 0 and "\n" not in text[fence + 1:hi]:
         hi = fence
     return lo, hi
+
+
+_FENCE_LINE = re.compile(r"(?m)^```[\w+-]*\n")
 
 
 # A list item: its marker (see ``spans.LIST_MARK``), kept in place while the items move.

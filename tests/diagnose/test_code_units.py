@@ -82,3 +82,39 @@ def test_the_paragraph_sort_moves_each_function_with_its_docstring_and_keeps_the
         assert all(u in got for u in units)  # each function whole, its docstring with it
         outs.add(got)
     assert len(outs) == 1  # one order, whatever order came in
+
+
+TABLES = {"alerts": ["id bigserial PRIMARY KEY", "rule text", "fired_at timestamptz", "resolved boolean"],
+          "oncall": ["id bigserial PRIMARY KEY", "engineer text", "rota text", "starts_at timestamptz"],
+          "quotas": ["id bigserial PRIMARY KEY", "team text", "cpu_cores numeric", "updated_at timestamptz"],
+          "changes": ["id bigserial PRIMARY KEY", "ticket text", "approved_by text", "risk text"],
+          "services": ["id bigserial PRIMARY KEY", "name text", "team text", "tier smallint"]}
+
+
+def _ddl(name: str) -> str:
+    cols = ",\n".join(f"  {c}" for c in TABLES[name])
+    return f"CREATE TABLE {name} (\n{cols}\n);  -- partitioned by month"
+
+
+@pytest.mark.parametrize("count,seed", [(5, 11), (4, 12)])
+def test_statements_behind_a_lead_in_line_sort_inside_their_fence(tmp_path: Path, cli, count: int, seed: int) -> None:
+    rng = random.Random(seed)
+    names = list(TABLES)[:count]
+    head = zoo.persona(f"ddl-{count}")
+    # Sections after the fence: shuffling them with the statements would break the prompt.
+    tail = "\n\n".join(f"#### Section {k}\n{zoo.persona(f'ddl-tail-{count}-{k}')}" for k in range(5))
+    records, fixed = [], []
+    for _ in range(50):
+        q = zoo.question(rng)
+        for out, order in ((records, rng.sample(names, len(names))), (fixed, names)):
+            schema = "Reporting schema:\n```sql\n" + "\n\n".join(_ddl(n) for n in order) + "\n```"
+            out.append({"prompt": f"{head}\n\n{schema}\n\n{tail}\n\nQuestion: {q}\nAnswer:"})
+    w = zoo.Workload(f"ddl-{count}", "prompt", records, fixed, [])
+    data = _prescribe(tmp_path, cli, w)
+    assert [f["code"] for f in data["findings"]] == ["TR201"], [(f["code"], f["example"][:60]) for f in data["findings"]]
+    truth = zoo.truth(w)
+    assert abs(data["hit_rate_after"] - truth) <= TOLERANCE, (data["hit_rate_after"], truth, data["actions"])
+    # The sort the measure rests on moves statements whole and leaves the sections be.
+    sort = UnitSort([f"CREATE TABLE {n} (" for n in names], "\n\n")
+    got = sort.sort_text(records[0]["prompt"]) or records[0]["prompt"]
+    assert all(_ddl(n) in got for n in names) and got.index("#### Section 0") > got.index("```\n\n#### Section 0")
