@@ -143,7 +143,11 @@ def anchors(contexts: Sequence[tuple[str, str, str]]) -> list[Anchor]:
     is also tried cut back to a word and to a line boundary; ``choose`` keeps the one that
     holds in the most requests."""
     out: list[Anchor] = []
-    for before, _, after in list(contexts) + _static_heads(contexts):
+    head, extended = _static_heads(contexts)
+    for n, (before, _, after) in enumerate(list(contexts) + extended):
+        # (With the words the spans open with moved left, a left side of those words alone,
+        # "Sample ", is no anchor: a heading elsewhere may open with them.)
+        least = len(head.strip()) if n >= len(contexts) else 0
         left, marked = _after_special(before)
         if marked:
             # The role header's newlines are not part of the content, nor is a ChatML role
@@ -165,6 +169,8 @@ def anchors(contexts: Sequence[tuple[str, str, str]]) -> list[Anchor]:
         # "" too: the span may start its message where the decoded left context is chat
         # markup the message content does not hold (a tools preamble).
         for lv in _left_cuts(left) + [""]:
+            if least and len(lv.strip()) <= least:
+                continue
             for rv in ([""] if to_end else _right_cuts(right)):
                 if not to_end and not rv.strip() and (rv != LINE_END or len(lv.strip()) < 4):
                     continue  # the line end anchors a span only after static text of its own
@@ -174,18 +180,18 @@ def anchors(contexts: Sequence[tuple[str, str, str]]) -> list[Anchor]:
     return out
 
 
-def _static_heads(contexts: Sequence[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
-    """The contexts again with the whole words every observed span opens with moved to the
-    left side: pairs of requests that differ only after a value's first words ("Voicing room
-    53%" against "Voicing room 62%") still saw the span start at the label's end, and a
-    left side that stops before those words finds them in every request."""
+def _static_heads(contexts: Sequence[tuple[str, str, str]]) -> tuple[str, list[tuple[str, str, str]]]:
+    """The whole words every observed span opens with, and the contexts again with them
+    moved to the left side: pairs of requests that differ only after a value's first words
+    ("Voicing room 53%" against "Voicing room 62%") still saw the span start at the label's
+    end, and a left side that stops before those words finds them in every request."""
     if len(contexts) < 2:
-        return []
+        return "", []
     head = os.path.commonprefix([span for _, span, _ in contexts])
     cut = max(head.rfind(" "), head.rfind("\n")) + 1
     if not head[:cut].strip():
-        return []
-    return [(before + span[:cut], span[cut:], after) for before, span, after in contexts]
+        return "", []
+    return head[:cut], [(before + span[:cut], span[cut:], after) for before, span, after in contexts]
 
 
 def _left_cuts(left: str) -> list[str]:
