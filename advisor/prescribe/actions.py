@@ -335,8 +335,8 @@ def _edge_variants(what: str, static: frozenset[str], edges: tuple[tuple[str, ..
 
 def _message_variants(f: Finding, what: str, static: frozenset[str], turns: tuple[frozenset[str], str],
                       shared: frozenset[str], shared_turns: frozenset[str]) -> list[tuple[str, Fix, dict[str, Any]]]:
-    """Moves of whole messages (or of the static text at their edges) for a span finding:
-    they need no anchor, since a span seen across a message boundary may have none."""
+    """Moves of whole messages for a span finding: they need no anchor, since a span seen
+    across a message boundary may have none."""
     messages: list[tuple[str, Fix, dict[str, Any]]] = []
     # (Or a value opening the prompt: a layout that joins system messages without
     # markup between them, Mistral's, shows no message boundary to the diagnosis.)

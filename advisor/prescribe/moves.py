@@ -2009,18 +2009,25 @@ class MessageToLastUser:
 
     static: frozenset[str]
 
-    def __call__(self, req: Request) -> Request | None:
+    def places(self, req: Request) -> tuple[int, int] | None:
+        """The system message that moves and the newest user turn it goes to (None: none)."""
         if req.kind != "messages" or not req.messages:
             return None
+        msgs = req.messages
+        k = next((k for k, m in enumerate(msgs) if not _static_preamble(m, self.static)), None)
+        last = max((j for j, m in enumerate(msgs) if m.get("role") == "user"), default=-1)
+        if k is None or last <= k or msgs[k].get("role") not in _PREAMBLE_ROLES:
+            return None
+        text = msgs[k].get("content")
+        return (k, last) if isinstance(text, str) and text.strip() else None
+
+    def __call__(self, req: Request) -> Request | None:
+        where = self.places(req)
+        if where is None or req.messages is None:
+            return None
+        k, last = where
         messages = [dict(m) for m in req.messages]
-        k = next((k for k, m in enumerate(messages) if not _static_preamble(m, self.static)), None)
-        last = max((j for j, m in enumerate(messages) if m.get("role") == "user"), default=-1)
-        if k is None or last <= k or messages[k].get("role") not in _PREAMBLE_ROLES:
-            return None
-        text = messages[k].get("content")
-        if not isinstance(text, str) or not text.strip():
-            return None
-        messages[last]["content"] = _append(messages[last].get("content"), text)
+        messages[last]["content"] = _append(messages[last].get("content"), messages[k]["content"])
         del messages[k]
         return dataclasses.replace(req, messages=tuple(messages))
 
@@ -2029,6 +2036,4 @@ def varying_preamble(requests: Sequence[Request | None], static: frozenset[str])
     """Whether some message request sends a system message that is not one of the
     ``static`` contents ahead of a user turn (what ``MessageToLastUser`` moves)."""
     probe = MessageToLastUser(static)
-    return any(r is not None and r.kind == "messages" and r.messages
-               and next((m for m in r.messages if not _static_preamble(m, static)), {}).get("role") in _PREAMBLE_ROLES
-               and probe(r) is not None for r in requests)
+    return any(r is not None and probe.places(r) is not None for r in requests)
