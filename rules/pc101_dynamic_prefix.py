@@ -144,7 +144,7 @@ def _move_fix(model: TemplateModel, index: int) -> Fix | None:
     nl = source.find("\n", start)
     end = len(source) if nl < 0 else nl + 1
     line = source[start:end]
-    body = line.rstrip("\n").rstrip("\r")
+    body = line.rstrip("\n")
     if body.count("{{") != 1 or "{%" in body or "{#" in body or "{{-" in body or "-}}" in body or not body.strip():
         return None
     if body[body.index("{{"):].split("}}", 1)[-1].strip():
@@ -159,11 +159,11 @@ def _move_fix(model: TemplateModel, index: int) -> Fix | None:
         return None
     if _trims_after(source[:start]) and (body[:1].isspace() or source[end:end + 1].isspace()):
         return None
-    eol = "\r\n" if line.endswith("\r\n") else "\n"
+    # The model's text has "\n" breaks only; the fix writes the file's own (lint.fix.carry).
     if stop < len(source) or source.endswith("\n"):
-        moved = body + eol
+        moved = body + "\n"
     else:
-        moved = eol + body
+        moved = "\n" + body
     where = "to the end of its message" if stop < len(source) else "to the end of the file"
     return Fix(
         UNSAFE,

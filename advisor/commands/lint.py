@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Iterable, List, Optional
 
 import typer
 
@@ -83,24 +84,21 @@ def lint(
         named = ", ".join(paths)
         raise AdvisorError(f"no templates found in {named} ({len(result.skipped)} files skipped; see docs/lint.md, Inputs)")
     if diff or fix or unsafe_fixes:
-        fixed = engine.fix_files(list(paths), result, cfg, REGISTRY, counter, unsafe=unsafe_fixes)
-        count = sum(f.count for f in fixed)
         if diff:
-            _emit("".join(f.diff() for f in fixed), destination)
-            sys.stderr.write(f"advisor: would fix {_count(count, 'finding')} in {_count(len(fixed), 'file')}\n")
+            shown = list(engine.fix_files(list(paths), result, cfg, REGISTRY, counter, unsafe=unsafe_fixes))
+            _emit("".join(f.diff() for f in shown), destination)
+            sys.stderr.write(f"advisor: would fix {_count(sum(f.count for f in shown), 'finding')} in {_count(len(shown), 'file')}\n")
             if result.refused:
                 raise typer.Exit(code=2)
-            if fixed:
+            if shown:
                 raise typer.Exit(code=1)
             return
-        for f in fixed:
-            try:
-                emit(f.after, f.path)
-            except OSError as exc:
-                raise AdvisorError(f"{f.shown}: cannot write the fix ({exc.strerror or exc})") from None
-        sys.stderr.write(f"advisor: fixed {_count(count, 'finding')} in {_count(len(fixed), 'file')}\n")
-        if fixed:
+        written, not_written = _write_fixes(engine.fix_files(list(paths), result, cfg, REGISTRY, counter, unsafe=unsafe_fixes))
+        sys.stderr.write(f"advisor: fixed {_count(sum(f.count for f in written), 'finding')} in {_count(len(written), 'file')}\n")
+        if written:
             result = engine.lint_files(list(paths), cfg, REGISTRY, counter)
+        if not_written:
+            result = dataclasses.replace(result, refused=sorted({*result.refused, *not_written}, key=lambda r: r[1]))
     active = [a.rule for a in lint_config.active_rules(cfg, REGISTRY)]
     color = fmt == "text" and destination is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     _emit(output.render(fmt, result.findings, len(result.files), __version__, active, color=color), destination)
@@ -108,6 +106,21 @@ def lint(
         raise typer.Exit(code=2)  # input was refused: the report covers only the rest
     if engine.fails(result.findings, fail_on or cfg.fail_on or "warning"):
         raise typer.Exit(code=1)
+
+
+def _write_fixes(fixed: Iterable[engine.FileFix]) -> tuple[list[engine.FileFix], list[tuple[str, str]]]:
+    """Write each fixed file as soon as it is computed; a file that cannot be written (it
+    changed meanwhile, it has hard links, ...) is named on stderr and the others go on."""
+    written, refused = [], []
+    for f in fixed:
+        try:
+            f.write()
+        except AdvisorError as exc:
+            sys.stderr.write(f"advisor: error: {exc}\n")
+            refused.append((f.shown, str(exc)))
+            continue
+        written.append(f)
+    return written, refused
 
 
 def _count(n: int, word: str) -> str:

@@ -8,10 +8,11 @@ returns one sorted list. Output formats are not its business.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 from advisor.errors import AdvisorError
 from advisor.findings import Finding
@@ -22,6 +23,8 @@ from advisor.lint import fix as fixes
 from advisor.lint.config import ActiveRule, LintConfig, active_rules
 from advisor.lint import limits
 from advisor.lint.limits import LintStopped, MarkerPattern
+from advisor.lint import write
+from advisor.lint.lines import BOM, normalize
 from advisor.lint.model import DEFAULT_STATIC_VARIABLES, Piece, Settings, SyntaxIssue, TemplateModel, build_model
 from advisor.lint.rule import SEVERITIES, Context, Problem, Rule, token_counter
 
@@ -190,6 +193,9 @@ Loader = Callable[[str], "tuple[str, str] | None"]
 
 
 def model_for(shown: str, path: Path, text: str, settings: Settings, loader: Loader | None = None) -> TemplateModel | None:
+    # Every break is read as Jinja reads it (lint.lines): positions are (line, column)s of
+    # that one model, the same in the normalized text and in the file.
+    text = normalize(text)
     loaded = sources.load(path, text)
     if loaded is None:
         return None
@@ -320,6 +326,8 @@ class Refused:
 
 
 def _lint_one(linter: Linter, path: Path, shown: str) -> tuple[TemplateModel, list[Finding]] | Refused | None:
+    if sources.plain_data(path):
+        return None  # a data file too large for a template, without prompt keys: skipped as data
     try:
         text = sources.read_text(path, shown)
     except AdvisorError as exc:  # a FIFO, a device, too large, unreadable, not UTF-8: named, the rest linted
@@ -428,24 +436,37 @@ MAX_FIX_ROUNDS = 10
 
 
 def fix_text(shown: str, path: Path, text: str, linter: Linter, unsafe: bool) -> tuple[str, int]:
-    """The file text with its fixes applied (``unsafe`` adds the unsafe ones) and how many."""
+    """The file text with its fixes applied (``unsafe`` adds the unsafe ones) and how many.
+
+    Rules see the text with its breaks normalized (lint.lines); each round's edits are
+    carried over to the file's own text (fix.carry), which keeps its breaks and every byte
+    the edits do not touch. A fix whose edits reach a piece the file does not hold as it is
+    (an escaped or folded YAML string) is never applied.
+    """
     loader = folder_loader(path, linter.root) if ("include" in text or "import" in text) else None
     total = 0
+    norm = normalize(text)
     # Fixes can undo each other (two clock lines, each a label before the other's value):
     # stop at the first text seen before, as it was then.
-    seen = {text: 0}
+    seen = {norm: (text, 0)}
     for _ in range(MAX_FIX_ROUNDS):
-        model = model_for(shown, path, text, linter.settings, loader)
+        model = model_for(shown, path, norm, linter.settings, loader)
         if model is None or model.syntax_errors:
             break
-        wanted = [f.fix for f in linter.run([model]) if f.fix is not None and fixes.wanted(f.fix, unsafe)]
+        wanted = [f.fix for f in linter.run([model])
+                  if f.fix is not None and fixes.wanted(f.fix, unsafe) and not fixes.touches(f.fix, model.opaque)]
         if not wanted:
             break
-        text, applied = fixes.apply(text, wanted)
+        fixed, applied = fixes.apply(norm, wanted)
+        try:
+            text = fixes.carry(text, norm, fixed, applied)
+        except fixes.Mismatch:
+            break  # the file keeps the fixes that carried over cleanly
+        norm = fixed
         total += len(applied)
-        if text in seen:
-            return text, seen[text]
-        seen[text] = total
+        if norm in seen:
+            return seen[norm]
+        seen[norm] = (text, total)
     return text, total
 
 
@@ -453,12 +474,17 @@ def fix_text(shown: str, path: Path, text: str, linter: Linter, unsafe: bool) ->
 class FileFix:
     shown: str
     path: Path
-    before: str
+    before: str  # the whole file, a byte order mark included
     after: str
     count: int  # fixes applied
+    snapshot: write.Snapshot
 
     def diff(self) -> str:
         return fixes.unified_diff(self.shown, self.before, self.after)
+
+    def write(self) -> None:
+        """Replace the file with ``after``, unless it changed since it was read (write.Refused)."""
+        write.write_back(self.snapshot, self.after.encode("utf-8"), self.shown, functools.partial(sources.read_bytes, shown=self.shown))
 
 
 def fix_files(
@@ -469,22 +495,23 @@ def fix_files(
     count_tokens: Callable[[str], int],
     unsafe: bool,
     cwd: Path | None = None,
-) -> list[FileFix]:
+) -> Iterator[FileFix]:
     """The fixed text of every file with a wanted fix among ``result``'s findings, in path
-    order. Nothing is written here: the command decides between writing and a diff."""
+    order, each as soon as it is computed (the command writes it, or shows its diff, before
+    the next is read). A byte order mark stays where it is, in front of the text."""
     root = repo_root(cwd or Path.cwd())
     with_fix = {f.path for f in result.findings if fixes.wanted(f.fix, unsafe)}
     linter = Linter(config, registry, count_tokens)
     linter.root = root
-    out = []
     for path, shown in collect(paths, root, config.exclude, refused=[]):  # refused files: reported by the lint
         if shown not in with_fix:
             continue
-        before = sources.read_text(path, shown)
-        after, count = fix_text(shown, path, before, linter, unsafe)
-        if after != before:
-            out.append(FileFix(shown, path, before, after, count))
-    return out
+        snap = write.take(path, functools.partial(sources.read_bytes, shown=shown))
+        text = sources.decode(snap.data, shown)
+        bom = BOM if snap.data.startswith(BOM.encode("utf-8")) else ""
+        after, count = fix_text(shown, path, text, linter, unsafe)
+        if after != text:
+            yield FileFix(shown, path, bom + text, bom + after, count, snap)
 
 
 def fails(findings: list[Finding], fail_on: str) -> bool:

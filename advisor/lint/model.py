@@ -17,6 +17,8 @@ from typing import Callable, Iterable
 from jinja2 import Environment, TemplateSyntaxError, nodes
 from jinja2.ext import Extension
 
+from advisor.lint.lines import Lines, normalize
+
 # --- taint: why a piece of output can differ between requests ------------------------------
 
 # Ranks order the kinds; the strongest reason wins when expressions combine.
@@ -184,6 +186,9 @@ class TemplateModel:
     chat: list[Site] = field(default_factory=list)
     comments: list[Comment] = field(default_factory=list)
     syntax_errors: list[SyntaxIssue] = field(default_factory=list)
+    # Offsets of ``source`` a fix may not edit: pieces whose text is not the file's as it
+    # stands (an escaped or folded string), where a position is only approximate.
+    opaque: list[tuple[int, int]] = field(default_factory=list)
 
     def shared_text_after(self, index: int) -> list[Segment]:
         """Static text every request renders, after the construct at ``index`` ends."""
@@ -306,7 +311,7 @@ class _Locator:
 
     def __init__(self, src: str):
         self.src = src
-        self.line_starts = [0] + [m.end() for m in re.finditer("\n", src)]
+        self.line_starts = Lines(src).starts
         self.tags = _scan(src)
         self.used = [False] * len(self.tags)
         self.by_line: dict[int, list[int]] = {}
@@ -1304,6 +1309,10 @@ class Piece:
     role_line: int = 0
     role_column: int = 1
     flat_line: int = 0  # when set, every position maps to this file line
+    # Whether every character of ``text`` stands in the file as it is, at the position the
+    # shifts above give it; only then may a fix edit the file there.
+    exact: bool = True
+    span: tuple[int, int] | None = None  # the piece's source in the file (offsets), when known
 
 
 class _GenerationTag(Extension):
@@ -1348,7 +1357,8 @@ def build_model(path: str, source: str, kind: str, pieces: list[Piece], settings
     ``loader`` maps an included or imported template name to (shown name, source), or None
     when it is not inside the template folders; without it includes stay opaque.
     """
-    model = TemplateModel(path=path, source=source, kind=kind)
+    model = TemplateModel(path=path, source=normalize(source), kind=kind)
+    model.opaque.extend(p.span for p in pieces if not p.exact and p.span is not None)
     chat = kind == "chat_template"
     env = _env(settings, chat)
     resolve = _resolver(env, loader) if loader is not None else None
@@ -1397,7 +1407,7 @@ def _shift(piece: Piece, line: int, col: int) -> tuple[int, int]:
 def _add_piece(
     model: TemplateModel, env: Environment, piece: Piece, settings: Settings, chat: bool = False, resolve: Resolver | None = None
 ) -> None:
-    text = piece.text
+    text = normalize(piece.text)
     loc = _Locator(text)
     compact, cores = _compact(text, loc)
     if "{#" in text:

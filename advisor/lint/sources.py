@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import yaml
 
 from advisor.errors import AdvisorError
 from advisor.ingest import safe_open
+from advisor.lint.lines import BOM, Lines
 from advisor.lint.model import Piece
 from advisor.ingest import prompt_files
 from advisor.ingest.prompt_files import DATA_SUFFIXES, PROMPTY_SUFFIXES
@@ -37,22 +38,60 @@ class Loaded:
 
 
 def read_text(path: Path, shown: str) -> str:
+    """The text of a template file, without a UTF-8 byte order mark: editors hide it, so
+    columns count from the first character after it (a fix writes it back, see lint.write)."""
+    return decode(read_bytes(path, shown), shown)
+
+
+def read_bytes(path: Path, shown: str) -> bytes:
     # Regular files only, capped (a committed FIFO or a link to /dev/zero is an error, not
     # a hang or an out-of-memory), opened without following a last-moment symlink swap.
     try:
-        data = safe_open.read_bytes(path, max_bytes=safe_open.MAX_TEMPLATE_BYTES, what="template", shown=shown)
+        return safe_open.read_bytes(path, max_bytes=safe_open.MAX_TEMPLATE_BYTES, what="template", shown=shown)
     except safe_open.UnsafePath as exc:
         if not os.path.lexists(path):
             raise AdvisorError(f"{shown}: no such file or directory") from None
         raise AdvisorError(str(exc)) from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise AdvisorError(f"{shown}:{line}: not UTF-8 text (bad byte at column {col})") from None
     except OSError as exc:
         raise AdvisorError(f"{shown}: cannot read ({exc.strerror or exc})") from None
+
+
+def decode(data: bytes, shown: str) -> str:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = Lines(data[: exc.start].decode("utf-8")).count
+        col = exc.start - max(data.rfind(b"\n", 0, exc.start), data.rfind(b"\r", 0, exc.start))  # in bytes
+        raise AdvisorError(f"{shown}:{line}: not UTF-8 text (bad byte at column {col})") from None
+    return text[1:] if text.startswith(BOM) else text
+
+
+# What a YAML or JSON file must hold to be a prompt file (see _data_file).
+_PROMPT_KEYS = (b"messages", b"chat_template")
+
+
+def plain_data(path: Path) -> bool:
+    """Whether a YAML/JSON file over the template cap holds neither ``messages`` nor
+    ``chat_template`` anywhere: then it is data (a fixture, a lock file), skipped as a
+    small one would be, instead of refused for its size. Read in chunks, never whole."""
+    if PurePosixPath(path.name).suffix.lower() not in DATA_SUFFIXES:
+        return False
+    try:
+        if os.stat(path).st_size <= safe_open.MAX_TEMPLATE_BYTES:
+            return False
+        keep = max(len(k) for k in _PROMPT_KEYS) - 1
+        tail = b""
+        with safe_open.open_binary(path, what="data file") as handle:
+            while True:
+                chunk = handle.read(safe_open.READ_BUFFER)
+                if not chunk:
+                    return True
+                window = tail + chunk
+                if any(k in window for k in _PROMPT_KEYS):
+                    return False
+                tail = window[-keep:]
+    except (OSError, AdvisorError):
+        return False  # the read that follows names the problem
 
 
 def load(path: Path, text: str) -> Loaded | None:
@@ -81,17 +120,17 @@ def _data_file(text: str, suffix: str) -> Loaded | None:
             except json.JSONDecodeError as jexc:
                 return Loaded("messages", [], (f"invalid JSON: {jexc.msg}", jexc.lineno))
         mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else 1
+        line = Lines(text).position(mark.index)[0] if mark is not None else 1  # Jinja's lines, not YAML's
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         return Loaded("messages", [], (f"invalid YAML: {problem}", line))
     if not isinstance(root, yaml.MappingNode):
         return None
     chat = _get(root, "chat_template")
     if chat is not None:
-        return Loaded("chat_template", _chat_template_pieces(chat, text))
+        return Loaded("chat_template", _chat_template_pieces(chat, Lines(text)))
     found = prompt_files.messages(root)
     if found is not None:
-        pieces = _message_pieces(found, text)
+        pieces = _message_pieces(found, Lines(text))
         # A list of plain strings is some other kind of file, not chat messages.
         return Loaded("messages", pieces) if pieces else None
     return None
@@ -104,9 +143,9 @@ def _get(node: yaml.MappingNode, key: str) -> yaml.Node | None:
     return None
 
 
-def _chat_template_pieces(node: yaml.Node, text: str) -> list[Piece]:
+def _chat_template_pieces(node: yaml.Node, where: Lines) -> list[Piece]:
     if isinstance(node, yaml.ScalarNode):
-        return [_scalar_piece(node, text, None)]
+        return [_scalar_piece(node, where, None)]
     pieces = []
     # Several named templates: [{"name": "default", "template": "..."}, ...]
     if isinstance(node, yaml.SequenceNode):
@@ -114,55 +153,74 @@ def _chat_template_pieces(node: yaml.Node, text: str) -> list[Piece]:
             if isinstance(item, yaml.MappingNode):
                 tpl = _get(item, "template")
                 if isinstance(tpl, yaml.ScalarNode):
-                    pieces.append(_scalar_piece(tpl, text, None))
+                    pieces.append(_scalar_piece(tpl, where, None))
     return pieces
 
 
-def _message_pieces(found: list[prompt_files.Message], text: str) -> list[Piece]:
+def _message_pieces(found: list[prompt_files.Message], where: Lines) -> list[Piece]:
     pieces = []
     for message in found:
         role_name = message.role or "message"
         anchor = message.role_node or message.item
-        role_line = anchor.start_mark.line + 1
-        role_col = anchor.start_mark.column + 1
+        role_line, role_col = where.position(anchor.start_mark.index)
         first = True
         for scalar in message.parts:
-            pieces.append(_scalar_piece(scalar, text, role_name if first else None, role_line, role_col))
+            pieces.append(_scalar_piece(scalar, where, role_name if first else None, role_line, role_col))
             first = False
         if first:
             pieces.append(Piece("", role=role_name, role_line=role_line, role_column=role_col))
     return pieces
 
 
-def _scalar_piece(node: yaml.ScalarNode, text: str, role: str | None, role_line: int = 0, role_col: int = 1) -> Piece:
+def _scalar_piece(node: yaml.ScalarNode, where: Lines, role: str | None, role_line: int = 0, role_col: int = 1) -> Piece:
+    """The Jinja source of one scalar, placed in the file.
+
+    YAML counts NEL, U+2028 and U+2029 as line breaks, Jinja does not: positions come from
+    the mark's character index through Jinja's line model, never from YAML's line numbers.
+    A piece is *exact* when each of its characters stands in the file as it is (a plain or
+    quoted string without escapes on one line, or a literal block whose lines are the
+    file's lines less a fixed indentation): only there may a fix edit the file. Anything
+    else (escapes, folding, YAML-only breaks) is pinned to the line it starts on.
+    """
     value = node.value
-    start = node.start_mark
+    text = where.text
+    lo, hi = node.start_mark.index, node.end_mark.index
+    line, col = where.position(lo)
+    extra: dict = {"role": role, "role_line": role_line, "role_column": role_col, "span": (lo, hi)}
     if node.style == "|":
-        # Literal block: content starts on the next line, indented by a fixed amount.
-        lines = text.splitlines()
-        indent = 0
-        for ln in lines[start.line + 1: node.end_mark.line + 1]:
-            if ln.strip():
-                indent = len(ln) - len(ln.lstrip(" "))
-                break
-        return Piece(value, line_offset=start.line + 1, first_col=indent, col=indent, role=role, role_line=role_line, role_column=role_col)
-    if node.style in (None, "") and "\n" not in value:
-        return Piece(
-            value, line_offset=start.line, first_col=start.column, col=start.column, role=role, role_line=role_line, role_column=role_col
-        )
-    if node.style in ("'", '"') and start.line == node.end_mark.line:
-        if "\\" not in text[start.index: node.end_mark.index]:
-            return Piece(
-                value,
-                line_offset=start.line,
-                first_col=start.column + 1,
-                col=start.column + 1,
-                role=role,
-                role_line=role_line,
-                role_column=role_col,
-            )
+        indent = _literal_indent(where, line + 1, where.line_of(max(lo, hi - 1)))
+        if indent is not None and _literal_exact(value, where, line + 1, indent):
+            # Content starts on the line after the `|` header, indented by a fixed amount.
+            return Piece(value, line_offset=line, first_col=indent, col=indent, **extra)
+    elif node.style in (None, "") and text[lo:hi] == value and "\n" not in value:
+        return Piece(value, line_offset=line - 1, first_col=col - 1, col=col - 1, **extra)
+    elif node.style in ("'", '"') and text[lo + 1: hi - 1] == value and "\n" not in value:
+        return Piece(value, line_offset=line - 1, first_col=col, col=col, **extra)
     # Escaped or folded text cannot be mapped line by line: pin it to where it starts.
-    return Piece(value, first_col=start.column, role=role, role_line=role_line, role_column=role_col, flat_line=start.line + 1)
+    return Piece(value, first_col=col - 1, flat_line=line, exact=False, **extra)
+
+
+def _literal_indent(where: Lines, first: int, last: int) -> int | None:
+    for n in range(first, last + 1):
+        ln = where.text_of(n)
+        if ln.strip():
+            return len(ln) - len(ln.lstrip(" "))
+    return None
+
+
+def _literal_exact(value: str, where: Lines, first: int, indent: int) -> bool:
+    """Whether every line of a literal block's value is its file line less ``indent``."""
+    rows = value.split("\n")
+    while rows and not rows[-1]:
+        rows.pop()  # the chomped final breaks
+    for i, row in enumerate(rows):
+        ln = where.text_of(first + i)
+        if len(ln) >= indent and ln[:indent].strip(" ") == "":
+            if ln[indent:] != row:
+                return False
+        elif row or ln.strip(" "):
+            return False
+    return True
 
 
 # --- .prompty -------------------------------------------------------------------------------------
