@@ -6,7 +6,8 @@ and content hash are taken before it is read and checked again just before the a
 replace, under an exclusive lock on the folder (so two advisor runs fixing one folder take
 turns); a file edited in between is refused with a message naming it, and the edit stays.
 The new file keeps the old one's mode, owner and extended attributes. A file with other
-hard links is refused: a replace would split them, and an in-place rewrite is not atomic.
+hard links is refused: a replace would split them, and an in-place rewrite is not atomic;
+so is a read-only file.
 """
 
 from __future__ import annotations
@@ -65,6 +66,9 @@ def write_back(snap: Snapshot, data: bytes, shown: str, read: ReadBytes) -> None
     if info.st_nlink > 1:
         raise Refused(f"{shown}: not fixed: the file has {info.st_nlink} hard links, which a rewrite would split "
                       "(apply the fix with --diff and patch)")
+    if not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        # A rename replaces a file whatever its mode, even as root: a read-only file says no.
+        raise Refused(f"{shown}: not fixed: the file is read-only")
     folder = snap.path.parent
     try:
         dir_fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))

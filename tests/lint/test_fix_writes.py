@@ -148,6 +148,15 @@ def test_hard_linked_file_is_refused_and_left_alone(repo, counter):
     assert path.read_text() == text and os.stat(path).st_nlink == 2
 
 
+def test_read_only_file_is_refused(repo, counter):
+    path = repo / "t.j2"
+    text = f"{{% for k, v in profile.items() %}}{{{{ k }}}}{{% endfor %}}\n{POLICY}\n"
+    path.write_text(text)
+    path.chmod(0o444)
+    assert cli("lint", "--fix", str(path)) == 2
+    assert path.read_text() == text and stat.S_IMODE(path.stat().st_mode) == 0o444
+
+
 def test_a_file_edited_during_the_run_is_not_overwritten(repo, counter):
     path = repo / "t.j2"
     path.write_text(f"{{% for k, v in profile.items() %}}{{{{ k }}}}{{% endfor %}}\n{POLICY}\n")
