@@ -159,11 +159,19 @@ def _move_fix(model: TemplateModel, index: int) -> Fix | None:
         return None
     if _trims_after(source[:start]) and (body[:1].isspace() or source[end:end + 1].isspace()):
         return None
+    # A line that is a paragraph of its own (at the top, or after a blank line) takes the
+    # blank lines below it along and is set apart by one at its new place: left behind, they
+    # would open the prompt (or the gap it leaves) with blank lines that were never text.
+    gap = ""
+    if start == 0 or source.endswith("\n\n", 0, start):
+        blank = len(source) - len(source[end:].lstrip("\n"))
+        if blank > end and blank < stop:
+            end, gap = blank, "\n"
     # The model's text has "\n" breaks only; the fix writes the file's own (lint.fix.carry).
     if stop < len(source) or source.endswith("\n"):
-        moved = body + "\n"
+        moved = gap + body + "\n"
     else:
-        moved = "\n" + body
+        moved = "\n" + gap + body
     where = "to the end of its message" if stop < len(source) else "to the end of the file"
     return Fix(
         UNSAFE,

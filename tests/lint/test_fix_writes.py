@@ -224,3 +224,17 @@ def test_big_data_file_with_messages_is_still_refused(repo, counter, capsys):
         handle.write(b"messages:\n  - role: user\n    content: hi\n")
     assert cli("lint", str(repo)) == 2
     assert "huge.yaml: template is 20 MiB, over the 16 MiB limit" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text, want", [
+    (f"Now: {{{{ now() }}}}\n\n{POLICY}\n", f"{POLICY}\n\nNow: {{{{ now() }}}}\n"),
+    (f"{{{{ now() }}}}\r\n\r\n\r\n{POLICY}", f"{POLICY}\r\n\r\n{{{{ now() }}}}"),
+    (f"Intro\n\nNow: {{{{ now() }}}}\n\n{POLICY}\n", f"Intro\n\n{POLICY}\n\nNow: {{{{ now() }}}}\n"),
+    (f"Intro\nNow: {{{{ now() }}}}\n{POLICY}\n", f"Intro\n{POLICY}\nNow: {{{{ now() }}}}\n"),
+])
+def test_a_moved_paragraph_takes_its_blank_lines_along(repo, counter, text, want):
+    # Left behind, the blank line under a moved first line opened every rendered prompt.
+    (repo / "t.j2").write_bytes(text.encode())
+    (one,) = fixes(repo, counter)
+    one.write()
+    assert (repo / "t.j2").read_bytes().decode() == want
