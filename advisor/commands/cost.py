@@ -210,9 +210,12 @@ def cost_command(
         _print_catalog(fmt)
         return
     if model is None and model_dir is not None:
-        if not (model_dir / "config.json").is_file():
+        from advisor.ingest.model_dir import config_of
+
+        found = config_of(model_dir)  # checked, and confined to the folder wherever it is read
+        if found is None:
             raise AdvisorError(f"{model_dir}: no config.json in the model folder")
-        model = str(model_dir / "config.json")
+        model = str(found)
     if not model or not gpu:
         raise AdvisorError("advisor cost needs --model and --gpu (advisor cost --list shows the catalog)")
     estimate = estimate_cost(

@@ -55,8 +55,11 @@ def report_command(
     if not templates and not traffic:
         raise AdvisorError("give templates to audit, --traffic files to measure, or both")
     tokenizer = resolve_tokenizer(tokenizer, model_dir)
-    if model_dir is not None and model == "llama-3.1-8b" and (model_dir / "config.json").is_file():
-        model = str(model_dir / "config.json")
+    if model_dir is not None and model == "llama-3.1-8b":
+        from advisor.ingest.model_dir import config_of
+
+        found = config_of(model_dir)  # checked, and confined to the folder wherever it is read
+        model = str(found) if found is not None else model
     tokenizer_warning(tokenizer, model)
     if tp is not None and tp < 1:
         raise AdvisorError(f"--tp must be at least 1 (got {tp})")

@@ -184,6 +184,81 @@ class Catalog:
 # ---------------------------------------------------------------------------------------------
 
 
+# Bounds of the figures a config may give. No model comes near them; they keep absurd values
+# from turning into absurd work: the layer count sizes a tuple (which layers slide), the rest
+# only multiply, and stay well inside float range when they do.
+MAX_LAYERS = 100_000
+MAX_FIGURE = 1 << 50
+
+
+@dataclass(frozen=True)
+class FieldType:
+    """What a config field must hold when present and not null: a JSON type and, for an
+    integer, a range. A JSON ``true`` is not an integer, nor is ``32.5`` or ``32.0``."""
+
+    expected: str
+    types: tuple[type, ...]
+    low: int | None = None
+    high: int | None = None
+
+    def admits(self, value: Any) -> bool:
+        if isinstance(value, bool) and bool not in self.types:
+            return False
+        if not isinstance(value, self.types):
+            return False
+        if not isinstance(value, int):
+            return True
+        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+
+
+_POSITIVE = FieldType("a positive integer", (int,), 1, MAX_FIGURE)
+_COUNT = FieldType("an integer of at least 0", (int,), 0, MAX_FIGURE)
+_LAYERS = FieldType(f"a positive integer up to {MAX_LAYERS:,}", (int,), 1, MAX_LAYERS)
+_SOME_LAYERS = FieldType(f"an integer from 0 to {MAX_LAYERS:,}", (int,), 0, MAX_LAYERS)
+_FLAG = FieldType("true or false", (bool,))
+_TEXT = FieldType("a string", (str,))
+_OBJECT = FieldType("an object", (dict,))
+_LIST = FieldType("a list", (list,))
+
+# Every config field this module reads, with the type it must have. One table, checked in one
+# place (``check_fields``) before any figure is used, for HF configs and catalog entries alike.
+CONFIG_FIELDS: dict[str, FieldType] = {
+    **dict.fromkeys(("num_hidden_layers", "n_layer", "num_layers"), _LAYERS),
+    **dict.fromkeys(("num_attention_heads", "n_head", "num_key_value_heads", "num_kv_heads", "n_head_kv",
+                     "multi_query_group_num", "hidden_size", "n_embd", "d_model", "head_dim", "vocab_size",
+                     "intermediate_size", "ffn_hidden_size", "moe_intermediate_size", "kv_lora_rank", "q_lora_rank",
+                     "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "sliding_window",
+                     "sliding_window_pattern", "max_position_embeddings", "params_total", "params_active"),
+                    _POSITIVE),
+    **dict.fromkeys(("n_routed_experts", "num_local_experts", "num_experts", "num_experts_per_tok",
+                     "n_shared_experts"), _COUNT),
+    "first_k_dense_replace": _SOME_LAYERS,
+    **dict.fromkeys(("tie_word_embeddings", "attention_bias", "qkv_bias", "use_sliding_window", "multi_query"),
+                    _FLAG),
+    **dict.fromkeys(("model_type", "architecture", "weight_dtype", "weight_dtype_source", "_name_or_path"), _TEXT),
+    **dict.fromkeys(("text_config", "quantization_config"), _OBJECT),
+    "layer_types": _LIST,
+}
+
+
+def _shown(value: Any) -> str:
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
+def check_fields(cfg: Mapping[str, Any], where: str) -> None:
+    """Refuse a config whose fields do not have the type ``CONFIG_FIELDS`` gives them (null
+    stands for absent), with one line naming the field and what it must be."""
+    for name, kind in CONFIG_FIELDS.items():
+        value = cfg.get(name)
+        if value is not None and not kind.admits(value):
+            raise AdvisorError(f"{where}: config field has an unusable value ({name}: {_shown(value)}; "
+                               f"expected {kind.expected})")
+
+
 def _first(cfg: Mapping[str, Any], *names: str) -> Any:
     """The first present, non-null field among ``names`` (configs spell some fields differently)."""
     for name in names:
@@ -294,12 +369,17 @@ def estimate_params(cfg: Mapping[str, Any], *, active: bool = False) -> int:
 def model_from_config(
     cfg: Mapping[str, Any], *, model_id: str, source: str, from_catalog: bool = False
 ) -> ModelSpec:
-    """Build a ``ModelSpec`` from HF-style config fields; ``AdvisorError`` names missing fields."""
+    """Build a ``ModelSpec`` from HF-style config fields; ``AdvisorError`` names missing fields
+    and fields of the wrong type."""
+    # A user's config.json is named by its path; a catalog entry by its id.
+    where = model_id if from_catalog else source
+    check_fields(cfg, where)
     # Multimodal configs (Gemma 3, Llama 4, ...) keep the language model under text_config.
-    if "text_config" in cfg and _first(cfg, "num_hidden_layers", "n_layer", "num_layers") is None:
+    if cfg.get("text_config") is not None and _first(cfg, "num_hidden_layers", "n_layer", "num_layers") is None:
         merged = dict(cfg["text_config"])
         merged.setdefault("model_type", cfg.get("model_type"))
         cfg = merged
+        check_fields(cfg, f"{where} (text_config)")
     needed = {
         "num_hidden_layers": ("num_hidden_layers", "n_layer", "num_layers"),
         "num_attention_heads": ("num_attention_heads", "n_head"),
@@ -309,8 +389,6 @@ def model_from_config(
     missing = [name for name, spellings in needed.items() if _first(cfg, *spellings) is None]
     if cfg.get("kv_lora_rank") is not None:
         missing += [f for f in ("qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim") if cfg.get(f) is None]
-    # A user's config.json is named by its path; a catalog entry by its id.
-    where = model_id if from_catalog else source
     if missing:
         raise AdvisorError(f"{where}: config lacks {', '.join(missing)} (needed for the KV size)")
     try:
@@ -441,7 +519,8 @@ def load_config_json(path: str | Path) -> ModelSpec:
     """A HuggingFace ``config.json`` (or a folder holding one) as a ``ModelSpec``."""
     p = Path(path)
     if p.is_dir():
-        p = p / "config.json"
+        # Found in a folder, not named: a model folder's file, kept inside its model root.
+        p = safe_open.model_file(p, "config.json")
     if not os.path.lexists(p):
         raise AdvisorError(f"{path}: no such config.json")
     raw = safe_open.read_bytes(p, max_bytes=safe_open.MAX_CONFIG_BYTES, what="config.json")

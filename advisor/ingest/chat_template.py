@@ -13,7 +13,6 @@ and its Jinja environment (``tojson`` that keeps key order and non-ASCII text,
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -120,29 +119,60 @@ class HFChatTemplate:
         return text
 
 
-def _special_text(value: Any) -> str | None:
+def _kind(value: Any) -> str:
+    """A JSON value's type as the file's author would name it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
     if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else type(value).__name__
+
+
+def _special_text(value: Any, name: str, where: Path | str) -> str | None:
+    if value is None or isinstance(value, str):
         return value
     if isinstance(value, dict) and isinstance(value.get("content"), str):
-        return value["content"]
-    return None
+        return value["content"]  # an AddedToken: {"__type": "AddedToken", "content": ...}
+    raise AdvisorError(f"{where}: field {name} must be a string or an object with a string 'content', "
+                       f"not {_kind(value)}")
 
 
-def special_tokens_of(config: Mapping[str, Any]) -> dict[str, str]:
-    """bos/eos/unk/pad token text from a ``tokenizer_config.json``."""
+def special_tokens_of(config: Mapping[str, Any], where: Path | str) -> dict[str, str]:
+    """bos/eos/unk/pad token text from a ``tokenizer_config.json`` (``where``); a token of
+    another type is an error naming the file and the field, not a token left out."""
     out = {}
     for name in SPECIAL_TOKEN_NAMES:
-        text = _special_text(config.get(name))
+        text = _special_text(config.get(name), name, where)
         if text:
             out[name] = text
     return out
 
 
-def _template_text(template: Any) -> str | None:
-    if isinstance(template, list):
-        named = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}
-        template = named.get("default") or next(iter(named.values()), None)
-    return template if isinstance(template, str) else None
+def chat_template_text(template: Any, where: Path | str) -> str | None:
+    """The template text transformers uses from a ``chat_template`` field: a string, or of a
+    list of ``{name, template}`` objects the one named ``default`` (else the first); None if
+    there is none. Any other shape is an error naming ``where`` and the field."""
+    if template is None or isinstance(template, str):
+        return template
+    if not isinstance(template, list):
+        raise AdvisorError(f"{where}: field chat_template must be a string or a list of {{name, template}} "
+                           f"objects, not {_kind(template)}")
+    named: dict[str, str] = {}
+    for i, entry in enumerate(template):
+        if not isinstance(entry, dict):
+            raise AdvisorError(f"{where}: field chat_template[{i}] must be an object with a name and a template, "
+                               f"not {_kind(entry)}")
+        for key in ("name", "template"):
+            if not isinstance(entry.get(key), str):
+                raise AdvisorError(f"{where}: field chat_template[{i}].{key} must be a string, "
+                                   f"not {_kind(entry.get(key))}")
+        # transformers turns the list into a dict by name: a later entry of a name wins.
+        named[entry["name"]] = entry["template"]
+    return named.get("default") or next(iter(named.values()), None)
 
 
 def load_chat_template(path: Path | str, bos_token: str | None = None, eos_token: str | None = None,
@@ -178,17 +208,14 @@ def read_chat_template(path: Path, bos_token: str | None = None, eos_token: str 
     if path.suffix != ".json":
         text = raw
     else:
-        try:
-            config = json.loads(raw)
-        except ValueError as exc:
-            raise AdvisorError(f"{path}: not valid JSON ({exc})")
-        found = _template_text(config.get("chat_template")) if isinstance(config, dict) else None
+        config = safe_open.parse_json(raw, path)
+        found = chat_template_text(config.get("chat_template"), path) if isinstance(config, dict) else None
         if found is None:
             raise AdvisorError(f"{path}: has no 'chat_template' string")
         text = found
         if specials is None:
             # The config's own tokens are the model's; the tokenizer's defaults are not.
-            tokens = special_tokens_of(config)
+            tokens = special_tokens_of(config, path)
     return text, tokens
 
 

@@ -6,16 +6,33 @@ special tokens and architecture from the files the engine itself reads.
 transformers loads them in); ``bos_token`` / ``eos_token`` / ``unk_token`` / ``pad_token``
 come from ``tokenizer_config.json``; ``config.json`` is the architecture for ``cost``,
 ``report`` and ``simulate``. Weights are never read.
+
+The folder is someone else's (a download, a pull request): each of these files is opened
+through ``safe_open`` with the cap that fits it, a regular file resolving inside the
+folder's ``safe_open.model_root`` (a HuggingFace cache snapshot's links into its
+``../../blobs`` are admitted, nothing else), and stays confined there wherever advisor
+opens it later (``safe_open.model_file``).
 """
 
 from __future__ import annotations
 
-import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from advisor.errors import AdvisorError
+from advisor.ingest import safe_open
+
+# Each file advisor reads from a model folder, with the cap and the name its errors give it.
+# tokenizer_config.json has the chat-template cap: it is read as one (read_chat_template).
+MODEL_FILES: dict[str, tuple[int, str]] = {
+    "tokenizer.json": (safe_open.MAX_TOKENIZER_BYTES, "tokenizer file"),
+    "tokenizer_config.json": (safe_open.MAX_TEMPLATE_BYTES, "tokenizer config"),
+    "chat_template.jinja": (safe_open.MAX_TEMPLATE_BYTES, "chat template"),
+    "chat_template.json": (safe_open.MAX_TEMPLATE_BYTES, "chat template"),
+    "config.json": (safe_open.MAX_CONFIG_BYTES, "config.json"),
+}
 
 
 @dataclass(frozen=True)
@@ -31,13 +48,41 @@ class ModelDir:
         return str(self.tokenizer) if self.tokenizer else None
 
 
-def _read_json(path: Path) -> Any:
+def find_file(folder: Path, name: str) -> Path | None:
+    """``folder/name`` if the folder holds it (a link counts, wherever it points), checked
+    now as it will be read: a regular file under its cap, inside the folder's model root.
+    From here on every open of the path is confined there."""
+    path = folder / name
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AdvisorError(f"{path}: cannot read ({exc})")
-    except ValueError as exc:
-        raise AdvisorError(f"{path}: not valid JSON ({exc})")
+        present = os.path.lexists(path)
+    except (OSError, ValueError):
+        present = False
+    if not present:
+        return None
+    path = safe_open.model_file(folder, name)
+    max_bytes, what = MODEL_FILES[name]
+    safe_open.check_file(path, max_bytes=max_bytes, what=what)
+    return path
+
+
+def config_of(folder: Path | str) -> Path | None:
+    """The model folder's ``config.json`` (as ``find_file`` checks it), or None."""
+    folder = Path(folder)
+    return find_file(folder, "config.json") if folder.is_dir() else None
+
+
+def read_tokenizer_config(path: Path) -> dict[str, Any]:
+    """A ``tokenizer_config.json``: a JSON object whose chat template and special tokens
+    have the types transformers reads them as (one-line errors naming the field)."""
+    from advisor.ingest.chat_template import chat_template_text, special_tokens_of
+
+    max_bytes, what = MODEL_FILES["tokenizer_config.json"]
+    config = safe_open.read_json(path, max_bytes=max_bytes, what=what)
+    if not isinstance(config, dict):
+        raise AdvisorError(f"{path}: expected a JSON object")
+    chat_template_text(config.get("chat_template"), path)
+    special_tokens_of(config, path)
+    return config
 
 
 def load_model_dir(path: Path | str) -> ModelDir:
@@ -45,27 +90,21 @@ def load_model_dir(path: Path | str) -> ModelDir:
     folder = Path(path)
     if not folder.is_dir():
         raise AdvisorError(f"{folder}: --model-dir must be a folder (a HuggingFace model snapshot)")
-    tokenizer = folder / "tokenizer.json"
-    config_file = folder / "tokenizer_config.json"
-    tok_config = _read_json(config_file) if config_file.is_file() else {}
-    if not isinstance(tok_config, dict):
-        raise AdvisorError(f"{config_file}: expected a JSON object")
-    template: Path | None = None
-    for name in ("chat_template.jinja", "chat_template.json"):
-        if (folder / name).is_file():
-            template = folder / name
-            break
-    if template is None and isinstance(tok_config.get("chat_template"), (str, list)):
-        template = config_file
+    found = {name: find_file(folder, name) for name in MODEL_FILES}
+    config_file = found["tokenizer_config.json"]
+    tok_config = read_tokenizer_config(config_file) if config_file is not None else {}
     from advisor.ingest.chat_template import special_tokens_of
 
-    found = ModelDir(
+    template = found["chat_template.jinja"] or found["chat_template.json"]
+    if template is None and tok_config.get("chat_template") is not None:
+        template = config_file
+    model = ModelDir(
         path=folder,
-        tokenizer=tokenizer if tokenizer.is_file() else None,
+        tokenizer=found["tokenizer.json"],
         chat_template=template,
-        config=folder / "config.json" if (folder / "config.json").is_file() else None,
-        specials=special_tokens_of(tok_config),
+        config=found["config.json"],
+        specials=special_tokens_of(tok_config, config_file or folder),
     )
-    if found.tokenizer is None and found.chat_template is None and found.config is None:
+    if model.tokenizer is None and model.chat_template is None and model.config is None:
         raise AdvisorError(f"{folder}: no tokenizer.json, chat template or config.json in this folder")
-    return found
+    return model

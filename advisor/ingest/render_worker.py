@@ -118,8 +118,10 @@ class _Worker:
     def configure(self, config: "WorkerConfig") -> list[Any]:
         from pathlib import Path
 
+        from advisor.ingest import safe_open
         from advisor.ingest.prompt_templates import TemplateSet
 
+        safe_open.confine(config.confined)
         self.templates = TemplateSet([Path(f) for f in config.folders])
         self.chat = None
         if config.chat is not None:
@@ -235,6 +237,9 @@ class WorkerConfig:
     # and the server's time zone for strftime_now.
     specials: tuple[tuple[str, str], ...] | None = None
     timezone: str = "UTC"
+    # The parent's model-folder files and the roots they must resolve inside
+    # (safe_open.confined_files): the chat template is read here again.
+    confined: tuple[tuple[str, str], ...] = ()
 
 
 def _death_reason(code: int | None) -> str:

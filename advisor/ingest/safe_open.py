@@ -13,7 +13,10 @@ only if:
 * found inside a folder, it resolves (symlinks followed) to a path inside that folder, and
   the last component is opened with ``O_NOFOLLOW`` so it cannot be swapped for a link;
 * named by untrusted data, the name is one plain path component: no separator, no ``..``,
-  no NUL, not absolute, not absurdly long.
+  no NUL, not absolute, not absurdly long;
+* found in a model folder (``--model-dir``: its tokenizer, configs and chat template), it
+  stays inside the folder's ``model_root`` wherever it is opened later: ``model_file``
+  records the root with the path, and every open of that path here applies it.
 
 Every refusal is an ``AdvisorError`` naming the path.
 """
@@ -21,10 +24,11 @@ Every refusal is an ``AdvisorError`` naming the path.
 from __future__ import annotations
 
 import io
+import json
 import os
 import stat
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from advisor.errors import AdvisorError
 
@@ -76,6 +80,49 @@ def check_name(name: str, what: str = "template name") -> str:
     return name
 
 
+# The files found in a model folder, by absolute path as named, with the root each must resolve
+# inside. The path (a string of the tokenizer spec, a chat-template option, a --model) travels
+# through many callers after the folder is forgotten; so the root is kept here, where the
+# file is opened, rather than handed along by each of them. Only ever narrows what an open admits.
+_CONFINED: dict[str, str] = {}
+
+
+def _key(path: Path | str) -> str:
+    try:
+        return os.path.abspath(os.fspath(path))
+    except OSError:  # the working folder is gone: a relative path names nothing now anyway
+        return os.path.normpath(os.fspath(path))
+
+
+def model_root(folder: Path | str) -> Path:
+    """The folder a model folder's files must resolve inside: the folder itself, or, for a
+    HuggingFace cache snapshot (``models--org--name/snapshots/<rev>``, whose files are links
+    to ``../../blobs/<sha>``), the ``models--org--name`` folder. Nothing else widens it."""
+    real = Path(os.path.realpath(folder))
+    repo = real.parent.parent
+    if real.parent.name == "snapshots" and repo.name.startswith("models--") and len(repo.name) > len("models--"):
+        return repo
+    return real
+
+
+def model_file(folder: Path | str, name: str) -> Path:
+    """``folder/name``, confined from now on (in this process) to ``model_root(folder)``:
+    every open of the path through this module refuses it if it resolves outside."""
+    path = Path(folder) / name
+    _CONFINED[_key(path)] = str(model_root(folder))
+    return path
+
+
+def confined_files() -> tuple[tuple[str, str], ...]:
+    """The ``model_file`` paths and roots, for a worker process to confine them too."""
+    return tuple(sorted(_CONFINED.items()))
+
+
+def confine(files: tuple[tuple[str, str], ...]) -> None:
+    """Take on ``confined_files()`` of another process."""
+    _CONFINED.update(files)
+
+
 def resolve_inside(path: Path | str, folder: Path | str) -> Path:
     """``path`` with every symlink resolved; refused unless it stays inside ``folder``."""
     root = os.path.realpath(folder)
@@ -91,6 +138,11 @@ def resolve_inside(path: Path | str, folder: Path | str) -> Path:
 
 def _open_fd(path: Path | str, within: Path | str | None, allow_pipe: bool, what: str,
              shown: str | None = None) -> tuple[int, os.stat_result]:
+    root = _CONFINED.get(_key(path)) if _CONFINED else None
+    if root is not None:
+        if within is not None:
+            resolve_inside(path, within)  # both folders hold it
+        within = root
     target: Path | str = resolve_inside(path, within) if within is not None else path
     path = shown if shown is not None else path
     flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
@@ -132,6 +184,20 @@ def open_binary(path: Path | str, *, what: str = "file", within: Path | str | No
     return os.fdopen(fd, "rb", buffering=buffering)
 
 
+def _check_size(path: Path | str, info: os.stat_result, max_bytes: int, what: str) -> None:
+    if info.st_size > max_bytes:
+        raise UnsafePath(f"{path}: {what} is {_size(info.st_size)}, over the {_size(max_bytes)} limit")
+
+
+def check_file(path: Path | str, *, max_bytes: int, what: str = "file", within: Path | str | None = None) -> int:
+    """Refuse now what reading ``path`` later would refuse (its kind, where it resolves, its
+    size), without reading it; its size in bytes."""
+    fd, info = _open_fd(path, within, False, what)
+    os.close(fd)
+    _check_size(path, info, max_bytes, what)
+    return info.st_size
+
+
 def read_bytes(path: Path | str, *, max_bytes: int, what: str = "file",
                within: Path | str | None = None, shown: str | None = None) -> bytes:
     """The whole content of a regular file of at most ``max_bytes`` (errors name ``shown``
@@ -140,8 +206,7 @@ def read_bytes(path: Path | str, *, max_bytes: int, what: str = "file",
     if shown is not None:
         path = shown
     with os.fdopen(fd, "rb", buffering=0) as handle:
-        if info.st_size > max_bytes:
-            raise UnsafePath(f"{path}: {what} is {_size(info.st_size)}, over the {_size(max_bytes)} limit")
+        _check_size(path, info, max_bytes, what)
         buf = io.BytesIO()
         # Read one byte past the cap: a file that grew after the fstat is still refused.
         while buf.tell() <= max_bytes:
@@ -165,6 +230,21 @@ def read_text(path: Path | str, *, max_bytes: int, what: str = "file",
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise AdvisorError(f"{path}:{line}: cannot read {what} (not UTF-8 text)") from None
+
+
+def parse_json(text: str | bytes, path: Path | str) -> Any:
+    """JSON from a file's text; invalid or too deeply nested JSON is one line naming ``path``."""
+    try:
+        return json.loads(text)
+    except RecursionError:  # the decoder recurses once per [ or {: a few MB of them is enough
+        raise AdvisorError(f"{path}: not valid JSON (nested too deeply)") from None
+    except ValueError as exc:
+        raise AdvisorError(f"{path}: not valid JSON ({exc})") from None
+
+
+def read_json(path: Path | str, *, max_bytes: int, what: str = "file", within: Path | str | None = None) -> Any:
+    """``read_text`` parsed as JSON (``parse_json``)."""
+    return parse_json(read_text(path, max_bytes=max_bytes, what=what, within=within), path)
 
 
 def find_in(folders: list[Path], name: str, suffixes: tuple[str, ...]) -> tuple[Path, Path] | None:

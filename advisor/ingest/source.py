@@ -6,6 +6,7 @@ their options around it.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
@@ -72,12 +73,14 @@ def tokenizer_warning(tokenizer: str, model: str | None) -> None:
     family = model
     path = Path(model)
     if path.name.endswith(".json") and path.is_file():
-        import json
+        from advisor.ingest import safe_open
 
+        # Capped, and confined when it is a model folder's: the cost model reads it next the same way.
         try:
-            family = str(json.loads(path.read_text(encoding="utf-8")).get("model_type", ""))
-        except (OSError, ValueError, AttributeError):
-            return
+            config = safe_open.read_json(path, max_bytes=safe_open.MAX_CONFIG_BYTES, what="config.json")
+        except AdvisorError:
+            return  # the cost model reports it
+        family = str(config.get("model_type", "")) if isinstance(config, dict) else ""
     if "llama" not in family.lower():
         log(f"advisor: warning: token counts use the Llama 3 tokenizer, but the model is '{model}'; pass its "
             "tokenizer.json with --tokenizer, or its folder with --model-dir")
@@ -87,14 +90,14 @@ def _sibling_specials(tokenizer: str) -> dict[str, str] | None:
     """A tokenizer.json's special tokens from the tokenizer_config.json beside it (a model
     folder passed file by file), rather than defaults."""
     path = Path(tokenizer)
-    config = path.with_name("tokenizer_config.json")
-    if path.name != "tokenizer.json" or not config.is_file():
+    if path.name != "tokenizer.json" or not os.path.lexists(path.with_name("tokenizer_config.json")):
         return None
     from advisor.ingest.chat_template import special_tokens_of
-    from advisor.ingest.model_dir import _read_json
+    from advisor.ingest.model_dir import find_file, read_tokenizer_config
 
-    data = _read_json(config)
-    return special_tokens_of(data) if isinstance(data, dict) else None
+    # Found beside the tokenizer, not named: a model folder's file, confined like --model-dir's.
+    config = find_file(path.parent, "tokenizer_config.json")
+    return special_tokens_of(read_tokenizer_config(config), config) if config is not None else None
 
 
 def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | None,
@@ -127,6 +130,7 @@ def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | 
 
         chat = MistralChat(tokenizer, timezone=zone)
     if chat_template:
+        from advisor.ingest import safe_open
         from advisor.ingest.chat_template import mismatch_warning, read_chat_template
         from advisor.ingest.render_worker import RemoteChat, RenderClient, WorkerConfig
 
@@ -138,7 +142,7 @@ def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | 
         # Compiled and rendered in the worker process, under CPU-time and memory limits.
         config = WorkerConfig(chat=(str(chat_template), tok.bos_token, tok.eos_token, engine),
                               specials=tuple(sorted(specials.items())) if specials is not None else None,
-                              timezone=timezone)
+                              timezone=timezone, confined=safe_open.confined_files())
         chat = RemoteChat(RenderClient(config), str(chat_template), engine)
     if templates is not None:
         if not templates.is_dir():
