@@ -46,7 +46,9 @@ No fix: which order is canonical is a choice across the template set.
 
 OPTIONS = {
     "canonical_order": Option(list, [], "Section names in their required order; when set, it decides instead of the majority."),
-    "min_templates": Option(int, 2, "A section must appear in at least this many templates of the set to count."),
+    # A section in one template has no other to be ordered against.
+    "min_templates": Option(int, 2, "A section must appear in at least this many templates of the set to count.",
+                            minimum=2),
 }
 
 

@@ -48,7 +48,7 @@ No fix: merging two templates' prefixes is an editorial change.
 
 OPTIONS = {
     "min_tokens_after": Option(int, 64, "Only report when at least this many tokens after the differing line could be shared."),
-    "max_lines": Option(int, 4000, "Compare at most this many lines of each static prefix."),
+    "max_lines": Option(int, 4000, "Compare at most this many lines of each static prefix.", minimum=1),
 }
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import typer
@@ -12,24 +11,25 @@ from advisor.commands.bounds import bounded
 from advisor.commands.common import check_format, check_output, emit, emit_bytes, is_stdout, regular_destination
 from advisor.errors import AdvisorError
 from advisor.spec.load import EXAMPLES, load_example, load_spec
+from advisor.spec.model import MAX_REQUESTS, Spec
 
 
-def spec_from(spec: Path | None, example: str | None, requests: int | None, seed: int | None):
+def spec_from(spec: Path | None, example: str | None, requests: int | None, seed: int | None) -> Spec:
+    """The spec `plan`, `spec check` and `spec generate` work on: read and validated whole,
+    with --requests and --seed checked as the file's own fields (one validation for all three)."""
     if (spec is None) == (example is None):
         raise AdvisorError(f"give a spec file or --example NAME ({', '.join(EXAMPLES)}), not both")
-    loaded = load_example(example) if example is not None else load_spec(spec)  # type: ignore[arg-type]
-    if requests is not None:
-        loaded = replace(loaded, requests=requests)
-    if seed is not None:
-        loaded = replace(loaded, seed=seed)
-    return loaded
+    if example is not None:
+        return load_example(example, requests=requests, seed=seed)
+    assert spec is not None
+    return load_spec(spec, requests=requests, seed=seed)
 
 
 @app.command("plan")
 def plan_command(
     spec: Path | None = typer.Argument(None, metavar="[SPEC]", help="Workload spec (YAML; advisor spec --schema)."),
     example: str | None = typer.Option(None, "--example", help=f"A bundled spec: {', '.join(EXAMPLES)}."),
-    requests: int | None = typer.Option(None, min=1, max=1_000_000, callback=bounded("--requests"), help="Requests to generate (default: the spec's)."),
+    requests: int | None = typer.Option(None, callback=bounded("--requests"), help=f"Requests to generate (default: the spec's; at most {MAX_REQUESTS:,})."),
     seed: int | None = typer.Option(None, min=0, help="Seed (default: the spec's)."),
     go_above: float = typer.Option(0.40, min=0.0, max=1.0, help="Go when the planned hit rate is above this."),
     no_go_below: float = typer.Option(0.30, min=0.0, max=1.0, help="No-go when it is below this."),

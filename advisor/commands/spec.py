@@ -12,6 +12,7 @@ from advisor.commands.common import emit
 from advisor.commands.plan import spec_from
 from advisor.errors import AdvisorError
 from advisor.spec.load import EXAMPLES
+from advisor.spec.model import MAX_REQUESTS
 
 spec_app = typer.Typer(help="Workload specs: --schema, check, generate.", no_args_is_help=False,
                        rich_markup_mode=None)
@@ -48,7 +49,7 @@ def generate_command(
     spec: Path | None = typer.Argument(None, metavar="[SPEC]", help="Workload spec (YAML)."),
     example: str | None = typer.Option(None, "--example", help=f"A bundled spec: {', '.join(EXAMPLES)}."),
     output: Path = typer.Option(..., "--output", "-o", help="Traffic file to write (JSON Lines; '-': stdout)."),
-    requests: int | None = typer.Option(None, min=1, max=1_000_000, callback=bounded("--requests"), help="Requests (default: the spec's)."),
+    requests: int | None = typer.Option(None, callback=bounded("--requests"), help=f"Requests (default: the spec's; at most {MAX_REQUESTS:,})."),
     seed: int | None = typer.Option(None, min=0, help="Seed (default: the spec's)."),
 ) -> None:
     """Write the spec's traffic: seeded `messages` records of real text, exact section lengths."""

@@ -189,8 +189,8 @@ def _rules(table: Any, where: str, registry: dict[str, Rule]) -> dict[str, dict[
             elif k not in rule.options:
                 allowed = ", ".join(["severity", *sorted(rule.options)])
                 raise AdvisorError(f"{where}: rules.{name}: unknown option '{key}' for {rule.code} (allowed: {allowed})")
-            elif not rule.options[k].check(value):
-                raise AdvisorError(f"{where}: rules.{name}.{key} must be of type {rule.options[k].type.__name__}, not {value!r}")
+            elif (problem := rule.options[k].problem(value)) is not None:
+                raise AdvisorError(f"{where}: rules.{name}.{key} {problem}")
             checked[k] = value
         out.setdefault(rule.code, {}).update(checked)
     return out

@@ -7,6 +7,7 @@ see file paths beyond the models they are given.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
@@ -18,16 +19,36 @@ SEVERITIES = ("error", "warning", "info")
 
 @dataclass(frozen=True)
 class Option:
+    """A rule option: its type, default, help and, for a number, its bounds. The bounds are
+    declared here, once, and ``problem`` is the one check of a configured value."""
+
     type: type
     default: Any
     help: str
+    # Every number option is a count or a token threshold, which means nothing below zero;
+    # an option with a higher floor (or a ceiling) declares it.
+    minimum: float | None = 0
+    maximum: float | None = None
 
     def check(self, value: Any) -> bool:
+        return self.problem(value) is None
+
+    def problem(self, value: Any) -> str | None:
+        """Why ``value`` is not a setting of this option (None when it is)."""
         if self.type is float:
-            return isinstance(value, (int, float)) and not isinstance(value, bool)
-        if self.type is list:
-            return isinstance(value, list) and all(isinstance(v, str) for v in value)
-        return isinstance(value, self.type) and not (self.type is int and isinstance(value, bool))
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        elif self.type is list:
+            ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        else:
+            ok = isinstance(value, self.type) and not (self.type is int and isinstance(value, bool))
+        if not ok:
+            return f"must be of type {self.type.__name__}, not {value!r}"
+        if self.type in (int, float):
+            if self.minimum is not None and value < self.minimum:
+                return f"must be at least {self.minimum:g}, not {value!r}"
+            if self.maximum is not None and value > self.maximum:
+                return f"must be at most {self.maximum:g}, not {value!r}"
+        return None
 
 
 @dataclass(frozen=True)

@@ -122,7 +122,7 @@ def _data_file(text: str, suffix: str) -> Loaded | None:
         mark = getattr(exc, "problem_mark", None)
         line = Lines(text).position(mark.index)[0] if mark is not None else 1  # Jinja's lines, not YAML's
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        return Loaded("messages", [], (f"invalid YAML: {problem}", line))
+        return Loaded("messages", [], (f"invalid YAML ({problem})", line))  # the renderer's words too
     if not isinstance(root, yaml.MappingNode):
         return None
     chat = _get(root, "chat_template")

@@ -170,13 +170,21 @@ def sweep_capacities(jobs: SequenceOf[Job], rules: HitRules, points: int = SWEEP
     return caps
 
 
-def parse_budget(text: str | None, tenants: list[str]) -> tuple[tuple[str, float], ...] | None:
-    """``A=0.5,B=0.3`` or ``equal``: shares of the pool; the rest goes to other tenants."""
+def parse_budget(text: str | None, tenants: list[str], finite: bool = True) -> tuple[tuple[str, float], ...] | None:
+    """``A=0.5,B=0.3`` or ``equal``: shares of the pool; the rest goes to other tenants.
+
+    A budget that could change nothing is refused rather than ignored: one without a finite
+    pool to divide (``finite`` False: no capacity), one over traffic with fewer than two
+    tenants, one that names a tenant the traffic does not have (a typo would otherwise give
+    that tenant's share to nobody)."""
     if not text:
         return None
+    if not finite:
+        raise AdvisorError("--tenant-budget divides a finite pool: give --capacity-tokens, or --model and --gpu")
+    if len(tenants) < 2:
+        found = f"only '{tenants[0]}'" if tenants else "no 'tenant' field"
+        raise AdvisorError(f"--tenant-budget needs traffic with at least two tenants (it has {found})")
     if text.strip() == "equal":
-        if not tenants:
-            raise AdvisorError("--tenant-budget equal needs traffic with a 'tenant' field")
         share = 1.0 / len(tenants)
         return tuple((t, share) for t in sorted(tenants))
     out: list[tuple[str, float]] = []
@@ -188,6 +196,12 @@ def parse_budget(text: str | None, tenants: list[str]) -> tuple[tuple[str, float
             share = -1.0
         if not sep or not name.strip() or not 0 <= share <= 1:
             raise AdvisorError(f"bad --tenant-budget entry {part!r}: use NAME=FRACTION,... or equal")
+        if any(name.strip() == seen for seen, _ in out):
+            raise AdvisorError(f"--tenant-budget gives tenant {name.strip()!r} twice")
+        if name.strip() not in tenants:
+            known = ", ".join(tenants[:10]) + (f", ... ({len(tenants):,} in all)" if len(tenants) > 10 else "")
+            raise AdvisorError(f"--tenant-budget names tenant {name.strip()!r}, which the traffic does not have "
+                               f"(tenants: {known})")
         out.append((name.strip(), share))
     total = sum(s for _, s in out)
     if total > 1 + 1e-9:

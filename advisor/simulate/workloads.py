@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -40,7 +39,8 @@ def build_workload(name: str, requests: int | None = None, seed: int = 0,
 
     if name not in EXAMPLES:
         raise AdvisorError(f"unknown --workload '{name}': use {', '.join(EXAMPLES)}")
-    spec = replace(load_example(name), requests=requests or int(WORKLOAD_DEFAULTS["requests"]), seed=seed)
+    # Through the spec's one validation, as `plan` and `spec generate` (its bounds apply).
+    spec = load_example(name, requests=requests or int(WORKLOAD_DEFAULTS["requests"]), seed=seed)
     gen = generate(spec)
     skips: list[Skip] = []
     renderer = Renderer(tokenizer=load_tokenizer(spec.tokenizer), chat=cast(ChatRenderer, Llama3Layout()))

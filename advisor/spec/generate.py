@@ -73,35 +73,47 @@ def _schedule(spec: Spec) -> list[_Turn]:
     """Arrival plan: sessions start as a Poisson process, each turn ``think_seconds``
     after the previous one; the first ``requests`` turns in time order are kept.
 
-    Sessions keep starting until the next one would start after the last kept turn, so
-    the end of the plan is not short of new sessions when later turns come long after
-    their session's start."""
+    The sessions' turns are merged in time order (a heap of each open session's next turn)
+    and a session opens when its start comes next, so the work is bounded by the requests
+    kept, whatever the turns and think times: a session's later turns are never drawn up
+    when earlier requests already fill the plan. Random draws are taken in session order
+    (turns, tenant, then the gap to the next session)."""
     rng = _rng(spec.seed, "arrivals")
     conv = spec.conversation
     session_rate = spec.rate / spec.mean_turns
     tenants = spec.tenants
     cum = list(accumulate(tenants.shares)) if tenants else []
-    plan: list[_Turn] = []
-    kept: list[float] = []  # max-heap (negated) of the ``requests`` earliest turn times
+    think = conv.think_seconds if conv else 0.0
     n = spec.requests
-    t = 0.0
-    session = 0
-    while len(kept) < n or t <= -kept[0]:
-        turns = conv.turns.draw(rng) if conv else 1
-        tenant = None
-        if tenants:
-            tenant = tenants.names[min(bisect.bisect_right(cum, rng.random() * cum[-1]), len(cum) - 1)]
-        think = conv.think_seconds if conv else 0.0
-        for j in range(turns):
-            plan.append(_Turn(t + j * think, session, j, tenant))
-            if len(kept) < n:
-                heapq.heappush(kept, -(t + j * think))
-            elif t + j * think < -kept[0]:
-                heapq.heapreplace(kept, -(t + j * think))
-        session += 1
-        t += rng.expovariate(session_rate)
-    plan.sort(key=lambda p: (p.time, p.session, p.turn))
-    return plan[: spec.requests]
+    plan: list[_Turn] = []
+    # Next turn of each open session: (time, session, turn), the order the plan is in.
+    upcoming: list[tuple[float, int, int]] = []
+    opened: dict[int, tuple[float, int, str | None]] = {}  # session -> (start, turns, tenant)
+    start, session = 0.0, 0
+    while len(plan) < n:
+        if not upcoming or (start, session, 0) < upcoming[0]:
+            turns = conv.turns.draw(rng) if conv else 1
+            tenant = None
+            if tenants:
+                tenant = tenants.names[min(bisect.bisect_right(cum, rng.random() * cum[-1]), len(cum) - 1)]
+            opened[session] = (start, turns, tenant)
+            heapq.heappush(upcoming, (start, session, 0))
+            session += 1
+            start += rng.expovariate(session_rate)
+            continue
+        time, s, j = heapq.heappop(upcoming)
+        first, turns, tenant = opened[s]
+        plan.append(_Turn(time, s, j, tenant))
+        if j + 1 < turns:
+            heapq.heappush(upcoming, (first + (j + 1) * think, s, j + 1))
+        else:
+            del opened[s]
+    return plan
+
+
+def arrival_times(spec: Spec) -> list[float]:
+    """Seconds after ``EPOCH`` of the spec's requests, in order (what ``generate`` stamps)."""
+    return [turn.time for turn in _schedule(spec)]
 
 
 class _Texts:
@@ -142,6 +154,25 @@ class _Texts:
             if section.vary.kind not in ("request", "session") and len(self.memo) < 200_000:
                 self.memo[key] = hit
         return hit
+
+
+def clock_misfit(spec: Spec, tokenizer: Tokenizer, times: list[float]) -> tuple[Section, str] | None:
+    """The first clock section one of whose lines (at the requests' ``times``) needs more
+    tokens than the section draws for it, and why in the words ``generate`` would fail with."""
+    fitter = Fitter(tokenizer.encode)
+    for section in spec.sections():
+        if section.vary.kind != "clock":
+            continue
+        seen: set[str] = set()
+        for time in times:
+            value, lead = _clock_line(EPOCH + time, section.vary.resolution)
+            if value in seen:
+                continue
+            seen.add(value)
+            problem = fitter.misfit(section.tokens.draw(_rng(spec.seed, section.name, "length", value)), lead)
+            if problem:
+                return section, problem
+    return None
 
 
 def _clock_line(seconds: float, resolution: float) -> tuple[str, str]:

@@ -1,19 +1,43 @@
-"""Read and validate a workload spec: one-line errors naming the file, line and key path."""
+"""Read and validate a workload spec: one-line errors naming the file, line and key path.
+
+``load_spec`` and ``load_example`` are the one validation `advisor spec check`, `spec
+generate` and `plan` share: the file is read field by field (each field's type and declared
+bounds, ``advisor.spec.model``), the command line's ``--requests``/``--seed`` are read as
+fields too, and then the whole spec is checked (``validate``) for what no single field
+shows but generation or the plan would fail on: the longest request against the largest
+context window, all requests' tokens against what the machine holds, arrival times that
+stay dates, every clock line within its section's tokens, the tokenizer, model, GPU and TP,
+and the first requests generated and checked as ``generate`` checks them. What `spec check`
+accepts, the other two accept and finish on; what they refuse, it refuses.
+"""
 
 from __future__ import annotations
 
 import importlib.resources
 import math
 import os
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 from advisor.errors import AdvisorError
 from advisor.ingest import safe_open, safe_yaml
 from advisor.spec.model import (
+    MAX_CONTEXT_TOKENS,
+    MAX_NAME_BYTES,
+    MAX_PAGE_SIZE,
+    MAX_REQUESTS,
+    MAX_SPAN_SECONDS,
+    MAX_TENANTS,
+    MAX_TOTAL_TOKENS,
+    MAX_TP,
+    MAX_VALUES,
+    MIN_CLOCK_RESOLUTION,
+    MIN_RATE,
     MIN_TOKENS,
+    NORMAL_TRUNCATION_SD,
     Conversation,
     Engine,
     Length,
@@ -24,12 +48,16 @@ from advisor.spec.model import (
     Vary,
 )
 
+if TYPE_CHECKING:
+    from advisor.ingest.tokenizers import Tokenizer
+
 EXAMPLES = ("rag", "agent", "support-chat", "multi-tenant", "single-shot", "scrambled")
 # Roles whose content the built-in chat layout renders as text (a tool result is rendered
 # as a JSON string, which would change its tokens).
 ROLES = ("system", "developer", "user", "assistant")
 SHARE_TOLERANCE = 1e-6
-MAX_REQUESTS = 1_000_000
+# The command-line options that stand in for a field of the spec file.
+OVERRIDES = {"requests": "--requests", "seed": "--seed"}
 
 
 class SpecError(AdvisorError):
@@ -42,11 +70,12 @@ def example_path(name: str) -> Path:
     return Path(str(importlib.resources.files("advisor.spec").joinpath(f"examples/{name}.yaml")))
 
 
-def load_example(name: str) -> Spec:
-    return load_spec(example_path(name), label=f"example {name}")
+def load_example(name: str, requests: int | None = None, seed: int | None = None) -> Spec:
+    return load_spec(example_path(name), label=f"example {name}", requests=requests, seed=seed)
 
 
-def load_spec(path: Path, label: str | None = None) -> Spec:
+def load_spec(path: Path, label: str | None = None, requests: int | None = None, seed: int | None = None) -> Spec:
+    """The spec in ``path`` with the command line's ``requests``/``seed``, validated whole."""
     where = label or str(path)
     if not os.path.lexists(path):
         raise AdvisorError(f"{path}: spec file not found")
@@ -55,19 +84,31 @@ def load_spec(path: Path, label: str | None = None) -> Spec:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise AdvisorError(f"{path}: cannot read the spec ({exc})") from None
-    return parse_spec(text, where)
+    reader, spec = _read(text, where, {"requests": requests, "seed": seed})
+    validate(spec, reader)
+    return spec
 
 
 def parse_spec(text: str, where: str) -> Spec:
+    """The spec's fields, each checked (type, declared bounds). The whole spec is checked by
+    ``load_spec``, as the commands read it; this reader serves specs built in code and tests."""
+    return _read(text, where, {})[1]
+
+
+def _read(text: str, where: str, overrides: dict[str, int | None]) -> tuple[_Reader, Spec]:
     try:
-        data = safe_yaml.safe_load(text)
-        node = safe_yaml.safe_compose(text)
+        # One parse for the data and the lines; a key given twice is an error, not a silent winner.
+        data, node = safe_yaml.load_with_nodes(text, unique_keys=True)
     except safe_yaml.YAMLError as exc:
         raise SpecError(f"{where}:{safe_yaml.error_line(exc)}: {safe_yaml.error_reason(exc)}") from None
     lines: dict[str, int] = {}
     if node is not None:
         _lines(node, "", lines)
-    return _Reader(where, lines).spec(data)
+    given = {key: value for key, value in overrides.items() if value is not None}
+    if given and isinstance(data, dict):
+        data = {**data, **given}  # read and bounded as the file's own fields are
+    reader = _Reader(where, lines, {key: f"{OVERRIDES[key]} {value}" for key, value in given.items()})
+    return reader, reader.spec(data)
 
 
 def _lines(node: Node, path: str, out: dict[str, int]) -> None:
@@ -83,16 +124,19 @@ def _lines(node: Node, path: str, out: dict[str, int]) -> None:
 
 
 class _Reader:
-    def __init__(self, where: str, lines: dict[str, int]) -> None:
+    def __init__(self, where: str, lines: dict[str, int], given: dict[str, str] | None = None) -> None:
         self.where = where
         self.lines = lines
+        self.given = given or {}  # key path -> the option that gave it ("--requests 500")
+        self.section_paths: dict[str, str] = {}  # section name -> its key path
 
     def fail(self, path: str, reason: str) -> SpecError:
         probe = path
         while probe and probe not in self.lines:
             probe = probe.rsplit(".", 1)[0] if "." in probe else probe.rsplit("[", 1)[0] if "[" in probe else ""
         line = self.lines.get(probe, 1)
-        return SpecError(f"{self.where}:{line}: {path or 'spec'}: {reason}")
+        shown = f"{path} ({self.given[path]})" if path in self.given else path or "spec"
+        return SpecError(f"{self.where}:{line}: {shown}: {reason}")
 
     def mapping(self, value: Any, path: str, allowed: tuple[str, ...], required: tuple[str, ...] = ()) -> dict:
         if not isinstance(value, dict):
@@ -106,25 +150,43 @@ class _Reader:
                 raise self.fail(path, f"missing required key '{key}'")
         return value
 
-    def integer(self, value: Any, path: str, minimum: int = 1) -> int:
+    def integer(self, value: Any, path: str, minimum: int = 1, maximum: int | None = None) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(path, f"must be a whole number (got {value!r})")
+            raise self.fail(path, f"must be a whole number (got {_shown(value)})")
         if value < minimum:
             what = "negative" if value < 0 else "too small"
-            raise self.fail(path, f"must be at least {minimum} (got {value}: {what})")
+            raise self.fail(path, f"must be at least {minimum} (got {_shown(value)}: {what})")
+        if maximum is not None and value > maximum:
+            raise self.fail(path, f"must be at most {maximum:,} (got {_shown(value)})")
         return value
 
-    def number(self, value: Any, path: str, positive: bool = True) -> float:
+    def number(self, value: Any, path: str, positive: bool = True, minimum: float | None = None,
+               maximum: float | None = None) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise self.fail(path, f"must be a number (got {value!r})")
+            raise self.fail(path, f"must be a number (got {_shown(value)})")
         if value < 0 or (positive and value == 0):
-            raise self.fail(path, f"must be {'positive' if positive else 'zero or more'} (got {value})")
+            raise self.fail(path, f"must be {'positive' if positive else 'zero or more'} (got {_shown(value)})")
+        if minimum is not None and value < minimum:
+            raise self.fail(path, f"must be at least {minimum:g} (got {_shown(value)})")
+        if maximum is not None and value > maximum:
+            raise self.fail(path, f"must be at most {maximum:,.0f} (got {_shown(value)})")
         return float(value)
 
     def string(self, value: Any, path: str) -> str:
         if not isinstance(value, str) or not value.strip():
-            raise self.fail(path, f"must be a non-empty string (got {value!r})")
+            raise self.fail(path, f"must be a non-empty string (got {_shown(value)})")
         return value
+
+    def name(self, value: Any) -> str:
+        """The spec's name: it names the plan's temporary files, so one plain file name."""
+        name = self.string(value, "name")
+        try:
+            safe_open.check_name(name, "the spec's name")
+        except AdvisorError as exc:
+            raise self.fail("name", str(exc)) from None
+        if len(name.encode("utf-8")) > MAX_NAME_BYTES:
+            raise self.fail("name", f"at most {MAX_NAME_BYTES} bytes of UTF-8 (got {len(name.encode('utf-8')):,})")
+        return name
 
     def shares(self, value: Any, path: str, count: int | None) -> tuple[float, ...]:
         if not isinstance(value, list) or not value:
@@ -138,18 +200,24 @@ class _Reader:
         return out
 
     def length(self, value: Any, path: str, minimum: int = MIN_TOKENS) -> Length:
+        """A token length or count; whatever its form, no draw is over ``MAX_CONTEXT_TOKENS``."""
+        top = MAX_CONTEXT_TOKENS
         if isinstance(value, dict):
             if "mean" in value or "sd" in value:
                 self.mapping(value, path, ("mean", "sd"), ("mean", "sd"))
-                return Length(mean=self.number(value["mean"], f"{path}.mean"),
-                              sd=self.number(value["sd"], f"{path}.sd", positive=False), minimum=minimum)
+                length = Length(mean=self.number(value["mean"], f"{path}.mean", maximum=top),
+                                sd=self.number(value["sd"], f"{path}.sd", positive=False, maximum=top), minimum=minimum)
+                if length.largest > top:
+                    raise self.fail(path, f"draws up to {length.largest:,} (mean + {NORMAL_TRUNCATION_SD:g} sd), "
+                                          f"more than {top:,}: the largest context window of the catalogued models")
+                return length
             self.mapping(value, path, ("min", "max"), ("min", "max"))
-            low = self.integer(value["min"], f"{path}.min", minimum)
-            high = self.integer(value["max"], f"{path}.max", minimum)
+            low = self.integer(value["min"], f"{path}.min", minimum, top)
+            high = self.integer(value["max"], f"{path}.max", minimum, top)
             if high < low:
                 raise self.fail(f"{path}.max", f"must not be below min ({high} < {low})")
             return Length(low=low, high=high, minimum=minimum)
-        return Length(fixed=self.integer(value, path, minimum), minimum=minimum)
+        return Length(fixed=self.integer(value, path, minimum, top), minimum=minimum)
 
     def vary(self, value: Any, path: str, spec: dict) -> Vary:
         if isinstance(value, str):
@@ -166,15 +234,16 @@ class _Reader:
         sub = f"{path}.{kind}"
         if kind == "variants":
             self.mapping(inner, sub, ("count", "weights"), ("count",))
-            count = self.integer(inner["count"], f"{sub}.count")
+            count = self.integer(inner["count"], f"{sub}.count", maximum=MAX_VALUES)
             weights = self.shares(inner["weights"], f"{sub}.weights", count) if "weights" in inner else None
             return Vary(kind="variants", count=count, weights=weights)
         if kind == "clock":
             self.mapping(inner, sub, ("resolution_seconds",), ("resolution_seconds",))
-            return Vary(kind="clock", resolution=self.number(inner["resolution_seconds"], f"{sub}.resolution_seconds"))
+            return Vary(kind="clock", resolution=self.number(inner["resolution_seconds"], f"{sub}.resolution_seconds",
+                                                             minimum=MIN_CLOCK_RESOLUTION, maximum=MAX_SPAN_SECONDS))
         self.mapping(inner, sub, ("documents", "k", "popularity"), ("documents", "k"))
-        docs = self.integer(inner["documents"], f"{sub}.documents")
-        k = self.integer(inner["k"], f"{sub}.k")
+        docs = self.integer(inner["documents"], f"{sub}.documents", maximum=MAX_VALUES)
+        k = self.integer(inner["k"], f"{sub}.k", maximum=MAX_VALUES)
         if k > docs:
             raise self.fail(f"{sub}.k", f"{k} is larger than the corpus ({docs} documents)")
         zipf = None
@@ -183,7 +252,8 @@ class _Reader:
             if not isinstance(pop, dict):
                 raise self.fail(f"{sub}.popularity", f"must be 'uniform' or {{zipf: EXPONENT}} (got {pop!r})")
             self.mapping(pop, f"{sub}.popularity", ("zipf",), ("zipf",))
-            zipf = self.number(pop["zipf"], f"{sub}.popularity.zipf")
+            # Exponents past 100 put all the weight on the first document (and 1/r**s underflows).
+            zipf = self.number(pop["zipf"], f"{sub}.popularity.zipf", maximum=100)
         return Vary(kind="retrieved", count=docs, k=k, zipf=zipf)
 
     def message(self, value: Any, path: str, spec: dict, names: dict[str, str]) -> Message:
@@ -205,6 +275,7 @@ class _Reader:
             if name in names:
                 raise self.fail(f"{sp}.name", f"duplicate section name '{name}' (first at {names[name]})")
             names[name] = sp
+            self.section_paths[name] = sp
             sections.append(Section(name=name, tokens=self.length(s["tokens"], f"{sp}.tokens"),
                                     vary=self.vary(s.get("vary", "static"), f"{sp}.vary", spec)))
         return Message(role=role, sections=tuple(sections), shuffle=shuffle)
@@ -214,15 +285,13 @@ class _Reader:
                "tenants", "conversation", "output_tokens", "messages")
         d = self.mapping(data, "", top, ("name", "messages"))
         names: dict[str, str] = {}
-        kwargs: dict[str, Any] = {"name": self.string(d["name"], "name")}
+        kwargs: dict[str, Any] = {"name": self.name(d["name"])}
         if "description" in d:
             if not isinstance(d["description"], str):
                 raise self.fail("description", "must be a string")
             kwargs["description"] = d["description"]
         if "requests" in d:
-            kwargs["requests"] = self.integer(d["requests"], "requests")
-            if kwargs["requests"] > MAX_REQUESTS:
-                raise self.fail("requests", f"at most {MAX_REQUESTS:,} (got {kwargs['requests']:,})")
+            kwargs["requests"] = self.integer(d["requests"], "requests", maximum=MAX_REQUESTS)
         if "seed" in d:
             kwargs["seed"] = self.integer(d["seed"], "seed", minimum=0)
         for key in ("tokenizer", "model", "gpu"):
@@ -236,24 +305,27 @@ class _Reader:
             if "kv_dtype" in e and e["kv_dtype"] not in ("bf16", "fp8"):
                 raise self.fail("engine.kv_dtype", f"unknown KV dtype {e['kv_dtype']!r} (use bf16 or fp8)")
             kwargs["engine"] = Engine(name=e.get("name", engine.name),
-                                      page_size=self.integer(e.get("page_size", 1), "engine.page_size"),
-                                      tp=self.integer(e.get("tp", 1), "engine.tp"),
+                                      page_size=self.integer(e.get("page_size", 1), "engine.page_size",
+                                                             maximum=MAX_PAGE_SIZE),
+                                      tp=self.integer(e.get("tp", 1), "engine.tp", maximum=MAX_TP),
                                       kv_dtype=e.get("kv_dtype", engine.kv_dtype))
         if "arrival" in d:
             a = self.mapping(d["arrival"], "arrival", ("rate", "timestamps"))
             if "rate" in a:
-                kwargs["rate"] = self.number(a["rate"], "arrival.rate")
+                kwargs["rate"] = self.number(a["rate"], "arrival.rate", minimum=MIN_RATE)
             if "timestamps" in a:
                 if not isinstance(a["timestamps"], bool):
                     raise self.fail("arrival.timestamps", f"must be true or false (got {a['timestamps']!r})")
                 kwargs["timestamps"] = a["timestamps"]
         if d.get("tenants") is not None:
             t = self.mapping(d["tenants"], "tenants", ("count", "names", "shares"))
-            count = self.integer(t["count"], "tenants.count") if "count" in t else None
+            count = self.integer(t["count"], "tenants.count", maximum=MAX_TENANTS) if "count" in t else None
             if "names" in t:
                 raw = t["names"]
                 if not isinstance(raw, list) or not raw:
                     raise self.fail("tenants.names", "must be a non-empty list of names")
+                if len(raw) > MAX_TENANTS:
+                    raise self.fail("tenants.names", f"at most {MAX_TENANTS:,} names (got {len(raw):,})")
                 tnames = tuple(self.string(n, f"tenants.names[{i}]") for i, n in enumerate(raw))
                 if len(set(tnames)) != len(tnames):
                     raise self.fail("tenants.names", "names must be distinct")
@@ -279,6 +351,96 @@ class _Reader:
                 raise self.fail("conversation.append", "must be a list of messages")
             kwargs["conversation"] = Conversation(
                 turns=self.length(c["turns"], "conversation.turns", 1),
-                think_seconds=self.number(c.get("think_seconds", 30), "conversation.think_seconds", positive=False),
+                think_seconds=self.number(c.get("think_seconds", 30), "conversation.think_seconds", positive=False,
+                                          maximum=MAX_SPAN_SECONDS),
                 append=tuple(self.message(m, f"conversation.append[{i}]", d, names) for i, m in enumerate(append)))
         return Spec(**kwargs)
+
+
+def _shown(value: Any) -> str:
+    """A value as an error shows it: one line, at most 60 characters."""
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**60 else f"a number of {len(str(abs(value)))} digits"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# --- the whole spec ---------------------------------------------------------------------------
+
+
+def validate(spec: Spec, reader: _Reader) -> None:
+    """What no single field shows: the checks `plan` and `spec generate` would otherwise fail
+    on, made before anything is generated (errors name the file, line and key)."""
+    _check_sizes(spec, reader)
+    tok = _check_serving(spec, reader)
+    _check_times(spec, reader, tok)
+    # The first requests generated and checked as `generate` checks them (a tokenizer that
+    # merges across section boundaries, a length the corpus cannot fill). The same requests
+    # open the whole run: the first turns in time do not depend on how many follow.
+    from advisor.spec.generate import CHECKED_RECORDS, generate
+
+    try:
+        generate(replace(spec, requests=min(spec.requests, CHECKED_RECORDS)), tok)
+    except AdvisorError as exc:
+        raise reader.fail("tokenizer", str(exc)) from None
+
+
+def _check_sizes(spec: Spec, reader: _Reader) -> None:
+    longest = spec.longest_request()
+    if longest > MAX_CONTEXT_TOKENS:
+        where = "conversation" if spec.conversation is not None else "messages"
+        raise reader.fail(where, f"a request can hold {longest:,} tokens (its sections at their longest, every "
+                                 f"earlier turn and the output), more than {MAX_CONTEXT_TOKENS:,}: the largest "
+                                 "context window of the catalogued models")
+    total = spec.requests * longest
+    if total > MAX_TOTAL_TOKENS:
+        most = MAX_TOTAL_TOKENS // longest
+        raise reader.fail("requests", f"{spec.requests:,} requests of up to {longest:,} tokens make up to {total:,} "
+                                      f"tokens, more than the {MAX_TOTAL_TOKENS:,} a plan holds in memory: use at "
+                                      f"most {most:,} requests or shorter sections")
+
+
+def _check_serving(spec: Spec, reader: _Reader) -> Tokenizer:
+    """The tokenizer (and its chat rendering), the model, GPU and TP, resolved as `plan` does;
+    returns the tokenizer."""
+    from advisor.cost import engine_timings, estimate_cost, not_fitting_message, resolve_gpu, resolve_model
+    from advisor.ingest.source import make_renderer
+
+    try:
+        tok = make_renderer(spec.tokenizer, None, None, []).tokenizer
+    except AdvisorError as exc:
+        raise reader.fail("tokenizer", str(exc)) from None
+    try:
+        model = resolve_model(spec.model)
+    except AdvisorError as exc:
+        raise reader.fail("model", str(exc)) from None
+    try:
+        gpu = resolve_gpu(spec.gpu)
+    except AdvisorError as exc:
+        raise reader.fail("gpu", str(exc)) from None
+    e = spec.engine
+    try:
+        engine_timings(model, gpu, tp=e.tp, kv_dtype=e.kv_dtype)
+        for engine in ("sglang", "vllm"):
+            cost = estimate_cost(model, gpu, tp=e.tp, kv_dtype=e.kv_dtype, engine=engine)
+            if engine == "sglang" and not cost.weights_fit:
+                raise AdvisorError(not_fitting_message(cost))
+    except AdvisorError as exc:
+        # The TP is what to change; when the file leaves it at its default, the model is what it names.
+        raise reader.fail("engine.tp" if "engine.tp" in reader.lines else "model", str(exc)) from None
+    return tok
+
+
+def _check_times(spec: Spec, reader: _Reader, tok: Tokenizer) -> None:
+    """Arrival times that stay dates, and every clock line of the run within its section."""
+    from advisor.spec.generate import arrival_times, clock_misfit
+
+    times = arrival_times(spec)
+    span = times[-1] if times else 0.0
+    if span > MAX_SPAN_SECONDS:
+        years = MAX_SPAN_SECONDS / (365.25 * 86_400)
+        raise reader.fail("arrival.rate", f"{spec.rate:g} requests/s spreads {spec.requests:,} requests over "
+                                          f"{span / (365.25 * 86_400):,.0f} years, more than {years:,.0f}: "
+                                          "raise the rate or lower the requests")
+    misfit = clock_misfit(spec, tok, times)
+    if misfit is not None:
+        section, problem = misfit
+        raise reader.fail(f"{reader.section_paths.get(section.name, 'messages')}.tokens", problem)

@@ -14,6 +14,52 @@ KINDS = ("static", "variants", "tenant", "clock", "session", "retrieved", "reque
 
 MIN_TOKENS = 2
 
+# --- Bounds of a spec: whatever `advisor spec check` accepts, `spec generate` and `plan`
+# finish on, on the 2-core, 24 GiB machine advisor is sized for. advisor.spec.load enforces
+# them (one validation for the three commands) and `advisor spec --schema` states them.
+
+# Tokens of one section, one output, and the longest request (its sections, every earlier
+# turn and its output): the largest context window of the catalogued models (DeepSeek-V3's
+# max_position_embeddings, 163,840, in ../shared/docs/models.yaml; Llama 3.1 and Qwen2.5
+# stop at 131,072). A longer request is one no engine there serves.
+MAX_CONTEXT_TOKENS = 163_840
+# Requests generated. `plan` replays each one through several simulated pools and schedulers,
+# and its serve loop re-sorts the waiting queue at every prefill, so time grows about as the
+# square of the requests when small pools queue them (measured: 20,000 requests of ~50
+# tokens in 3 minutes, 40,000 in 13, in 320 MB; rag's 10,000 in 100 s). 50,000 requests is
+# about 20 minutes at worst on the 2-core machine.
+MAX_REQUESTS = 50_000
+# Prompt tokens of all generated requests, counting each request at its longest. `plan`
+# holds the traffic, its token ids and the radix tree: 36 to 56 bytes per prompt token at
+# its peak (measured: 1.9 GB for rag's 10,000 requests, 44 M tokens, in 100 s; 1.8 GB for
+# 200 requests of 163,000 tokens, 33 M tokens, in 68 s). 200 M tokens is at most about
+# 11 GB, under half of 24 GiB, and about seven minutes on 2 cores.
+MAX_TOTAL_TOKENS = 200_000_000
+# Values of one section (variants, documents of a retrieval corpus): the recipe and the closed
+# form hold one probability per value (8 MB at the bound).
+MAX_VALUES = 1_000_000
+# Tenants: the advisory lists each one, and its tenant-budget twin gives each a pool.
+MAX_TENANTS = 10_000
+# Arrival times are epoch seconds from EPOCH (advisor.spec.generate): within 1,000 years they
+# stay dates a clock line can write (before year 9999) and read back as seconds (advisor
+# takes epochs past 1e12 for milliseconds).
+MAX_SPAN_SECONDS = 1000 * 365.25 * 86_400
+# One request every 11.6 days: slower arrivals describe no serving workload, and the bound
+# keeps each session's gap (think of a long conversation) a finite float.
+MIN_RATE = 1e-6
+# A clock line shows whole seconds: a finer resolution writes the same text.
+MIN_CLOCK_RESOLUTION = 1.0
+# Engine pages and tensor parallelism: the bounds of --page-size and --tp
+# (advisor/commands/bounds.py), which the CLI cannot share with a package below it.
+MAX_PAGE_SIZE = 1 << 20
+MAX_TP = 1024
+# The spec's name names the plan's temporary files (NAME-recipe.described.j2): a file name
+# has at most 255 bytes.
+MAX_NAME_BYTES = 200
+# A normal length is truncated this many standard deviations above its mean (one draw in a
+# billion is past it), so a spec's longest request is known before anything is drawn.
+NORMAL_TRUNCATION_SD = 6.0
+
 
 @dataclass(frozen=True)
 class Length:
@@ -33,7 +79,18 @@ class Length:
         if self.low is not None and self.high is not None:
             return rng.randint(self.low, self.high)
         assert self.mean is not None and self.sd is not None
-        return max(self.minimum, round(rng.gauss(self.mean, self.sd)))
+        return min(self.largest, max(self.minimum, round(rng.gauss(self.mean, self.sd))))
+
+    @property
+    def largest(self) -> int:
+        """The most tokens a draw gives (a normal is truncated at ``NORMAL_TRUNCATION_SD``)."""
+        if self.fixed is not None:
+            return self.fixed
+        if self.high is not None:
+            return self.high
+        assert self.mean is not None and self.sd is not None
+        # round(), as draw() rounds: only a draw past the truncation is cut.
+        return max(self.minimum, round(self.mean + NORMAL_TRUNCATION_SD * self.sd))
 
     @property
     def expected(self) -> float:
@@ -158,6 +215,17 @@ class Spec:
     def mean_turns(self) -> float:
         return self.conversation.turns.expected if self.conversation else 1.0
 
+    def longest_request(self) -> int:
+        """The most tokens one request can hold: its sections at their longest (each passage of
+        a retrieval), and for the last turn of the longest conversation every earlier answer
+        and appended message, plus its own output. The chat layout's few tokens per message
+        and the blank lines between sections are not counted."""
+        first = sum(_longest(m) for m in self.messages)
+        if self.conversation is None:
+            return first + self.output_tokens.largest
+        turn = self.output_tokens.largest + sum(_longest(m) for m in self.conversation.append)
+        return first + (self.conversation.turns.largest - 1) * turn + self.output_tokens.largest
+
     def with_requests(self, n: int | None) -> Spec:
         return self if n is None else replace(self, requests=n)
 
@@ -182,6 +250,10 @@ class Spec:
         out["output_tokens"] = self.output_tokens.to_yaml()
         out["messages"] = [m.to_yaml() for m in self.messages]
         return out
+
+
+def _longest(message: Message) -> int:
+    return sum(s.tokens.largest * (s.vary.k if s.vary.kind == "retrieved" else 1) for s in message.sections)
 
 
 def zipf_weights(n: int, s: float) -> list[float]:

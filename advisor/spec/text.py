@@ -80,6 +80,12 @@ class Fitter:
             n = self._cost[piece] = len(self.encode(piece))
         return n
 
+    def misfit(self, tokens: int, lead: str) -> str | None:
+        """Why ``tokens`` tokens cannot open with ``lead`` (None when they can); spec
+        validation asks this of every clock line a run writes, before any text is drawn."""
+        need = self.cost(lead) if lead else 0
+        return f"{tokens} tokens cannot hold the text '{lead}' ({need} tokens)" if need > tokens else None
+
     def fill(self, tokens: int, key: str, lead: str = "", start: int | None = None) -> str:
         """Text of exactly ``tokens`` tokens that ends with a letter or digit.
 
@@ -95,8 +101,9 @@ class Fitter:
         if lead:
             pieces.append(lead)
             total = self.cost(lead)
-            if total > tokens:
-                raise AdvisorError(f"{tokens} tokens cannot hold the text '{lead}' ({total} tokens)")
+            problem = self.misfit(tokens, lead)
+            if problem:
+                raise AdvisorError(problem)
         stream = word_stream(key, start)
         stuck = 0
         while total < tokens or not pieces[-1][-1:].isalnum():
