@@ -17,7 +17,7 @@ except ImportError:  # pragma: no cover - depends on the installed typer
     from click import exceptions as click_errors  # type: ignore[no-redef]
 
 from advisor.errors import AdvisorError
-from advisor.console import log
+from advisor.console import OutputClosed, log
 
 app = typer.Typer(
     name="advisor",
@@ -61,6 +61,22 @@ def _register_commands(argv: list[str]) -> None:
 ARGV: list[str] = []
 
 
+def _silence_closed_output() -> None:
+    """Point stdout and stderr at /dev/null, so the interpreter's last flush of what is
+    still buffered for the closed pipe prints no "Exception ignored" message."""
+    import os
+
+    for stream, real in ((sys.stdout, sys.__stdout__), (sys.stderr, sys.__stderr__)):
+        if real is None or stream is not real:
+            continue  # replaced (a test's capture): not a process descriptor to touch
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, real.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):
+            pass
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``advisor`` console script."""
     args = sys.argv[1:] if argv is None else [str(a) for a in argv]
@@ -90,6 +106,12 @@ def main(argv: list[str] | None = None) -> int:
     except AdvisorError as exc:
         log(f"advisor: error: {exc}")
         return exc.exit_code
+    except OutputClosed:
+        # The reader went away (`advisor analyze F | head -1`): stop quietly, as `cat` and
+        # `grep` do when SIGPIPE ends them, with the status a shell shows for that (128 +
+        # SIGPIPE), so `set -o pipefail` still sees that the output was cut short.
+        _silence_closed_output()
+        return 141
     except KeyboardInterrupt:
         log("advisor: interrupted")
         return 130

@@ -38,7 +38,11 @@ def _limit() -> None:
 
 
 def run(argv: list[str], cwd: Path, stdin: bytes | None = None) -> dict:
-    """One advisor process (and its worker) under the limit: wall, CPU, peak RSS, outcome."""
+    """One advisor process (and its worker) under the limit: wall, CPU, peak RSS, outcome.
+    A last argument ``<PATH`` is not passed on: PATH is opened as standard input."""
+    source = None
+    if argv and argv[-1].startswith("<"):
+        source, argv = open(argv[-1][1:], "rb"), argv[:-1]
     script = ("import resource, subprocess, sys, time\n"
               "t = time.perf_counter()\n"
               "p = subprocess.run(sys.argv[1:], capture_output=True, preexec_fn=" + _limit.__name__ + ")\n"
@@ -52,7 +56,11 @@ def run(argv: list[str], cwd: Path, stdin: bytes | None = None) -> dict:
                f"    resource.setrlimit(resource.RLIMIT_AS, ({LIMIT}, {LIMIT}))\n")
     cmd = [sys.executable, "-c", prelude + script, sys.executable, "-m", "advisor", *argv]
     env = {**os.environ, "ADVISOR_NO_PROGRESS": "1", "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run(cmd, capture_output=True, cwd=cwd, env=env, input=stdin, timeout=300)
+    try:
+        proc = subprocess.run(cmd, capture_output=True, cwd=cwd, env=env, input=stdin, stdin=source, timeout=300)
+    finally:
+        if source is not None:
+            source.close()
     return json.loads(proc.stdout)
 
 
@@ -113,7 +121,7 @@ def cases(tmp: Path) -> list[tuple[str, list[str]]]:
     out.append(("lint ReDoS section marker", ["lint", "--config", str(redos / "cfg.yaml"), str(redos / "t.j2")]))
     out.append(("--replicas 1000000", ["simulate", str(msgs), "--replicas", "1000000"]))
     out.append(("--workers 100000", ["analyze", str(msgs), "--workers", "100000"]))
-    return out + memory_cases(tmp)
+    return out + memory_cases(tmp) + input_cases(tmp)
 
 
 def _ids_line(rng: random.Random, shared: list[int], n: int) -> str:
@@ -146,6 +154,51 @@ def memory_cases(tmp: Path) -> list[tuple[str, list[str]]]:
     mb = hostile.stat().st_size / 1e6
     for command in ("analyze", "simulate"):
         out.append((f"{command} lines of the costliest shapes ({mb:.0f} MB)", [command, str(hostile), "-f", "json"]))
+    return out
+
+
+def input_cases(tmp: Path) -> list[tuple[str, list[str]]]:
+    """Issue 34: engine log lines past the caps, whole-file JSON exports, standard input."""
+    ids = ", ".join(["7"] * 10_000_000)
+    vllm = tmp / "vllm.log"
+    good_v = ("INFO 12-01 08:00:00 logger.py:37] Received request r0: prompt: 'hello there', params: "
+              "SamplingParams(n=1), prompt_token_ids: [1, 2, 3], lora_request: None.\n")
+    with vllm.open("w") as f:
+        f.write(good_v)
+        f.write(good_v.replace("r0", "r1").replace("[1, 2, 3]", f"[{ids}]"))  # the probe's 30 MB line
+        f.write(good_v.replace("r0", "r2").replace("[1, 2, 3]", "[" + "[], " * 8_000_000 + "[]]"))
+        f.write(good_v.replace("r0", "r3").replace("'hello there'", "'" + "ab\\n" * 8_000_000 + "'"))
+        f.write(good_v.replace("r0", "r4"))
+    sglang = tmp / "sglang.log"
+    good_s = "[2025-12-01 08:00:00] Receive: obj=GenerateReqInput(text='hello there', input_ids=None, rid='a')\n"
+    with sglang.open("w") as f:
+        f.write(good_s)
+        f.write(good_s.replace("text='hello there', input_ids=None", f"text=None, input_ids=[{ids}]"))
+        f.write(good_s.replace("'hello there'", "[" + "'ab', " * 5_000_000 + "'c']"))
+        f.write(good_s.replace("'a'", "'c'"))
+    out = [(f"vllm-log 10M ids, 8M [], 8M escapes ({vllm.stat().st_size / 1e6:.0f} MB)", ["analyze", str(vllm), "-f", "json"]),
+           (f"sglang-log 10M ids, 5M strings ({sglang.stat().st_size / 1e6:.0f} MB)", ["analyze", str(sglang), "-f", "json"])]
+    # A Langfuse export as one pretty-printed array: records with long outputs (parsed, not rendered).
+    langfuse = tmp / "langfuse.json"
+    with langfuse.open("w") as f:
+        f.write("[\n")
+        for i in range(20_000):
+            row = {"id": f"g{i}", "traceId": f"t{i % 50}", "type": "GENERATION", "startTime": "2025-12-01T08:00:00Z",
+                   "input": [{"role": "system", "content": "You are a careful assistant."},
+                             {"role": "user", "content": f"question {i % 100}"}],
+                   "output": {"role": "assistant", "content": "lorem ipsum " * 800}, "usageDetails": {"input": 20}}
+            f.write(("" if i == 0 else ",\n") + json.dumps(row, indent=2))
+        f.write("\n]\n")
+    out.append((f"langfuse JSON array export ({langfuse.stat().st_size / 1e6:.0f} MB)", ["analyze", str(langfuse), "-f", "json"]))
+    otel = tmp / "otel.json"
+    span = {"traceId": "0af7651916cd43dd8448eb211c80319c", "name": "chat", "startTimeUnixNano": "1764576000000000000",
+            "attributes": [{"key": "gen_ai.prompt", "value": {"stringValue": "lorem ipsum " * 400}}]}
+    with otel.open("w") as f:
+        f.write('{"resourceSpans": [{"resource": {}, "scopeSpans": [{"scope": {"name": "x"}, "spans": [\n')
+        f.write(",\n".join(json.dumps({**span, "spanId": f"s{i}"}, indent=2) for i in range(40_000)))
+        f.write("\n]}]}]}\n")
+    out.append((f"otel JSON document, one object ({otel.stat().st_size / 1e6:.0f} MB)", ["analyze", str(otel), "-f", "json"]))
+    out.append(("analyze - < /dev/zero", ["analyze", "-", "</dev/zero"]))
     return out
 
 

@@ -47,6 +47,14 @@ def bounded(option: str) -> Callable[[Optional[int]], Optional[int]]:
     return check
 
 
+def warmup_fraction(value: float) -> float:
+    """``--warmup``: a fraction that leaves requests to measure. At 1 every request only
+    warms the cache, and the report would be a hit rate over no request at all."""
+    if value >= 1.0:
+        raise AdvisorError(f"--warmup must be below 1 (got {value:g}): at 1 no request is measured")
+    return value
+
+
 TIMESTAMP_UNITS = ("auto", "s", "ms", "us", "ns")
 TIMESTAMP_UNIT_HELP = ("Unit of the input timestamps: auto (epochs in s, ms, us or ns told apart by size, as "
                        "simulate reads them), s, ms, us or ns.")

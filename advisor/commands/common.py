@@ -11,7 +11,7 @@ from typing import Callable, Iterable, Iterator
 
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from advisor.console import err_console, progress_enabled
+from advisor.console import OutputClosed, err_console, progress_enabled, visible
 from advisor.commands.outputs import check_output, is_stdout, regular_destination
 from advisor.errors import AdvisorError
 from advisor.ingest.pipeline import Sequence
@@ -112,9 +112,17 @@ def emit_report(fmt: str, output: Path | None, renderers: dict[str, Callable[[],
 
 
 def emit(text: str, output: Path | None) -> None:
-    """Machine output to stdout (``-`` too), or to a file written whole (temp file, then rename)."""
+    """Machine output to stdout (``-`` too), or to a file written whole (temp file, then rename).
+
+    Control characters from the traffic (a logged ``ESC [``) and file names that are not
+    UTF-8 are written as ``\\u001b`` escapes (``advisor.console.visible``): valid inside
+    JSON strings, and the same bytes whatever the terminal or the locale."""
+    text = visible(text)
     if output is None or is_stdout(output):
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise OutputClosed from None
         return
     emit_bytes(text.encode("utf-8"), output)

@@ -13,7 +13,7 @@ import typer
 
 from advisor import __version__
 from advisor.cli import app
-from advisor.commands.common import check_output, emit, is_stdout
+from advisor.commands.common import check_output, emit, emit_bytes, is_stdout
 from advisor.console import write_stdout
 from advisor.errors import AdvisorError
 from advisor.lint import config as lint_config
@@ -26,13 +26,17 @@ def _split(values: list[str]) -> tuple[str, ...]:
     return tuple(v.strip() for raw in values for v in raw.split(",") if v.strip())
 
 
-def _emit(text: str, destination: Optional[Path]) -> None:
+def _emit(text: str, destination: Optional[Path], exact: bool = False) -> None:
+    """The report, or with ``exact`` the diff: a diff keeps every byte of the templates (a
+    lone CR, a form feed) as `patch` must see them, where a report shows them escaped."""
     if is_stdout(destination):
         if text:
             write_stdout(text)
         return
+    assert destination is not None
     try:
-        emit(text, destination)  # temp file, then rename: an interrupted run leaves no partial report
+        # Temp file, then rename: an interrupted run leaves no partial report.
+        emit_bytes(text.encode("utf-8"), destination) if exact else emit(text, destination)
     except OSError as exc:
         raise AdvisorError(f"{destination}: cannot write output ({exc.strerror or exc})") from None
 
@@ -86,7 +90,7 @@ def lint(
     if diff or fix or unsafe_fixes:
         if diff:
             shown = list(engine.fix_files(list(paths), result, cfg, REGISTRY, counter, unsafe=unsafe_fixes))
-            _emit("".join(f.diff() for f in shown), destination)
+            _emit("".join(f.diff() for f in shown), destination, exact=True)
             sys.stderr.write(f"advisor: would fix {_count(sum(f.count for f in shown), 'finding')} in {_count(len(shown), 'file')}\n")
             if result.refused:
                 raise typer.Exit(code=2)

@@ -12,15 +12,21 @@ line of ``[],`` over 700 MB. Two rules keep a long line's cost near its size:
   a leading zero, an id past 32 bits, an empty slot) makes the whole line go to the JSON
   parser instead, so the reason given for a bad list is the same as for a short line;
 * a record holds at most ``MAX_RECORD_IDS`` ids (reading stops one slice past them);
-* what the JSON parser is given may hold at most ``MAX_VALUES`` values (counted in C on
-  the line with its strings blanked out), so no shape of line builds more than ~150 MB
-  of objects; past it the line is skipped with that reason.
+* what the JSON parser is given may hold at most ``MAX_VALUES`` values (counted in C and
+  numpy outside the line's strings, with no object built a string or an escape), so no
+  shape of line builds more than ~150 MB of objects; past it the line is skipped with
+  that reason.
 
-Lines shorter than ``LONG_BYTES`` are decoded directly: they cannot cost much.
+Lines shorter than ``LONG_BYTES`` are decoded directly: they cannot cost much. A file that
+is one JSON document (a pretty-printed export) is read a value at a time by
+``JsonDocument``: each element of a top-level array is decoded as a line would be, under
+the same caps, so memory follows the largest record, not the file. The engine log
+formats' Python literals hold to the same caps (``advisor.ingest.formats.pyliteral``).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from array import array
 from typing import Any, Callable
@@ -37,9 +43,18 @@ MAX_RECORD_IDS = 4_000_000
 SLICE = 1 << 20
 
 _KEY = re.compile(rb'"(input_ids|tokens)"[ \t\r\n]*:[ \t\r\n]*\[')
-# JSON strings (escapes included), blanked before values are counted: commas in text are not values.
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _ID_BYTES = b"0123456789, \t\r\n"
+_QUOTE = ord('"')
+
+
+@functools.cache
+def _table(chars: bytes) -> Any:
+    """A lookup table over bytes, True for ``chars`` (numpy: imported by the first long line)."""
+    import numpy as np
+
+    table = np.zeros(256, dtype=bool)
+    table[list(chars)] = True
+    return table
 
 
 class TooManyValues(ValueError):
@@ -95,18 +110,42 @@ def too_many_ids(name: str, count: int) -> str:
     return f"'{name}' holds {count:,} ids, over the {MAX_RECORD_IDS:,} limit for one record"
 
 
+def plain(raw: bytes) -> bytes:
+    """``raw`` with each escaped backslash and escaped quote turned into two blanks: the
+    same length, and every quote left opens or closes a string, as for the JSON parser.
+    (Left to right, as escapes pair up: ``\\\\\\"`` is a backslash, then a quote.)"""
+    if b"\\" not in raw:
+        return raw
+    return raw.replace(b"\\\\", b"  ").replace(b'\\"', b"  ")
+
+
 def count_values(raw: bytes) -> int:
     """An upper bound on the values a JSON parser builds from ``raw``: every value after
-    the first follows a comma, a colon or an opening bracket."""
-    bare = _STRING.sub(b'""', raw)
-    return bare.count(b",") + bare.count(b":") + bare.count(b"[") + bare.count(b"{") + 1
+    the first follows a comma, a colon or an opening bracket outside strings.
+
+    Counted in C and numpy, without an object a string or an escape: a regex substitution
+    of the strings built a list entry for each (1.2 GB for a 28 MB line of short strings),
+    and a regex over a string's escapes keeps backtracking state for each (1.2 GB for a
+    30 MB string of escapes)."""
+    if b'"' not in raw:
+        return sum(raw.count(c) for c in (b",", b":", b"[", b"{")) + 1
+    import numpy as np
+
+    text = plain(raw)
+    total, parity = 0, 0
+    for pos in range(0, len(text), SLICE):
+        a = np.frombuffer(text, dtype=np.uint8, count=min(SLICE, len(text) - pos), offset=pos)
+        # A quote count that wraps at 256 keeps its parity: odd inside a string.
+        quotes = np.cumsum(a == _QUOTE, dtype=np.uint8) + np.uint8(parity)
+        total += int(np.count_nonzero(_table(b",:[{")[a] & ((quotes & 1) == 0)))
+        parity = int(quotes[-1]) & 1
+    return total + 1
 
 
 def check_values(raw: bytes) -> None:
     n = count_values(raw)
     if n > MAX_VALUES:
-        raise TooManyValues(f"over {MAX_VALUES:,} JSON values ({n:,}) in one line or document; no request needs "
-                            "that many (a whole-file export: write it as JSON Lines)")
+        raise TooManyValues(f"over {MAX_VALUES:,} JSON values ({n:,}) in one record; no request needs that many")
 
 
 def decode_long(raw: bytes, loads: Callable[[bytes], Any]) -> Any:
@@ -122,3 +161,191 @@ def decode_long(raw: bytes, loads: Callable[[bytes], Any]) -> Any:
         # The list was not the record's own field (nested in another object): read it all.
     check_values(raw)
     return loads(raw)
+
+
+# --- one JSON document read line by line ----------------------------------------------------
+
+_TOKEN = re.compile(rb'"[^"]*"|[\[\]{},]')  # over plain(): a string has no escaped quote left
+_STRINGS = re.compile(rb'"[^"]*"')
+_OPENER, _CLOSER = frozenset(b"[{"), frozenset(b"]}")
+
+
+class Part:
+    """One value of a document: its first line, its bytes (None: over the size limit,
+    dropped as it came), its place in a top-level array (None: a top-level value), and
+    whether the document ended inside it."""
+
+    __slots__ = ("line", "data", "index", "cut")
+
+    def __init__(self, line: int, data: bytes | None, index: int | None, cut: bool = False) -> None:
+        self.line, self.data, self.index, self.cut = line, data, index, cut
+
+
+class _Buffer:
+    """The bytes of the value being read, up to ``limit`` (then only counted)."""
+
+    __slots__ = ("line", "parts", "size", "limit")
+
+    def __init__(self, line: int, limit: int) -> None:
+        self.line, self.size, self.limit = line, 0, limit
+        self.parts: list[bytes] = []
+
+    def add(self, piece: bytes) -> None:
+        self.size += len(piece)
+        if self.size > self.limit:
+            self.parts = []
+        else:
+            self.parts.append(piece)
+
+    def data(self) -> bytes | None:
+        return None if self.size > self.limit else b"".join(self.parts)
+
+
+class JsonDocument:
+    """The values of one JSON document fed line by line (a pretty-printed export): each
+    element of a top-level array, and any other top-level value, with the line it starts
+    on. Only the value being read is held, up to ``limit`` bytes: a 200 MB export costs
+    what its largest record costs, not gigabytes.
+
+    Structure is read outside strings only (a JSON string never spans lines, and
+    ``plain`` leaves no escaped quote): a line is one C search when no bracket in it can
+    end the value being read, else its brackets and commas one by one (numpy finds the
+    few that matter on a long line).
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.depth = 0  # brackets open before the next byte
+        self.in_array = False  # inside a top-level array: its elements are the values
+        self.index = 0  # elements of the array so far
+        self.value: _Buffer | None = None  # the value being read: it opened at depth `base`
+        self.base = 0
+        self.gap: _Buffer | None = None  # text between values (a scalar element, or garbage)
+        self.out: list[Part] = []
+
+    def feed(self, raw: bytes, line: int) -> list[Part]:
+        self.out = []
+        value = self.value
+        if value is not None and len(raw) <= SLICE:
+            closers = raw.count(b"]") + raw.count(b"}")
+            if self.depth - closers > self.base:
+                # Inside a record, and this line cannot end it (even if every closing bracket
+                # counted): the common line of an export, counted in C.
+                if closers or b"[" in raw or b"{" in raw:
+                    text = plain(raw)
+                    bare = _STRINGS.sub(b"", text) if b'"' in text else text
+                    self.depth += bare.count(b"[") + bare.count(b"{") - bare.count(b"]") - bare.count(b"}")
+                value.add(raw)
+                return self.out
+        text = plain(raw)
+        mark = 0  # where the bytes not yet given to a value or the gap start
+        for pos, char, before in self._events(text, line):
+            mark = self._event(raw, line, mark, pos, char, before)
+        self._rest(raw, line, mark)
+        return self.out
+
+    @property
+    def too_long(self) -> int | None:
+        """The first line of a top-level value (no array element) already over the limit:
+        the document cannot be read a record at a time, and is refused at once."""
+        value = self.value
+        if value is not None and not self.in_array and value.size > value.limit:
+            return value.line
+        return None
+
+    def close(self) -> list[Part]:
+        self.out = []
+        if self.value is not None:
+            self.out.append(Part(self.value.line, self.value.data(), self._place(), cut=True))
+            self.value = None
+        self._flush_gap()
+        return self.out
+
+    def _events(self, text: bytes, line: int) -> list[tuple[int, int, int]]:
+        """(position, byte, depth before it) of the brackets and commas outside strings
+        that can start or end a value; ``self.depth`` moves to the line's end."""
+        if len(text) > SLICE:
+            return self._long_events(text)
+        out = []
+        depth = self.depth
+        for m in _TOKEN.finditer(text):
+            char = text[m.start()]
+            if char == _QUOTE:
+                continue
+            out.append((m.start(), char, depth))
+            depth += 1 if char in _OPENER else -1 if char in _CLOSER else 0
+        self.depth = depth
+        return out
+
+    def _long_events(self, text: bytes) -> list[tuple[int, int, int]]:
+        import numpy as np
+
+        out: list[tuple[int, int, int]] = []
+        parity = 0
+        for pos in range(0, len(text), SLICE):
+            a = np.frombuffer(text, dtype=np.uint8, count=min(SLICE, len(text) - pos), offset=pos)
+            quotes = np.cumsum(a == _QUOTE, dtype=np.uint8) + np.uint8(parity)
+            parity = int(quotes[-1]) & 1
+            where = np.flatnonzero((_table(b"[]{},")[a]) & ((quotes & 1) == 0))
+            chars = a[where]
+            step = _table(b"[{")[chars].astype(np.int64) - _table(b"]}")[chars]
+            after = self.depth + np.cumsum(step)
+            before = after - step
+            # Only what happens near the top: a value's start or end, a separator.
+            keep = np.flatnonzero((before <= 1) | ((step < 0) & (before == 2)))
+            out += zip((where[keep] + pos).tolist(), chars[keep].tolist(), before[keep].tolist())
+            if after.size:
+                self.depth = int(after[-1])
+        return out
+
+    def _event(self, raw: bytes, line: int, mark: int, pos: int, char: int, before: int) -> int:
+        if self.value is not None:
+            if char in _CLOSER and before - 1 == self.base:
+                self.value.add(raw[mark:pos + 1])
+                self.out.append(Part(self.value.line, self.value.data(), self._place()))
+                self.value = None
+                return pos + 1
+            return mark
+        level = 1 if self.in_array else 0
+        if before != level:
+            return mark  # after a stray closing bracket: what the JSON parser will refuse
+        self._to_gap(raw[mark:pos], line)
+        if char in _OPENER and (self.in_array or char == ord("{")):
+            self._flush_gap()
+            if self.in_array:
+                self.index += 1
+            self.value, self.base = _Buffer(line, self.limit), level
+            return pos
+        if char == ord("[") or (self.in_array and char in (ord(","), ord("]"))):
+            self._flush_gap()  # a scalar element ends at its comma
+            if char != ord(","):
+                self.in_array = char == ord("[")
+            return pos + 1
+        self._to_gap(raw[pos:pos + 1], line)  # a stray bracket or comma: garbage
+        return pos + 1
+
+    def _rest(self, raw: bytes, line: int, mark: int) -> None:
+        if self.value is not None:
+            self.value.add(raw[mark:])
+        else:
+            self._to_gap(raw[mark:], line)
+
+    def _to_gap(self, piece: bytes, line: int) -> None:
+        if not piece or (self.gap is None and piece.isspace()):
+            return
+        if self.gap is None:
+            self.gap = _Buffer(line, self.limit)
+        self.gap.add(piece)
+
+    def _flush_gap(self) -> None:
+        if self.gap is None:
+            return
+        data = self.gap.data()
+        if data is None or data.strip():
+            if self.in_array:
+                self.index += 1
+            self.out.append(Part(self.gap.line, None if data is None else data.strip(), self._place()))
+        self.gap = None
+
+    def _place(self) -> int | None:
+        return self.index if self.in_array else None

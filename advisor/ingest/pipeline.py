@@ -275,8 +275,37 @@ def sequences(
 ) -> Iterator[Sequence]:
     """Every request of ``paths`` as a ``Sequence``, in arrival (file) order.
 
-    A request that cannot be rendered or tokenized is skipped through ``on_skip``.
+    A request that cannot be rendered or tokenized is skipped through ``on_skip``. Traffic
+    of which nothing is usable is an error, not an empty report that exits 0.
     """
+    paths = list(paths)
+    skipped = 0
+
+    def skip(item: Skip) -> None:
+        nonlocal skipped
+        skipped += 1
+        on_skip(item)
+
+    count = 0
+    for seq in _sequences(paths, renderer, skip, block_size, workers, memo, input_format):
+        count += 1
+        yield seq
+    if not count:
+        shown = ", ".join("<stdin>" if str(p) == "-" else str(p) for p in paths[:3])
+        more = f" and {len(paths) - 3} more" if len(paths) > 3 else ""
+        raise AdvisorError(f"{shown}{more}: no usable requests ({skipped:,} record{'s' if skipped != 1 else ''} "
+                           "skipped, for the reasons above)")
+
+
+def _sequences(
+    paths: list[Path],
+    renderer: Renderer,
+    on_skip: Callable[[Skip], None],
+    block_size: int,
+    workers: int | None,
+    memo: MemoEncoder | None,
+    input_format: str | None,
+) -> Iterator[Sequence]:
     workers = workers or min(4, os.cpu_count() or 1)
     tokenizer = renderer.tokenizer
     requests = iter_requests(paths, on_skip, block_size, input_format)

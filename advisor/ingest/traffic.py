@@ -241,7 +241,7 @@ def _messages_payload(obj: dict[str, Any], key: str, block_size: int) -> dict[st
         raise BadRecord("'tools' must be a list")
     options = {k: obj[k] for k in REQUEST_OPTIONS if k in obj}
     return {"kind": "messages", "messages": tuple(_message(m, i) for i, m in enumerate(msgs)),
-            # An empty list stays one: vLLM hands `tools: []` to the template as such.
+            # An empty list stays one: what `tools: []` becomes is the engine release's rule (ingest.preprocess).
             "tools": tuple(tools) if tools is not None else None, "options": options or None}
 
 
@@ -520,7 +520,29 @@ class JsonLines:
 def _open_stdin() -> BinaryIO:
     import sys
 
+    check_stdin()
     return _decompressed(sys.stdin.buffer, "<stdin>")
+
+
+def check_stdin() -> None:
+    """Standard input as traffic: a file or a pipe, never a device (``- < /dev/zero``
+    would be read for ever) nor a terminal (a read that waits for typing)."""
+    import sys
+
+    if sys.stdin is None:  # started with standard input closed (`<&-`)
+        raise AdvisorError("<stdin>: is closed; pipe or redirect the traffic in (advisor ... - < traffic.jsonl)")
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, ValueError, OSError):
+        return  # no descriptor: an in-memory stream (a test's), which is neither
+    try:
+        info = os.fstat(fd)
+    except OSError as exc:
+        raise AdvisorError(f"<stdin>: cannot read ({exc.strerror or exc}); pipe or redirect the traffic in") from None
+    if os.isatty(fd):
+        raise AdvisorError("<stdin>: is a terminal; pipe or redirect the traffic in (advisor ... - < traffic.jsonl)")
+    if not (stat.S_ISREG(info.st_mode) or stat.S_ISFIFO(info.st_mode) or stat.S_ISSOCK(info.st_mode)):
+        raise AdvisorError("<stdin>: is not a regular file or a pipe (a device is never read as traffic)")
 
 
 def iter_requests(
@@ -539,6 +561,9 @@ def check_paths(paths: Iterable[Path | str]) -> list[Path]:
     for p in paths:
         path = Path(p)
         if str(p) == "-":  # standard input
+            if path in out:
+                raise AdvisorError("'-' (standard input) is given twice; it can be read once")
+            check_stdin()
             out.append(path)
             continue
         try:

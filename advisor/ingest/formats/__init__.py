@@ -25,6 +25,8 @@ from advisor.ingest.formats.openai_log import OPENAI_LOG
 from advisor.ingest.formats.otel import OTEL
 from advisor.ingest.formats.sglang_log import SGLANG_LOG
 from advisor.ingest.formats.vllm_log import VLLM_LOG
+from advisor.ingest import traffic
+from advisor.ingest.long_lines import JsonDocument, Part
 from advisor.ingest.traffic import BadRecord, Request, Skip, iter_file
 
 # Most specific shapes first: LiteLLM payloads also have "messages", agentic Mooncake
@@ -41,8 +43,6 @@ NAMES = tuple(ADAPTERS)
 DETECT_LINES = 16
 # Text lines kept while the format is undecided (log noise before the first request).
 PENDING_LIMIT = 1000
-# A file that is one JSON document (an array, a pretty-printed object) is read whole.
-MAX_DOCUMENT_BYTES = 256 << 20
 
 Item = tuple[int, Any]  # (line, record dict or BadRecord)
 
@@ -63,14 +63,18 @@ class FileFormat:
         self.source = source
         # Counts reported on lines of their own (Batch output, SGLang Finish), by request id.
         self.observed = observed if observed is not None else {}
+        self.forced = forced
         self.adapter: Adapter | None = ADAPTERS[forced] if forced else None
         self.convert: Callable[[Any], list[Any]] | None = self.adapter.converter() if self.adapter else None
         self.unmatched = 0
         self.pending: list[Item] = []  # undecided non-JSON lines: noise of a log, or bad JSON
-        self.document: list[bytes] | None = None
-        self.document_line = 0
-        self.document_bytes = 0
+        # A file that is one JSON document (an array, a pretty-printed object): read a value
+        # at a time, each element of a top-level array on its own (advisor.ingest.long_lines).
+        self.document: JsonDocument | None = None
         self.seen = 0
+        self.lines = 0  # non-blank lines read
+        self.observations = 0  # records that only observed counts (Batch output, SGLang Finish)
+        self.values_read = 0  # values of a document decoded
 
     @property
     def name(self) -> str | None:
@@ -79,7 +83,12 @@ class FileFormat:
     def records(self, raw: bytes, line: int, decode: Callable[[bytes], Any]) -> list[Item]:
         """The records of one non-blank line (``decode`` parses JSON or raises
         ``BadRecord`` with the loader's reasons); observations are kept aside."""
-        if self.adapter is NATIVE and self.document is None:
+        self.lines += 1
+        if self.document is not None:
+            # A document's line, most often inside a record: straight to its reader.
+            parts = self.document.feed(raw, line)
+            return self._route(self._parts(parts, decode)) if parts or self.document.too_long else []
+        if self.adapter is NATIVE:
             # advisor's own records, the common case: one dict per line, no adapter work.
             value = decode(raw)
             if type(value) is dict and NATIVE.matches(value) and not isinstance(value.get("timestamp"), str):
@@ -91,6 +100,7 @@ class FileFormat:
         out = []
         for line, item in items:
             if isinstance(item, dict) and OBSERVE in item:
+                self.observations += 1
                 got = self.observed.setdefault(str(item[OBSERVE]), {})
                 got.update({k: v for k, v in item.items() if k != OBSERVE and v is not None})
             else:
@@ -100,12 +110,7 @@ class FileFormat:
     def _records(self, raw: bytes, line: int, decode: Callable[[bytes], Any]) -> list[Item]:
         self.seen += 1
         if self.document is not None:
-            self.document_bytes += len(raw)
-            if self.document_bytes > MAX_DOCUMENT_BYTES:
-                raise AdvisorError(f"{self.source}: a single JSON document over {MAX_DOCUMENT_BYTES >> 20} MiB; "
-                                   "write it as JSON Lines")
-            self.document.append(raw)
-            return []
+            return self._parts(self.document.feed(raw, line), decode)
         adapter = self.adapter
         if adapter is not None and adapter.text:
             return self._convert(adapter, _text(raw), line)
@@ -120,8 +125,9 @@ class FileFormat:
         except BadRecord as exc:
             if adapter is None and self.seen == 1 and head in (b"{", b"["):
                 # Not a JSON line: maybe the first line of one pretty-printed document.
-                self.document, self.document_line, self.document_bytes = [raw], line, len(raw)
-                return []
+                # Each value of it may be as long as a line (read when it starts: tests lower it).
+                self.document = JsonDocument(traffic.MAX_LINE_BYTES)
+                return self._parts(self.document.feed(raw, line), decode)
             if adapter is None:
                 return self._hold(line, exc)
             return [(line, exc)]
@@ -130,6 +136,51 @@ class FileFormat:
             # Decided now: the lines held back were bad lines of this JSON Lines file.
             out, self.pending = self.pending + out, []
         return out
+
+    def _parts(self, parts: list[Part], decode: Callable[[bytes], Any]) -> list[Item]:
+        """The records of a document's values, each decoded on its own: the caps of one
+        line hold for each (its size, its ids, its values)."""
+        out: list[Item] = []
+        undecided = self.adapter is None
+        if self.document is not None and self.document.too_long is not None:
+            parts = [Part(self.document.too_long, None, None)]  # refused as it passes the limit, not at the end
+        for part in parts:
+            label = f"item {part.index}: " if part.index is not None else ""
+            # A top-level value that cannot be read, before any other was: the file as a whole.
+            whole = part.index is None and not self.values_read
+            limit = f"{self.document.limit >> 20 if self.document else 0} MiB"
+            if part.data is None and part.index is None:
+                raise AdvisorError(f"{self.source}: line {part.line} is no JSON record, and the JSON document from "
+                                   f"there is over {limit}; write it as JSON Lines (a record a line)")
+            if part.data is None:
+                out += self._bad(part.line, BadRecord(f"{label}record is over {limit} (no request is that long)"))
+                continue
+            if part.cut:
+                reason = BadRecord(f"{label}the JSON document ends inside this record (a truncated file?)")
+                if whole:
+                    raise AdvisorError(f"{self.source}: neither JSON Lines nor one JSON document (the value from "
+                                       f"line {part.line} never ends)")
+                out += self._bad(part.line, reason)
+                continue
+            try:
+                value = decode(part.data)
+            except BadRecord as exc:
+                if whole:
+                    raise AdvisorError(f"{self.source}: neither JSON Lines nor one JSON document ({exc})") from None
+                out += self._bad(part.line, BadRecord(label + str(exc)))
+                continue
+            self.values_read += 1
+            if part.index is None and isinstance(value, dict) and isinstance(value.get("data"), list) \
+                    and self._detect(value) is None:
+                value = value["data"]  # an API page: {"data": [...], "meta": {...}}
+            out += self._values(value, part.line, label)
+        if undecided and self.adapter is not None and self.pending:
+            # Decided now: the values held back were bad records of this document.
+            out, self.pending = self.pending + out, []
+        return out
+
+    def _bad(self, line: int, exc: BadRecord) -> list[Item]:
+        return [(line, exc)] if self.adapter is not None else self._hold(line, exc)
 
     def _hold(self, line: int, exc: BadRecord) -> list[Item]:
         """Undecided: keep a bad line's reason until the file's format is known (its
@@ -171,13 +222,13 @@ class FileFormat:
         if adapter.text and not adapter.matches(value):
             other = next((a.name for a in TEXT_ADAPTERS if a is not adapter and a.matches(value)), None)
             if other is not None:
-                return [(line, BadRecord(f"a {other} line in a file read as {adapter.name}"))]
+                return [(line, BadRecord(f"{_a(other)} line in a file read as {adapter.name}"))]
         if not adapter.matches(value) and not adapter.text:
             other = next((a.name for a in JSON_ADAPTERS if a.matches(value)), None)
             if other is not None:
-                return [(line, BadRecord(f"a {other} record in a file read as {adapter.name}"))]
+                return [(line, BadRecord(f"{_a(other)} record in a file read as {adapter.name}"))]
             if adapter is not NATIVE:  # parse_record names advisor's own kinds itself
-                return [(line, BadRecord(f"not a {adapter.name} record (unknown shape)"))]
+                return [(line, BadRecord(f"not {_a(adapter.name)} record (unknown shape)"))]
         assert self.convert is not None
         try:
             got = self.convert(value)
@@ -215,15 +266,7 @@ class FileFormat:
     def _finish(self, decode: Callable[[bytes], Any]) -> list[Item]:
         out: list[Item] = []
         if self.document is not None:
-            data = b"".join(self.document)
-            self.document = None
-            try:
-                value = decode(data)
-            except BadRecord as exc:
-                raise AdvisorError(f"{self.source}: neither JSON Lines nor one JSON document ({exc})") from None
-            if isinstance(value, dict) and isinstance(value.get("data"), list) and self._detect(value) is None:
-                value = value["data"]  # an API page: {"data": [...], "meta": {...}}
-            out = self._values(value, self.document_line)
+            out = self._parts(self.document.close(), decode)
         if self.adapter is None and self.seen:
             raise AdvisorError(self._none_matched("its first records"))
         if self.adapter is not None and not self.adapter.text and self.pending:
@@ -264,11 +307,41 @@ def iter_requests(paths: Iterable[Path | str], on_skip: Callable[[Skip], None], 
     observed counts from other lines joined by request id (``join``)."""
     from advisor.ingest.formats.join import joined
 
+    formats: list[FileFormat] = []
+    skipped = 0
+
+    def skip(item: Skip) -> None:
+        nonlocal skipped
+        skipped += 1
+        on_skip(item)
+
     def read(p: Path, observed: dict[str, dict[str, Any]], fmt: str | None) -> Iterator[Request]:
         source = "<stdin>" if str(p) == "-" else str(p)
-        return iter_file(p, on_skip, block_size, FileFormat(source, fmt, observed))
+        formats.append(FileFormat(source, fmt, observed))
+        return iter_file(p, skip, block_size, formats[-1])
 
-    return joined((Path(p) for p in paths), read, sniff, input_format)
+    count = 0
+    for req in joined((Path(p) for p in paths), read, sniff, input_format):
+        count += 1
+        yield req
+    if not count and not skipped:
+        # Nothing was wrong, and nothing was a request: say why, never an empty report.
+        raise AdvisorError("; ".join(_why_no_requests(f) for f in formats))
+
+
+def _why_no_requests(fmt: FileFormat) -> str:
+    if fmt.observations:
+        what = {"openai-batch-output": "an OpenAI Batch output file holds no prompts: give its batch input file too",
+                "sglang-log": "Finish lines without their Receive lines"}.get(fmt.name or "", fmt.name or "")
+        return f"{fmt.source}: no requests, only observed counts ({what})"
+    forced = f" (--input-format {fmt.forced}; auto detects the format)" if fmt.forced else ""
+    lines = f"{fmt.lines:,} line{'s' if fmt.lines != 1 else ''}"
+    return f"{fmt.source}: no requests in its {lines} read as {fmt.name}{forced}"
+
+
+def _a(name: str) -> str:
+    """A format's name with its article: an advisor record, an otel record, a langfuse record."""
+    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
 
 
 def _text(raw: bytes) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from advisor.ingest import long_lines
 from advisor.ingest.preprocess import REQUEST_OPTIONS
 from advisor.ingest.traffic import BadRecord
 
@@ -63,10 +64,17 @@ def obj(value: Any, name: str) -> dict[str, Any]:
 
 
 def maybe_json(value: Any, name: str) -> Any:
-    """Fields that some exporters store as a JSON string and others as the value."""
+    """Fields that some exporters store as a JSON string and others as the value. The
+    caps of a JSON line hold inside too: a short line's one long string may be JSON of
+    millions of values."""
     if isinstance(value, str):
         text = value.strip()
         if text[:1] in ("[", "{"):
+            if len(text) >= long_lines.LONG_BYTES:
+                try:
+                    long_lines.check_values(text.encode("utf-8", "surrogatepass"))
+                except long_lines.TooManyValues as exc:
+                    raise BadRecord(f"'{name}': {exc}") from None
             try:
                 return json.loads(text)
             except ValueError:

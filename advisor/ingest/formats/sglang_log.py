@@ -11,11 +11,13 @@ SGLang shortens long values to their two halves joined by `` ... ``
 from __future__ import annotations
 
 import re
+from array import array
 from datetime import datetime, timezone
 from typing import Any
 
 from advisor.ingest.formats.base import Adapter, count, record
 from advisor.ingest.formats.pyliteral import Cut, value_at
+from advisor.ingest.long_lines import TooManyValues
 from advisor.ingest.traffic import BadRecord
 
 RECEIVE = re.compile(r"Receive: obj=\w*ReqInput\(")
@@ -33,7 +35,7 @@ def _field(line: str, name: str, start: int) -> tuple[Any, bool]:
     m = re.compile(r"[(,] ?" + name + "=").search(line, start)
     if m is None:
         return None, False
-    value, end = value_at(line, m.end())
+    value, end = value_at(line, m.end(), name)
     return value, line.startswith(" ... ", end)
 
 
@@ -50,6 +52,7 @@ def _convert(line: Any) -> list[dict[str, Any]]:
     rec = fin or RECEIVE.search(line)
     if rec is None:
         return []
+    rid = None
     try:
         rid, _ = _field(line, "rid", rec.end() - 1)
         if fin is not None:
@@ -58,11 +61,14 @@ def _convert(line: Any) -> list[dict[str, Any]]:
         ids, ids_cut = _field(line, "input_ids", rec.end() - 1)
     except Cut as exc:
         raise BadRecord(f"truncated log line ({exc})") from None
+    except TooManyValues as exc:  # past the caps of one record, refused before it was read whole
+        raise BadRecord(f"request {rid}: {exc}" if rid is not None else str(exc)) from None
     if text_cut or ids_cut:
         raise BadRecord(f"truncated log line for request {rid}: SGLang shortened the "
                         f"{'text' if text_cut else 'input_ids'} (raise --log-requests-level)")
     meta = {"id": None if rid is None else str(rid), "timestamp": _time(line, rec.start())}
-    if isinstance(ids, list) and ids and all(isinstance(i, int) for i in ids):
+    # A plain id list comes packed (pyliteral); a list only when some id is not a plain one.
+    if isinstance(ids, array) or (isinstance(ids, list) and ids and all(isinstance(i, int) for i in ids)):
         return [record({"input_ids": ids}, **meta)]
     if isinstance(text, str) and text:
         return [record({"prompt": text}, **meta)]
@@ -73,7 +79,7 @@ def _finish(line: str, rid: Any) -> dict[str, Any]:
     at = line.find("'meta_info': ")
     if at < 0:
         raise BadRecord("Finish line without meta_info")
-    meta, _ = value_at(line, at + len("'meta_info': "))
+    meta, _ = value_at(line, at + len("'meta_info': "), "meta_info")
     if not isinstance(meta, dict):
         raise BadRecord("Finish line's meta_info is not a dict")
     rid = meta.get("id", rid)

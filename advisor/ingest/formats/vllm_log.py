@@ -13,10 +13,12 @@ whose prompt or id list is cut off. The line's ``MM-DD HH:MM:SS`` time is the ar
 from __future__ import annotations
 
 import re
+from array import array
 from typing import Any
 
 from advisor.ingest.formats.base import Adapter, record
 from advisor.ingest.formats.pyliteral import Cut, value_at
+from advisor.ingest.long_lines import TooManyValues
 from advisor.ingest.traffic import BadRecord
 
 OLD = re.compile(r"Received request (\S+): prompt: ")
@@ -49,16 +51,20 @@ def _convert(line: Any) -> list[dict[str, Any]]:
         return []  # any other log line: not a request
     rid = m.group(1)
     try:
-        prompt, end = value_at(line, m.end())
+        prompt, end = value_at(line, m.end(), "prompt")
         ids = None
         key = line.find("prompt_token_ids: ", end)
         if key >= 0:
-            ids, _ = value_at(line, key + len("prompt_token_ids: "))
+            ids, _ = value_at(line, key + len("prompt_token_ids: "), "prompt_token_ids")
     except Cut as exc:
         raise BadRecord(f"truncated log line for request {rid} ({exc})") from None
+    except TooManyValues as exc:  # past the caps of one record, refused before it was read whole
+        raise BadRecord(f"request {rid}: {exc}") from None
     if prompt is not None and not isinstance(prompt, str):
         raise BadRecord(f"request {rid}: prompt is not a quoted string")
-    if ids is not None and not (isinstance(ids, list) and all(isinstance(i, int) for i in ids)):
+    # A plain id list comes packed (pyliteral); a list only when some id is not a plain one.
+    if ids is not None and not isinstance(ids, array) and not (
+            isinstance(ids, list) and all(isinstance(i, int) for i in ids)):
         raise BadRecord(f"request {rid}: prompt_token_ids is not a list of integers")
     if isinstance(prompt, str) and ids and len(ids) == len(prompt) >= CUT_MIN:
         raise BadRecord(f"truncated log line for request {rid}: prompt and prompt_token_ids both cut to "
