@@ -93,17 +93,41 @@ def _sg_message(raw: dict) -> BaseModel:
         raise Rejected(str(exc).splitlines()[0])
 
 
+def _sg_tool_choice(request: dict, tools: Optional[List[SgTool]]) -> Any:
+    """SGLang 0.5.23: ChatCompletionRequest.set_tool_choice_default, then
+    OpenAIServingChat._validate_request's tool_choice checks."""
+    choice = request.get("tool_choice")
+    if choice is None:
+        choice = "none" if request.get("tools") is None else "auto"
+    names = [t.function.name for t in tools or []]
+    if choice == "required" and not names:
+        raise Rejected("Tools cannot be empty if tool choice is set to required.")
+    if isinstance(choice, dict):
+        if not names:
+            raise Rejected("Tools cannot be empty if tool choice is set to a specific tool.")
+        if choice["function"]["name"] not in names:
+            raise Rejected(f"Tool '{choice['function']['name']}' not found in tools list.")
+    return choice
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(name)  # orjson (SGLang's parser) knows no NaN / Infinity
+
+
 def sglang(request: dict, content_format: str) -> dict:
     """The messages, tools and kwargs SGLang passes to apply_chat_template, with the
     suffix it appends and the function-only tools it retries with."""
     messages = [_sg_message(m).model_dump() for m in request["messages"]]
+    raw_tools = request.get("tools")
+    models = None if raw_tools is None else [SgTool(**t) for t in raw_tools]
+    choice = _sg_tool_choice(request, models)
     for m in messages:
         if m.get("role") == "assistant" and isinstance(m.get("tool_calls"), list):
             for call in m["tool_calls"]:
                 args = call["function"].get("arguments")
                 if isinstance(args, str):
                     try:
-                        value = json.loads(args)
+                        value = json.loads(args, parse_constant=_no_constants)
                     except ValueError:
                         raise Rejected("Assistant tool call function.arguments must be valid JSON.")
                     if not isinstance(value, dict):
@@ -115,7 +139,8 @@ def sglang(request: dict, content_format: str) -> dict:
             m["content"] = ""
         if isinstance(m["content"], list):
             if content_format == "openai":
-                parts = [{"type": "image"} if p.get("type") == "image_url" else p for p in m["content"]]
+                parts = [{"type": "image"} if p.get("type") == "image_url" else {"type": "text", "text": p["text"]}
+                         for p in m["content"] if p.get("type") in ("image_url", "text")]
                 new = {k: v for k, v in m.items() if v is not None and k != "content"}
                 new["content"] = parts
             else:
@@ -136,13 +161,10 @@ def sglang(request: dict, content_format: str) -> dict:
         else:
             out[-1] = {"role": "user", "content": out[-1]["content"]}
     tools = None
-    raw_tools = request.get("tools")
-    choice = request.get("tool_choice")
-    if raw_tools and choice != "none":
-        models = [SgTool(**t) for t in raw_tools]
+    if models and choice != "none":
         if isinstance(choice, dict):
             models = [t for t in models if t.function.name == choice["function"]["name"]]
-        tools = [t.model_dump() for t in models]
+        tools = [t.model_dump() for t in models] or None
     kwargs: dict = {}
     ctk = dict(request.get("chat_template_kwargs") or {})
     effort = request.get("reasoning_effort")
@@ -177,7 +199,32 @@ class VlTool(VlBase):
     function: VlFunctionDefinition
 
 
-def vllm(request: dict, content_format: str) -> dict:
+def _vl_check_tool_usage(request: dict, version: str) -> Optional[list]:
+    """vLLM's ChatCompletionRequest.check_tool_usage (protocol.py, a mode="before"
+    validator on the request as sent): the tools the request keeps."""
+    tools = request.get("tools")
+    choice = request.get("tool_choice")
+    if tools == []:
+        if version == "0.33.0":
+            raise Rejected("`tools` must not be an empty array.")
+        if not isinstance(choice, dict):  # 0.34.0: as if no tools were sent
+            tools = None
+            if choice in ("auto", "required"):
+                choice = "none"
+    if choice is None or choice == "none":
+        return tools
+    if tools is None:
+        raise Rejected("When using `tool_choice`, `tools` must be set.")
+    if isinstance(choice, dict):
+        if not any(t["function"]["name"] == choice["function"]["name"] for t in tools):
+            raise Rejected("The tool specified in `tool_choice` does not match any of the specified `tools`")
+    elif choice not in ("auto", "required"):
+        raise Rejected(f"Invalid value for `tool_choice`: {choice}!")
+    return tools
+
+
+def vllm(request: dict, content_format: str, version: str = "0.33.0") -> dict:
+    raw_tools = _vl_check_tool_usage(request, version)
     conversation = []
     for message in request["messages"]:
         role = message["role"]
@@ -210,6 +257,8 @@ def vllm(request: dict, content_format: str) -> dict:
             texts.append(value)
         if content_format == "openai":
             body: Any = [t if isinstance(t, dict) else {"type": "text", "text": t} for t in texts]
+            if role == "tool" and not any(item.get("type") != "text" for item in body):
+                body = "\n".join(item["text"] for item in body)  # parse_chat_message_content
         else:
             body = "\n".join(texts)
         msg: dict = {"role": role, "content": body}
@@ -246,7 +295,6 @@ def vllm(request: dict, content_format: str) -> dict:
                 except ValueError:
                     parsed = None
                 fn["arguments"] = parsed if isinstance(parsed, dict) else {}
-    raw_tools = request.get("tools")
     tools = None if raw_tools is None else [VlTool(**t).model_dump() for t in raw_tools]
     return {"messages": conversation, "tools": tools, "kwargs": dict(request.get("chat_template_kwargs") or {}),
             "suffix": "", "fallback": None,

@@ -32,7 +32,8 @@ from tests.chat_corpus import corpus  # noqa: E402
 
 TEMPLATES = Path(__file__).parent / "chat_templates"
 NAMES = ["llama31", "llama32", "qwen25", "qwen3", "mistral", "gpt_oss", "deepseek", "gemma3", "phi4", "command_r"]
-ENGINES = ["vllm", "sglang"]
+# The pinned releases (vLLM 0.33.0, SGLang 0.5.23) and vLLM's newest (advisor.ingest.preprocess.ENGINE_VERSIONS).
+ENGINES = ["vllm", "vllm==0.34.0", "sglang"]
 # What each engine's check of the template's syntax tree decides (content parts or one string).
 EXPECTED_FORMAT = {name: "string" for name in NAMES} | {"gemma3": "openai"}
 CORPUS = corpus(60, seed=13)
@@ -69,8 +70,10 @@ def _now(record: dict) -> dt.datetime:
 
 def _reference(tokenizer: Any, record: dict, engine: str, fmt: str) -> tuple[str | None, str | None]:
     """(text, None) or (None, the reason the engine or the template refuses)."""
+    name, _, version = engine.partition("==")
     try:
-        prepared = getattr(engine_oracle, engine)(record, fmt)
+        prepared = engine_oracle.vllm(record, fmt, version or "0.33.0") if name == "vllm" \
+            else engine_oracle.sglang(record, fmt)
     except engine_oracle.Rejected as exc:
         return None, str(exc)
     try:
@@ -149,15 +152,17 @@ def test_builtin_layout_is_llama31_template(engine: str, folders: dict[str, Path
 
 def test_engines_differ_where_they_should() -> None:
     # The same request renders differently per engine: parts joined by "\n" (vLLM) or " "
-    # (SGLang), tools re-serialized with each request model's defaults, `tools: []` kept
-    # by vLLM only.
+    # (SGLang), tools re-serialized with each request model's defaults, `tools: []`
+    # refused by vLLM 0.33.0 and no tools for vLLM 0.34.0 and SGLang (tests/test_engine_versions.py).
     layout = {e: Llama3Layout(engine=e) for e in ENGINES}
     parts = [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}]
     assert "a\nb<|eot_id|>" in layout["vllm"].render(parts, None)
     assert "a b<|eot_id|>" in layout["sglang"].render(parts, None)
     user = [{"role": "user", "content": "x"}]
-    assert "Environment: ipython" in layout["vllm"].render(user, [])
-    assert "Environment: ipython" not in layout["sglang"].render(user, [])
+    with pytest.raises(EngineRejects, match="must not be an empty array"):
+        layout["vllm"].render(user, [])
+    assert layout["vllm==0.34.0"].render(user, []) == layout["sglang"].render(user, []) \
+        == layout["sglang"].render(user, None)
     tool = [{"type": "function", "function": {"name": "f"}}]
     assert '"description": null,\n        "parameters": null' in layout["vllm"].render(user, tool)
     assert '"strict": false\n    },\n    "defer_loading": null' in layout["sglang"].render(user, tool)

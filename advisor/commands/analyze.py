@@ -14,7 +14,7 @@ from advisor.commands.common import ANNOTATION_FORMATS, FORMATS, INPUT_FORMAT_HE
 from advisor.console import log, out_console
 from advisor.errors import AdvisorError
 from advisor.ingest.memo import MemoEncoder
-from advisor.ingest.preprocess import DEFAULT_ENGINE, ENGINE_HELP, check_engine
+from advisor.ingest.preprocess import DEFAULT_ENGINE, ENGINE_HELP, ENGINE_VERSION_HELP, engine_spec
 from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, resolve_tokenizer
 from advisor.index.partition import run_partitioned
 from advisor.report import analysis as render
@@ -29,6 +29,7 @@ def analyze_command(
     tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
     chat_template: Optional[Path] = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
     engine: str = typer.Option(DEFAULT_ENGINE, help=ENGINE_HELP),
+    engine_version: Optional[str] = typer.Option(None, "--engine-version", help=ENGINE_VERSION_HELP),
     model_dir: Optional[Path] = typer.Option(None, "--model-dir", help=MODEL_DIR_HELP),
     timezone: str = typer.Option("UTC", help=TIMEZONE_HELP),
     templates: Optional[Path] = typer.Option(None, help="Folder of prompt templates for 'template' records."),
@@ -51,7 +52,7 @@ def analyze_command(
     """Measure the prefix-cache hit rate that the traffic allows (unlimited cache)."""
     check_format(format, (*FORMATS, *ANNOTATION_FORMATS))
     check_output(output, [*traffic, *([templates] if templates else []), *([chat_template] if chat_template else [])])
-    check_engine(engine)
+    engine = engine_spec(engine, engine_version)
     tokenizer = resolve_tokenizer(tokenizer, model_dir)
     skips = SkipLog()
     memo = MemoEncoder(load_tokenizer(tokenizer))

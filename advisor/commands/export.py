@@ -18,7 +18,7 @@ from advisor.commands.common import (
     with_progress,
 )
 from advisor.errors import AdvisorError
-from advisor.ingest.preprocess import DEFAULT_ENGINE
+from advisor.ingest.preprocess import DEFAULT_ENGINE, ENGINE_VERSION_HELP, engine_spec
 from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, resolve_tokenizer
 from advisor.export.trace import FORMATS, Hasher, rows, write
 
@@ -36,6 +36,7 @@ def export_command(
     model_dir: Path | None = typer.Option(None, "--model-dir", help=MODEL_DIR_HELP),
     engine: str = typer.Option(DEFAULT_ENGINE, help="The engine whose request preprocessing renders the traffic: "
                                "sglang or vllm."),
+    engine_version: str | None = typer.Option(None, "--engine-version", help=ENGINE_VERSION_HELP),
     timezone: str = typer.Option("UTC", help=TIMEZONE_HELP),
     templates: Path | None = typer.Option(None, help="Folder of prompt templates for 'template' records."),
     input_format: str = typer.Option("auto", help=INPUT_FORMAT_HELP),
@@ -56,7 +57,7 @@ def export_command(
     skips = SkipLog()
     tokenizer = resolve_tokenizer(tokenizer, model_dir)
     seqs = open_traffic(list(traffic), tokenizer, chat_template, templates, block_size, skips, input_format=input_format,
-                        engine=engine, model_dir=model_dir, timezone=timezone)
+                        engine=engine_spec(engine, engine_version), model_dir=model_dir, timezone=timezone)
     found = rows(with_progress(seqs, "export"), Hasher(block_size, key))
     skips.summary()
     if not found:

@@ -15,7 +15,7 @@ from advisor.console import out_console
 from advisor.diagnose.detect import Diagnoser
 from advisor.errors import AdvisorError
 from advisor.ingest.memo import MemoEncoder
-from advisor.ingest.preprocess import DEFAULT_ENGINE, ENGINE_HELP, check_engine
+from advisor.ingest.preprocess import DEFAULT_ENGINE, ENGINE_HELP, ENGINE_VERSION_HELP, engine_spec
 from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, resolve_tokenizer
 from advisor.prescribe.actions import prescribe
 from advisor.report import prescription as render
@@ -33,6 +33,7 @@ def prescribe_command(
     tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
     chat_template: Optional[Path] = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
     engine: str = typer.Option(DEFAULT_ENGINE, help=ENGINE_HELP),
+    engine_version: Optional[str] = typer.Option(None, "--engine-version", help=ENGINE_VERSION_HELP),
     model_dir: Optional[Path] = typer.Option(None, "--model-dir", help=MODEL_DIR_HELP),
     timezone: str = typer.Option("UTC", help=TIMEZONE_HELP),
     page_size: int = typer.Option(1, min=1, callback=bounded("--page-size"), help="Round cached tokens down to this page size."),
@@ -50,7 +51,7 @@ def prescribe_command(
     if templates is not None and not templates.is_dir():
         raise AdvisorError(f"{templates}: templates folder not found")
     skips = SkipLog()
-    check_engine(engine)
+    engine = engine_spec(engine, engine_version)
     tokenizer = resolve_tokenizer(tokenizer, model_dir)
     tok = load_tokenizer(tokenizer)
     seqs_iter = open_traffic(traffic, tokenizer, chat_template, templates, block_size, skips, MemoEncoder(tok),

@@ -16,7 +16,7 @@ from advisor.ingest.chat import clock_for
 from advisor.ingest.formats import check_format as check_input_format
 from advisor.ingest.formats import iter_requests
 from advisor.ingest.pipeline import check_prompt, reason_of
-from advisor.ingest.preprocess import DEFAULT_ENGINE, ENGINE_HELP
+from advisor.ingest.preprocess import DEFAULT_ENGINE, ENGINE_HELP, ENGINE_VERSION_HELP, engine_spec
 from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, make_renderer, resolve_tokenizer
 from advisor.ingest.traffic import Request, Skip, check_paths
 
@@ -66,6 +66,7 @@ def render_command(
     chat_template: Optional[Path] = typer.Option(None, help="HuggingFace chat template (.jinja or tokenizer_config.json)."),
     model_dir: Optional[Path] = typer.Option(None, "--model-dir", help=MODEL_DIR_HELP),
     engine: str = typer.Option(DEFAULT_ENGINE, help=ENGINE_HELP),
+    engine_version: Optional[str] = typer.Option(None, "--engine-version", help=ENGINE_VERSION_HELP),
     timezone: str = typer.Option("UTC", help=TIMEZONE_HELP),
     templates: Optional[Path] = typer.Option(None, help="Folder of prompt templates for 'template' records."),
     block_size: int = typer.Option(512, min=1, help="Tokens per hash_ids block."),
@@ -79,7 +80,8 @@ def render_command(
     forced = check_input_format(input_format)
     tokenizer = resolve_tokenizer(tokenizer, model_dir)
     files = check_paths(traffic)
-    renderer = make_renderer(tokenizer, chat_template, templates, files, engine=engine, model_dir=model_dir,
+    renderer = make_renderer(tokenizer, chat_template, templates, files, engine=engine_spec(engine, engine_version),
+                             model_dir=model_dir,
                              timezone=timezone)
     records: list[dict[str, Any]] = []
 

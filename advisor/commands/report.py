@@ -13,6 +13,7 @@ from advisor.cli import app
 from advisor.commands.bounds import bounded
 from advisor.commands.common import SkipLog, check_format, check_output, emit, emit_bytes, regular_destination
 from advisor.errors import AdvisorError
+from advisor.ingest.preprocess import ENGINE_VERSION_HELP, engine_spec
 from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, resolve_tokenizer, tokenizer_warning
 from advisor.report import advisory as render
 from advisor.report.plot import capacity_curve_png
@@ -38,6 +39,7 @@ def report_command(
                                              "model unless --model names another."),
     engine: str = typer.Option("sglang", help="Request preprocessing that renders chat records (the advisory "
                                "is SGLang's): sglang or vllm."),
+    engine_version: Optional[str] = typer.Option(None, "--engine-version", help=ENGINE_VERSION_HELP),
     timezone: str = typer.Option("UTC", help=TIMEZONE_HELP),
     record_templates: Optional[Path] = typer.Option(None, "--record-templates", help="Folder of templates named by 'template' records."),
     go_above: float = typer.Option(0.40, min=0.0, max=1.0, help="Go when the measured hit rate is above this."),
@@ -66,7 +68,7 @@ def report_command(
     opts = ReportOptions(model=model, gpu=gpu, tp=tp, kv_dtype=kv_dtype, weight_dtype=weight_dtype, mfu=mfu,
                          bandwidth_util=bandwidth_util, page_size=page_size, tokenizer=tokenizer,
                          chat_template=chat_template, record_templates=record_templates,
-                         engine=engine, model_dir=model_dir, timezone=timezone,
+                         engine=engine_spec(engine, engine_version), model_dir=model_dir, timezone=timezone,
                          thresholds=Thresholds(go_above, no_go_below), controlled=not uncontrolled)
     skips = SkipLog()
     data = build(list(templates or []), list(traffic), opts, skips)

@@ -9,12 +9,12 @@ from typing import Iterator, List, Optional
 import typer
 
 from advisor.cli import app
-from advisor.commands.bounds import TIMESTAMP_UNIT_HELP, bounded, check_timestamp_unit
+from advisor.commands.bounds import TIMESTAMP_UNIT_HELP, bounded, check_timestamp_unit, warmup_fraction
 from advisor.commands.common import ANNOTATION_FORMATS, FORMATS, INPUT_FORMAT_HELP, SkipLog, check_format, check_output, emit, open_traffic, with_progress
 from advisor.errors import AdvisorError
 from advisor.findings import Finding
 from advisor.ingest.pipeline import Sequence
-from advisor.ingest.preprocess import DEFAULT_ENGINE
+from advisor.ingest.preprocess import DEFAULT_ENGINE, ENGINE_VERSION_HELP, engine_spec
 from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, resolve_tokenizer, tokenizer_warning
 from advisor.ingest.preprocess import ENGINES as PREPROCESS_ENGINES
 from advisor.simulate.inputs import to_jobs
@@ -98,10 +98,11 @@ def simulate_command(
     eviction: Optional[str] = typer.Option(None, help="Eviction policies, comma-separated: branch-lru (SGLang whole leaves), block-lru (vLLM blocks), lfu, fifo (SGLang's, whole leaves), off (prefix caching off: only running requests hold KV), optimal (the offline bound: evicts what is needed farthest in the future; replay order). Default: the engine's."),
     engine: str = typer.Option("none", help="Hit rules: none (analyze's LCP), sglang (L-1 cap, pages) or vllm (L-1 cap, full blocks); "
                         "sglang or vllm also renders the traffic with that engine's request preprocessing (none: sglang's)."),
+    engine_version: Optional[str] = typer.Option(None, "--engine-version", help=ENGINE_VERSION_HELP),
     mode: Optional[str] = typer.Option(None, help="replay (one at a time) or serve (discrete-event engine). Default: serve when timestamps or --rate exist."),
     page_size: Optional[int] = typer.Option(None, min=1, callback=bounded("--page-size"), help="SGLang page / vLLM block in tokens. Default: sglang 1, vllm 16; block-lru on token traffic 16."),
     block_size: int = typer.Option(512, min=1, callback=bounded("--block-size"), help="Tokens per hash_ids block."),
-    warmup: float = typer.Option(0.0, min=0.0, max=1.0, help="The first FRACTION of requests only warm the cache."),
+    warmup: float = typer.Option(0.0, min=0.0, max=1.0, callback=warmup_fraction, help="The first FRACTION of requests only warm the cache."),
     sweep: bool = typer.Option(False, "--sweep", help="Hit rate against capacity, small pool to unlimited."),
     replicas: int = typer.Option(1, min=1, callback=bounded("--replicas"), help="Replicas, each with its own pool of --capacity-tokens."),
     router: str = typer.Option("round-robin", help="round-robin, random or cache-aware."),
@@ -122,8 +123,12 @@ def simulate_command(
 ) -> None:
     """Hit rate under a finite KV pool: eviction, scheduling, replicas and tenants."""
     tokenizer = resolve_tokenizer(tokenizer, model_dir)
-    if model is None and gpu is not None and model_dir is not None and (model_dir / "config.json").is_file():
-        model = str(model_dir / "config.json")  # the folder's architecture sizes the pool
+    if model is None and gpu is not None and model_dir is not None:
+        from advisor.ingest.model_dir import config_of
+
+        # The folder's architecture sizes the pool; checked, and confined wherever it is read.
+        found = config_of(model_dir)
+        model = str(found) if found is not None else None
     tokenizer_warning(tokenizer, model)
     _check_options(format, output, [*(traffic or []), *([chat_template] if chat_template else [])], engine, router,
                    timestamp_unit, rate, model, gpu)
@@ -145,7 +150,7 @@ def simulate_command(
         # The hit rules' engine is also the one whose request preprocessing renders the
         # traffic; with no engine's hit rules, the default engine's preprocessing.
         seqs = _traffic(traffic, tokenizer, chat_template, templates, block_size, skips, input_format, model_dir,
-                        timezone, engine if engine in PREPROCESS_ENGINES else DEFAULT_ENGINE)
+                        timezone, engine_spec(engine if engine in PREPROCESS_ENGINES else DEFAULT_ENGINE, engine_version))
         job_skip, dropped = dropping(observed, skips)
         jobs, has_time = to_jobs(watch(with_progress(seqs, "simulate"), observed), output_len, rate, timestamp_unit, seed,
                                  on_skip=job_skip)
@@ -158,7 +163,7 @@ def simulate_command(
     page = page_size or _default_page(engine, evictions, jobs)
     capacity = _capacity(capacity_tokens, model, gpu, engine, tp, kv_dtype, weight_dtype)
     tenants = jobs.tenants()
-    budget = parse_budget(tenant_budget, tenants)
+    budget = parse_budget(tenant_budget, tenants, finite=capacity is not None)
     base = RunSpec(engine=engine, capacity=capacity, page=page, mode=run_mode, warmup=warmup,
                    replicas=replicas, router=router, max_running=max_running,
                    max_prefill_tokens=max_prefill_tokens, cost=cost, seed=seed)

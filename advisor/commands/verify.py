@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from advisor.cli import app
-from advisor.commands.bounds import TIMESTAMP_UNIT_HELP, bounded, check_timestamp_unit
+from advisor.commands.bounds import TIMESTAMP_UNIT_HELP, bounded, check_timestamp_unit, warmup_fraction
 from advisor.commands.common import (
     INPUT_FORMAT_HELP,
     SkipLog,
@@ -18,6 +18,7 @@ from advisor.commands.common import (
     with_progress,
 )
 from advisor.errors import AdvisorError
+from advisor.ingest.preprocess import ENGINE_VERSION_HELP, engine_spec
 from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, resolve_tokenizer
 from advisor.simulate.inputs import to_jobs
 from advisor.simulate.model import (
@@ -37,11 +38,12 @@ from advisor.verify.compare import Observed
 def verify_command(
     traffic: list[Path] = typer.Argument(..., help="Traffic with observed cached tokens (any input format; - is stdin)."),
     engine: str = typer.Option(..., help="The engine that served it: sglang or vllm (its hit rules and eviction)."),
+    engine_version: str | None = typer.Option(None, "--engine-version", help=ENGINE_VERSION_HELP),
     capacity_tokens: int | None = typer.Option(None, min=0, callback=bounded("--capacity-tokens"), help="The engine's KV pool in tokens (default: unlimited)."),
     page_size: int | None = typer.Option(None, min=1, callback=bounded("--page-size"), help="SGLang page / vLLM block in tokens (default: sglang 1, vllm 16)."),
     eviction: str | None = typer.Option(None, help="branch-lru, block-lru, lfu or fifo (default: the engine's)."),
     policy: str = typer.Option("fcfs", help="The engine's scheduling policy (serve stage)."),
-    warmup: float = typer.Option(0.0, min=0.0, max=1.0, help="Compare only after the first FRACTION of requests."),
+    warmup: float = typer.Option(0.0, min=0.0, max=1.0, callback=warmup_fraction, help="Compare only after the first FRACTION of requests."),
     block_size: int = typer.Option(512, min=1, callback=bounded("--block-size"), help="Tokens per hash_ids block."),
     max_running: int = typer.Option(256, min=1, callback=bounded("--max-running"), help="Running requests (serve stage)."),
     max_prefill_tokens: int = typer.Option(16384, min=1, callback=bounded("--max-prefill-tokens"), help="Prefill token budget per step (serve stage)."),
@@ -71,7 +73,7 @@ def verify_command(
     tokenizer = resolve_tokenizer(tokenizer, model_dir)
     # The engine that served the traffic also preprocessed it: render as it did.
     seqs = open_traffic(list(traffic), tokenizer, chat_template, templates, block_size, skips, input_format=input_format,
-                        engine=engine, model_dir=model_dir, timezone=timezone)
+                        engine=engine_spec(engine, engine_version), model_dir=model_dir, timezone=timezone)
     job_skip, dropped = dropping(observed, skips)
     jobs, has_time = to_jobs(watch(with_progress(seqs, "verify"), observed), None, None, timestamp_unit,
                              on_skip=job_skip)

@@ -12,21 +12,22 @@ from typing import Any, Mapping, Sequence
 
 from advisor.errors import AdvisorError
 from advisor.ingest.family_tokenizers import mistral_common_tokenizer
-from advisor.ingest.preprocess import prepare
+from advisor.ingest.preprocess import check_mistral_tokenizer_request, prepare
 
 
 @dataclass
 class MistralChat:
     tokenizer_name: str
     name: str = "mistral-common"
-    engine: str = "vllm"
+    engine: str = "vllm"  # or an engine_spec: "vllm==0.34.0"
     timezone: dt.tzinfo = field(default=dt.timezone.utc, repr=False)
 
     def encode_chat(self, messages: Sequence[dict[str, Any]], tools: Sequence[Any] | None,
                     timestamp: float | None = None, options: Mapping[str, Any] | None = None) -> list[int]:
         from mistral_common.protocol.instruct.request import ChatCompletionRequest
 
-        prepared = prepare("vllm", messages, tools, options, "string")
+        prepared = prepare(self.engine, messages, tools, options, "string")
+        check_mistral_tokenizer_request(prepared)
         try:
             request = ChatCompletionRequest.from_openai(prepared.messages, tools=prepared.tools or None,
                                                         continue_final_message=prepared.continue_final_message)

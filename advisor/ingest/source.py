@@ -16,7 +16,7 @@ from advisor.errors import AdvisorError
 from advisor.ingest.chat import ChatRenderer, Llama3Layout, parse_timezone
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import Renderer, Sequence, sequences
-from advisor.ingest.preprocess import DEFAULT_ENGINE, check_engine
+from advisor.ingest.preprocess import DEFAULT_ENGINE, check_engine, engine_name
 from advisor.ingest.tokenizers import load_tokenizer
 from advisor.ingest.traffic import Skip, check_paths
 
@@ -122,13 +122,13 @@ def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | 
     from advisor.ingest.family_tokenizers import MISTRAL_FILES
 
     if tokenizer in MISTRAL_FILES and not chat_template:
-        if engine != "vllm":
+        if engine_name(engine) != "vllm":
             raise AdvisorError("a Mistral chat under SGLang renders the model's HF chat template: pass it with "
                                "--chat-template or --model-dir (--engine vllm renders through mistral-common, "
                                "as vLLM's --tokenizer-mode mistral)")
         from advisor.ingest.mistral_chat import MistralChat
 
-        chat = MistralChat(tokenizer, timezone=zone)
+        chat = MistralChat(tokenizer, engine=engine, timezone=zone)
     if chat_template:
         from advisor.ingest import safe_open
         from advisor.ingest.chat_template import mismatch_warning, read_chat_template
