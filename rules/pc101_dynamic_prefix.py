@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 from jinja2 import TemplateSyntaxError, nodes
@@ -138,7 +139,7 @@ def _move_fix(model: TemplateModel, index: int) -> Fix | None:
     enclosed, starts = _layout(model)
     if enclosed[index]:
         return None
-    if seg.line not in _top_level_output_lines(model):
+    if seg.line not in _top_level_output_lines(model) or _body(model).extends or _rebound_later(model, seg.line):
         return None
     start = starts[seg.line - 1] if seg.line - 1 < len(starts) else len(source)
     nl = source.find("\n", start)
@@ -160,13 +161,13 @@ def _move_fix(model: TemplateModel, index: int) -> Fix | None:
     if _trims_after(source[:start]) and (body[:1].isspace() or source[end:end + 1].isspace()):
         return None
     # A line that is a paragraph of its own (at the top, or after a blank line) takes the
-    # blank lines below it along and is set apart by one at its new place: left behind, they
+    # blank lines below it along and is set apart by them at its new place: left behind, they
     # would open the prompt (or the gap it leaves) with blank lines that were never text.
     gap = ""
     if start == 0 or source.endswith("\n\n", 0, start):
         blank = len(source) - len(source[end:].lstrip("\n"))
         if blank > end and blank < stop:
-            end, gap = blank, "\n"
+            end, gap = blank, source[end:blank]
     # The model's text has "\n" breaks only; the fix writes the file's own (lint.fix.carry).
     if stop < len(source) or source.endswith("\n"):
         moved = gap + body + "\n"
@@ -200,33 +201,69 @@ def _section_end(model: TemplateModel, after: int) -> int:
     return max(after, model.source.find("\n", last) + 1)
 
 
-# (model, lines) of the last model: asked per finding, the parse is done once per model.
-_TOP_LEVEL: list[Any] = [None, set()]
+@dataclass(frozen=True)
+class _Body:
+    """What a move needs to know of the template body, parsed once per model."""
+
+    reads: dict[int, frozenset[str]]  # file line of a top-level value -> the names it reads
+    bound: tuple[tuple[int, str], ...]  # (file line, name) of every binding in the template
+    extends: bool  # a child template: what renders is the parent's, around its blocks
+
+
+# (model, body) of the last model: asked per finding, the parse is done once per model.
+_TOP_LEVEL: list[Any] = [None, _Body({}, (), False)]
 
 
 def _top_level_output_lines(model: TemplateModel) -> set[int]:
     """File lines of the values that render directly in the template body."""
+    return set(_body(model).reads)
+
+
+def _body(model: TemplateModel) -> _Body:
     if _TOP_LEVEL[0] is not model:
-        _TOP_LEVEL[:] = [model, _parse_top_level(model)]
+        _TOP_LEVEL[:] = [model, _parse_body(model)]
     return _TOP_LEVEL[1]
 
 
-def _parse_top_level(model: TemplateModel) -> set[int]:
+def _rebound_later(model: TemplateModel, line: int) -> bool:
+    """Whether a name the values on ``line`` read is bound again further down (a `set`, a
+    loop, a macro, an import): moved below it, the line would print that value instead."""
+    body = _body(model)
+    names = body.reads.get(line, frozenset())
+    return any(at > line and name in names for at, name in body.bound)
+
+
+def _parse_body(model: TemplateModel) -> _Body:
     text, above = model.source, 0
     if model.kind == "prompty":
         try:
             text, above = prompty_body(text)
         except PromptFileError:
-            return set()
+            return _Body({}, (), False)
     try:
         ast = make_environment(Settings(), chat=False).parse(text)
     except (TemplateSyntaxError, RecursionError):
-        return set()
-    lines = set()
+        return _Body({}, (), False)
+    reads: dict[int, set[str]] = {}
     for node in ast.body:
         if isinstance(node, nodes.Output):
-            lines.update(child.lineno + above for child in node.nodes if not isinstance(child, nodes.TemplateData))
-    return lines
+            for child in node.nodes:
+                if not isinstance(child, nodes.TemplateData):
+                    names = {n.name for n in child.find_all(nodes.Name)} | ({child.name} if isinstance(child, nodes.Name) else set())
+                    reads.setdefault(child.lineno + above, set()).update(names)
+    bound = []
+    for target in ast.find_all((nodes.Name, nodes.NSRef)):
+        if isinstance(target, nodes.NSRef) or target.ctx in ("store", "param"):
+            bound.append((target.lineno + above, target.name))
+    for node in ast.find_all((nodes.Macro, nodes.Import, nodes.FromImport)):
+        if isinstance(node, nodes.Macro):
+            bound.append((node.lineno + above, node.name))
+        elif isinstance(node, nodes.Import):
+            bound.append((node.lineno + above, node.target))
+        else:
+            bound.extend((node.lineno + above, n[1] if isinstance(n, tuple) else n) for n in node.names)
+    extends = any(True for _ in ast.find_all(nodes.Extends))
+    return _Body({k: frozenset(v) for k, v in reads.items()}, tuple(bound), extends)
 
 
 def _where(seg: Segment, taint: Taint) -> str:

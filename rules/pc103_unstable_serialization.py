@@ -41,9 +41,12 @@ User profile:
 
 ## Fix safety
 Safe fix (`--fix`): `x.items()` becomes `x | dictsort`, `x.keys()` becomes `x | sort`,
-`x.values()` becomes `x | dictsort | map(attribute=1)`, and `|unique`, `|list`/`|join` of a
-set-like input get a `|sort` first. The same data then always renders in one order; a mapping
-or set carries no order of its own, so no meaning is lost.
+`x.values()` becomes `x | dictsort | map(attribute=1) | list`, and `|unique`, `|list`/`|join`
+of a set-like input get a `|sort` first. The same data then always renders in one order; a
+mapping or set carries no order of its own, so no meaning is lost. The fix is offered only
+where the view is iterated (a `for` loop, or a filter such as `join`, `list`, `map` or
+`length` that consumes it): printed, tested, indexed (`x.keys()[0]`) or passed elsewhere, a
+sorted list would not be the view it replaces.
 """
 
 OPTIONS = {
@@ -77,7 +80,7 @@ def check(model: TemplateModel, ctx: Context) -> Iterator[Problem]:
 _SORTED = {
     "items": " | dictsort",
     "keys": " | sort",
-    "values": " | dictsort | map(attribute=1)",
+    "values": " | dictsort | map(attribute=1) | list",
 }
 
 

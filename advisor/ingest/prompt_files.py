@@ -116,11 +116,14 @@ class Message:
 
 
 def get(node: Node | None, key: str) -> Node | None:
+    """The value of ``key`` in a mapping node; of a key given twice, the last, as YAML and
+    JSON loaders (and so the application reading the file) take it."""
+    found = None
     if isinstance(node, MappingNode):
         for k, v in node.value:
             if isinstance(k, ScalarNode) and k.value == key:
-                return v
-    return None
+                found = v
+    return found
 
 
 def messages(root: Node | None) -> list[Message] | None:

@@ -62,7 +62,11 @@ def repo_root(cwd: Path) -> Path:
 
 
 def display_path(path: Path, root: Path) -> str:
-    resolved = path.resolve()
+    # realpath, not resolve(): a symlink loop is the file's problem (refused when opened,
+    # naming it), never a RuntimeError here. A dangling or looping link is named itself.
+    resolved = Path(os.path.realpath(path))
+    if not os.path.exists(resolved):
+        resolved = Path(os.path.realpath(path.parent)) / path.name
     try:
         return resolved.relative_to(root).as_posix()
     except ValueError:
@@ -449,9 +453,13 @@ def fix_text(shown: str, path: Path, text: str, linter: Linter, unsafe: bool) ->
     # Fixes can undo each other (two clock lines, each a label before the other's value):
     # stop at the first text seen before, as it was then.
     seen = {norm: (text, 0)}
-    for _ in range(MAX_FIX_ROUNDS):
+    good = (text, 0)  # the last text that parsed: a round that breaks the template is dropped
+    for round_ in range(MAX_FIX_ROUNDS + 1):
         model = model_for(shown, path, norm, linter.settings, loader)
         if model is None or model.syntax_errors:
+            break
+        good = (text, total)
+        if round_ == MAX_FIX_ROUNDS:
             break
         wanted = [f.fix for f in linter.run([model])
                   if f.fix is not None and fixes.wanted(f.fix, unsafe) and not fixes.touches(f.fix, model.opaque)]
@@ -467,7 +475,7 @@ def fix_text(shown: str, path: Path, text: str, linter: Linter, unsafe: bool) ->
         if norm in seen:
             return seen[norm]
         seen[norm] = (text, total)
-    return text, total
+    return good
 
 
 @dataclass(frozen=True)

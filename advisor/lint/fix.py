@@ -117,8 +117,28 @@ def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
 def unified_diff(path: str, before: str, after: str) -> str:
     """A diff ``patch`` applies: lines end at ``\n`` only, as patch reads them, so a lone
     ``\r`` or a U+2028 stays inside its line and a CRLF line keeps its ``\r``."""
-    lines = difflib.unified_diff(patch_lines(before), patch_lines(after), f"a/{path}", f"b/{path}")
+    lines = difflib.unified_diff(patch_lines(before), patch_lines(after), _header(f"a/{path}"), _header(f"b/{path}"))
     out = []
     for line in lines:
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
+
+
+_C_ESCAPES = {"\\": "\\\\", '"': '\\"', "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _header(name: str) -> str:
+    """A file name as git writes it in a diff header, which GNU patch reads back: a name
+    with a space ends in a tab (else patch stops at the space), one with a tab, newline,
+    quote, backslash or other control character is a C string in double quotes."""
+    if any(c in name for c in '\t\n\r"\\') or not name.isprintable():
+        out = []
+        for ch in name:
+            if ch in _C_ESCAPES:
+                out.append(_C_ESCAPES[ch])
+            elif ch.isprintable():
+                out.append(ch)
+            else:
+                out.extend(f"\\{b:03o}" for b in ch.encode("utf-8", "surrogateescape"))
+        return '"' + "".join(out) + '"'
+    return name + "\t" if " " in name else name

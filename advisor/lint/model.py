@@ -445,6 +445,9 @@ class _Walker:
         self.inlined: set[int] = set()
         self.active: list[str] = []  # macros and files being walked in place (recursion guard)
         self.inline_cost = 0
+        # Expressions whose value is only iterated (a loop's iterable, the operand of a filter
+        # that consumes an iterable): there a sorted list means what `.items()` meant.
+        self.iterated: set[int] = set()
         self.callers: list[list[nodes.Node]] = []
         self.file = ""  # the included/imported file being walked ("" = the template itself)
         self.chat_sites: list[Site] = []
@@ -570,7 +573,10 @@ class _Walker:
             return strongest(args)
         base = self.expr(func)
         if fname in ("items", "keys", "values") and isinstance(func, nodes.Getattr):
-            self._unstable(node, f"`.{fname}()` of {base.reason or 'a mapping'}", base, line, fixable=fname)
+            # Fixable only where the result is iterated: printed, tested, indexed or measured,
+            # a sorted list would not be the view it replaces (nor parse where `[0]` follows).
+            fixable = fname if id(node) in self.iterated else ""
+            self._unstable(node, f"`.{fname}()` of {base.reason or 'a mapping'}", base, line, fixable=fixable)
         return strongest([base] + args)
 
     def _filter(self, node: nodes.Filter, line: int) -> Taint:
@@ -579,6 +585,8 @@ class _Walker:
             name = node.node.name
             if self.bound(name) is None and name not in self.settings.static_variables and name not in BUILTIN_NAMES:
                 return self._kwarg(name, node.args[0].value, line)  # type: ignore[attr-defined]
+        if node.name in _ITERATING_FILTERS and node.node is not None:
+            self.iterated.add(id(node.node))
         base = self.expr(node.node)
         args = self._args(node)
         if node.name == "tojson" and self.chat and not self.arguments_checked and node.node is not None and _mentions_arguments(node.node):
@@ -841,6 +849,7 @@ class _Walker:
 
     def _stmt_For(self, node: nodes.For) -> None:
         _, (l, c, el, ec, src) = self._control(node, ("for",))
+        self.iterated.add(id(node.iter))
         iter_taint = self.expr(node.iter)
         item_taint = iter_taint
         if iter_taint.volatile and iter_taint.kind == REQUEST:
@@ -1097,6 +1106,12 @@ TOOL_NAMES = frozenset({"tools", "custom_tools", "functions", "tool_schemas", "b
 _BLANK_THINK = re.compile(r"<think>\s*</think>")
 _POSITION_ATTRS = frozenset({"last", "first", "index", "index0", "revindex", "revindex0"})
 _REASONING_WORDS = ("reasoning", "thinking", "thought")
+
+
+# Filters that only iterate their operand: given a sorted list instead of a mapping's view
+# they do the same, in a stable order.
+_ITERATING_FILTERS = frozenset({"join", "list", "map", "select", "reject", "selectattr", "rejectattr", "first",
+                                "last", "batch", "slice", "unique", "length", "count", "sum", "min", "max", "sort"})
 
 
 def _short(src: str) -> str:

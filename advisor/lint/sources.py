@@ -137,10 +137,7 @@ def _data_file(text: str, suffix: str) -> Loaded | None:
 
 
 def _get(node: yaml.MappingNode, key: str) -> yaml.Node | None:
-    for k, v in node.value:
-        if isinstance(k, yaml.ScalarNode) and k.value == key:
-            return v
-    return None
+    return prompt_files.get(node, key)  # a key given twice: the last, as the loaders read it
 
 
 def _chat_template_pieces(node: yaml.Node, where: Lines) -> list[Piece]:

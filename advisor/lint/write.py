@@ -47,7 +47,10 @@ class Snapshot:
 
 
 def _same(a: os.stat_result, b: os.stat_result) -> bool:
-    return (a.st_dev, a.st_ino, a.st_size, a.st_mtime_ns) == (b.st_dev, b.st_ino, b.st_size, b.st_mtime_ns)
+    # The change time moves with any chmod, chown or xattr edit too: a mode the user changed
+    # meanwhile is never put back to the one read.
+    keys = ("st_dev", "st_ino", "st_size", "st_mtime_ns", "st_ctime_ns", "st_mode", "st_uid", "st_gid")
+    return all(getattr(a, k) == getattr(b, k) for k in keys)
 
 
 def take(path: Path, read: ReadBytes) -> Snapshot:
@@ -117,13 +120,14 @@ def _check_unchanged(snap: Snapshot, shown: str, read: ReadBytes) -> None:
 def _keep_attributes(fd: int, path: Path, info: os.stat_result, shown: str) -> None:
     """The new file gets the old one's permission bits, owner and extended attributes
     (ACLs and security labels live there on Linux)."""
-    os.fchmod(fd, stat.S_IMODE(info.st_mode))
     if (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
         try:
             os.fchown(fd, info.st_uid, info.st_gid)
         except PermissionError:
             raise Refused(f"{shown}: not fixed: it belongs to another user, and a rewrite by this one "
                           "would change its owner") from None
+    # After the owner: a chown clears the set-user-ID and set-group-ID bits.
+    os.fchmod(fd, stat.S_IMODE(info.st_mode))
     if not hasattr(os, "listxattr"):
         return
     try:

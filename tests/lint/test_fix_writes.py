@@ -228,7 +228,7 @@ def test_big_data_file_with_messages_is_still_refused(repo, counter, capsys):
 
 @pytest.mark.parametrize("text, want", [
     (f"Now: {{{{ now() }}}}\n\n{POLICY}\n", f"{POLICY}\n\nNow: {{{{ now() }}}}\n"),
-    (f"{{{{ now() }}}}\r\n\r\n\r\n{POLICY}", f"{POLICY}\r\n\r\n{{{{ now() }}}}"),
+    (f"{{{{ now() }}}}\r\n\r\n\r\n{POLICY}", f"{POLICY}\r\n\r\n\r\n{{{{ now() }}}}"),
     (f"Intro\n\nNow: {{{{ now() }}}}\n\n{POLICY}\n", f"Intro\n\n{POLICY}\n\nNow: {{{{ now() }}}}\n"),
     (f"Intro\nNow: {{{{ now() }}}}\n{POLICY}\n", f"Intro\n{POLICY}\nNow: {{{{ now() }}}}\n"),
 ])
@@ -238,3 +238,120 @@ def test_a_moved_paragraph_takes_its_blank_lines_along(repo, counter, text, want
     (one,) = fixes(repo, counter)
     one.write()
     assert (repo / "t.j2").read_bytes().decode() == want
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
+@pytest.mark.parametrize("mode", [0o6755, 0o4644, 0o2640])
+def test_set_id_bits_stay_on_a_file_of_another_owner(repo, counter, mode):
+    path = repo / "t.j2"
+    path.write_text(f"{{% for k, v in profile.items() %}}{{{{ k }}}}{{% endfor %}}\n{POLICY}\n")
+    os.chown(path, 1234, 5678)
+    path.chmod(mode)
+    (one,) = fixes(repo, counter, unsafe=False)
+    one.write()
+    assert stat.S_IMODE(path.stat().st_mode) == mode and path.stat().st_uid == 1234
+
+
+def test_a_mode_changed_during_the_run_is_not_put_back(repo, counter):
+    path = repo / "t.j2"
+    path.write_text(f"{{% for k, v in profile.items() %}}{{{{ k }}}}{{% endfor %}}\n{POLICY}\n")
+    path.chmod(0o644)
+    (one,) = fixes(repo, counter, unsafe=False)
+    path.chmod(0o600)
+    with pytest.raises(write.Refused):
+        one.write()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+# --- from an adversarial probe written without reading the code ------------------------------------
+
+def render(text: str, **data) -> str:
+    from advisor.ingest.sandbox import LimitedSandbox, compile_untrusted, render_untrusted
+
+    return render_untrusted(compile_untrusted(LimitedSandbox(), text, "t.j2"), data)
+
+
+@pytest.mark.parametrize("later", [
+    '{% set t = "x" %}', "{% set t %}x{% endset %}", "{% macro t() %}x{% endmacro %}", "{% set t = now() %}",
+])
+def test_no_move_past_a_later_binding_of_what_the_line_prints(repo, counter, later):
+    # Moved below `{% set t = "x" %}`, `Name: {{ t }}` printed "x" instead of the request's value.
+    text = f"Name: {{{{ t }}}}\n{later}{POLICY}\n"
+    (repo / "t.j2").write_text(text)
+    assert fixes(repo, counter) == []
+
+
+def test_no_move_past_a_namespace_attribute_set_later(repo, counter):
+    text = f"{{% set ns = namespace(v=user) %}}\nUser: {{{{ ns.v }}}}\n{POLICY}\n{{% set ns.v = 'x' %}}\n"
+    (repo / "t.j2").write_text(text)
+    assert fixes(repo, counter) == []
+
+
+def test_no_move_in_a_child_template(repo, counter):
+    # Below `{% extends %}` the line is never rendered at all.
+    (repo / "base.j2").write_text("BASE\n")
+    (repo / "t.j2").write_text(f'Time: {{{{ now() }}}}\n{POLICY}\n{{% extends "base.j2" %}}\n')
+    assert [f for f in fixes(repo, counter) if f.shown == "t.j2"] == []
+
+
+@pytest.mark.parametrize("text", [
+    "{% if d.values() %}Profile:{% endif %}\n", "First key: {{ d.keys()[0] }}\n",
+    "{{ d.items()[0] }}\n", "{{ d.values().x }}\n", "{{ d.keys().__len__() }}\n", "{{ d.values() }}\n",
+])
+def test_safe_fix_only_where_the_view_is_iterated(repo, counter, text):
+    # Printed, tested, indexed or measured, a sorted list is not the view it replaced (a
+    # generator has no len and is always true; `d | sort[0]` does not parse).
+    (repo / "t.j2").write_text(text + POLICY + "\n")
+    assert [f for f in fixes(repo, counter, unsafe=False)] == []
+
+
+@pytest.mark.parametrize("text, data", [
+    ("{{ d.values() | length }} items\n", {"d": {"b": 2, "a": 1}}),
+    ("{% for v in d.values() %}{{ v }},{% endfor %}\n", {"d": {"b": 2, "a": 1}}),
+    ("{{ d.values() | join(',') }}\n", {"d": {}}),
+])
+def test_values_fix_is_a_list(repo, counter, text, data):
+    (repo / "t.j2").write_text(text + POLICY + "\n")
+    (one,) = fixes(repo, counter, unsafe=False)
+    assert render(one.after, **data) == render(text + POLICY + "\n", d=dict(sorted(data["d"].items())))
+
+
+def test_moved_paragraph_keeps_every_blank_line(repo, counter):
+    text = "Time: {{ now() }}\r" + "\r" * 1000 + POLICY
+    (repo / "t.j2").write_bytes(text.encode())
+    (one,) = fixes(repo, counter)
+    assert one.after == POLICY + "\r" * 1001 + "Time: {{ now() }}"  # reordered, not a byte lost
+
+
+@pytest.mark.skipif(shutil.which("patch") is None, reason="GNU patch is not installed")
+@pytest.mark.parametrize("name", ["support chat.j2", "tab\tname.j2", 'q"uote.j2', "back\\slash.j2", "new\nline.j2", " lead.j2"])
+def test_diff_of_an_awkward_file_name_applies(repo, counter, tmp_path_factory, name):
+    (repo / name).write_text(f"Time: {{{{ now() }}}}\n{POLICY}\n")
+    (one,) = fixes(repo, counter)
+    copy = tmp_path_factory.mktemp("copy")
+    shutil.copy(repo / name, copy / name)
+    run = subprocess.run(["patch", "-p1", "-d", str(copy)], input=one.diff().encode(), capture_output=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert (copy / name).read_text() == one.after
+
+
+def test_symlink_loops_and_dangling_links_are_named_not_a_traceback(repo, counter, capsys):
+    (repo / "ok.j2").write_text(f"{POLICY}\n")
+    os.symlink("x.j2", repo / "y.j2")
+    os.symlink("y.j2", repo / "x.j2")
+    os.symlink("nowhere.j2", repo / "d.j2")
+    assert cli("lint", str(repo)) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "x.j2: cannot read" in err and "d.j2: no such file" in err
+
+
+@pytest.mark.parametrize("suffix", [".json", ".yaml"])
+def test_a_key_given_twice_is_read_as_the_loaders_read_it(repo, counter, suffix):
+    # json.load and yaml.safe_load keep the last: the fix went to the shadowed first copy.
+    old = "{% for k, v in old.items() %}{{ k }}{% endfor %} " + POLICY
+    live = "{% for k, v in profile.items() %}{{ k }}{% endfor %} " + POLICY
+    text = ('{"messages": [{"role": "system", "content": "%s"}],\n "messages": [{"role": "system", "content": "%s"}]}\n'
+            % (old, live))
+    (repo / f"p{suffix}").write_text(text)
+    (one,) = fixes(repo, counter, unsafe=False)
+    assert one.after == text.replace("profile.items()", "profile | dictsort")
