@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any, Dict, List, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -332,3 +333,19 @@ def reference_render(tokenizer: Any, prepared: dict, now: Any) -> str:
     finally:
         hf.datetime = saved
     return text + prepared["suffix"]
+
+
+def model_folder(root: Path, name: str, specials: dict[str, str], template: str) -> Path:
+    """A HuggingFace-style folder for the reference renderer: tokenizer.json (the special
+    tokens only: the reference renders, it does not tokenize) and tokenizer_config.json with
+    the template."""
+    from tokenizers import AddedToken, Tokenizer, models
+
+    folder = root / name
+    folder.mkdir()
+    tok = Tokenizer(models.BPE(vocab={"a": 0}, merges=[]))
+    tok.add_special_tokens([AddedToken(t, special=True) for t in specials.values()])
+    tok.save(str(folder / "tokenizer.json"))
+    config = {"tokenizer_class": "PreTrainedTokenizerFast", **specials, "chat_template": template}
+    (folder / "tokenizer_config.json").write_text(json.dumps(config, ensure_ascii=False))
+    return folder

@@ -41,20 +41,8 @@ FALLBACK = dt.datetime(2026, 1, 1, 12, 0, 0, tzinfo=dt.timezone.utc)
 
 
 def _model_folder(root: Path, name: str) -> Path:
-    """A HuggingFace-style folder: tokenizer.json (the special tokens only: the reference
-    renders, it does not tokenize) and tokenizer_config.json with the template."""
-    from tokenizers import AddedToken, Tokenizer, models
-
-    folder = root / name
-    folder.mkdir()
     specials = json.loads((TEMPLATES / "specials.json").read_text())[name]
-    tok = Tokenizer(models.BPE(vocab={"a": 0}, merges=[]))
-    tok.add_special_tokens([AddedToken(t, special=True) for t in specials.values()])
-    tok.save(str(folder / "tokenizer.json"))
-    config = {"tokenizer_class": "PreTrainedTokenizerFast", **specials,
-              "chat_template": (TEMPLATES / f"{name}.jinja").read_text()}
-    (folder / "tokenizer_config.json").write_text(json.dumps(config, ensure_ascii=False))
-    return folder
+    return engine_oracle.model_folder(root, name, specials, (TEMPLATES / f"{name}.jinja").read_text())
 
 
 @pytest.fixture(scope="module")

@@ -25,6 +25,7 @@ from advisor.ingest.preprocess import (  # noqa: E402
     ENGINE_VERSIONS, EngineRejects, check_mistral_tokenizer_request, engine_spec, prepare,
 )
 from advisor.ingest.tokenizers import load_tokenizer  # noqa: E402
+from tests import engine_oracle  # noqa: E402
 
 TEMPLATES = Path(__file__).parent / "chat_templates"
 SPECIALS = {**json.loads((TEMPLATES / "specials.json").read_text()),
@@ -37,19 +38,7 @@ WEATHER = {"type": "function", "function": {"name": "get_weather", "description"
 
 
 def _folder(root: Path, name: str) -> Path:
-    """A HuggingFace-style folder: a tokenizer that knows the template's special tokens
-    (the reference renders, it does not tokenize) and the template in its config."""
-    from tokenizers import AddedToken, Tokenizer, models
-
-    folder = root / name
-    folder.mkdir()
-    tok = Tokenizer(models.BPE(vocab={"a": 0}, merges=[]))
-    tok.add_special_tokens([AddedToken(t, special=True) for t in SPECIALS[name].values()])
-    tok.save(str(folder / "tokenizer.json"))
-    config = {"tokenizer_class": "PreTrainedTokenizerFast", **SPECIALS[name],
-              "chat_template": (TEMPLATES / f"{name}.jinja").read_text()}
-    (folder / "tokenizer_config.json").write_text(json.dumps(config, ensure_ascii=False))
-    return folder
+    return engine_oracle.model_folder(root, name, SPECIALS[name], (TEMPLATES / f"{name}.jinja").read_text())
 
 
 @pytest.fixture(scope="module")
