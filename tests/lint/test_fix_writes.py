@@ -355,3 +355,13 @@ def test_a_key_given_twice_is_read_as_the_loaders_read_it(repo, counter, suffix)
     (repo / f"p{suffix}").write_text(text)
     (one,) = fixes(repo, counter, unsafe=False)
     assert one.after == text.replace("profile.items()", "profile | dictsort")
+
+
+def test_a_round_of_fixes_that_breaks_the_template_is_dropped(repo, counter, monkeypatch):
+    # The safety net under every rule: whatever a fix writes must still parse.
+    import importlib
+
+    pc103 = importlib.import_module("advisor.rules.pc103_unstable_serialization")
+    monkeypatch.setitem(pc103._SORTED, "items", " | dictsort %}{% if")  # a fix gone wrong
+    (repo / "t.j2").write_text(f"{{% for k, v in profile.items() %}}{{{{ k }}}}{{% endfor %}}\n{POLICY}\n")
+    assert fixes(repo, counter, unsafe=False) == []
