@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Iterator
 
@@ -10,6 +9,7 @@ from jinja2 import TemplateSyntaxError, nodes
 
 from advisor.ingest.prompt_files import ROLE_LINE, PromptFileError, prompty_body
 from advisor.lint.fix import UNSAFE, Edit, Fix
+from advisor.lint.lines import Lines
 from advisor.lint.model import DATE, RANDOM, REQUEST, Segment, Settings, Taint, TemplateModel, make_environment
 from advisor.lint.rule import Context, Option, Problem, Rule, shared_tokens_after, snippet
 
@@ -121,7 +121,7 @@ def _layout(model: TemplateModel) -> tuple[list[bool], list[int]]:
         for k in range(n):
             run += depth[k]
             enclosed.append(run > 0)
-        starts = [0] + [m.end() for m in re.finditer("\n", model.source)]
+        starts = Lines(model.source).starts
         _LAYOUT[:] = [model, enclosed, starts]
     return _LAYOUT[1], _LAYOUT[2]
 

@@ -9,6 +9,7 @@ text; fixes whose edits overlap an already accepted fix wait for the next run, a
 from __future__ import annotations
 
 import difflib
+import functools
 from dataclasses import dataclass
 
 from advisor.lint.lines import Lines, normalize, patch_lines
@@ -32,7 +33,13 @@ class Fix:
 
 def offset(source: str, line: int, column: int) -> int:
     """The offset of a 1-based (line, column) position in ``source`` (Jinja's line model)."""
-    return Lines(source).offset(line, column)
+    return _lines_of(source).offset(line, column)
+
+
+@functools.lru_cache(maxsize=2)
+def _lines_of(source: str) -> Lines:
+    # Asked twice per fix of one model: its line starts are found once (a str caches its hash).
+    return Lines(source)
 
 
 def touches(fix: Fix, regions: list[tuple[int, int]]) -> bool:
