@@ -135,6 +135,22 @@ def test_empty_tools_through_the_command_line(tmp_path: Path, cli) -> None:
         assert "--engine-version" in cli(command, "--help").out, command
 
 
+@pytest.mark.parametrize("name", ["llama31", "mistral"])
+def test_empty_tools_through_the_render_worker(tmp_path: Path, cli, name: str) -> None:
+    """With ``--chat-template`` the request crosses to the render worker: ``tools: []`` must
+    reach the engine's rule as a list (it had become None there, so vLLM 0.33.0 rendered it)."""
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}], "tools": []}) + "\n")
+    template = str(TEMPLATES / f"{name}.jinja")
+    refused = cli("render", path, "--engine", "vllm", "--chat-template", template, "--format", "json")
+    assert "must not be an empty array" in json.loads(refused.out)["records"][0]["skipped"]
+    newest = cli("render", path, "--engine", "vllm", "--engine-version", "0.34.0", "--chat-template", template,
+                 "--format", "json")
+    sglang = cli("render", path, "--chat-template", template, "--format", "json")
+    assert newest.code == sglang.code == 0
+    assert json.loads(newest.out)["records"][0]["text"] == json.loads(sglang.out)["records"][0]["text"]
+
+
 # ---------------------------------------------------------- 2. `arguments: ""`
 
 

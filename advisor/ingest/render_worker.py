@@ -481,7 +481,8 @@ class RemoteChat:
         return result
 
     def render_many(self, items: Sequence[tuple[Any, ...]]) -> list[str | AdvisorError]:
-        jobs = [("c", [dict(m) for m in item[0]], list(item[1]) if item[1] else None, item[2],
+        # `tools: []` crosses as a list: what an empty list becomes is the engine release's rule.
+        jobs = [("c", [dict(m) for m in item[0]], list(item[1]) if item[1] is not None else None, item[2],
                  dict(item[3]) if len(item) > 3 and item[3] else None) for item in items]
         out: list[str | AdvisorError] = []
         for answer in self.client.run(jobs):
