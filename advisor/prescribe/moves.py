@@ -18,6 +18,7 @@ Both are plain callables ``Request -> Request | None`` (None: nothing to change 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -586,7 +587,25 @@ class SpanMove:
 
 def _cut_tools(tools: list[Any], a: Anchor) -> tuple[list[Any], str] | None:
     """The tool definitions with the span cut out of the string that holds it (the
-    anchors are decoded from the tools as JSON, so the string is searched escaped)."""
+    anchors are decoded from the tools as JSON, so the string is searched escaped).
+
+    Requests repeat the same tool list and each candidate move asks about it again, so
+    the answer is kept per (tool list, anchor); each caller gets tools of its own."""
+    try:
+        compact = json.dumps(tools, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return _cut_tools_in(tools, a)
+    got = _cut_tools_cached(compact, a)
+    return None if got is None else (json.loads(got[0]), got[1])
+
+
+@functools.lru_cache(maxsize=512)
+def _cut_tools_cached(compact: str, a: Anchor) -> tuple[str, str] | None:
+    got = _cut_tools_in(json.loads(compact), a)
+    return None if got is None else (json.dumps(got[0], ensure_ascii=False), got[1])
+
+
+def _cut_tools_in(tools: list[Any], a: Anchor) -> tuple[list[Any], str] | None:
     # The anchor's sides inside one JSON string: up to the quotes that bound it.
     # A span across JSON values (a list of per-request choices) moves as the value
     # that holds it; a span inside one string is cut out of that string.
@@ -637,16 +656,34 @@ def _cut_tools(tools: list[Any], a: Anchor) -> tuple[list[Any], str] | None:
 _TOOL_INDENTS: tuple[int | None, ...] = (4, 2, None)
 
 
-def _in_tool(tool: Any, a: Anchor) -> Iterator[tuple[str, list[tuple[int, int, tuple[Any, ...]]], int, int]]:
+def _in_tool(tool: Any, a: Anchor) -> Iterator[tuple[str, Sequence[tuple[int, int, tuple[Any, ...]]], int, int]]:
     """For each layout a template may print ``tool`` in, where the span is found: the
     text, the character range of every value in it, and the span's start and end."""
-    for indent in _TOOL_INDENTS:
-        text, ranges = _dump_ranges(tool, indent)
-        if text != json.dumps(tool, ensure_ascii=False, indent=indent):
-            continue
+    for indent, text in zip(_TOOL_INDENTS, _tool_texts(json.dumps(tool, ensure_ascii=False))):
         found = locate(text, a)
-        if found is not None:
+        if found is None:
+            continue
+        ranges = _ranges_of(text, indent)
+        if ranges is not None:
             yield text, ranges, found[0], found[1]
+
+
+# Every request repeats the same few tool definitions, and the search asks about each of
+# them many times: each is laid out and walked once. The key is the compact dump (the C
+# encoder); the indented dumps and the walk run in Python and were most of prescribe's time.
+@functools.lru_cache(maxsize=1024)
+def _tool_texts(compact: str) -> tuple[str, ...]:
+    """A tool definition as each layout in ``_TOOL_INDENTS`` prints it."""
+    value = json.loads(compact)
+    return tuple(json.dumps(value, ensure_ascii=False, indent=indent) for indent in _TOOL_INDENTS)
+
+
+@functools.lru_cache(maxsize=1024)
+def _ranges_of(text: str, indent: int | None) -> tuple[tuple[int, int, tuple[Any, ...]], ...] | None:
+    """The value ranges of a tool definition dumped as ``text``, or None where walking it
+    does not give ``text`` back."""
+    dumped, ranges = _dump_ranges(json.loads(text), indent)
+    return tuple(ranges) if dumped == text else None
 
 
 def _own_tool(tools: list[Any], a: Anchor) -> int | None:
@@ -820,8 +857,8 @@ def _cut_tool_member(tool: Any, a: Anchor) -> tuple[Any, str] | None:
     ``default`` of a parameter), in whichever layout the template printed it."""
     if not isinstance(tool, dict):
         return None
-    for indent in _TOOL_INDENTS:
-        got = _cut_json_member(json.dumps(tool, ensure_ascii=False, indent=indent), a)
+    for text in _tool_texts(json.dumps(tool, ensure_ascii=False)):
+        got = _cut_json_member(text, a)
         if got is not None:
             return json.loads(got[0]), got[1]
     return None
@@ -833,6 +870,36 @@ def _cut_json_member(text: str, a: Anchor) -> tuple[str, str] | None:
     member as ``key: value``. Cutting characters out of it would leave broken JSON."""
     if text.lstrip()[:1] not in ("{", "[") or len(text) > 1_000_000:
         return None
+    layout = _document_layout(text) if len(text) <= _CACHED_DOCUMENT else _document_layout.__wrapped__(text)
+    if layout is None:
+        return None
+    value, indent, ranges = layout
+    found = locate(text, a)
+    if found is None:
+        return None
+    start, end = found
+    covering = [(e - s, path) for s, e, path in ranges if s <= start and end <= e and path]
+    if not covering:
+        return None
+    size, path = min(covering, key=lambda t: (t[0], -len(t[1])))
+    if size > 2 * (end - start) + 8:
+        return None  # a value inside longer text is cut out of the string
+    got = _without(value, path, scalars=True)
+    if got is None:
+        return None
+    return json.dumps(got[0], ensure_ascii=False, indent=indent), got[1]
+
+
+# Documents up to this many characters keep their layout cached (the same tool result or
+# definition is asked about once per candidate move); longer ones are laid out each time.
+_CACHED_DOCUMENT = 32_768
+
+
+@functools.lru_cache(maxsize=256)
+def _document_layout(text: str) -> tuple[Any, int | None, tuple[tuple[int, int, tuple[Any, ...]], ...]] | None:
+    """``text`` as a JSON object or array, the indent that prints it back exactly and the
+    range of every value in it; None when it is not one JSON document in such a layout.
+    The value is shared: callers copy it before changing it (``_without`` does)."""
     try:
         value = json.loads(text)
     except ValueError:
@@ -841,22 +908,8 @@ def _cut_json_member(text: str, a: Anchor) -> tuple[str, str] | None:
         return None
     for indent in (None, 2, 4):
         dumped, ranges = _dump_ranges(value, indent)
-        if dumped != text:
-            continue
-        found = locate(text, a)
-        if found is None:
-            return None
-        start, end = found
-        covering = [(e - s, path) for s, e, path in ranges if s <= start and end <= e and path]
-        if not covering:
-            return None
-        size, path = min(covering, key=lambda t: (t[0], -len(t[1])))
-        if size > 2 * (end - start) + 8:
-            return None  # a value inside longer text is cut out of the string
-        got = _without(value, path, scalars=True)
-        if got is None:
-            return None
-        return json.dumps(got[0], ensure_ascii=False, indent=indent), got[1]
+        if dumped == text:
+            return value, indent, tuple(ranges)
     return None
 
 
