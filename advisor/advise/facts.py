@@ -66,6 +66,10 @@ class ReportOptions:
     thresholds: Thresholds = field(default_factory=Thresholds)
     controlled: bool = True  # does the team control the prompt templates?
     batch: int = 16
+    # Also gather what the HTML report shows (a "views" key: the prefix tree, divergence
+    # examples, the capacity curve after the prescribed fix, template excerpts). Off, the
+    # facts are exactly those of the JSON report.
+    views: bool = False
 
 
 # --- measurement ---------------------------------------------------------------------------
@@ -128,12 +132,7 @@ def _simulate(jobs: JobStore, has_time: bool, pools: dict[str, int], page: int,
     study = Study(jobs)  # each distinct configuration replayed once
     caps = sweep_capacities(jobs, base.rules)
     finite = sorted({c for c in caps if c is not None} | {pool_tokens})
-    curve: list[dict[str, Any]] = []
-    for cap in finite + [None]:
-        for policy in ("fcfs", CACHE_AWARE, "optimal"):
-            spec = replace(base, policy="fcfs", eviction="optimal") if policy == "optimal" else replace(base, policy=policy)
-            r = study.run(replace(spec, capacity=cap))
-            curve.append({"policy": policy, "capacity_tokens": cap, "hit_rate": round(r.totals.hit_rate, 6)})
+    curve = _curve(study, base, finite + [None])
     at_pool: dict[str, RunResult] = {
         policy: study.run(replace(base, policy=policy, capacity=pool_tokens))
         for policy in ("fcfs", CACHE_AWARE)
@@ -160,6 +159,47 @@ def _simulate(jobs: JobStore, has_time: bool, pools: dict[str, int], page: int,
         "engines": compare_engines(jobs, pools, timings, page, study,
                                       "logged timestamps" if has_time else AT_ONCE),
     }
+
+
+def _curve(study: Study, base: RunSpec, capacities: list[int | None]) -> list[dict[str, Any]]:
+    """Hit rate at each capacity under FCFS, the cache-aware scheduler and the optimal bound."""
+    curve: list[dict[str, Any]] = []
+    for cap in capacities:
+        for policy in ("fcfs", CACHE_AWARE, "optimal"):
+            spec = replace(base, policy="fcfs", eviction="optimal") if policy == "optimal" else replace(base, policy=policy)
+            r = study.run(replace(spec, capacity=cap))
+            curve.append({"policy": policy, "capacity_tokens": cap, "hit_rate": round(r.totals.hit_rate, 6)})
+    return curve
+
+
+def _curve_after_fix(seqs: list[Sequence], rewritten: list[Sequence], sim: dict[str, Any], page: int,
+                     timings: EngineTimings) -> dict[str, Any]:
+    """Today's capacity sweep (same capacities, same mode) on the traffic after the
+    prescribed rewrite; each rewritten request keeps its logged arrival time."""
+    if len(rewritten) != len(seqs) or all(r is s for r, s in zip(rewritten, seqs)):
+        return {"curve": [dict(p) for p in sim["curve"]], "requests": len(seqs), "rewritten_requests": 0}
+    restamped = [r if r.request.timestamp == s.request.timestamp else
+                 replace(r, request=replace(r.request, timestamp=s.request.timestamp))
+                 for s, r in zip(seqs, rewritten)]
+    jobs, _ = to_jobs(restamped, on_skip=lambda _skip: None)
+    base = RunSpec(engine="sglang", page=page, mode=sim["mode"], eviction="branch-lru", cost=timings)
+    capacities = list(dict.fromkeys(p["capacity_tokens"] for p in sim["curve"]))
+    return {"curve": _curve(Study(jobs), base, capacities), "requests": len(jobs),
+            "rewritten_requests": sum(1 for r, s in zip(rewritten, seqs) if r is not s)}
+
+
+def _views(opts: ReportOptions, facts: dict[str, Any], traffic: dict[str, Any] | None,
+           timings: EngineTimings) -> dict[str, Any]:
+    """The ``views`` key (``ReportOptions.views``): what the HTML report draws."""
+    from advisor.advise.views import lint_excerpts, traffic_views
+
+    out: dict[str, Any] = {"lint_excerpts": lint_excerpts(facts["lint"])}
+    if traffic is not None:
+        seqs, m, decode = traffic["seqs"], traffic["measured"], traffic["decode"]
+        presc = m["prescription"]
+        out.update(traffic_views(seqs, decode, m["analysis"], m["diagnosis"], presc, m["diagnosis"].findings))
+        out["after_fix"] = _curve_after_fix(seqs, presc.rewritten, facts["simulation"], opts.page_size, timings)
+    return out
 
 
 def _run_summary(r: RunResult, mode: str) -> dict[str, Any]:
@@ -203,6 +243,7 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
     facts["lint"] = _lint(templates, opts.tokenizer) if templates else []
     hot_prefix = 0
     mean_prompt = 0
+    measured: dict[str, Any] | None = None  # what the views need of the traffic
     if traffic:
         files = check_paths(traffic)
         renderer = make_renderer(opts.tokenizer, opts.chat_template, opts.record_templates, files,
@@ -241,6 +282,8 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
         }
         facts["traffic"]["profile"] = (
             "prefix-heavy" if res.hit_rate >= 0.5 else ("single-shot" if res.hit_rate < 0.1 else "prefix-light"))
+        if opts.views:
+            measured = {"seqs": seqs, "measured": m, "decode": renderer.tokenizer.decode}
     cost = estimate_cost(model, gpu, tp=tp, kv_dtype=opts.kv_dtype, prefix_tokens=hot_prefix, batch=opts.batch,
                          unique_tokens=max(0, mean_prompt - hot_prefix), engine="sglang", mfu=opts.mfu,
                          weight_dtype=opts.weight_dtype, bandwidth_util=opts.bandwidth_util)
@@ -266,6 +309,8 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
     facts["hit_rate_after_prescription"] = facts.get("traffic", {}).get("hit_rate_after_prescription")
     facts["rollout"] = rollout(facts, opts)
     facts["read_next"] = read_next(facts)
+    if opts.views:
+        facts["views"] = _views(opts, facts, measured, timings)
     return facts
 
 

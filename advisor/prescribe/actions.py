@@ -77,6 +77,9 @@ class Prescription:
     diffs: list[Any] = field(default_factory=list)  # advisor.prescribe.template_diff.TemplateDiff
     page_size: int = 1
     capacity: int | None = None
+    # The traffic with the chosen fixes in, one sequence per logged one in the same order (the
+    # logged sequence itself where no fix changed it): what ``hit_rate_after`` was measured on.
+    rewritten: list[Sequence] = field(default_factory=list, repr=False, compare=False)
 
     @property
     def hit_rate_before(self) -> float:
@@ -771,6 +774,7 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
         requests=len(seqs), prompt_tokens=prompt, cached_before=before, cached_after=max(before, after),
         actions=actions, section_order=section_order(diagnosis), findings=diagnosis.findings,
         attribution=attribution, not_rewritable=m.not_rewritable, page_size=page_size, capacity=capacity,
+        rewritten=fixed_all,
     )
 
 
