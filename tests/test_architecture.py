@@ -14,6 +14,9 @@ from tests.conftest import ROOT
 PACKAGE = ROOT / "advisor"
 # The command layer: only these may import advisor.commands.* or advisor.cli.
 COMMAND_LAYER = ("advisor.commands", "advisor.cli", "advisor.__main__")
+# The Python API: above the stages (advise, report, simulate, cost, ...), below the command
+# layer, which calls it. (``advisor/__init__`` re-exports it by name, on first use.)
+API_LAYER = "advisor.api"
 
 
 def module_name(path: Path) -> str:
@@ -111,6 +114,21 @@ def test_nothing_below_the_cli_imports_the_command_layer() -> None:
         if dep.startswith(("advisor.commands", "advisor.cli"))
     }
     assert offenders == set()
+
+
+def test_only_the_command_layer_imports_the_api() -> None:
+    offenders = {
+        (name, dep)
+        for name, deps in graph().items()
+        if not name.startswith((*COMMAND_LAYER, API_LAYER))
+        for dep in deps
+        if dep == API_LAYER or dep.startswith(API_LAYER + ".")
+    }
+    assert offenders == set()
+    # The commands that run the pipeline go through it (one path, not a second one).
+    g = graph()
+    for command in ("analyze", "prescribe", "simulate", "cost", "report"):
+        assert any(d.startswith(API_LAYER + ".") for d in g[f"advisor.commands.{command}"]), command
 
 
 def test_at_most_eight_modules_at_the_top_of_the_package() -> None:

@@ -1,5 +1,8 @@
 """Bounds on the options that size memory or processes, with the bound in the error.
 
+The API checks them (``check_options``) and the commands' options carry them as typer
+callbacks (``bounded``), so a script gets the refusal a command line gets.
+
 ``--replicas 1000000`` built a million pools (4.2 GB) and ``--workers 100000`` forked a
 process storm before anything refused them. Each bound is far past any real deployment
 (the largest SGLang / vLLM fleets run hundreds of replicas; a KV pool holds at most a few
@@ -35,6 +38,13 @@ def check_bound(option: str, value: Optional[int]) -> Optional[int]:
     if value is not None and value > hi:
         raise AdvisorError(f"{option} must be at most {hi:,} (got {value:,})")
     return value
+
+
+def check_options(**values: Optional[int]) -> None:
+    """The bounds of the API's keyword arguments, under the options' names (``page_size``
+    is ``--page-size``): the same limits and messages as the command line."""
+    for name, value in values.items():
+        check_bound("--" + name.replace("_", "-"), value)
 
 
 def bounded(option: str) -> Callable[[Optional[int]], Optional[int]]:

@@ -7,20 +7,16 @@ from typing import List, Optional
 
 import typer
 
-from advisor.index.analyze import Analyzer, top_branches
+from advisor.api.analysis import analyze, diagnoses
 from advisor.cli import app
-from advisor.commands.bounds import bounded
-from advisor.commands.common import ANNOTATION_FORMATS, FORMATS, INPUT_FORMAT_HELP, SkipLog, check_format, check_output, emit_report, open_traffic, with_progress
+from advisor.api.bounds import bounded
+from advisor.commands.common import ANNOTATION_FORMATS, FORMATS, INPUT_FORMAT_HELP, SkipLog, check_format, check_output, emit_report, with_progress
 from advisor.console import log, out_console
 from advisor.errors import AdvisorError
-from advisor.ingest.memo import MemoEncoder
-from advisor.ingest.preprocess import DEFAULT_ENGINE, ENGINE_HELP, ENGINE_VERSION_HELP, engine_spec
-from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, resolve_tokenizer
-from advisor.index.partition import run_partitioned
+from advisor.ingest.preprocess import DEFAULT_ENGINE, ENGINE_HELP, ENGINE_VERSION_HELP
+from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP
 from advisor.report import analysis as render
-from advisor.ingest.tokenizers import load_tokenizer
-from advisor.verify.collect import watch
-from advisor.verify.compare import Observed, compare
+from advisor.report.html import to_html
 
 
 @app.command("analyze")
@@ -37,7 +33,7 @@ def analyze_command(
     block_size: int = typer.Option(512, min=1, callback=bounded("--block-size"), help="Tokens per hash_ids block."),
     top: int = typer.Option(5, min=0, callback=bounded("--top"), help="How many shared branches to list."),
     input_format: str = typer.Option("auto", help=INPUT_FORMAT_HELP),
-    format: str = typer.Option("text", "--format", "-f", help="text, json, markdown, or sarif or github "
+    format: str = typer.Option("text", "--format", "-f", help="text, json, markdown, html (one self-contained interactive page), or sarif or github "
                                "(the traffic findings as SARIF 2.1.0 or GitHub annotations)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
     workers: int = typer.Option(0, min=0, callback=bounded("--workers"), help="Index in N local worker processes (radix tree partitioned by head)."),
@@ -50,72 +46,29 @@ def analyze_command(
                                             "on by default, off with --workers/--dask."),
 ) -> None:
     """Measure the prefix-cache hit rate that the traffic allows (unlimited cache)."""
-    check_format(format, (*FORMATS, *ANNOTATION_FORMATS))
+    check_format(format, (*FORMATS, "html", *ANNOTATION_FORMATS))
     check_output(output, [*traffic, *([templates] if templates else []), *([chat_template] if chat_template else [])])
-    engine = engine_spec(engine, engine_version)
-    tokenizer = resolve_tokenizer(tokenizer, model_dir)
-    skips = SkipLog()
-    memo = MemoEncoder(load_tokenizer(tokenizer))
-
-    # The diagnosis watches the same sequences on their way to the index (one pass).
-    on = diagnose if diagnose is not None else not (workers or dask)
-    if format in ANNOTATION_FORMATS and not on:
+    if format in ANNOTATION_FORMATS and not diagnoses(diagnose, workers, dask):
         raise AdvisorError(f"--format {format} reports the traffic findings, which need the diagnosis: "
                            "drop --no-diagnose (--workers and --dask turn it off unless --diagnose is given)")
-    diagnoser = None
-    if on:
-        from advisor.diagnose.detect import Diagnoser  # not imported by --no-diagnose runs
-
-        diagnoser = Diagnoser(load_tokenizer(tokenizer), diagnose_limit or None)
-
-    def stream():
-        seqs = open_traffic(traffic, tokenizer, chat_template, templates, block_size, skips, memo,
-                            input_format=input_format, engine=engine, model_dir=model_dir, timezone=timezone)
-        seqs = with_progress(seqs, "analyze")
-        return diagnoser.watch(seqs) if diagnoser is not None else seqs
-
-    observed = Observed()
-    predicted: list[int] = []
-    if workers or dask:
-        analysis = run_partitioned(lambda: watch(stream(), observed), page_size, workers=workers, dask=dask, top=top)
-        if len(observed):  # the partitions keep no per-request figures to compare with
-            log("advisor: observed cached tokens are compared with the prediction without --workers/--dask only")
-            observed = Observed()
-    else:
-        analyzer = Analyzer(page_size=page_size)
-        for n, seq in enumerate(stream()):
-            cached = analyzer.add(seq)
-            req = seq.request
-            if req.cached_tokens is not None:
-                observed.add(n, req.where, req.id, seq.prompt_tokens, req.cached_tokens, req.reported_prompt_tokens)
-                predicted.append(cached)
-        analysis = analyzer.result
+    skips = SkipLog()  # the first skipped lines on stderr as they happen
+    result = analyze(traffic, tokenizer=tokenizer, chat_template=chat_template, engine=engine,
+                     engine_version=engine_version, model_dir=model_dir, timezone=timezone, templates=templates,
+                     page_size=page_size, block_size=block_size, top=top, input_format=input_format,
+                     workers=workers, dask=dask, diagnose_limit=diagnose_limit, diagnose=diagnose,
+                     views=format == "html", on_skip=skips, progress=with_progress)
     skips.summary()
-    if verbose:
-        s = memo.stats
+    if verbose and result.tokenizer_cache is not None:
+        s = result.tokenizer_cache
         log(f"tokenizer cache: {s.hits:,} hits, {s.misses:,} misses, {s.hit_rate:.1%} of piece text reused, "
             f"{s.entries:,} entries, {s.bytes / 2**20:.1f} MiB, {s.evictions:,} evictions")
-    decode = load_tokenizer(tokenizer).decode
-    diagnosis = diagnoser.finish(analysis.cached_tokens) if diagnoser is not None else None
-    data = render.analysis_dict(
-        analysis, [str(p) for p in traffic], tokenizer, top_branches(analysis, decode, top),
-        skips.items, skips.count,
-        diagnosis.finding_dicts() if diagnosis is not None else (),
-    )
-    if len(observed):
-        # Predicted = analyze's definition (unlimited cache, --page-size): the ceiling the
-        # engine's count can reach; `advisor verify` splits the gap.
-        data["observed"] = compare(observed, predicted)
-    if diagnosis is not None:
-        data["loss_attribution"] = diagnosis.attribution.to_dict()
-        data["diagnosis"] = {"text_requests": diagnosis.text_requests, "examined": diagnosis.examined,
-                             "sampled": diagnosis.examined < diagnosis.text_requests}
-    renderers = {"json": lambda: render.to_json(data), "markdown": lambda: render.to_markdown(data)}
-    if format in ANNOTATION_FORMATS and diagnosis is not None:
+    data = result.data
+    renderers = {"json": result.to_json, "markdown": lambda: render.to_markdown(data),
+                 "html": lambda: to_html(data, "analysis")}
+    if format in ANNOTATION_FORMATS:
         from advisor.commands import annotate  # the linter's renderers, for these formats only
 
-        findings = diagnosis.findings
-        renderers.update(annotate.renderers(lambda: findings, [str(p) for p in traffic]))
+        renderers.update(annotate.renderers(lambda: result.findings, result.files))
     emit_report(format, output, renderers, lambda: render.print_text(data, out_console))
-    if skips.count:
+    if result.skipped_count:
         raise typer.Exit(1)

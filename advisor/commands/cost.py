@@ -1,6 +1,7 @@
 """``advisor cost``: the HBM and prefill cost of a shared prefix on a model and GPU.
 
-Parses options, calls ``advisor.cost`` and prints; all arithmetic lives in the library.
+Parses options, calls ``advisor.api.cost`` (over ``advisor.cost``) and prints; all arithmetic
+lives in the library.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from typing import Optional
 
 import typer
 
+from advisor.api.costing import cost
 from advisor.cli import app
-from advisor.commands.bounds import bounded
+from advisor.api.bounds import bounded
 from advisor.console import out_console, write_stdout
 from advisor.report.table import Column, Table, columns, to_markdown, to_rich
 
@@ -20,17 +22,12 @@ from advisor.commands.common import emit
 from advisor.cost import (
     DEFAULT_BANDWIDTH_UTIL,
     DEFAULT_MFU,
-    ENGINES,
     GIB,
-    KV_DTYPE_BYTES,
     REFERENCE_PROMPT_TOKENS,
     CostEstimate,
-    estimate_cost,
     kv_bytes_per_token,
     load_catalog,
     not_fitting_message,
-    resolve_gpu,
-    resolve_model,
 )
 from advisor.errors import AdvisorError
 
@@ -209,31 +206,12 @@ def cost_command(
     if list_catalog:
         _print_catalog(fmt)
         return
-    if model is None and model_dir is not None:
-        from advisor.ingest.model_dir import config_of
-
-        found = config_of(model_dir)  # checked, and confined to the folder wherever it is read
-        if found is None:
-            raise AdvisorError(f"{model_dir}: no config.json in the model folder")
-        model = str(found)
-    if not model or not gpu:
-        raise AdvisorError("advisor cost needs --model and --gpu (advisor cost --list shows the catalog)")
-    estimate = estimate_cost(
-        resolve_model(model),
-        resolve_gpu(gpu),
-        tp=tp,
-        kv_dtype=_choice(kv_dtype, tuple(KV_DTYPE_BYTES), "--kv-dtype"),
-        prefix_tokens=prefix_tokens,
-        batch=batch,
-        unique_tokens=unique_tokens,
-        engine=_choice(engine, ENGINES, "--engine"),
-        mem_fraction=mem_fraction,
-        mfu=mfu,
-        weight_dtype=weight_dtype,
-        bandwidth_util=bandwidth_util,
-    )
+    result = cost(model, gpu, tp=tp, kv_dtype=kv_dtype, prefix_tokens=prefix_tokens, batch=batch,
+                  unique_tokens=unique_tokens, engine=engine, mem_fraction=mem_fraction, mfu=mfu,
+                  weight_dtype=weight_dtype, bandwidth_util=bandwidth_util, model_dir=model_dir)
+    estimate = result.estimate
     if fmt == "json":
-        text = json.dumps(estimate.to_dict(), indent=2, sort_keys=True) + "\n"
+        text = result.to_json()
         if output is None:
             write_stdout(text.rstrip("\n"))
         else:

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from advisor.cli import app
-from advisor.commands.bounds import bounded
+from advisor.api.bounds import bounded
 from advisor.commands.common import check_format, check_output, emit, emit_bytes, is_stdout, regular_destination
 from advisor.errors import AdvisorError
 from advisor.spec.load import EXAMPLES, load_example, load_spec

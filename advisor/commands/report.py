@@ -7,14 +7,14 @@ from typing import List, Optional
 
 import typer
 
-from advisor.advise import ReportOptions, Thresholds, build
+from advisor.api.advisory import report
 from advisor.cost import DEFAULT_BANDWIDTH_UTIL, DEFAULT_MFU
 from advisor.cli import app
-from advisor.commands.bounds import bounded
+from advisor.api.bounds import bounded
 from advisor.commands.common import SkipLog, check_format, check_output, emit, emit_bytes, regular_destination
 from advisor.errors import AdvisorError
-from advisor.ingest.preprocess import ENGINE_VERSION_HELP, engine_spec
-from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, resolve_tokenizer, tokenizer_warning
+from advisor.ingest.preprocess import ENGINE_VERSION_HELP
+from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP
 from advisor.report import advisory as render
 from advisor.report.plot import capacity_curve_png
 
@@ -45,34 +45,32 @@ def report_command(
     go_above: float = typer.Option(0.40, min=0.0, max=1.0, help="Go when the measured hit rate is above this."),
     no_go_below: float = typer.Option(0.30, min=0.0, max=1.0, help="No-go when it is below this."),
     uncontrolled: bool = typer.Option(False, "--uncontrolled-templates", help="The team does not control the templates."),
-    format: str = typer.Option("markdown", "--format", "-f", help="markdown, or json (printed on stdout)."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help=f"The markdown advisory ('-' for stdout). Default: {DEFAULT_OUTPUT}, or none with --format json."),
+    format: str = typer.Option("markdown", "--format", "-f", help="markdown, json (printed on stdout), or html (one self-contained interactive page)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help=f"The markdown advisory ('-' for stdout). Default: {DEFAULT_OUTPUT}, or none with --format json; "
+                                          f"with --format html the page, default {DEFAULT_OUTPUT.with_suffix('.html')}."),
 ) -> None:
     """Write the go/no-go SGLang advisory (markdown, with the capacity curve as a PNG beside it)."""
-    check_format(format, ("markdown", "json"))
+    check_format(format, ("markdown", "json", "html"))
     check_output(output, [*(templates or []), *traffic])
     check_templates(list(templates or []))
-    if no_go_below > go_above:
-        raise AdvisorError("--no-go-below must not exceed --go-above")
-    if not templates and not traffic:
-        raise AdvisorError("give templates to audit, --traffic files to measure, or both")
-    tokenizer = resolve_tokenizer(tokenizer, model_dir)
-    if model_dir is not None and model == "llama-3.1-8b":
-        from advisor.ingest.model_dir import config_of
-
-        found = config_of(model_dir)  # checked, and confined to the folder wherever it is read
-        model = str(found) if found is not None else model
-    tokenizer_warning(tokenizer, model)
-    if tp is not None and tp < 1:
-        raise AdvisorError(f"--tp must be at least 1 (got {tp})")
-    opts = ReportOptions(model=model, gpu=gpu, tp=tp, kv_dtype=kv_dtype, weight_dtype=weight_dtype, mfu=mfu,
-                         bandwidth_util=bandwidth_util, page_size=page_size, tokenizer=tokenizer,
-                         chat_template=chat_template, record_templates=record_templates,
-                         engine=engine_spec(engine, engine_version), model_dir=model_dir, timezone=timezone,
-                         thresholds=Thresholds(go_above, no_go_below), controlled=not uncontrolled)
-    skips = SkipLog()
-    data = build(list(templates or []), list(traffic), opts, skips)
+    skips = SkipLog()  # the first skipped lines on stderr as they happen
+    result = report(traffic or None, templates=list(templates or []), model=model, gpu=gpu, tp=tp, kv_dtype=kv_dtype,
+                    weight_dtype=weight_dtype, mfu=mfu, bandwidth_util=bandwidth_util, page_size=page_size,
+                    tokenizer=tokenizer, chat_template=chat_template, model_dir=model_dir, engine=engine,
+                    engine_version=engine_version, timezone=timezone, record_templates=record_templates,
+                    go_above=go_above, no_go_below=no_go_below, controlled=not uncontrolled,
+                    views=format == "html", on_skip=skips)
     skips.summary()
+    data = result.data
+    if format == "html":
+        # The page alone: its capacity curves are drawn in the page, not as a PNG beside it.
+        from advisor.report.html import to_html
+
+        page_to = output if output is not None else DEFAULT_OUTPUT.with_suffix(".html")
+        emit(to_html(data, "report"), None if str(page_to) == "-" else page_to)
+        if result.skipped_count:
+            raise typer.Exit(1)
+        return
     # --format json: the JSON on stdout; the markdown only where --output names it.
     # (`--format json --output -` is the JSON on stdout alone, as before.)
     markdown_to = output if (output is not None or format == "json") else DEFAULT_OUTPUT
@@ -89,8 +87,8 @@ def report_command(
     if markdown_to is not None:
         emit(render.to_markdown(data, data.get("picture")), None if to_stdout else markdown_to)
     if format == "json":
-        emit(render.to_json(data), None)
-    if skips.count:
+        emit(result.to_json(), None)
+    if result.skipped_count:
         raise typer.Exit(1)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from advisor.cli import app
-from advisor.commands.bounds import bounded
+from advisor.api.bounds import bounded
 from advisor.commands.common import emit
 from advisor.commands.plan import spec_from
 from advisor.errors import AdvisorError

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from advisor.cli import app
-from advisor.commands.bounds import TIMESTAMP_UNIT_HELP, bounded, check_timestamp_unit, warmup_fraction
+from advisor.api.bounds import TIMESTAMP_UNIT_HELP, bounded, check_timestamp_unit, warmup_fraction
 from advisor.commands.common import (
     INPUT_FORMAT_HELP,
     SkipLog,

@@ -23,7 +23,7 @@ from advisor.ingest.ids import MAX_ID, as_array
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.tokenizers import Tokenizer
 from advisor.ingest.formats import iter_requests
-from advisor.ingest.traffic import Request, Skip
+from advisor.ingest.traffic import Records, Request, Skip
 
 if TYPE_CHECKING:
     from advisor.ingest.prompt_templates import PromptTemplate
@@ -265,7 +265,7 @@ def check_prompt(text: str) -> None:
 
 
 def sequences(
-    paths: Iterable[Path],
+    paths: Iterable[Path | Records],
     renderer: Renderer,
     on_skip: Callable[[Skip], None],
     block_size: int = 512,
@@ -273,7 +273,7 @@ def sequences(
     memo: MemoEncoder | None = None,
     input_format: str | None = None,
 ) -> Iterator[Sequence]:
-    """Every request of ``paths`` as a ``Sequence``, in arrival (file) order.
+    """Every request of ``paths`` (files, or ``Records``) as a ``Sequence``, in arrival (file) order.
 
     A request that cannot be rendered or tokenized is skipped through ``on_skip``. Traffic
     of which nothing is usable is an error, not an empty report that exits 0.
@@ -298,7 +298,7 @@ def sequences(
 
 
 def _sequences(
-    paths: list[Path],
+    paths: list[Path | Records],
     renderer: Renderer,
     on_skip: Callable[[Skip], None],
     block_size: int,

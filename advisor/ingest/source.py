@@ -7,6 +7,7 @@ their options around it.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence as SequenceOf
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
@@ -18,7 +19,7 @@ from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import Renderer, Sequence, sequences
 from advisor.ingest.preprocess import DEFAULT_ENGINE, check_engine, engine_name
 from advisor.ingest.tokenizers import load_tokenizer
-from advisor.ingest.traffic import Skip, check_paths
+from advisor.ingest.traffic import Records, Skip, check_paths
 
 if TYPE_CHECKING:
     from advisor.ingest.prompt_templates import PromptTemplate, Rendered
@@ -101,7 +102,7 @@ def _sibling_specials(tokenizer: str) -> dict[str, str] | None:
 
 
 def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | None,
-                  traffic: list[Path], engine: str = DEFAULT_ENGINE, model_dir: Path | None = None,
+                  traffic: SequenceOf[Path | Records], engine: str = DEFAULT_ENGINE, model_dir: Path | None = None,
                   timezone: str = "UTC") -> Renderer:
     check_engine(engine)
     zone = parse_timezone(timezone)
@@ -149,9 +150,12 @@ def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | 
             raise AdvisorError(f"{templates}: templates folder not found")
         dirs = [templates]
     else:
-        # `template` records name templates that usually sit next to the traffic folder.
+        # `template` records name templates that usually sit next to the traffic folder
+        # (records given as values have no folder: their templates come with --templates).
         dirs = []
         for p in traffic:
+            if isinstance(p, Records):
+                continue
             for d in (p.parent, p.parent.parent):
                 if d not in dirs:
                     dirs.append(d)
@@ -182,12 +186,12 @@ class TemplatesOnFirstUse:
         return self._remote().render_many(items)
 
 
-def open_traffic(paths: list[Path], tokenizer: str, chat_template: Path | None, templates: Path | None,
+def open_traffic(paths: SequenceOf[Path | Records], tokenizer: str, chat_template: Path | None, templates: Path | None,
                  block_size: int, skips: SkipLog, memo: MemoEncoder | None = None,
                  input_format: str | None = None, engine: str = DEFAULT_ENGINE, model_dir: Path | None = None,
                  timezone: str = "UTC") -> Iterator[Sequence]:
-    """``input_format``: an adapter name of ``advisor.ingest.formats`` (None or ``auto``:
-    detected per file)."""
+    """``paths``: files, or ``Records`` (values read as a file's records). ``input_format``:
+    an adapter name of ``advisor.ingest.formats`` (None or ``auto``: detected per file)."""
     if block_size < 1:
         raise AdvisorError("--block-size must be at least 1")
     from advisor.ingest.formats import check_format as check_input_format

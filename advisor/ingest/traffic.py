@@ -432,36 +432,86 @@ def _decode(raw: bytes) -> Any:
         raise BadRecord(f"invalid JSON ({_short(exc)})") from None
 
 
+class Records:
+    """Traffic given as record values rather than as a file (the Python API's records):
+    read as the JSON values of one file named ``source``, record N (from 1) in the place of
+    line N, through the same input formats, validation and skips. The values are read
+    once, lazily, in order."""
+
+    def __init__(self, items: Iterable[Any], source: str = "<records>") -> None:
+        self.items = items
+        self.source = source
+
+    def __str__(self) -> str:
+        return self.source
+
+    def __repr__(self) -> str:
+        return f"Records({self.source})"
+
+
+def _requests_of(items: list[tuple[int, Any]], source: str, on_skip: Callable[[Skip], None],
+                 block_size: int) -> Iterator[Request]:
+    """The requests of a line's (or a record's) items; a bad one is that line's skip."""
+    for line, item in items:
+        if isinstance(item, BadRecord):
+            on_skip(Skip(source, line, str(item)))
+        else:
+            try:
+                yield parse_record(item, source, line, block_size)
+            except BadRecord as exc:
+                on_skip(Skip(source, line, str(exc)))
+            except Exception as exc:  # one record's failure is that line's skip, never the run's end
+                on_skip(Skip(source, line, f"cannot read record ({type(exc).__name__}: {_short(exc)})"))
+
+
+def _iter_records(records: Records, on_skip: Callable[[Skip], None], block_size: int,
+                  fmt: "LineFormat") -> Iterator[Request]:
+    """The requests of record values: each value goes where a line's decoded JSON goes."""
+    source = records.source
+    seen_any = False
+    for n, value in enumerate(records.items, 1):
+        seen_any = True
+        try:
+            items = fmt.values(value, n)
+        except BadRecord as exc:
+            on_skip(Skip(source, n, str(exc)))
+            continue
+        except AdvisorError:
+            raise  # the records as a whole cannot be read (no format matches them)
+        except Exception as exc:  # an adapter's failure on one record is that record's skip
+            on_skip(Skip(source, n, f"cannot read record ({type(exc).__name__}: {_short(exc)})"))
+            continue
+        yield from _requests_of(items, source, on_skip, block_size)
+    if not seen_any:
+        raise AdvisorError(f"{source}: no records given (no requests)")
+    yield from _requests_of(fmt.finish(_decode), source, on_skip, block_size)
+
+
 def iter_file(
-    path: Path | str,
+    path: Path | str | Records,
     on_skip: Callable[[Skip], None],
     block_size: int = 512,
     line_format: "LineFormat | None" = None,
 ) -> Iterator[Request]:
-    """Stream the requests of one file (``-``: standard input); bad lines go to ``on_skip``.
+    """Stream the requests of one file (``-``: standard input; or ``Records``); bad lines go
+    to ``on_skip``.
 
     ``line_format`` turns each line into record dicts (the input adapters of
     ``advisor.ingest.formats``); without one a line is one JSON record."""
+    fmt = line_format if line_format is not None else JsonLines()
+    if isinstance(path, Records):
+        yield from _iter_records(path, on_skip, block_size, fmt)
+        return
     stdin = str(path) == "-"
     path = Path(path)
     if not stdin and not os.path.lexists(path):
         raise AdvisorError(f"{path}: no such file")
     source = "<stdin>" if stdin else str(path)
-    fmt = line_format if line_format is not None else JsonLines()
     seen_any = False
     lineno = 0
 
     def emit(items: list[tuple[int, Any]]) -> Iterator[Request]:
-        for line, item in items:
-            if isinstance(item, BadRecord):
-                on_skip(Skip(source, line, str(item)))
-            else:
-                try:
-                    yield parse_record(item, source, line, block_size)
-                except BadRecord as exc:
-                    on_skip(Skip(source, line, str(exc)))
-                except Exception as exc:  # one record's failure is that line's skip, never the run's end
-                    on_skip(Skip(source, line, f"cannot read record ({type(exc).__name__}: {_short(exc)})"))
+        return _requests_of(items, source, on_skip, block_size)
 
     with (_open_stdin() if stdin else _open(path)) as handle:
         lines = _Lines(handle)
@@ -499,10 +549,13 @@ def iter_file(
 
 class LineFormat(Protocol):
     """Where a line becomes records: ``records`` for each non-blank line (``decode``
-    parses JSON or raises ``BadRecord``), ``finish`` for what is held to the end. Items
-    are ``(line, record dict)`` or ``(line, BadRecord)``."""
+    parses JSON or raises ``BadRecord``), ``values`` for a value given decoded (``Records``),
+    ``finish`` for what is held to the end. Items are ``(line, record dict)`` or
+    ``(line, BadRecord)``."""
 
     def records(self, raw: bytes, line: int, decode: Callable[[bytes], Any]) -> list[tuple[int, Any]]: ...
+
+    def values(self, value: Any, line: int) -> list[tuple[int, Any]]: ...
 
     def finish(self, decode: Callable[[bytes], Any]) -> list[tuple[int, Any]]: ...
 
@@ -512,6 +565,9 @@ class JsonLines:
 
     def records(self, raw: bytes, line: int, decode: Callable[[bytes], Any]) -> list[tuple[int, Any]]:
         return [(line, decode(raw))]
+
+    def values(self, value: Any, line: int) -> list[tuple[int, Any]]:
+        return [(line, value)]
 
     def finish(self, decode: Callable[[bytes], Any]) -> list[tuple[int, Any]]:
         return []
@@ -546,7 +602,7 @@ def check_stdin() -> None:
 
 
 def iter_requests(
-    paths: Iterable[Path | str],
+    paths: Iterable[Path | str | Records],
     on_skip: Callable[[Skip], None],
     block_size: int = 512,
 ) -> Iterator[Request]:
@@ -555,10 +611,14 @@ def iter_requests(
         yield from iter_file(path, on_skip, block_size)
 
 
-def check_paths(paths: Iterable[Path | str]) -> list[Path]:
-    """Fail early, before any work, on a path that cannot be read."""
-    out = []
+def check_paths(paths: Iterable[Path | str | Records]) -> list[Path | Records]:
+    """Fail early, before any work, on a path that cannot be read (``Records`` pass as
+    they are: they are read where a file is)."""
+    out: list[Path | Records] = []
     for p in paths:
+        if isinstance(p, Records):
+            out.append(p)
+            continue
         path = Path(p)
         if str(p) == "-":  # standard input
             if path in out:

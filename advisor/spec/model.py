@@ -50,7 +50,7 @@ MIN_RATE = 1e-6
 # A clock line shows whole seconds: a finer resolution writes the same text.
 MIN_CLOCK_RESOLUTION = 1.0
 # Engine pages and tensor parallelism: the bounds of --page-size and --tp
-# (advisor/commands/bounds.py), which the CLI cannot share with a package below it.
+# (advisor/api/bounds.py), which the CLI cannot share with a package below it.
 MAX_PAGE_SIZE = 1 << 20
 MAX_TP = 1024
 # The spec's name names the plan's temporary files (NAME-recipe.described.j2): a file name

@@ -27,7 +27,7 @@ from advisor.ingest.formats.sglang_log import SGLANG_LOG
 from advisor.ingest.formats.vllm_log import VLLM_LOG
 from advisor.ingest import traffic
 from advisor.ingest.long_lines import JsonDocument, Part
-from advisor.ingest.traffic import BadRecord, Request, Skip, iter_file
+from advisor.ingest.traffic import BadRecord, Records, Request, Skip, iter_file
 
 # Most specific shapes first: LiteLLM payloads also have "messages", agentic Mooncake
 # and Bailian rows also have "hash_ids"; advisor's own kinds are the fallback.
@@ -95,6 +95,22 @@ class FileFormat:
                 return [(line, value)]
             return self._values(value, line)
         return self._route(self._records(raw, line, decode))
+
+    def values(self, value: Any, line: int) -> list[Item]:
+        """The records of one value given decoded (``traffic.Records``: the Python API's
+        records), as a JSON line's value is read: detected, converted, observations kept
+        aside."""
+        adapter = self.adapter
+        if adapter is not None and adapter.text:
+            raise AdvisorError(f"{self.source}: {adapter.name} reads log lines; records are JSON values "
+                               "(give the log file instead)")
+        self.lines += 1
+        self.seen += 1
+        out = self._values(value, line)
+        if adapter is None and self.adapter is not None and self.pending:
+            # Decided now: the records held back were bad records of this format.
+            out, self.pending = self.pending + out, []
+        return self._route(out)
 
     def _route(self, items: list[Item]) -> list[Item]:
         out = []
@@ -275,13 +291,13 @@ class FileFormat:
         return out
 
 
-def sniff(path: Path) -> str | None:
+def sniff(path: Path | Records) -> str | None:
     """The format of a file from its first lines (None: not decided there), so that
     the loader can read observation-only files first."""
     from advisor.ingest.traffic import _decode, _lines, _open
 
-    if not path.is_file():
-        return None  # a pipe is read once: its format is decided as it streams
+    if isinstance(path, Records) or not path.is_file():
+        return None  # a pipe (or records) is read once: its format is decided as it streams
     fmt = FileFormat(str(path))
     try:
         with _open(path) as handle:
@@ -301,7 +317,7 @@ def sniff(path: Path) -> str | None:
     return fmt.name
 
 
-def iter_requests(paths: Iterable[Path | str], on_skip: Callable[[Skip], None], block_size: int = 512,
+def iter_requests(paths: Iterable[Path | str | Records], on_skip: Callable[[Skip], None], block_size: int = 512,
                   input_format: str | None = None) -> Iterator[Request]:
     """The requests of ``paths`` in order, each file read through its input format, with
     observed counts from other lines joined by request id (``join``)."""
@@ -315,13 +331,13 @@ def iter_requests(paths: Iterable[Path | str], on_skip: Callable[[Skip], None], 
         skipped += 1
         on_skip(item)
 
-    def read(p: Path, observed: dict[str, dict[str, Any]], fmt: str | None) -> Iterator[Request]:
+    def read(p: Path | Records, observed: dict[str, dict[str, Any]], fmt: str | None) -> Iterator[Request]:
         source = "<stdin>" if str(p) == "-" else str(p)
         formats.append(FileFormat(source, fmt, observed))
         return iter_file(p, skip, block_size, formats[-1])
 
     count = 0
-    for req in joined((Path(p) for p in paths), read, sniff, input_format):
+    for req in joined((p if isinstance(p, Records) else Path(p) for p in paths), read, sniff, input_format):
         count += 1
         yield req
     if not count and not skipped:

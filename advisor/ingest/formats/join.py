@@ -6,16 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
-from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 
 FIELDS = {"cached_tokens": "cached_tokens", "prompt_tokens": "reported_prompt_tokens",
           "output_length": "output_length"}
 
 # Requests are advisor.ingest.traffic.Request (not imported: the package reads traffic's
-# records, traffic never imports the package).
-Reader = Callable[[Path, dict[str, dict[str, Any]], "str | None"], Iterator[Any]]
+# records, traffic never imports the package); a source is a path, or records given as
+# values (advisor.ingest.traffic.Records).
+Source = TypeVar("Source")
+Reader = Callable[[Source, dict[str, dict[str, Any]], "str | None"], Iterator[Any]]
 
 
 def attach(req: Any, observed: dict[str, dict[str, Any]]) -> Any:
@@ -35,7 +36,7 @@ OUTPUTS = frozenset({"openai-batch-output"})  # files that only observe
 OBSERVING = frozenset({"sglang-log"})  # files that observe their own requests
 
 
-def joined(paths: Iterable[Path], read: Reader, sniff: Callable[[Path], str | None],
+def joined(paths: Iterable[Source], read: Reader[Source], sniff: Callable[[Source], str | None],
            forced: str | None, observing: frozenset[str] = OBSERVING,
            outputs: frozenset[str] = OUTPUTS) -> Iterator[Any]:
     """Requests of ``paths`` in order, with observations joined. Files that only observe
