@@ -315,3 +315,26 @@ def test_import_advisor_stays_light():
     assert out[1] == "True True"
     # `advisor.simulate`, `.cost`, ... stay the stage packages; their functions are advisor.api's.
     assert out[2] == "module module"
+
+
+def test_wrong_kinds_of_argument_are_refused_by_name(kinds):
+    """What a script can pass and a command line cannot: None, strings for numbers, NaN,
+    out-of-range shares, a non-iterable for traffic or templates."""
+    path, _, _ = kinds["messages"]
+    calls = [
+        lambda: analyze(None), lambda: analyze(5), lambda: analyze(path, page_size="2"),
+        lambda: analyze(path, page_size=2.5), lambda: analyze(path, page_size=None), lambda: analyze(path, top=None),
+        lambda: analyze(path, tokenizer=None), lambda: analyze(path, engine=None), lambda: analyze(path, timezone=None),
+        lambda: analyze(path, diagnose="yes"), lambda: analyze(Records(None)),  # type: ignore[arg-type]
+        lambda: prescribe(None), lambda: prescribe(path, capacity_tokens="5"),
+        lambda: simulate(path, policy=5), lambda: simulate(path, warmup="0.1"),
+        lambda: simulate(path, warmup=float("nan")), lambda: simulate(path, warmup=-0.5),
+        lambda: cost("llama-3.1-8b", "h100", tp="2"), lambda: cost("llama-3.1-8b", "h100", kv_dtype=None),
+        lambda: cost("llama-3.1-8b", "h100", prefix_tokens="5"),
+        lambda: report(path, go_above="0.5"), lambda: report(path, go_above=5.0, no_go_below=2.0),
+        lambda: report(path, go_above=float("nan")), lambda: report(templates=5),
+        lambda: report(templates=[str(path)]),  # a traffic file where templates go, as the command says
+    ]
+    for n, call in enumerate(calls):
+        with pytest.raises(AdvisorError, match=r"."):  # a one-line message, not a TypeError from inside
+            call()

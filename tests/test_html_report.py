@@ -413,3 +413,24 @@ def test_the_page_does_not_import_plotly() -> None:
             "assert 'plotly' not in sys.modules, 'plotly imported'; assert len(page) > 1_000_000")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_marked_token_is_whole_characters_where_bpe_splits_one() -> None:
+    """Byte-level BPE spells an emoji in 2-4 tokens: the explorer's marked token is widened to
+    whole characters, and the first differing character is a real one."""
+    from advisor.api import analyze
+
+    static = "You are the concierge of Hotel Aurora. " * 30
+    emoji = ["🏨", "🛎", "🧳", "🌅", "🍳", "🛏", "🏊", "🚪"]
+    rows = [{"prompt": static + f"Guest badge: 🏨{emoji[i % 8]}{emoji[i * 3 % 8]} №{i}. " + " Please answer politely and in detail about the amenities. " * 10}
+            for i in range(24)]
+    shown = analyze(rows, views=True).data["views"]["divergence"]
+    pairs = [p for d in shown for p in d["pairs"]]
+    assert pairs
+    for pair in pairs:
+        a, b = pair["a"], pair["b"]
+        for side in (a, b):
+            assert "\ufffd" not in side["token"] and "\ufffd" not in side["before"][-8:], side
+        rest_a, rest_b = a["token"] + a["after"], b["token"] + b["after"]
+        k = a["first_char"]
+        assert rest_a[:k] == rest_b[:k] and rest_a[k] != rest_b[k]

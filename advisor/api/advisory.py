@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from advisor.advise import ReportOptions, Thresholds, build
+from advisor.api.checks import check_fraction, checked
 from advisor.api.bounds import check_options
 from advisor.api.sources import PathLike, Result, SkipCollector, SkipHook, Traffic, traffic_sources, with_skips
 from advisor.cost import DEFAULT_BANDWIDTH_UTIL, DEFAULT_MFU
@@ -74,10 +75,11 @@ class ReportResult(Result):
         return advisory_html(self.data)
 
 
+@checked
 def report(
     traffic: Traffic | None = None,
     *,
-    templates: PathLike | Iterable[PathLike] = (),
+    templates: PathLike | Iterable[PathLike] | None = (),
     model: str = "llama-3.1-8b",
     gpu: str = "h100",
     tp: int | None = None,
@@ -112,9 +114,16 @@ def report(
     ``on_skip`` is called with each skipped line or record. Raises ``AdvisorError`` with the
     command's one-line messages."""
     check_options(tp=tp, page_size=page_size, block_size=block_size)
+    for name, value in (("--go-above", go_above), ("--no-go-below", no_go_below)):
+        check_fraction(name, value)
     if no_go_below > go_above:
         raise AdvisorError("--no-go-below must not exceed --go-above")
+    if templates is None:
+        templates = ()
+    if not isinstance(templates, (str, os.PathLike, Iterable)) or isinstance(templates, (bytes, bytearray)):
+        raise AdvisorError(f"report(): templates must be a path or a list of paths (got {type(templates).__name__})")
     audited = [str(templates)] if isinstance(templates, (str, os.PathLike)) else [str(t) for t in templates]
+    check_templates(audited)
     sources = traffic_sources(traffic) if traffic is not None else []
     if not audited and not sources:
         raise AdvisorError("give templates to audit, --traffic files to measure, or both")
@@ -126,8 +135,6 @@ def report(
         found = config_of(folder)  # checked, and confined to the folder wherever it is read
         model = str(found) if found is not None else model
     tokenizer_warning(tokenizer, model)
-    if tp is not None and tp < 1:
-        raise AdvisorError(f"--tp must be at least 1 (got {tp})")
     opts = ReportOptions(model=model, gpu=gpu, tp=tp, kv_dtype=kv_dtype, weight_dtype=weight_dtype, mfu=mfu,
                          bandwidth_util=bandwidth_util, page_size=page_size, tokenizer=tokenizer,
                          chat_template=Path(chat_template) if chat_template is not None else None,
@@ -140,3 +147,13 @@ def report(
     # which take records (ingest.traffic.Records) where a file goes.
     data = build(audited, cast("list[Path]", sources), opts, skips)
     return with_skips(ReportResult(data), skips)
+
+
+def check_templates(paths: list[str]) -> None:
+    """A traffic file where templates are expected (``-t a.jsonl b.jsonl`` leaves ``b.jsonl``
+    as a template argument) is a usage error that says so."""
+    for p in paths:
+        name = p.lower()
+        if name.endswith((".jsonl", ".jsonl.gz", ".json.gz", ".ndjson")):
+            raise AdvisorError(f"{p}: a traffic file given where templates are expected; --traffic takes one "
+                               f"file each time (--traffic {p})")

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from advisor.api.checks import checked
 from advisor.api.bounds import check_options
 from advisor.api.sources import Progress, Result, SkipCollector, SkipHook, Traffic, passthrough, shown_names, \
     traffic_sources, with_skips
@@ -75,6 +76,7 @@ def diagnoses(diagnose: bool | None, workers: int = 0, dask: str | None = None) 
     return diagnose if diagnose is not None else not (workers or dask)
 
 
+@checked
 def analyze(
     traffic: Traffic,
     *,

@@ -60,6 +60,8 @@ def bounded(option: str) -> Callable[[Optional[int]], Optional[int]]:
 def warmup_fraction(value: float) -> float:
     """``--warmup``: a fraction that leaves requests to measure. At 1 every request only
     warms the cache, and the report would be a hit rate over no request at all."""
+    if value < 0.0:
+        raise AdvisorError(f"--warmup must be at least 0 (got {value:g})")
     if value >= 1.0:
         raise AdvisorError(f"--warmup must be below 1 (got {value:g}): at 1 no request is measured")
     return value

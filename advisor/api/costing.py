@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from advisor.api.checks import checked
 from advisor.api.bounds import check_options
 from advisor.api.sources import Result
 from advisor.cost import (
@@ -62,6 +63,7 @@ def _choice(value: str, allowed: tuple[str, ...], option: str) -> str:
     return value
 
 
+@checked
 def cost(
     model: str | None = None,
     gpu: str | None = None,

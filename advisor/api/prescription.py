@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from advisor.api.checks import checked
 from advisor.api.bounds import check_options
 from advisor.api.sources import Progress, Result, SkipCollector, SkipHook, Traffic, passthrough, shown_names, \
     traffic_sources, with_skips
@@ -82,6 +83,7 @@ class PrescribeResult(Result):
         return prescription_html(self.data)
 
 
+@checked
 def prescribe(
     traffic: Traffic,
     *,

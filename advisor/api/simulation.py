@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from advisor.api.checks import checked
 from advisor.api.bounds import check_options, check_timestamp_unit, warmup_fraction
 from advisor.api.sources import Progress, Result, SkipCollector, SkipHook, Traffic, passthrough, shown_names, \
     traffic_sources, with_skips
@@ -89,6 +90,8 @@ class SimulateResult(Result):
 def _choices(given: str | Sequence[str] | None, allowed: tuple[str, ...], option: str) -> list[str]:
     if not given:
         return []
+    if not isinstance(given, (str, Sequence)) or not all(isinstance(p, str) for p in given):
+        raise AdvisorError(f"{option}: give a comma-separated string or a list of strings (got {given!r:.60})")
     parts = given.split(",") if isinstance(given, str) else list(given)
     items = [p.strip() for p in parts if p.strip()]
     for item in items:
@@ -228,6 +231,7 @@ def _default_page(engine: str, evictions: list[str], jobs: JobStore) -> int:
     return 1
 
 
+@checked
 def simulate(
     traffic: Traffic | None = None,
     *,

@@ -43,8 +43,8 @@ def traffic_sources(traffic: Traffic) -> list[Path | Records]:
         return [traffic]
     if isinstance(traffic, Mapping):
         return [Records([traffic])]
-    if isinstance(traffic, (bytes, bytearray)):
-        raise AdvisorError("traffic: give a path, a list of paths or records (dicts), not bytes")
+    if isinstance(traffic, (bytes, bytearray)) or not isinstance(traffic, Iterable):
+        raise AdvisorError(f"traffic: give a path, a list of paths or records (dicts), not {type(traffic).__name__}")
     items = iter(traffic)
     first = next(items, _NOTHING)
     if first is _NOTHING:

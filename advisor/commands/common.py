@@ -104,20 +104,23 @@ def emit_report(fmt: str, output: Path | None, renderers: dict[str, Callable[[],
     if is_stdout(output):
         output = None
     if fmt in renderers:
-        emit(renderers[fmt](), output)
+        # An HTML page is written as rendered: its data is escaped JSON already, and the
+        # plotly.js it inlines holds control characters that are the script's own.
+        emit(renderers[fmt](), output, escape=fmt != "html")
     elif output is not None:
         emit(renderers["markdown"](), output)
     else:
         print_text()
 
 
-def emit(text: str, output: Path | None) -> None:
+def emit(text: str, output: Path | None, escape: bool = True) -> None:
     """Machine output to stdout (``-`` too), or to a file written whole (temp file, then rename).
 
     Control characters from the traffic (a logged ``ESC [``) and file names that are not
     UTF-8 are written as ``\\u001b`` escapes (``advisor.console.visible``): valid inside
     JSON strings, and the same bytes whatever the terminal or the locale."""
-    text = visible(text)
+    if escape:
+        text = visible(text)
     if output is None or is_stdout(output):
         try:
             sys.stdout.write(text)

@@ -7,12 +7,11 @@ from typing import List, Optional
 
 import typer
 
-from advisor.api.advisory import report
 from advisor.cost import DEFAULT_BANDWIDTH_UTIL, DEFAULT_MFU
 from advisor.cli import app
+from advisor.api.advisory import check_templates, report
 from advisor.api.bounds import bounded
 from advisor.commands.common import SkipLog, check_format, check_output, emit, emit_bytes, regular_destination
-from advisor.errors import AdvisorError
 from advisor.ingest.preprocess import ENGINE_VERSION_HELP
 from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP
 from advisor.report import advisory as render
@@ -67,7 +66,7 @@ def report_command(
         from advisor.report.html import to_html
 
         page_to = output if output is not None else DEFAULT_OUTPUT.with_suffix(".html")
-        emit(to_html(data, "report"), None if str(page_to) == "-" else page_to)
+        emit(to_html(data, "report"), None if str(page_to) == "-" else page_to, escape=False)
         if result.skipped_count:
             raise typer.Exit(1)
         return
@@ -90,13 +89,3 @@ def report_command(
         emit(result.to_json(), None)
     if result.skipped_count:
         raise typer.Exit(1)
-
-
-def check_templates(paths: list[str]) -> None:
-    """A traffic file where templates are expected (``-t a.jsonl b.jsonl`` leaves ``b.jsonl``
-    as a template argument) is a usage error that says so."""
-    for p in paths:
-        name = p.lower()
-        if name.endswith((".jsonl", ".jsonl.gz", ".json.gz", ".ndjson")):
-            raise AdvisorError(f"{p}: a traffic file given where templates are expected; --traffic takes one "
-                               f"file each time (--traffic {p})")

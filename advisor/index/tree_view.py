@@ -319,17 +319,34 @@ def sides(a: Sequence, b: Sequence, decode: Decode, since: int = 0) -> tuple[dic
     return wa, wb
 
 
+# A character can span tokens (byte-level BPE splits an emoji into 2-4); the marked token is
+# widened by at most this many on each side until it decodes to whole characters.
+SPLIT_TOKENS = 3
+
+
+def _whole(ids: Any, lo: int, hi: int, decode: Decode, floor: int) -> tuple[int, int]:
+    """``[lo, hi)`` widened to the smallest span, at most ``SPLIT_TOKENS`` further on each
+    side, that decodes with the fewest broken characters (U+FFFD)."""
+    def cost(span: tuple[int, int]) -> tuple[int, int]:
+        return decode(ids[span[0]:span[1]].tolist()).count("\ufffd"), span[1] - span[0]
+
+    spans = [(a, b) for a in range(lo, max(floor, lo - SPLIT_TOKENS) - 1, -1)
+             for b in range(hi, min(len(ids), hi + SPLIT_TOKENS) + 1)]
+    return min(spans, key=cost)
+
+
 def _window(seq: Sequence, at: int, decode: Decode, since: int) -> dict[str, Any]:
     ids = seq.ids
-    start = max(since, at - BEFORE_TOKENS)
-    before = decode(ids[start:at].tolist())
-    token = decode(ids[at:at + 1].tolist())
-    after = decode(ids[at + 1:at + AFTER_TOKENS].tolist())
+    lo, hi = _whole(ids, at, min(at + 1, len(ids)), decode, 0)
+    start = min(lo, max(since, lo - BEFORE_TOKENS))
+    before = decode(ids[start:lo].tolist())
+    token = decode(ids[lo:hi].tolist())
+    after = decode(ids[hi:hi + AFTER_TOKENS - 1].tolist())
     return {
         "label": _label_of(seq),
         "tokens": seq.prompt_tokens,
         "at": at,
         "before": ("…" if start > 0 or len(before) > WINDOW_CHARS else "") + before[-WINDOW_CHARS:],
         "token": token[:WINDOW_CHARS],
-        "after": after[: WINDOW_CHARS] + ("…" if at + AFTER_TOKENS < len(ids) or len(after) > WINDOW_CHARS else ""),
+        "after": after[: WINDOW_CHARS] + ("…" if hi + AFTER_TOKENS - 1 < len(ids) or len(after) > WINDOW_CHARS else ""),
     }

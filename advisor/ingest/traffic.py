@@ -439,6 +439,8 @@ class Records:
     once, lazily, in order."""
 
     def __init__(self, items: Iterable[Any], source: str = "<records>") -> None:
+        if isinstance(items, (str, bytes, bytearray)) or not isinstance(items, Iterable):
+            raise AdvisorError(f"{source}: records are an iterable of dicts, not {type(items).__name__}")
         self.items = items
         self.source = source
 

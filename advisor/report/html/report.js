@@ -290,11 +290,14 @@
       var pre = add(col, el("pre", "window"));
       add(pre, el("span", "shared", s.before));
       var mark = add(pre, el("mark", "diff"));
+      // first_char counts characters (code points), as Python does; JavaScript strings
+      // count UTF-16 units, so the token is split into code points first.
       var fc = s.first_char;
-      if (fc < s.token.length) {
-        if (fc > 0) add(mark, document.createTextNode(s.token.slice(0, fc)));
-        add(mark, el("span", "diff-char", s.token.charAt(fc)));
-        if (fc + 1 < s.token.length) add(mark, document.createTextNode(s.token.slice(fc + 1)));
+      var chars = Array.from(s.token);
+      if (fc < chars.length) {
+        if (fc > 0) add(mark, document.createTextNode(chars.slice(0, fc).join("")));
+        add(mark, el("span", "diff-char", chars[fc]));
+        if (fc + 1 < chars.length) add(mark, document.createTextNode(chars.slice(fc + 1).join("")));
       } else {
         mark.textContent = s.token;
       }
