@@ -21,6 +21,7 @@ from advisor.rules import (
     pc403_unstable_tool_set,
     pc404_tool_call_json,
     pc405_last_turn_injection,
+    pc501_cache_breakpoint,
     pc901_unused_suppression,
 )
 
@@ -38,6 +39,7 @@ _MODULES = (
     pc403_unstable_tool_set,
     pc404_tool_call_json,
     pc405_last_turn_injection,
+    pc501_cache_breakpoint,
     pc901_unused_suppression,
 )
 
@@ -47,6 +49,12 @@ REGISTRY: dict[str, Rule] = {m.RULE.code: m.RULE for m in _MODULES}
 def cases_file(rule: Rule) -> str:
     """The name of the rule's YAML case file inside this package."""
     return rule.module.rsplit(".", 1)[-1] + ".yaml"
+
+
+def python_cases_file(rule: Rule) -> str:
+    """The name of the YAML file of a rule's Python cases (rules that judge Python code
+    too); a rule that judges only Python keeps them in its one case file."""
+    return rule.module.rsplit(".", 1)[-1] + "_python.yaml"
 
 
 def find(code_or_name: str) -> Rule | None:

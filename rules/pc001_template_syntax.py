@@ -6,6 +6,7 @@ from typing import Iterator
 
 from advisor.lint.model import TemplateModel
 from advisor.lint.rule import Context, Problem, Rule
+from advisor.lint.python import PythonModel
 
 DOCS = """\
 ## What it does
@@ -42,13 +43,37 @@ def check(model: TemplateModel, ctx: Context) -> Iterator[Problem]:
         yield Problem(issue.line, 1, f"template does not parse: {issue.message}")
 
 
+PYTHON_DOCS = """
+## In Python prompt builders
+A `.py` file that builds prompts (see `docs/lint.md`, Python prompt builders) and that
+Python cannot parse gets this finding at the line the parser names; no other rule judges it.
+The file is parsed with the Python running the linter: syntax newer than it is reported too.
+
+The analysis of a module is bounded (a counted budget of steps and a maximum number of
+tokens read, the same on every machine). A module it does not finish gets this finding as
+information, at the line where it stopped: what it found before is reported, the code it had
+not reached is not analyzed. A clean report of such a module is not a clean module.
+"""
+
+
+def check_python(model: PythonModel, ctx: Context) -> Iterator[Problem]:
+    for issue in model.syntax_errors:
+        yield Problem(issue.line, 1, f"Python source does not parse: {issue.message}")
+    if model.stopped is not None and not model.syntax_errors:
+        line, why = model.stopped
+        yield Problem(line, 1, f"Python analysis stopped at line {line}: {why}. What it found before is reported; the code "
+                               "it had not reached (it reads the module's top level, then each function in order) is not "
+                               "analyzed.", severity="info")
+
+
 RULE = Rule(
     code="PC001",
     name="template-syntax",
     severity="error",
     summary="the template does not parse",
-    docs=DOCS,
+    docs=DOCS + PYTHON_DOCS,
     scope="template",
     check=check,
     module=__name__,
+    python=check_python,
 )

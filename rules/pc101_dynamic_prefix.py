@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Iterator
 
@@ -12,6 +13,7 @@ from advisor.lint.fix import UNSAFE, Edit, Fix
 from advisor.lint.lines import Lines
 from advisor.lint.model import DATE, RANDOM, REQUEST, Segment, Settings, Taint, TemplateModel, make_environment
 from advisor.lint.rule import Context, Option, Problem, Rule, shared_tokens_after, snippet
+from advisor.lint import python as py
 
 DOCS = """\
 ## What it does
@@ -28,7 +30,14 @@ first token that differs is recomputed. A timestamp on line 1 of a 2,000-token s
 prompt makes all 2,000 tokens prefill work on every request. A value that changes only
 once a day (a date) is cheaper: requests of the same day still share the prefix, but the
 whole prefix is recomputed after each midnight and the cache holds one copy per day in
-flight; it is still reported, with that lower cost named in the message.
+flight; it is reported as information, with that lower cost named in the message.
+
+The severity follows what is at stake: an error from `error_min_tokens` (256) static tokens
+after the value, or when a chat template's conversation follows it (the whole conversation
+is then at risk); a warning from `warning_min_tokens` (16, one vLLM KV block); information
+below one block (a clock followed only by `)` or `Question:`). In a chat template the
+conversation, the system message and the tools are the caller's text, not per-request
+values; the last message (`messages[-1]`) and any caller kwarg rendered as text are.
 
 ## Example
 ```jinja
@@ -61,16 +70,43 @@ OPTIONS = {
         32,
         "Per-request values followed by fewer static tokens than this are not reported: "
         "short trailing scaffolding such as `Question:` costs almost nothing to recompute. "
-        "Clock, date and random values are reported whenever any static text follows.",
+        "Clock, date and random values are reported whenever any static text follows, "
+        "and any value before a chat template's conversation is.",
+    ),
+    "error_min_tokens": Option(
+        int,
+        256,
+        "Tokens at risk from which a finding is an error (16 vLLM blocks; about where prefilling "
+        "them again stops being nearly free, see docs/lint.md). Fewer are a warning.",
+    ),
+    "warning_min_tokens": Option(
+        int,
+        16,
+        "Tokens at risk below which a finding is information: less than one vLLM KV block "
+        "(16 tokens) of prefill.",
     ),
 }
 
 _COST = {
-    REQUEST: "differs between requests, so the {n} static tokens after it cannot be shared and are recomputed for every request",
-    DATE: "changes once a day: requests of one day share the prefix, but the {n} static tokens after it are recomputed after every midnight and cached once per day (a lower cost than a per-request value, still avoidable)",
-    RANDOM: "is different on every request, so the {n} static tokens after it can never be served from the prefix cache",
+    REQUEST: "differs between requests, so {what} cannot be shared and {are} recomputed for every request",
+    DATE: "changes once a day: requests of one day share the prefix, but {what} {are} recomputed after every midnight and "
+          "cached once per day (one miss per day per prefix, far cheaper than a per-request value, still avoidable)",
+    RANDOM: "is different on every request, so {what} can never be served from the prefix cache",
 }
+_CLOCK_COST = "changes on every request, so {what} can never be served from the prefix cache"
+# The same cost in the words the Python check formats ("{n}" stands for the count).
 _CLOCK = "changes on every request, so the {n} static tokens after it can never be served from the prefix cache"
+
+
+def severity(taint: Taint, n: int, conversation: bool, options: dict[str, Any]) -> str:
+    """How much is at stake: a date costs one miss per day (information); any other value is
+    an error above the token floor or before a chat template's conversation, a warning below
+    it, information below one KV block."""
+    if taint.kind == DATE:
+        return "info"
+    if conversation or n >= options["error_min_tokens"]:
+        return "error"
+    return "warning" if n >= options["warning_min_tokens"] else "info"
 
 
 def check(model: TemplateModel, ctx: Context) -> Iterator[Problem]:
@@ -83,19 +119,24 @@ def check(model: TemplateModel, ctx: Context) -> Iterator[Problem]:
         if not taint.volatile or taint.rank <= seg.guard.rank:
             continue
         n = shared_tokens_after(model, i, ctx.count_tokens)
-        if n == 0 or (not taint.timed and n < floor):
+        conversation = model.conversation_after(i)
+        if not conversation and (n == 0 or (not taint.timed and n < floor)):
             continue
-        cost = _COST.get(taint.kind, _CLOCK).format(n=n)
-        what = "loop" if seg.construct == "for" else "value"
+        static = f"the {n} static token{'' if n == 1 else 's'} after it"
+        what = f"{static} and the conversation that follows" if conversation else static
+        cost = _COST.get(taint.kind, _CLOCK_COST).format(what=what, are="is" if n == 1 and not conversation else "are")
+        kind = "loop" if seg.construct == "for" else "value"
         pin = f" (or pin `{taint.kwarg}` in chat_template_kwargs)" if taint.kwarg else ""
         yield Problem(
             seg.line,
             seg.column,
-            f"{snippet(seg.text)} renders {taint.reason}{_where(seg, taint)} before static text; this {what} {cost}. Move it after the static text{pin}.",
+            f"{snippet(seg.text)} renders {taint.reason}{_where(seg, taint)} before static text; this {kind} {cost}. "
+            f"Move it after the static text{pin}.",
             seg.end_line,
             seg.end_column,
             tokens_at_risk=n,
             fix=_move_fix(model, i),
+            severity=severity(taint, n, conversation, ctx.options),
         )
 
 
@@ -160,14 +201,18 @@ def _move_fix(model: TemplateModel, index: int) -> Fix | None:
         return None
     if _trims_after(source[:start]) and (body[:1].isspace() or source[end:end + 1].isspace()):
         return None
-    # A line that is a paragraph of its own (at the top, or after a blank line) takes the
-    # blank lines below it along and is set apart by them at its new place: left behind, they
-    # would open the prompt (or the gap it leaves) with blank lines that were never text.
+    # A line that is a paragraph of its own (at the top of what renders, or after a blank
+    # line) takes the blank lines below it along and is set apart by them at its new place:
+    # left behind, they would open the prompt (or the gap it leaves) with blank lines that
+    # were never text.
+    top = start == 0 or (model.kind == "jinja" and _renders_only_space(source[:start]))
     gap = ""
-    if start == 0 or source.endswith("\n\n", 0, start):
+    if top or source.endswith("\n\n", 0, start):
         blank = len(source) - len(source[end:].lstrip("\n"))
         if blank > end and blank < stop:
             end, gap = blank, source[end:blank]
+    if top and _leads_with_break(source[end:stop]):
+        return None  # every rendered prompt would start with the line break left behind
     # The model's text has "\n" breaks only; the fix writes the file's own (lint.fix.carry).
     if stop < len(source) or source.endswith("\n"):
         moved = gap + body + "\n"
@@ -182,6 +227,23 @@ def _move_fix(model: TemplateModel, index: int) -> Fix | None:
 
 
 _TRIM_OPENERS = ("{%-", "{{-", "{#-")
+_BLOCK_TAGS = re.compile(r"\{%.*?%\}|\{#.*?#\}", re.DOTALL)
+
+
+def _renders_only_space(text: str) -> bool:
+    """Whether ``text`` renders nothing but whitespace: block tags, comments and blank lines."""
+    return "{{" not in text and not _BLOCK_TAGS.sub("", text).strip()
+
+
+def _leads_with_break(rest: str) -> bool:
+    """Whether ``rest``, at the top of what renders, would render a line break first: a blank
+    line, or a line of block tags and comments whose break Jinja keeps (no `-` at its end)."""
+    if "\n" not in rest:
+        return False
+    first = rest.split("\n", 1)[0]
+    if "{{" in first or _BLOCK_TAGS.sub("", first).strip():
+        return False  # the line renders text before its break
+    return not first.rstrip().endswith(("-%}", "-#}"))
 
 
 def _trims_after(text: str) -> bool:
@@ -278,14 +340,62 @@ def _where(seg: Segment, taint: Taint) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
+PYTHON_DOCS = """
+## In Python prompt builders
+Reports a value that differs between requests and is put into a prompt *before* static
+text: the clock (`datetime.now()`, `time.time()`, `date.today()`, `time.strftime(...)`,
+arrow and pendulum), ids and random values (`uuid.uuid4()`, `random.*`, `secrets.*`,
+`os.urandom`), a list shuffled or sampled at random (`random.shuffle(examples)`), and
+per-request data (a function's parameters, a request's attributes and JSON body) followed
+by at least `min_tokens_at_risk` static tokens. The finding sits where the value is put
+into the text (the f-string placeholder, the `%` or `.format` argument, the message
+`content`); a shuffle is reported at the shuffle. Content of the last message, after the
+rest of the prompt, is the request's own and is never reported.
+```python
+system = f"Current time: {datetime.now():%H:%M}\n{POLICY}"   # PC101
+client.chat.completions.create(model=MODEL, messages=[
+    {"role": "system", "content": system}, {"role": "user", "content": question}])
+```
+Use instead: keep the system prompt constant and send the time with the question:
+```python
+client.chat.completions.create(model=MODEL, messages=[
+    {"role": "system", "content": POLICY},
+    {"role": "user", "content": f"{question}\n\n(Sent at {datetime.now():%H:%M})"}])
+```
+No fix for Python: moving a value is a change of code, not of text.
+"""
+
+_PY_COST = {
+    "request": "differs between requests, so {tokens} after it cannot be shared and {are} recomputed for every request",
+    "element": "differs from one prompt to the next, so {tokens} after it cannot be shared between them",
+    "date": "changes once a day, so {tokens} after it {are} recomputed after every midnight and cached once per day",
+    "random": "is different on every request, so {tokens} after it can never be served from the prefix cache",
+    "shuffle": "is different on every request, so {tokens} after it can never be served from the prefix cache",
+}
+
+
+def check_python(model: py.PythonModel, ctx: Context) -> Iterator[Problem]:
+    floor = ctx.options["min_tokens_at_risk"]
+    for site in py.sites_for(model, "PC101"):
+        n, early = py.weigh(site, ctx.count_tokens)
+        timed = site.kind in py.TIMED
+        if n < floor and not (timed and (early or site.unknown_after)):
+            continue
+        cost = _PY_COST.get(site.kind, _CLOCK.replace("the {n} static tokens", "{tokens}")).format(tokens=py.tokens(n), are=py.are(n))
+        taint = Taint(site.kind if site.kind in (DATE, RANDOM, "clock") else RANDOM if site.kind == "shuffle" else REQUEST)
+        yield py.problem(site, f"{site.what} before static text; this {site.noun} {cost}. Move it after the static text "
+                               "(e.g. into the last user message).", n, severity(taint, n, False, ctx.options))
+
+
 RULE = Rule(
     code="PC101",
     name="dynamic-prefix",
     severity="error",
     summary="a per-request value or a clock/random call renders before static text",
-    docs=DOCS,
+    docs=DOCS + PYTHON_DOCS,
     scope="template",
     check=check,
     options=OPTIONS,
     module=__name__,
+    python=check_python,
 )

@@ -6,6 +6,7 @@ from typing import Iterator
 
 from advisor.lint.model import TemplateModel
 from advisor.lint.rule import Context, Option, Problem, Rule, shared_tokens_after
+from advisor.lint import python as py
 
 DOCS = """\
 ## What it does
@@ -63,14 +64,44 @@ def check(model: TemplateModel, ctx: Context) -> Iterator[Problem]:
         )
 
 
+PYTHON_DOCS = """
+## In Python prompt builders
+Reports prompt text that an `if` (or a conditional expression, or a comprehension's `if`)
+on per-request data adds or picks, before at least `min_tokens_at_risk` static tokens: the
+system prompt grows by a paragraph for some users, few-shot examples are picked by the
+request. A lookup keyed by per-request data in one of the application's tables
+(`PERSONAS[user.tier]`) picks a text as a branch would, and is reported at the lookup. The
+finding sits at the condition.
+```python
+system = BASE_RULES
+if user.is_enterprise:                       # PC102
+    system += ENTERPRISE_RULES
+system += TOOL_GUIDE
+```
+Use instead: keep the shared text unconditional, and say the per-request part last (in the
+last user message). No fix.
+"""
+
+
+def check_python(model: py.PythonModel, ctx: Context) -> Iterator[Problem]:
+    floor = max(ctx.options["min_tokens_at_risk"], 1)
+    for site in py.sites_for(model, "PC102"):
+        n, _ = py.weigh(site, ctx.count_tokens)
+        if n < floor:
+            continue
+        yield py.problem(site, f"{site.what} inside the static prefix; requests that take different paths cannot share "
+                               f"{py.tokens(n)} after it. Keep the shared text unconditional and put the per-request part after it.", n)
+
+
 RULE = Rule(
     code="PC102",
     name="conditional-prefix",
     severity="warning",
     summary="a branch on per-request data inside the static prefix",
-    docs=DOCS,
+    docs=DOCS + PYTHON_DOCS,
     scope="template",
     check=check,
     options=OPTIONS,
     module=__name__,
+    python=check_python,
 )

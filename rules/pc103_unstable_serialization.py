@@ -8,6 +8,7 @@ from typing import Iterator
 from advisor.lint.fix import SAFE, Edit, Fix, offset
 from advisor.lint.model import Site, TemplateModel
 from advisor.lint.rule import Context, Option, Problem, Rule
+from advisor.lint import python as py
 
 DOCS = """\
 ## What it does
@@ -57,17 +58,20 @@ OPTIONS = {
 def check(model: TemplateModel, ctx: Context) -> Iterator[Problem]:
     floor = max(ctx.options["min_tokens_at_risk"], 1)
     for site in model.unstable:
-        after = [
-            s for s in model.segments[site.segment_index:]
-            if s.is_shared_text and s.construct == "text" and (s.line, s.column) >= (site.end_line, site.end_column)
-        ]
-        n = sum(ctx.count_tokens(s.text) for s in after)
-        if n < floor:
+        after = [s for s in model.segments[site.segment_index:] if (s.line, s.column) >= (site.end_line, site.end_column)]
+        # Static text and the fixed text of outputs ('<|im_start|>' + role + ...), as PC101 counts.
+        shared = [s for s in after if (s.is_shared_text and s.construct == "text") or (s.literal and not s.effective.volatile)]
+        n = sum(ctx.count_tokens(s.text if s.construct == "text" else s.literal) for s in shared)
+        # A chat template's conversation after it is shared text of unknown length.
+        conversation = model.conversation_from(site.segment_index)
+        if n < floor and not conversation:
             continue
+        what = f"the {n} static tokens after it" + (" and the conversation that follows" if conversation else "")
         yield Problem(
             site.line,
             site.column,
-            f"{site.detail} renders in an order that can change between requests with the same data; the {n} static tokens after it stop matching the cache. Sort it (|dictsort, |sort, |tojson) and move it after the static text.",
+            f"{site.detail} renders in an order that can change between requests with the same data; {what} stop matching the cache. "
+            "Sort it (|dictsort, |sort, |tojson) and move it after the static text.",
             site.end_line,
             site.end_column,
             tokens_at_risk=n,
@@ -108,14 +112,53 @@ def _fix(source: str, site: Site) -> Fix | None:
     return Fix(SAFE, message, (Edit(start + m.start(), start + m.end(), replacement),))
 
 
+PYTHON_DOCS = """
+## In Python prompt builders
+Reports, in a prompt's prefix: `json.dumps(x)` without `sort_keys=True` of a mapping whose
+key order comes from the request (a JSON body, `**kwargs`, a `dict` field of a request model,
+a dict built by a loop over request data); `str(d)` or an f-string of such a mapping; and a
+set iterated or written into the text, whose order changes with each process's string hash
+seed (`PYTHONHASHSEED`), so every worker and every restart builds a different prompt: a loop,
+a comprehension, `", ".join(tags)`, `map(str, tags)`, `list(tags)`, `dict.fromkeys(tags)`,
+`f"{tags}"`, `str(tags)`, `repr(tags)`, `"%s" % (tags,)`, `"{}".format(tags)`, and
+`sorted(tags, key=len)` (a key that can tie keeps the set's order for equal keys). A set
+iterated into the tool list is reported here too.
+```python
+TOPICS = {"billing", "refunds", "shipping"}
+SYSTEM = f"You answer questions about {', '.join(TOPICS)}.\n{POLICY}"   # PC103
+```
+Use instead: `", ".join(sorted(TOPICS))`, `json.dumps(x, sort_keys=True)`.
+
+Fix safety (Python): `json.dumps(x)` becomes `json.dumps(x, sort_keys=True)`, safe when the
+keys are known to be strings (a JSON body, `**kwargs`, string literals), else unsafe
+(`sort_keys` raises `TypeError` on keys of mixed types); an iterated set `s` becomes
+`sorted(s)`, safe in `str.join` and for sets of string literals, else unsafe (items that do
+not compare raise `TypeError`). Neither changes what the prompt says, only its order.
+"""
+
+
+def check_python(model: py.PythonModel, ctx: Context) -> Iterator[Problem]:
+    floor = max(ctx.options["min_tokens_at_risk"], 1)
+    for site in py.sites_for(model, "PC103"):
+        n, _ = py.weigh(site, ctx.count_tokens)
+        if n < floor and not site.unknown_after:
+            continue
+        who = "every worker process and every restart builds it in its own order" if site.kind == "set" else \
+            "requests with the same data can build it in different orders"
+        stop = "stops" if n <= 1 else "stop"  # "the static text stops", "the 1 static token stops"
+        yield py.problem(site, f"{site.what}; {who}, and {py.tokens(n)} after it {stop} matching the cache. "
+                               "Sort it (sorted(), sort_keys=True).", n)
+
+
 RULE = Rule(
     code="PC103",
     name="unstable-serialization",
     severity="warning",
     summary="serialization whose order can vary between requests",
-    docs=DOCS,
+    docs=DOCS + PYTHON_DOCS,
     scope="template",
     check=check,
     options=OPTIONS,
     module=__name__,
+    python=check_python,
 )

@@ -6,20 +6,29 @@ from typing import Iterator
 
 from advisor.lint.model import TemplateModel
 from advisor.lint.rule import Context, Option, Problem, Rule, shared_tokens
+from advisor.lint.targets import TARGETS
 
 DOCS = """\
 ## What it does
 Counts the tokens of the static prefix — the static text before the first per-request
 value (clock and random values, which PC101 reports and which can be moved, are looked
-past) — and reports templates whose prefix is shorter than `min_tokens`. Templates whose
-prefix includes constant content of unknown length (`{{ tools|tojson }}`, includes) are
-not judged.
+past) — and reports templates whose prefix is shorter than the smallest prefix the target's
+cache can reuse. The configuration names the target (`target`, see docs/lint.md): an engine,
+`sglang` (the default; it caches from one token, so this rule stays quiet) or `vllm` (whole
+16-token KV blocks), or a hosted API, `openai` (1,024 tokens), `anthropic` (1,024, or
+`anthropic-512`, `anthropic-2048`, `anthropic-4096` by model), `gemini-flash` (1,024) or
+`gemini-pro` (4,096). The message names the minimum it checked and where it comes from.
+Templates whose prefix includes content of unknown length (`{{ tools|tojson }}`, includes, a
+chat template's conversation) are not judged.
 
 ## Why is this bad?
-Hosted prompt caches only cache prefixes of at least 1,024 tokens (the common minimum),
-and self-hosted engines cache whole blocks, so a short prefix saves little or nothing. It is
-an information finding: the template may be fine, but prefix caching will not help it
-unless more stable content (instructions, tool schemas, examples) moves into the prefix.
+A cache can only serve a prefix it holds: hosted prompt caches hold nothing under their
+minimum (OpenAI 1,024 tokens; Anthropic 512 to 4,096 by model; Gemini 1,024 or 4,096), and
+vLLM holds whole 16-token blocks only, so a shorter static prefix is recomputed on every
+request whatever the traffic. SGLang reuses any prefix from one token, so for it a short
+prefix is no problem. It is an information finding: the template may be fine, but prefix
+caching will not help it unless more stable content (instructions, tool schemas, examples)
+moves into the prefix.
 
 ## Example
 ```jinja
@@ -40,24 +49,30 @@ No fix: the remedy is more stable content, which only its author can write.
 """
 
 OPTIONS = {
-    "min_tokens": Option(int, 1024, "The smallest prefix worth caching, in tokens of the chosen tokenizer."),
+    "min_tokens": Option(int, 0, "The smallest prefix worth caching, in tokens of the chosen tokenizer; 0 (the default) takes "
+                         "the minimum of the configured target."),
 }
 
 
 def check(model: TemplateModel, ctx: Context) -> Iterator[Problem]:
+    target = TARGETS[ctx.target]
+    floor = ctx.options["min_tokens"] or target.minimum
     end = model.prefix_end(include_timed=False)
     prefix = model.segments[:end]
     if any(s.kind == "dynamic" and s.has_output and s.construct != "if" for s in prefix if not s.effective.timed):
         return  # constant content of unknown length: cannot tell
     n = shared_tokens(model, [s for s in prefix if s.is_shared_text], ctx.count_tokens)
-    floor = ctx.options["min_tokens"]
-    if n >= floor:
-        return
+    if n >= floor or (target.engine and n == 0 and not ctx.options["min_tokens"]):
+        return  # an engine reuses what there is; a template with no static prefix is PC101's business
+    if ctx.options["min_tokens"]:
+        source = f"the configured {floor:,}-token minimum"
+    else:
+        source = f"the {floor:,}-token minimum of {target.label} (target `{target.name}`: {target.why})"
     line, column = (model.segments[end].line, model.segments[end].column) if end < len(model.segments) else (1, 1)
     yield Problem(
         line,
         column,
-        f"the static prefix is {n} tokens, below the {floor}-token minimum that prefix caches need; move more stable content before the first per-request value",
+        f"the static prefix is {n} tokens, below {source}; move more stable content before the first per-request value",
         tokens_at_risk=n,
     )
 

@@ -30,6 +30,12 @@ reasoning stripped never reused its checkpoint (https://github.com/antirez/ds4/p
 an engine stopped caching reasoning output because templates dropped it
 (https://github.com/jundot/omlx/pull/3525).
 
+It is information, not a warning: what a template renders of the turns it is given is the
+model's prompt format (Qwen 3, DeepSeek, gpt-oss and GLM drop earlier reasoning because the
+models were trained that way), not text the template adds to the prefix. Knowing the cost
+matters when choosing a model or a template variant; a team that writes its own chat
+template can raise the rule to a warning in the configuration.
+
 ## Example
 ```jinja
 {%- for message in messages %}
@@ -81,7 +87,7 @@ def check(model: TemplateModel, ctx: Context) -> Iterator[Problem]:
 RULE = Rule(
     code="PC402",
     name="reasoning-history",
-    severity="warning",
+    severity="info",
     summary="earlier assistant turns render without (or with blanked) reasoning",
     docs=DOCS,
     scope="template",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from advisor.lint.model import TemplateModel
+from advisor.lint.model import PAYLOAD, STRUCTURE, TemplateModel
 from advisor.lint.rule import Context, Problem, Rule
 
 DOCS = """\
@@ -44,7 +44,9 @@ message), so that every turn renders earlier messages exactly as before:
 {%- for message in messages %}{{- "[INST] " + message.content + "[/INST]" }}{%- endfor %}
 ```
 If the model was trained with the system message on the last turn, the miss is the price
-of that format; suppress the finding with the reason.
+of that format: when the text that moves is the caller's own (the system message the
+request brings), the finding is information, since it is the model's layout of the messages
+it is given; text the template adds itself (a reminder, a default) is a warning.
 
 ## Fix safety
 No fix: where the system message goes is part of the model's prompt format.
@@ -60,6 +62,7 @@ def check(model: TemplateModel, ctx: Context) -> Iterator[Problem]:
             "so every turn misses the cache inside the previous last message. Render it once, before the conversation.",
             site.end_line,
             site.end_column,
+            severity="info" if site.taint.kind in (PAYLOAD, STRUCTURE) else None,
         )
 
 

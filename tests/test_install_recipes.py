@@ -121,7 +121,10 @@ def test_action_steps_run(scratch) -> None:
     assert results and {r["ruleId"] for r in results} >= {"PC101", "PC001"}
     annotations = _run(["bash", "-e", "-c", steps["advisor lint (annotations)"]["run"]], cwd=work, env=env)
     assert annotations.returncode == 1  # the fixture project has errors: the step fails
-    assert re.search(r"^::error file=templates/dated\.j2,line=\d+", annotations.stdout, re.MULTILINE), annotations.stdout
+    # Each finding is annotated at its own severity: the template that does not parse is an
+    # error, the date (one miss a day) a notice.
+    assert re.search(r"^::error file=templates/broken\.j2,line=\d+", annotations.stdout, re.MULTILINE), annotations.stdout
+    assert re.search(r"^::notice file=templates/dated\.j2,line=\d+", annotations.stdout, re.MULTILINE), annotations.stdout
 
 
 def test_action_sarif_step_fails_on_a_real_error(scratch) -> None:

@@ -20,6 +20,7 @@ from advisor.ingest import safe_yaml
 from advisor.errors import AdvisorError
 from advisor.ingest import safe_open
 from advisor.lint.rule import SEVERITIES, Rule
+from advisor.lint.targets import DEFAULT_TARGET, TARGETS
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -40,6 +41,7 @@ KEYS = {
     "static_variables": "list of variable names that are constant across requests",
     "dynamic_variables": "list of variable names that vary per request even if listed as static by default",
     "section_markers": "list of regular expressions marking section headings",
+    "target": "where the prompts are served: an engine (sglang, vllm) or a hosted API (openai, anthropic, ...)",
     "trim_blocks": "boolean",
     "lstrip_blocks": "boolean",
     "rules": "table of rule code or name -> {severity, options}",
@@ -58,6 +60,7 @@ class LintConfig:
     section_markers: tuple[str, ...] = ()
     trim_blocks: bool = False
     lstrip_blocks: bool = False
+    target: str = DEFAULT_TARGET  # advisor.lint.targets: whose prefix cache PC301 measures against
     rules: dict[str, dict[str, Any]] = field(default_factory=dict)  # code -> {"severity": ..., option: ...}
     origin: str | None = None  # the file it came from
 
@@ -160,6 +163,10 @@ def parse(table: dict[str, Any], where: str, registry: dict[str, Rule], origin: 
         elif key == "tokenizer":
             if not isinstance(value, str):
                 raise AdvisorError(f"{where}: 'tokenizer' must be a string")
+            values[key] = value
+        elif key == "target":
+            if value not in TARGETS:
+                raise AdvisorError(f"{where}: 'target' must be one of {', '.join(TARGETS)}, not {value!r}")
             values[key] = value
         elif key in ("trim_blocks", "lstrip_blocks"):
             if not isinstance(value, bool):

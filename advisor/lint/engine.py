@@ -24,9 +24,14 @@ from advisor.lint.config import ActiveRule, LintConfig, active_rules
 from advisor.lint import limits
 from advisor.lint.limits import LintStopped, MarkerPattern
 from advisor.lint import write
+from advisor.lint import python as python_lint
 from advisor.lint.lines import BOM, normalize
 from advisor.lint.model import DEFAULT_STATIC_VARIABLES, Piece, Settings, SyntaxIssue, TemplateModel, build_model
-from advisor.lint.rule import SEVERITIES, Context, Problem, Rule, token_counter
+from advisor.lint.python import PythonModel
+from advisor.lint.rule import SEVERITIES, Context, Problem, Rule, capped, token_counter
+
+# A linted file: a template, or a Python prompt builder (advisor.lint.python).
+Model = TemplateModel | PythonModel
 
 # Folders a directory walk never enters: tooling state, not prompts.
 SKIP_DIRS = frozenset(
@@ -196,10 +201,12 @@ def folder_loader(path: Path, root: Path) -> Callable[[str], tuple[str, str] | N
 Loader = Callable[[str], "tuple[str, str] | None"]
 
 
-def model_for(shown: str, path: Path, text: str, settings: Settings, loader: Loader | None = None) -> TemplateModel | None:
+def model_for(shown: str, path: Path, text: str, settings: Settings, loader: Loader | None = None) -> Model | None:
     # Every break is read as Jinja reads it (lint.lines): positions are (line, column)s of
     # that one model, the same in the normalized text and in the file.
     text = normalize(text)
+    if sources.is_python(path):
+        return python_lint.build(shown, text, settings.static_variables)
     loaded = sources.load(path, text)
     if loaded is None:
         return None
@@ -235,14 +242,16 @@ class Linter:
             code=active.rule.code,
             message=p.message,
             rule=active.rule.name,
-            severity=active.severity,
+            severity=capped(active.severity, p.severity),
             end_line=p.end_line,
             end_column=p.end_column,
             tokens_at_risk=p.tokens_at_risk,
             fix=p.fix,
         )
 
-    def template_findings(self, model: TemplateModel) -> list[Finding]:
+    def template_findings(self, model: Model) -> list[Finding]:
+        if isinstance(model, PythonModel):
+            return self.python_findings(model)
         out: list[Finding] = []
         for active in self.active:
             if active.rule.scope != "template":
@@ -250,16 +259,26 @@ class Linter:
             # Only the syntax rule looks at a template that does not parse.
             if model.syntax_errors and active.rule.code != "PC001":
                 continue
-            ctx = Context(active.options, self.count)
+            ctx = Context(active.options, self.count, self.config.target)
             out.extend(self._stamp(active, model.path, p) for p in active.rule.check(model, ctx))
         return out
 
-    def finish(self, models: list[TemplateModel], per_path: dict[str, list[Finding]]) -> list[Finding]:
+    def python_findings(self, model: PythonModel) -> list[Finding]:
+        """The findings of the rules that judge Python code (``Rule.python``)."""
+        out: list[Finding] = []
+        for active in self.active:
+            check = active.rule.python
+            if check is None or (model.syntax_errors and active.rule.code != "PC001"):
+                continue
+            out.extend(self._stamp(active, model.path, p) for p in check(model, Context(active.options, self.count, self.config.target)))
+        return out
+
+    def finish(self, models: list[Model], per_path: dict[str, list[Finding]]) -> list[Finding]:
         """Add the set rules' findings, apply suppressions, sort."""
-        parsed = [m for m in models if not m.syntax_errors]
+        parsed = [m for m in models if isinstance(m, TemplateModel) and not m.syntax_errors]
         for active in self.active:
             if active.rule.scope == "set":
-                ctx = Context(active.options, self.count)
+                ctx = Context(active.options, self.count, self.config.target)
                 for p in active.rule.check(parsed, ctx):
                     per_path.setdefault(p.path or "", []).append(self._stamp(active, p.path or "", p))
         findings: list[Finding] = []
@@ -269,10 +288,10 @@ class Linter:
             findings.extend(self._suppress(model, items) if model is not None else items)
         return sorted(findings)
 
-    def run(self, models: list[TemplateModel]) -> list[Finding]:
+    def run(self, models: list[Model]) -> list[Finding]:
         return self.finish(models, {m.path: self.template_findings(m) for m in models})
 
-    def _suppress(self, model: TemplateModel, items: list[Finding]) -> list[Finding]:
+    def _suppress(self, model: Model, items: list[Finding]) -> list[Finding]:
         if not model.comments:
             return items
         last_line = model.source.count("\n") + 1 if model.source else 1 << 30
@@ -329,7 +348,7 @@ class Refused:
     reason: str
 
 
-def _lint_one(linter: Linter, path: Path, shown: str) -> tuple[TemplateModel, list[Finding]] | Refused | None:
+def _lint_one(linter: Linter, path: Path, shown: str) -> tuple[Model, list[Finding]] | Refused | None:
     if sources.plain_data(path):
         return None  # a data file too large for a template, without prompt keys: skipped as data
     try:
@@ -358,9 +377,9 @@ def _not_linted(linter: Linter, shown: str, reason: str) -> tuple[TemplateModel,
     return stopped, linter.template_findings(stopped)
 
 
-def _lint_chunk(chunk: list[tuple[Path, str]]) -> list[tuple[TemplateModel, list[Finding]] | Refused | None]:
+def _lint_chunk(chunk: list[tuple[Path, str]]) -> list[tuple[Model, list[Finding]] | Refused | None]:
     assert _WORKER is not None
-    out: list[tuple[TemplateModel, list[Finding]] | Refused | None] = []
+    out: list[tuple[Model, list[Finding]] | Refused | None] = []
     for path, shown in chunk:
         item = _lint_one(_WORKER, path, shown)
         if item is not None and not isinstance(item, Refused):
@@ -372,7 +391,7 @@ def _lint_chunk(chunk: list[tuple[Path, str]]) -> list[tuple[TemplateModel, list
     return out
 
 
-def _parallel(linter: Linter, files: list[tuple[Path, str]]) -> list[tuple[TemplateModel, list[Finding]] | Refused | None]:
+def _parallel(linter: Linter, files: list[tuple[Path, str]]) -> list[tuple[Model, list[Finding]] | Refused | None]:
     """Per-template work on every core; forked workers inherit the loaded tokenizer."""
     global _WORKER
     import multiprocessing
@@ -413,9 +432,9 @@ def lint_files(
     items = [item for item in got if not isinstance(item, Refused)]
     models = [item[0] for item in items if item is not None]
     per_path = {item[0].path: item[1] for item in items if item is not None}
-    for (_, shown), item in zip(files, got):
+    for (path, shown), item in zip(files, got):
         if item is None:
-            skipped.append((shown, "not a prompt template (YAML/JSON without a `messages` list or a `chat_template`)"))
+            skipped.append((shown, sources.not_a_prompt(path)))
     return LintResult(linter.finish(models, per_path), [m.path for m in models], sorted(set(skipped)), len(set(excluded)),
                       sorted(set(refused), key=lambda r: r[1]))
 
@@ -423,7 +442,7 @@ def lint_files(
 def lint_texts(files: dict[str, str], config: LintConfig, registry: dict[str, Rule], count_tokens: Callable[[str], int]) -> LintResult:
     """Lint in-memory files (name -> text): what the rule-case tests use."""
     linter = Linter(config, registry, count_tokens)
-    models = []
+    models: list[Model] = []
 
     def loader(name: str) -> tuple[str, str] | None:
         return (name, files[name]) if name in files else None

@@ -1,7 +1,8 @@
 """What a rule is: metadata, documented options, and a generator of problems.
 
-Rules never decide their severity (configuration does; the engine stamps it) and never
-see file paths beyond the models they are given.
+Configuration decides a rule's severity and the engine stamps it; a rule may only lower it for
+one problem (``Problem.severity``: a few tokens at risk, a model's own layout), never raise it.
+Rules never see file paths beyond the models they are given.
 """
 
 from __future__ import annotations
@@ -13,8 +14,16 @@ from typing import Any, Callable, Iterator
 
 from advisor.lint.fix import Fix
 from advisor.lint.model import TemplateModel
+from advisor.lint.targets import DEFAULT_TARGET
 
 SEVERITIES = ("error", "warning", "info")
+
+
+def capped(configured: str, chosen: str | None) -> str:
+    """The configured severity, or the rule's own choice for one problem when that is lower."""
+    if chosen is None or SEVERITIES.index(chosen) <= SEVERITIES.index(configured):
+        return configured
+    return chosen
 
 
 @dataclass(frozen=True)
@@ -63,14 +72,19 @@ class Problem:
     tokens_at_risk: int | None = None
     path: str | None = None  # set-scope rules name the template the problem is in
     fix: Fix | None = None  # text edits that remove the problem (see advisor.lint.fix)
+    # A severity below the configured one, chosen by the rule from what is at stake (the tokens
+    # at risk, a model's own layout); the configured severity stays the ceiling.
+    severity: str | None = None
 
 
 @dataclass
 class Context:
-    """What a check may use besides the model: its options and a token counter."""
+    """What a check may use besides the model: its options, a token counter and the target
+    (where the prompts are served, advisor.lint.targets)."""
 
     options: dict[str, Any]
     count_tokens: Callable[[str], int]
+    target: str = DEFAULT_TARGET
 
 
 @dataclass(frozen=True)
@@ -80,10 +94,13 @@ class Rule:
     severity: str
     summary: str
     docs: str  # markdown with the sections What it does / Why is this bad? / Example / Use instead
-    scope: str  # "template": check(model, ctx); "set": check(models, ctx); "suppression": engine-driven
+    scope: str  # "template": check(model, ctx); "set": check(models, ctx); "suppression": engine-driven; "python": python(model, ctx) only
     check: Callable[..., Iterator[Problem]]
     options: dict[str, Option] = field(default_factory=dict)
     module: str = ""
+    # The check over a Python prompt builder (advisor.lint.python.PythonModel), for codes
+    # that judge Python code too: python(model, ctx). A rule of scope "python" has only this.
+    python: Callable[..., Iterator[Problem]] | None = None
 
     def default_options(self) -> dict[str, Any]:
         return {k: (list(o.default) if isinstance(o.default, list) else o.default) for k, o in self.options.items()}

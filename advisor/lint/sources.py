@@ -19,6 +19,7 @@ import yaml
 from advisor.errors import AdvisorError
 from advisor.ingest import safe_open
 from advisor.lint.lines import BOM, Lines
+from advisor.lint.conversation import looks_like_chat_template
 from advisor.lint.model import Piece
 from advisor.ingest import prompt_files
 from advisor.ingest.prompt_files import DATA_SUFFIXES, PROMPTY_SUFFIXES
@@ -27,7 +28,20 @@ from advisor.ingest.safe_yaml import safe_compose
 
 # The file kinds and their structure are read by advisor.ingest.prompt_files, which the
 # renderer and the template diffs use too; this module only turns them into Jinja pieces.
-ALL_SUFFIXES = JINJA_SUFFIXES + DATA_SUFFIXES + PROMPTY_SUFFIXES
+# Python files are prompt builders, read by advisor.lint.python (parsed, never imported).
+PYTHON_SUFFIXES = (".py",)
+ALL_SUFFIXES = JINJA_SUFFIXES + DATA_SUFFIXES + PROMPTY_SUFFIXES + PYTHON_SUFFIXES
+
+
+def is_python(path: Path) -> bool:
+    return path.suffix.lower() in PYTHON_SUFFIXES
+
+
+def not_a_prompt(path: Path) -> str:
+    """Why a file of a linted kind was not linted after all."""
+    if is_python(path):
+        return "not a prompt builder (no LLM client, message list, system prompt or template in it)"
+    return "not a prompt template (YAML/JSON without a `messages` list or a `chat_template`)"
 
 
 @dataclass(frozen=True)
@@ -102,8 +116,10 @@ def load(path: Path, text: str) -> Loaded | None:
         return _prompty(text)
     if suffix in DATA_SUFFIXES:
         return _data_file(text, suffix)
-    kind = "chat_template" if "chat_template" in name else "jinja"
-    return Loaded(kind, [Piece(text)])
+    # A chat template by its name, or by what it reads: the conversation and the generation
+    # prompt switch, a special token or a role (an official template saved as llama3.jinja).
+    chat = "chat_template" in name or looks_like_chat_template(text)
+    return Loaded("chat_template" if chat else "jinja", [Piece(text)])
 
 
 # --- YAML and JSON ------------------------------------------------------------------------------

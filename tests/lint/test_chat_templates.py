@@ -96,3 +96,75 @@ def test_same_verdict_inside_tokenizer_config_json(name, tmp_path, counter):
     found = engine.lint_files([str(config_file)], cfg, REGISTRY, counter, cwd=tmp_path, parallel=False).findings
     assert sorted((f.code, f.severity) for f in found) == sorted((code, severity) for code, _, severity in EXPECTED[name])
     assert all(f.line == 3 for f in found)  # the "chat_template" line
+
+
+# What each input of a chat template is, whatever the family's spelling: the taint of the
+# value an expression renders (advisor.lint.conversation).
+SETUP = (
+    "{%- if messages[0]['role'] == 'system' %}{%- set system_message = messages[0]['content']|trim %}"
+    "{%- set loop_messages = messages[1:] %}{%- else %}{%- set loop_messages = messages %}{%- endif %}"
+    "{%- set ns = namespace(system_prompt='') %}{%- for m in messages %}{%- if m.role == 'system' %}"
+    "{%- set ns.system_prompt = ns.system_prompt + m.content %}{%- endif %}{%- endfor %}"
+    "{%- set user_messages = loop_messages | selectattr('role', 'equalto', 'user') | list %}\n"
+)
+SPELLINGS = [
+    ("messages[0]['role']", "structure"),
+    ("messages[0].role", "structure"),
+    ("messages | length", "structure"),
+    ("loop_messages | length", "structure"),
+    ("messages[-1].role", "structure"),
+    ("messages[0]['content']", "payload"),
+    ("messages[0].content", "payload"),
+    ("system_message", "payload"),
+    ("ns.system_prompt", "payload"),
+    ("loop_messages[0]['content']", "payload"),
+    ("documents | tojson", "payload"),
+    ("tools | tojson", "static"),
+    ("messages[-1]['content']", "request"),
+    ("loop_messages[-1].content", "request"),
+    ("messages[1:][-1]['content']", "request"),
+    ("user_messages[-1].content", "request"),
+    ("(messages | last).content", "request"),
+    ("(messages | selectattr('role', 'equalto', 'user') | list | last)['content']", "request"),
+    ("customer_name", "request"),
+]
+
+
+@pytest.mark.parametrize("expr, kind", SPELLINGS, ids=[s for s, _ in SPELLINGS])
+def test_what_each_input_is(expr, kind):
+    text = SETUP + "{{- " + expr + " }}\nFollow the policy.\n{%- for m in loop_messages %}{{ m.content }}{%- endfor %}"
+    model = build_model("x.chat_template.jinja", text, "chat_template", [Piece(text)], Settings(static_variables=DEFAULT_STATIC_VARIABLES))
+    (seg,) = [s for s in model.segments if s.line == 2 and s.kind == "dynamic"]
+    assert seg.taint.kind == kind, seg.taint
+
+
+LOOP_TESTS = [
+    ("loop.last", "structure"),
+    ("loop.first and message.role == 'user'", "structure"),
+    ("message == user_messages[-1]", "structure"),
+    ("loop.index0 > 0", "structure"),
+    ("message.content is string", "payload"),
+    ("enable_thinking", "kwarg"),
+    ("messages[-1].content is string", "request"),
+]
+
+
+@pytest.mark.parametrize("test, kind", LOOP_TESTS, ids=[t for t, _ in LOOP_TESTS])
+def test_what_a_branch_in_the_conversation_tests(test, kind):
+    text = (SETUP + "{%- for message in loop_messages %}\n{%- if " + test + " %}<b>{%- endif %}"
+            "{{ message.content }}{%- endfor %}")
+    model = build_model("x.chat_template.jinja", text, "chat_template", [Piece(text)], Settings(static_variables=DEFAULT_STATIC_VARIABLES))
+    (seg,) = [s for s in model.segments if s.construct == "if" and s.line == 3]
+    assert seg.taint.kind == kind, seg.taint
+
+
+def test_a_jinja_file_that_reads_the_conversation_is_a_chat_template(counter):
+    # An official template saved under the model's name, not `chat_template`: the system
+    # message and the message count are the template's structure, not per-request data.
+    cfg = config.parse({}, "test", REGISTRY)
+    text = (FOLDER / "llama31.chat_template.jinja").read_text(encoding="utf-8")
+    found = engine.lint_texts({"llama3.jinja": text}, cfg, REGISTRY, counter).findings
+    assert not engine.fails(found, "warning"), [(f.code, f.line, f.message) for f in found]
+    long_text = TAIL.split("'")[1]  # the policy sentence
+    plain = engine.lint_texts({"prompt.j2": "Hello {{ messages }}\n" + long_text + "\n"}, cfg, REGISTRY, counter)
+    assert [f.code for f in plain.findings] == ["PC101"]  # no role, no generation prompt: a plain template

@@ -17,7 +17,11 @@ LONG = (
     "to a human agent with a one-line summary of the case.\n"
 )
 CLEAN = "You are the Tallyfold assistant.\n" + LONG + "Question: {{ question }}\n"
-DIRTY = "Current date and time: {{ now }}\n" + LONG + "Question: {{ question }}\n"
+# A clock before about 300 static tokens: an error (above PC101's 256-token floor).
+DIRTY = "Current date and time: {{ now }}\n" + LONG * 6 + "Question: {{ question }}\n"
+# PC301 measures against the target's minimum: quiet for the default engine (SGLang), 1,024
+# tokens for a hosted API.
+HOSTED = "target: openai\n"
 
 
 @pytest.fixture()
@@ -50,6 +54,7 @@ def test_clean_exits_0(project, capsys):
 
 def test_info_findings_do_not_fail_by_default_but_do_with_fail_on_info(project, capsys):
     (project / "prompts" / "ok.j2").write_text(CLEAN)
+    (project / ".advisor.yaml").write_text(HOSTED)
     code, out = run(["lint", "prompts", "--format", "concise"], capsys)
     assert code == 0 and "PC301" in out
     code, _ = run(["lint", "prompts", "--format", "concise", "--fail-on", "info"], capsys)
@@ -73,6 +78,7 @@ def test_fail_on_error_ignores_warnings(project, capsys):
 
 def test_select_and_ignore(project, capsys):
     (project / "prompts" / "bad.j2").write_text(DIRTY)
+    (project / ".advisor.yaml").write_text(HOSTED)
     code, out = run(["lint", "prompts", "--format", "concise", "--ignore", "dynamic-prefix"], capsys)
     assert code == 0 and "PC101" not in out
     code, out = run(["lint", "prompts", "--format", "concise", "--select", "PC3"], capsys)
@@ -187,7 +193,7 @@ def test_non_templates_are_named_as_skipped_and_nothing_lintable_exits_2(project
     assert proc.stdout == ""
     lines = proc.stderr.splitlines()
     assert lines[:3] == [
-        "advisor: skipped traffic/app.py: not a prompt template (.py files are not linted; see docs/lint.md, Inputs)",
+        "advisor: skipped traffic/app.py: not a prompt builder (no LLM client, message list, system prompt or template in it)",
         "advisor: skipped traffic/config.yaml: not a prompt template (YAML/JSON without a `messages` list or a `chat_template`)",
         "advisor: skipped traffic/rag.jsonl: not a prompt template (.jsonl files are not linted; see docs/lint.md, Inputs)",
     ]
@@ -196,11 +202,13 @@ def test_non_templates_are_named_as_skipped_and_nothing_lintable_exits_2(project
 
 
 def test_a_named_non_template_is_skipped_not_linted(project):
+    # Python files are linted as prompt builders (docs/lint.md); one without anything about
+    # prompts in it is skipped without being parsed.
     (project / "prompts" / "ok.j2").write_text(CLEAN)
     (project / "app.py").write_text("x = '{{ now }}'\n")
     proc = cli(["lint", "prompts/ok.j2", "app.py", "--format", "concise", "--select", "PC101"], project)
     assert proc.returncode == 0 and proc.stdout == ""
-    assert "advisor: skipped app.py: not a prompt template (.py files" in proc.stderr
+    assert "advisor: skipped app.py: not a prompt builder" in proc.stderr
 
 
 def test_allow_empty_for_pre_commit(project):

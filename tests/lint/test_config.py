@@ -121,3 +121,20 @@ def test_unparsable_config_files_are_errors(tmp_path, name, text):
 def test_missing_explicit_config_is_an_error(tmp_path):
     with pytest.raises(AdvisorError, match="config file not found"):
         config.resolve(str(tmp_path / "nope.yaml"), False, tmp_path, REGISTRY)
+
+
+def test_target_names_the_cache_and_is_checked():
+    assert config.LintConfig().target == "sglang"
+    assert parse({"target": "anthropic-4096"}).target == "anthropic-4096"
+    assert parse({"lint": {"target": "vllm"}}).target == "vllm"
+    with pytest.raises(AdvisorError, match="'target' must be one of sglang, vllm, openai"):
+        parse({"target": "tgi"})
+
+
+def test_a_configured_severity_caps_the_rules_own_bands(counter):
+    # PC101 grades by tokens at risk; the configured severity stays the ceiling.
+    text = "Hello {{ customer }}\n" + "Follow the support policy exactly and answer in short numbered steps. " * 40 + "\n"
+    loud = engine.lint_texts({"a.j2": text}, parse({"select": ["PC101"]}), REGISTRY, counter).findings
+    capped = engine.lint_texts({"a.j2": text}, parse({"select": ["PC101"], "rules": {"PC101": {"severity": "warning"}}}),
+                               REGISTRY, counter).findings
+    assert [f.severity for f in loud] == ["error"] and [f.severity for f in capped] == ["warning"]

@@ -207,12 +207,18 @@ def check_file(tmp: Path, name: str, text: str, unsafe: bool, counter) -> None:
     assert not any(f.code == "PC001" for f in again.findings)
     # A finding of the same rule on the same text may remain only with less at risk behind
     # it (two clock lines moved to the end: the first still precedes the second's label).
+    # Identical lines are one key: the most that was at risk on them. A line left at the top
+    # because, once the lines below it moved, a tag line's break would open the prompt
+    # (test_fix_blank_lines) is no longer movable: it stays, with what moved behind it.
     after_lines = Lines(after.removeprefix(BOM))
+    most: dict[tuple[str, str], int] = {}
     for f in fixable:
         key = (f.code, normalize(body.text_of(f.line)).strip())
-        for g in again.findings:
-            if (g.code, normalize(after_lines.text_of(g.line)).strip()) == key:
-                assert (g.tokens_at_risk or 0) < (f.tokens_at_risk or 0), (f, g)
+        most[key] = max(most.get(key, 0), f.tokens_at_risk or 0)
+    for g in again.findings:
+        key = (g.code, normalize(after_lines.text_of(g.line)).strip())
+        if key in most and not (g.fix is None and g.line == 1):
+            assert (g.tokens_at_risk or 0) < most[key], (g, most[key])
 
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from advisor.lint import model
+from advisor.lint import locate
 from advisor.lint.model import DEFAULT_STATIC_VARIABLES, Piece, Settings, build_model
 
 SETTINGS = Settings(static_variables=DEFAULT_STATIC_VARIABLES)
@@ -33,12 +33,12 @@ def snapshot(m):
 def test_compacting_long_text_runs_changes_nothing(source, kind, offset):
     piece = Piece(source, line_offset=3, first_col=6, col=6) if offset else Piece(source)
     fast = build_model("t.j2", source, kind, [piece], SETTINGS)
-    old = model._COMPACT_MIN
-    model._COMPACT_MIN = 10**9
+    old = locate.COMPACT_MIN
+    locate.COMPACT_MIN = 10**9
     try:
         slow = build_model("t.j2", source, kind, [piece], SETTINGS)
     finally:
-        model._COMPACT_MIN = old
+        locate.COMPACT_MIN = old
     assert snapshot(fast) == snapshot(slow)
 
 

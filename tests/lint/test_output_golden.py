@@ -21,15 +21,17 @@ REPO = HERE.parents[1]  # run from the repository root: paths are the same with 
 GOLDEN = HERE / "golden"
 PROJECT = HERE / "fixtures" / "project"
 VERSION = "0.0.0-golden"
+# A hosted target, so that PC301 (quiet for the default engine target) shows its wording too.
+CONFIG = LintConfig(target="openai")
 
 
 @pytest.fixture(scope="module")
 def result(counter):
-    return engine.lint_files([str(PROJECT)], LintConfig(), REGISTRY, counter, cwd=REPO)
+    return engine.lint_files([str(PROJECT)], CONFIG, REGISTRY, counter, cwd=REPO)
 
 
 def rendered(fmt: str, result) -> str:
-    rules = [a.rule for a in active_rules(LintConfig(), REGISTRY)]
+    rules = [a.rule for a in active_rules(CONFIG, REGISTRY)]
     return output.render(fmt, result.findings, len(result.files), VERSION, rules)
 
 
@@ -44,7 +46,7 @@ def test_golden(fmt, result):
 
 
 def test_rendering_is_deterministic(result, counter):
-    again = engine.lint_files([str(PROJECT)], LintConfig(), REGISTRY, counter, cwd=REPO)
+    again = engine.lint_files([str(PROJECT)], CONFIG, REGISTRY, counter, cwd=REPO)
     for fmt in output.FORMATS:
         assert rendered(fmt, result) == rendered(fmt, again)
 

@@ -94,4 +94,6 @@ def test_role_lines_are_one_definition():
 
     assert prompt_templates.ROLE_LINE is prompt_files.ROLE_LINE
     assert template_diff._ANY_ROLE_LINE is prompt_files.ROLE_LINE
-    assert set(sources.ALL_SUFFIXES) == set(prompt_files.TEXT_SUFFIXES + prompt_files.DATA_SUFFIXES + prompt_files.PROMPTY_SUFFIXES)
+    # The lint reads the prompt files every command reads, and Python prompt builders.
+    assert set(sources.ALL_SUFFIXES) == set(prompt_files.TEXT_SUFFIXES + prompt_files.DATA_SUFFIXES + prompt_files.PROMPTY_SUFFIXES
+                                            + sources.PYTHON_SUFFIXES)

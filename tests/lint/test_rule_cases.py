@@ -8,14 +8,22 @@ import pytest
 import yaml
 
 from advisor.lint import config, engine
-from advisor.rules import REGISTRY, cases_file
+from advisor.rules import REGISTRY, cases_file, python_cases_file
 
 
 def load_cases(rule):
-    text = importlib.resources.files("advisor.rules").joinpath(cases_file(rule)).read_text(encoding="utf-8")
-    data = yaml.safe_load(text)
-    assert data["rule"] == rule.code
-    return data["cases"]
+    """The rule's cases, and its Python cases (a `<rule>_python.yaml` beside them); a file
+    marked `language: python` lints each case as a module named `builder.py`."""
+    cases = []
+    for name in (cases_file(rule), python_cases_file(rule)):
+        resource = importlib.resources.files("advisor.rules").joinpath(name)
+        if not resource.is_file():
+            continue
+        data = yaml.safe_load(resource.read_text(encoding="utf-8"))
+        assert data["rule"] == rule.code
+        default = {"filename": "builder.py"} if data.get("language") == "python" else {}
+        cases.extend({**default, **case} for case in data["cases"])
+    return cases
 
 
 def all_cases():
@@ -55,7 +63,7 @@ def test_rule_case(rule, case, counter):
     if "expect" in case:
         got = []
         for f in found:
-            got.append({"path": f.path, "line": f.line, "column": f.column})
+            got.append({"path": f.path, "line": f.line, "column": f.column, "severity": f.severity})
         want = case["expect"]
         assert len(got) == len(want), f"expected {want}, got {got}: {[f.message for f in found]}"
         for w, g in zip(sorted(want, key=lambda e: (e.get("path", ""), e["line"])), sorted(got, key=lambda e: (e["path"], e["line"]))):

@@ -35,7 +35,8 @@ def test_rule_metadata_and_docs(code):
     assert rule.code == code and re.fullmatch(r"PC\d{3}", code)
     assert re.fullmatch(r"[a-z]+(-[a-z]+)*", rule.name)
     assert rule.severity in SEVERITIES
-    assert rule.scope in ("template", "set", "suppression")
+    assert rule.scope in ("template", "set", "suppression", "python")
+    assert rule.scope != "python" or rule.python is not None
     assert rule.summary
     positions = [rule.docs.find(s) for s in SECTIONS]
     assert all(p >= 0 for p in positions), f"{code} docs miss a section"
