@@ -24,6 +24,11 @@ def _ids(table: str) -> list:
     return [pytest.param(c, id=c["name"]) for c in CASES[table]]
 
 
+# A template that lints to one info finding (a clock before a few static tokens), so the
+# output names it whenever it was linted beside a bad input.
+GOOD = "At {{ strftime_now('%H:%M') }}:\nYou are a careful assistant.\n{{ question }}\n"
+
+
 # --- traffic files ----------------------------------------------------------------------------
 
 
@@ -156,7 +161,7 @@ def test_bad_and_good_files_together(traffic_files, cli):
 def test_lint_case(case, tmp_path, cli):
     path = tmp_path / case["file"]
     path.write_bytes(build_text(case))
-    (tmp_path / "good.j2").write_text("You are a careful assistant.\n{{ question }}\n")
+    (tmp_path / "good.j2").write_text(GOOD)
     res = cli("lint", "--isolated", "--format", "concise", path, tmp_path / "good.j2")
     check_stderr(res.err)
     codes = case["code"] if isinstance(case["code"], list) else [case["code"]]
@@ -175,7 +180,7 @@ def test_lint_case(case, tmp_path, cli):
 def test_lint_config_case(case, tmp_path, cli, monkeypatch):
     config = tmp_path / case["file"]
     config.write_bytes(build_text(case))
-    (tmp_path / "good.j2").write_text("You are a careful assistant.\n{{ question }}\n")
+    (tmp_path / "good.j2").write_text(GOOD)
     monkeypatch.chdir(tmp_path)
     # Explicit --config and discovery from the working folder both report it.
     runs = [["lint", "--config", str(config), "good.j2"]] + ([] if case.get("named_only") else [["lint", "good.j2"]])

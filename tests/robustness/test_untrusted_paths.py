@@ -28,6 +28,11 @@ def _run(*args: str, cwd: Path | None = None, timeout: float = 60) -> subprocess
                           env=env, cwd=cwd, timeout=timeout)
 
 
+# A template that lints to one info finding (a clock before a few static tokens), so the
+# output names it whenever it was linted beside a bad input.
+GOOD = "At {{ strftime_now('%H:%M') }}:\nYou are a careful assistant.\n{{ question }}\n"
+
+
 # --- safe_open itself -------------------------------------------------------------------------
 
 
@@ -291,7 +296,7 @@ def test_options_that_allocate_are_bounded(argv, bound, tmp_path, cli):
 def test_section_marker_redos_is_a_finding_not_a_hang(tmp_path, cli):
     (tmp_path / ".advisor.yaml").write_text('section_markers: ["^(a|a)*$"]\n')
     (tmp_path / "t.j2").write_text("Intro\n" + "a" * 40 + "!\n{{ q }}\n")
-    (tmp_path / "good.j2").write_text("You are a careful assistant.\n{{ question }}\n")
+    (tmp_path / "good.j2").write_text(GOOD)
     start = time.perf_counter()
     res = cli("lint", "--config", tmp_path / ".advisor.yaml", "--format", "concise", tmp_path / "t.j2", tmp_path / "good.j2")
     assert time.perf_counter() - start < 30
@@ -326,7 +331,7 @@ def test_a_file_past_the_cpu_limit_is_one_finding_and_the_rest_are_linted(tmp_pa
     monkeypatch.setattr(limits, "FILE_CPU_SECONDS", 0.05)
     body = "".join(f"Section {i}: {{{{ user_{i} }}}}\n" for i in range(4000))
     (tmp_path / "big.j2").write_text(body)
-    (tmp_path / "good.j2").write_text("You are a careful assistant.\n{{ question }}\n")
+    (tmp_path / "good.j2").write_text(GOOD)
     res = cli("lint", "--isolated", "--format", "concise", tmp_path)
     check_stderr(res.err)
     assert re.search(r"big\.j2:1:1: PC001 .*not linted: it took more than 0\.05 s of CPU time", res.out), res.out
