@@ -28,8 +28,11 @@ demo: $(STAMP)
 	$(VENV)/bin/advisor plan --example scrambled --requests 400 --output outputs/plan-scrambled.md
 	@echo "planned advisory (from a workload description) written to outputs/plan-scrambled.md"
 
+# One pytest worker per core (pytest-xdist; at most 4, each holds ~1 GB at its peak), whole
+# files per worker so that a module's expensive fixtures (held-out sets, model folders) are
+# built once, not once per worker. Plain `pytest` still runs everything in one process.
 test: $(TSTAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --maxprocesses 4 --dist loadfile
 
 # The static gate CI runs before the tests: ruff and mypy over advisor/ (settings in pyproject.toml).
 check: $(TSTAMP)
