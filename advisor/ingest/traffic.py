@@ -466,6 +466,22 @@ def _requests_of(items: list[tuple[int, Any]], source: str, on_skip: Callable[[S
                 on_skip(Skip(source, line, f"cannot read record ({type(exc).__name__}: {_short(exc)})"))
 
 
+def _items_or_skip(read: Callable[..., list[tuple[int, Any]]], args: tuple[Any, ...], source: str, line: int,
+                   on_skip: Callable[[Skip], None]) -> list[tuple[int, Any]] | None:
+    """The record items of one line (or one record value), or None after its skip: a bad
+    record, or an adapter's failure on it, is that line's skip; an ``AdvisorError`` means the
+    input as a whole cannot be read (no format matches it) and ends the run."""
+    try:
+        return read(*args)
+    except BadRecord as exc:
+        on_skip(Skip(source, line, str(exc)))
+    except AdvisorError:
+        raise
+    except Exception as exc:
+        on_skip(Skip(source, line, f"cannot read record ({type(exc).__name__}: {_short(exc)})"))
+    return None
+
+
 def _iter_records(records: Records, on_skip: Callable[[Skip], None], block_size: int,
                   fmt: "LineFormat") -> Iterator[Request]:
     """The requests of record values: each value goes where a line's decoded JSON goes."""
@@ -473,17 +489,9 @@ def _iter_records(records: Records, on_skip: Callable[[Skip], None], block_size:
     seen_any = False
     for n, value in enumerate(records.items, 1):
         seen_any = True
-        try:
-            items = fmt.values(value, n)
-        except BadRecord as exc:
-            on_skip(Skip(source, n, str(exc)))
-            continue
-        except AdvisorError:
-            raise  # the records as a whole cannot be read (no format matches them)
-        except Exception as exc:  # an adapter's failure on one record is that record's skip
-            on_skip(Skip(source, n, f"cannot read record ({type(exc).__name__}: {_short(exc)})"))
-            continue
-        yield from _requests_of(items, source, on_skip, block_size)
+        items = _items_or_skip(fmt.values, (value, n), source, n, on_skip)
+        if items is not None:
+            yield from _requests_of(items, source, on_skip, block_size)
     if not seen_any:
         raise AdvisorError(f"{source}: no records given (no requests)")
     yield from _requests_of(fmt.finish(_decode), source, on_skip, block_size)
@@ -527,17 +535,9 @@ def iter_file(
                 if raw is None:
                     on_skip(Skip(source, lineno, f"line is over {MAX_LINE_BYTES >> 20} MiB (no request is that long)"))
                     continue
-                try:
-                    items = fmt.records(raw, lineno, _decode)
-                except BadRecord as exc:
-                    on_skip(Skip(source, lineno, str(exc)))
-                    continue
-                except AdvisorError:
-                    raise  # the file as a whole cannot be read (no format matches it)
-                except Exception as exc:  # an adapter's failure on one line is that line's skip
-                    on_skip(Skip(source, lineno, f"cannot read record ({type(exc).__name__}: {_short(exc)})"))
-                    continue
-                yield from emit(items)
+                items = _items_or_skip(fmt.records, (raw, lineno, _decode), source, lineno, on_skip)
+                if items is not None:
+                    yield from emit(items)
         except (EOFError, zlib.error, gzip.BadGzipFile, OSError) as exc:
             if isinstance(exc, OSError) and not _is_stream_error(exc):
                 raise AdvisorError(f"{source}: cannot read ({exc.strerror or exc})") from None
