@@ -57,6 +57,7 @@ def _rows(e: CostEstimate) -> list[tuple[str, str, str]]:
             f"{e.kv_bytes_per_token_full_layers_only:,} B",
             f"{e.sliding_layers} layers slide over {e.sliding_window:,} tokens",
         ))
+    rows += _layout_rows(e)
     share = f"{e.prefix_pool_share:.2%} of the pool" if e.weights_fit else "no pool at this TP"
     shipped = "as shipped" if e.weight_dtype == e.weight_dtype_shipped else f"ships {e.weight_dtype_shipped}"
     rows.append(("weights per GPU", _size(e.weight_bytes_per_gpu), f"{e.weight_dtype} ({shipped})"))
@@ -107,6 +108,22 @@ def _rows(e: CostEstimate) -> list[tuple[str, str, str]]:
         (f"decode step, batch of {e.batch}", f"{e.decode_step_seconds_batch * 1e3:,.2f} ms",
          f"{e.batch} × ({e.prefix_tokens:,} + {e.unique_tokens:,}) tokens of KV, unshared reads"),
     ]
+    return rows
+
+
+def _layout_rows(e: CostEstimate) -> list[tuple[str, str, str]]:
+    """Rows for layouts beyond full and sliding-window attention (state layers, chunked local
+    attention, a DSA indexer); nothing for the others, whose rows stay as they were."""
+    layout = e.layout
+    if not (e.state_layers or layout.get("chunked_attention") or e.indexer_bytes_per_token):
+        return []
+    rows = [("layer layout", e.layout_summary,
+             f"KV per token counts these layers' KV (every layer as attention: {e.kv_bytes_per_token_all_layers:,} B)")]
+    if e.state_layers:
+        rows.append(("state per running request", _size(e.state_bytes_per_request),
+                     f"{e.engine}; one unpadded state: {_size(e.state_bytes_per_sequence)}"))
+    blocks = ", ".join(f"{name} {tokens:,}" for name, tokens in sorted(e.cache_block_tokens.items()))
+    rows.append(("prefix cache unit (tokens)", blocks, e.cache_granularity_note.get(e.engine, "")))
     return rows
 
 

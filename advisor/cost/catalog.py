@@ -27,6 +27,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
+from advisor.cost.layout import KV_DTYPE_BYTES as KV_DTYPE_BYTES  # re-exported: the one table
+from advisor.cost.layout import AttentionLayout, full_attention_layout, read_layout
 from advisor.errors import AdvisorError
 from advisor.ingest import safe_open
 from advisor.ingest.safe_yaml import safe_load
@@ -34,9 +36,8 @@ from advisor.ingest.safe_yaml import safe_load
 GIB = 1 << 30
 MIB = 1 << 20
 
-# Bytes per KV element. BF16/FP16 store 2 bytes; FP8 (vLLM fp8/fp8_e4m3/fp8_e5m2, SGLang
-# fp8_e4m3/fp8_e5m2) stores 1 and halves the cache (REFERENCE §4.1).
-KV_DTYPE_BYTES: dict[str, int] = {"bf16": 2, "fp16": 2, "fp8": 1}
+# KV_DTYPE_BYTES (bytes per KV element: BF16/FP16 2, FP8 1; REFERENCE §4.1) lives in
+# advisor.cost.layout, which the cache geometry shares; it is re-exported here.
 # Bits per weight. MXFP4 (gpt-oss) stores 4-bit values with one 8-bit scale per 32: 4.25 bits,
 # and only the MoE expert weights are in it; the rest of the model stays BF16 (gpt-oss model
 # card; vLLM's gpt-oss post: "63 GB (120B) and 14 GB (20B)"; see data/models.yaml).
@@ -110,6 +111,18 @@ class ModelSpec:
     weight_dtype: str = "bf16"
     weight_dtype_source: str = ""
     max_context: int | None = None  # max_position_embeddings
+    # Per layer, its attention kind (full, sliding, chunked) and state kind (Gated DeltaNet,
+    # Mamba2, Mamba1), read from the config (advisor.cost.layout); see ``layout``.
+    attention_layout: AttentionLayout | None = None
+
+    @property
+    def layout(self) -> AttentionLayout:
+        """The layer layout; a spec built without one is full attention (sliding where
+        ``sliding_layers`` says)."""
+        if self.attention_layout is not None:
+            return self.attention_layout
+        return full_attention_layout(self.num_layers, sliding=self.sliding_layers, window=self.sliding_window,
+                                     mla=self.is_mla)
 
     @property
     def is_moe(self) -> bool:
@@ -238,6 +251,22 @@ CONFIG_FIELDS: dict[str, FieldType] = {
     **dict.fromkeys(("model_type", "architecture", "weight_dtype", "weight_dtype_source", "_name_or_path"), _TEXT),
     **dict.fromkeys(("text_config", "quantization_config"), _OBJECT),
     "layer_types": _LIST,
+    # The layer layout and the state of hybrid models (advisor.cost.layout): Gated DeltaNet
+    # (Qwen3-Next, Qwen3.5), Mamba2 in Nemotron-H's and in Granite/Falcon-H1's spellings, Mamba1
+    # (Jamba), Llama 4's chunked attention, DeepSeek V3.2's indexer, and the MLP sizes the
+    # parameter count of those families reads.
+    **dict.fromkeys(("attention_head_dim", "linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
+                     "linear_value_head_dim", "linear_conv_kernel_dim", "full_attention_interval", "mamba_num_heads",
+                     "mamba_n_heads", "mamba_head_dim", "ssm_state_size", "mamba_d_state", "n_groups",
+                     "mamba_n_groups", "conv_kernel", "mamba_d_conv", "mamba_chunk_size", "chunk_size", "mamba_d_ssm",
+                     "mamba_expand", "attention_chunk_size", "no_rope_layer_interval", "attn_layer_period",
+                     "index_head_dim", "index_n_heads", "index_topk", "intermediate_size_mlp",
+                     "shared_intermediate_size", "shared_expert_intermediate_size",
+                     "moe_shared_expert_intermediate_size", "decoder_sparse_step"), _POSITIVE),
+    **dict.fromkeys(("attn_layer_offset", "interleave_moe_layer_step"), _COUNT),
+    **dict.fromkeys(("hybrid_override_pattern", "mamba_ssm_dtype", "mamba_ssm_cache_dtype"), _TEXT),
+    **dict.fromkeys(("no_rope_layers", "layers_block_type", "mlp_only_layers"), _LIST),
+    "attn_output_gate": _FLAG,
 }
 
 
@@ -277,70 +306,23 @@ def _num_kv_heads(cfg: Mapping[str, Any], num_heads: int) -> int:
     return num_heads  # absent means plain multi-head attention (HF's own default)
 
 
-def _sliding_layers(cfg: Mapping[str, Any], num_layers: int) -> tuple[int | None, tuple[bool, ...]]:
-    """Window size and which layers slide, following each family's rule.
-
-    - ``layer_types`` (gpt-oss, newer transformers configs) names each layer;
-    - Qwen2-style configs carry a ``sliding_window`` they do not use (``use_sliding_window: false``);
-    - Gemma 2 slides on even-indexed layers (transformers modeling_gemma2, REFERENCE §4.1), and so
-      does gpt-oss (layer_types starts with ``sliding_attention``) when only the catalog's
-      architecture is known;
-    - ``sliding_window_pattern`` (Gemma 3): every pattern-th layer is global;
-    - otherwise a set ``sliding_window`` applies to every layer (Mistral-7B-v0.1).
-    """
-    window = cfg.get("sliding_window")
-    if window is None or cfg.get("use_sliding_window") is False:
-        return None, ()
-    window = int(window)
-    layer_types = cfg.get("layer_types")
-    if isinstance(layer_types, list) and len(layer_types) == num_layers:
-        flags = tuple(str(t) == "sliding_attention" for t in layer_types)
-        return (window, flags) if any(flags) else (None, ())
-    arch = str(_first(cfg, "model_type", "architecture") or "").lower()
-    if arch in ("gemma2", "gpt_oss"):
-        return window, tuple(i % 2 == 0 for i in range(num_layers))
-    pattern = cfg.get("sliding_window_pattern")
-    if isinstance(pattern, int) and pattern > 1:
-        return window, tuple((i + 1) % pattern != 0 for i in range(num_layers))
-    return window, tuple(True for _ in range(num_layers))
-
-
 def estimate_params(cfg: Mapping[str, Any], *, active: bool = False) -> int:
     """Parameter count from config fields (total, or active per token for MoE).
 
     Used for a ``config.json`` given by path, where no vendor count is at hand; the catalog
     carries the derived counts of REFERENCE §8 and the tests check this estimate against them.
     Counts embeddings, attention (with the biases and q/k norms the family uses), norms, the MLP
-    or the routed + shared experts and their router, and an untied LM head.
+    or the routed + shared experts and their router, and an untied LM head; the hybrid families
+    (Llama 4, Qwen3-Next/3.5, Nemotron-H) have counts of their own below.
     """
     arch = str(_first(cfg, "model_type", "architecture") or "").lower()
-    L = int(_first(cfg, "num_hidden_layers", "n_layer", "num_layers"))
-    d = int(_first(cfg, "hidden_size", "n_embd", "d_model"))
-    H = int(_first(cfg, "num_attention_heads", "n_head"))
-    kv = _num_kv_heads(cfg, H)
-    hd = int(cfg.get("head_dim") or d // H)
-    vocab = int(cfg["vocab_size"])
+    for prefix, counter in _FAMILY_COUNTS:
+        if arch.startswith(prefix):
+            return counter(cfg, active)
+    L, d, H, kv, hd, vocab = _dims(cfg)
     inter = int(_first(cfg, "intermediate_size", "ffn_hidden_size") or 4 * d)
-
-    if cfg.get("kv_lora_rank") is not None:  # MLA projections (DeepSeek-V2/V3)
-        rope = int(cfg["qk_rope_head_dim"])
-        nope = int(cfg["qk_nope_head_dim"])
-        vdim = int(cfg["v_head_dim"])
-        kvr = int(cfg["kv_lora_rank"])
-        qr = cfg.get("q_lora_rank")
-        q = (d * qr + qr + qr * H * (nope + rope)) if qr else d * H * (nope + rope)
-        attn = q + d * (kvr + rope) + kvr + kvr * H * (nope + vdim) + H * vdim * d
-    else:
-        attn = d * H * hd + 2 * d * kv * hd + H * hd * d
-        if cfg.get("attention_bias") or arch == "gpt_oss":  # gpt-oss: biases on q, k, v, o
-            attn += H * hd + 2 * kv * hd + d
-        elif arch.startswith("qwen2") or cfg.get("qkv_bias"):
-            attn += H * hd + 2 * kv * hd  # Qwen2: bias on q, k, v only
-        if arch.startswith("qwen3"):
-            attn += 2 * hd  # per-head RMSNorm on q and k
-        if arch == "gpt_oss":
-            attn += H  # attention sinks, one scalar per head
-    norms = (4 if arch.startswith("gemma2") else 2) * d
+    attn = _attention_params(cfg, arch, d, H, kv, hd)
+    norms = (4 if arch.startswith(("gemma2", "gemma3")) else 2) * d
 
     experts = _first(cfg, "n_routed_experts", "num_local_experts", "num_experts")
     dense_layers = L
@@ -361,9 +343,140 @@ def estimate_params(cfg: Mapping[str, Any], *, active: bool = False) -> int:
         dense_layers = int(cfg.get("first_k_dense_replace") or 0)
     mlp_dense = 3 * d * inter
     layers = L * (attn + norms) + dense_layers * mlp_dense + (L - dense_layers) * moe_block
-    embed = vocab * d
+    return _embeddings(cfg, d, vocab) + layers
+
+
+def _dims(cfg: Mapping[str, Any]) -> tuple[int, int, int, int, int, int]:
+    """(layers, hidden, heads, KV heads, head dim, vocab) of a config."""
+    L = int(_first(cfg, "num_hidden_layers", "n_layer", "num_layers"))
+    d = int(_first(cfg, "hidden_size", "n_embd", "d_model"))
+    H = int(_first(cfg, "num_attention_heads", "n_head"))
+    return L, d, H, _num_kv_heads(cfg, H), _head_dim(cfg, d, H), int(cfg["vocab_size"])
+
+
+def _embeddings(cfg: Mapping[str, Any], d: int, vocab: int) -> int:
+    """Input embedding, final norm and, unless tied, the LM head."""
     head = 0 if cfg.get("tie_word_embeddings") else vocab * d
-    return embed + layers + d + head
+    return vocab * d + d + head
+
+
+def _attention_params(cfg: Mapping[str, Any], arch: str, d: int, H: int, kv: int, hd: int) -> int:
+    """One attention layer: MLA (DeepSeek-V2/V3; V3.2 adds its indexer) or q, k, v, o with the
+    biases, q/k norms and sinks each family has."""
+    if cfg.get("kv_lora_rank") is not None:  # MLA projections (DeepSeek-V2/V3)
+        rope = int(cfg["qk_rope_head_dim"])
+        nope = int(cfg["qk_nope_head_dim"])
+        vdim = int(cfg["v_head_dim"])
+        kvr = int(cfg["kv_lora_rank"])
+        qr = cfg.get("q_lora_rank")
+        q = (d * qr + qr + qr * H * (nope + rope)) if qr else d * H * (nope + rope)
+        return q + d * (kvr + rope) + kvr + kvr * H * (nope + vdim) + H * vdim * d + _indexer_params(cfg, d)
+    attn = d * H * hd + 2 * d * kv * hd + H * hd * d
+    if cfg.get("attention_bias") or arch == "gpt_oss":  # gpt-oss: biases on q, k, v, o
+        attn += H * hd + 2 * kv * hd + d
+    elif arch.startswith("qwen2") or cfg.get("qkv_bias"):
+        attn += H * hd + 2 * kv * hd  # Qwen2: bias on q, k, v only
+    if arch.startswith(("qwen3", "gemma3")):
+        attn += 2 * hd  # per-head RMSNorm on q and k
+    if arch == "gpt_oss":
+        attn += H  # attention sinks, one scalar per head
+    return attn
+
+
+def _indexer_params(cfg: Mapping[str, Any], d: int) -> int:
+    """DeepSeek V3.2's lightning indexer, per layer: wq_b (q_lora_rank → heads·head_dim), wk
+    (hidden → head_dim), a LayerNorm with bias on the key and weights_proj (hidden → heads)
+    (DeepSeek's inference model.py `Indexer`, as awesome-mini-project/DeepSeek-V3.2-Exp@8da6232:
+    docs/inference/MODEL_INDEXER.md §3.1 reproduces it)."""
+    if cfg.get("index_topk") is None:
+        return 0
+    heads = int(cfg.get("index_n_heads") or 64)
+    dim = int(cfg.get("index_head_dim") or 128)
+    q_in = int(cfg.get("q_lora_rank") or d)
+    return q_in * heads * dim + d * dim + 2 * dim + d * heads
+
+
+def _gated_mlp(d: int, inter: int) -> int:
+    return 3 * d * inter
+
+
+def _llama4_params(cfg: Mapping[str, Any], active: bool) -> int:
+    """Llama 4: every layer attention (q/k norms without weights); a MoE layer every
+    ``interleave_moe_layer_step`` layers (router, routed experts of ``intermediate_size`` and one
+    shared expert), dense MLPs of ``intermediate_size_mlp`` between (vLLM llama4.py
+    Llama4DecoderLayer: MoE where (i + 1) % step == 0)."""
+    L, d, H, kv, hd, vocab = _dims(cfg)
+    experts = int(cfg.get("num_local_experts") or 0)
+    used = int(cfg.get("num_experts_per_tok") or 1) if active else experts
+    inter = int(cfg.get("intermediate_size") or 4 * d)
+    step = int(cfg.get("interleave_moe_layer_step", 1) or 0)
+    moe_layers = L // step if step and experts else 0
+    moe = d * experts + used * _gated_mlp(d, inter) + _gated_mlp(d, inter)
+    dense = _gated_mlp(d, int(cfg.get("intermediate_size_mlp") or inter))
+    attn = d * H * hd + 2 * d * kv * hd + H * hd * d
+    layers = L * (attn + 2 * d) + moe_layers * moe + (L - moe_layers) * dense
+    return _embeddings(cfg, d, vocab) + layers
+
+
+def _qwen3_next_params(cfg: Mapping[str, Any], active: bool) -> int:
+    """Qwen3-Next and Qwen3.5: gated full attention (q_proj also yields the output gate) with
+    q/k norms, Gated DeltaNet layers (in_proj_qkvz, in_proj_ba, depthwise conv without bias,
+    dt_bias, A_log, a gated norm per value head, out_proj), and a MoE with one gated shared
+    expert (or a dense MLP). Layer kinds from advisor.cost.layout."""
+    L, d, H, kv, hd, vocab = _dims(cfg)
+    layout = read_layout(cfg, L, "config")
+    gate = 2 if cfg.get("attn_output_gate", True) else 1
+    attn = d * H * hd * gate + 2 * d * kv * hd + H * hd * d + 2 * hd
+    kh, vh = int(cfg["linear_num_key_heads"]), int(cfg["linear_num_value_heads"])
+    kd, vd = int(cfg["linear_key_head_dim"]), int(cfg["linear_value_head_dim"])
+    key, value = kh * kd, vh * vd
+    conv = (2 * key + value) * int(cfg["linear_conv_kernel_dim"])
+    gdn = d * (2 * key + 2 * value) + d * 2 * vh + conv + 2 * vh + vd + value * d
+    ffn = sum(_qwen3_next_ffn(cfg, i, d, active) for i in range(L))
+    return _embeddings(cfg, d, vocab) + layout.full_layers * attn + layout.state_layers * gdn + L * 2 * d + ffn
+
+
+def _qwen3_next_ffn(cfg: Mapping[str, Any], layer: int, d: int, active: bool) -> int:
+    experts = int(cfg.get("num_experts") or 0)
+    step = int(cfg.get("decoder_sparse_step") or 1)
+    if not experts or layer in (cfg.get("mlp_only_layers") or []) or (layer + 1) % step:
+        return _gated_mlp(d, int(cfg.get("intermediate_size") or 4 * d))
+    used = int(cfg.get("num_experts_per_tok") or experts) if active else experts
+    shared = int(cfg.get("shared_expert_intermediate_size") or 0)
+    shared_params = _gated_mlp(d, shared) + d if shared else 0  # the shared expert and its gate
+    return d * experts + used * _gated_mlp(d, int(cfg.get("moe_intermediate_size") or 4 * d)) + shared_params
+
+
+def _nemotron_h_params(cfg: Mapping[str, Any], active: bool) -> int:
+    """Nemotron-H: one block per layer, each a norm and one mixer: Mamba2 (in_proj to z, x, B, C
+    and dt; depthwise conv with bias; dt_bias, A_log, D; gated norm; out_proj), attention
+    (q, k, v, o), or a squared-ReLU MLP (up and down); MoE blocks are counted as routed experts of
+    two matrices each (transformers modeling_nemotron_h)."""
+    L, d, H, kv, hd, vocab = _dims(cfg)
+    layout = read_layout(cfg, L, "config")
+    shape = layout.state_shape
+    mamba = 0
+    if shape is not None:
+        inner = shape.heads * shape.head_dim
+        conv_dim = inner + 2 * shape.groups * shape.state_size
+        bias = conv_dim if cfg.get("use_conv_bias", True) else 0
+        mamba = d * (inner + conv_dim + shape.heads) + conv_dim * shape.conv_kernel + bias + 3 * shape.heads + inner + inner * d
+    attn = d * H * hd + 2 * d * kv * hd + H * hd * d
+    mlp = 2 * d * int(cfg.get("intermediate_size") or 4 * d)
+    pattern = [str(c) for c in (cfg.get("hybrid_override_pattern") or cfg.get("layers_block_type") or [])]
+    mlps = sum(1 for c in pattern if c in ("-", "mlp"))
+    moes = sum(1 for c in pattern if c in ("E", "moe"))
+    experts = int(cfg.get("n_routed_experts") or 0)
+    used = int(cfg.get("num_experts_per_tok") or experts) if active else experts
+    moe_inter = int(cfg.get("moe_intermediate_size") or 0)
+    shared = int(cfg.get("moe_shared_expert_intermediate_size") or 0)
+    moe = d * experts + used * 2 * d * moe_inter + 2 * d * shared
+    layers = layout.state_layers * mamba + layout.full_layers * attn + mlps * mlp + moes * moe + L * d
+    return _embeddings(cfg, d, vocab) + layers
+
+
+_FAMILY_COUNTS = (("llama4", _llama4_params), ("qwen3_next", _qwen3_next_params), ("qwen3_5", _qwen3_next_params),
+                  ("nemotron_h", _nemotron_h_params))
 
 
 def model_from_config(
@@ -396,8 +509,9 @@ def model_from_config(
         H = int(_first(cfg, *needed["num_attention_heads"]))
         d = int(_first(cfg, *needed["hidden_size"]))
         kv = _num_kv_heads(cfg, H)
-        hd = int(cfg.get("head_dim") or d // H)
-        window, sliding = _sliding_layers(cfg, L)
+        hd = _head_dim(cfg, d, H)
+        # The layout first: a hybrid's missing or wrong fields are named before the counts use them.
+        layout = read_layout(cfg, L, where)
         if from_catalog and cfg.get("params_total"):
             total = int(cfg["params_total"])
             # params_active where the catalog derives it; gpt-oss only has a rounded "reported"
@@ -415,14 +529,20 @@ def model_from_config(
         raise AdvisorError(f"{where}: config has a non-positive layer, head or size figure")
     mla = cfg.get("kv_lora_rank") is not None
     try:
-        return _model_spec(cfg, model_id, source, L, H, kv, hd, d, total, active, params_source,
-                           mla, window, sliding)
+        return _model_spec(cfg, model_id, source, L, H, kv, hd, d, total, active, params_source, mla, layout)
     except (TypeError, ValueError, KeyError, OverflowError) as exc:
         raise AdvisorError(f"{where}: config field has an unusable value ({exc})") from None
 
 
+def _head_dim(cfg: Mapping[str, Any], d: int, H: int) -> int:
+    """The explicit head_dim (Nemotron-H spells it attention_head_dim), else hidden / heads."""
+    return int(cfg.get("head_dim") or cfg.get("attention_head_dim") or d // H)
+
+
 def _model_spec(cfg: Mapping[str, Any], model_id: str, source: str, L: int, H: int, kv: int, hd: int, d: int,
-                total: int, active: int, params_source: str, mla: bool, window: Any, sliding: Any) -> ModelSpec:
+                total: int, active: int, params_source: str, mla: bool, layout: AttentionLayout) -> ModelSpec:
+    sliding = layout.sliding_flags
+    window = layout.sliding_window if sliding else None
     return ModelSpec(
         id=model_id,
         architecture=str(_first(cfg, "architecture", "model_type") or "unknown"),
@@ -449,6 +569,7 @@ def _model_spec(cfg: Mapping[str, Any], model_id: str, source: str, L: int, H: i
         weight_dtype=_shipped_weight_dtype(cfg),
         max_context=int(cfg["max_position_embeddings"]) if cfg.get("max_position_embeddings") else None,
         weight_dtype_source=str(cfg.get("weight_dtype_source") or ("quantization_config" if cfg.get("quantization_config") else "")),
+        attention_layout=layout,
     )
 
 

@@ -9,8 +9,12 @@ from __future__ import annotations
 import math
 
 from advisor.cost.catalog import (
-    CUDA_CONTEXT_BYTES, ENGINES, KV_DTYPE_BYTES, MIB, VLLM_ACTIVATION_BYTES, VLLM_GPU_MEMORY_UTILIZATION_DEFAULT,
+    CUDA_CONTEXT_BYTES, ENGINES, MIB, VLLM_ACTIVATION_BYTES, VLLM_GPU_MEMORY_UTILIZATION_DEFAULT,
     WEIGHT_DTYPE_BITS, GpuSpec, ModelSpec, _SGLANG_B200_CHUNKED_PREFILL, _SGLANG_DEFAULT_CHUNKED_PREFILL,
+)
+from advisor.cost.layout import (
+    attention_bytes_per_layer_token, kv_dtype_bytes, sglang_mamba_strategy, sglang_tracking_slots,
+    state_bytes_per_layer, vllm_block, vllm_state_pages_per_request,
 )
 from advisor.errors import AdvisorError
 
@@ -21,10 +25,7 @@ from advisor.errors import AdvisorError
 
 
 def _kv_bytes(kv_dtype: str) -> int:
-    try:
-        return KV_DTYPE_BYTES[kv_dtype.lower()]
-    except KeyError:
-        raise AdvisorError(f"unknown KV dtype {kv_dtype!r}; known: {', '.join(KV_DTYPE_BYTES)}") from None
+    return kv_dtype_bytes(kv_dtype)
 
 
 def check_tp(model: ModelSpec, tp: int) -> None:
@@ -71,14 +72,85 @@ def sequence_kv_bytes(
 ) -> int:
     """KV bytes of ``tokens`` tokens of one sequence on one GPU.
 
-    Without an SWA-aware pool every layer holds every token. With one, sliding layers keep at
-    most ``sliding_window`` tokens: Σ_full per-layer·T + Σ_swa per-layer·min(T, window).
+    Without an SWA-aware pool every layer holds every token. With one (a layout-aware pool),
+    only the attention layers hold tokens, sliding layers at most ``sliding_window`` and chunked
+    layers at most ``attention_chunk_size`` (vLLM frees the blocks of finished chunks):
+    Σ_full per-layer·T + Σ_swa per-layer·min(T, window) + Σ_chunked per-layer·min(T, chunk).
+    State layers keep no per-token KV (their state is ``state_bytes_per_sequence``).
     """
-    per_layer = kv_bytes_per_layer_token(model, kv_dtype, tp)
-    if not swa_aware or not model.sliding_window:
-        return model.num_layers * per_layer * tokens
-    capped = min(tokens, model.sliding_window)
-    return per_layer * (model.num_full_layers * tokens + model.num_sliding_layers * capped)
+    if not swa_aware:
+        return model.num_layers * kv_bytes_per_layer_token(model, kv_dtype, tp) * tokens
+    layout = model.layout
+    per_layer = attention_bytes_per_layer_token(model, kv_dtype, tp) + _indexer_bytes(model)
+    window = min(tokens, layout.sliding_window or tokens)
+    chunk = min(tokens, layout.chunk_size or tokens)
+    return per_layer * (layout.full_layers * tokens + layout.sliding_layers * window + layout.chunked_layers * chunk)
+
+
+def _indexer_bytes(model: ModelSpec) -> int:
+    indexer = model.layout.indexer
+    return indexer.key_bytes_per_token if indexer is not None else 0
+
+
+def attention_kv_bytes_per_token(model: ModelSpec, kv_dtype: str = "bf16", tp: int = 1) -> int:
+    """KV growth per token on one GPU over the layers that keep per-token KV: full, sliding and
+    chunked attention (uncapped), plus DeepSeek V3.2's indexer keys (ARCHITECTURES §4).
+
+    For a full-attention or sliding-window model this is ``kv_bytes_per_token`` (every layer is
+    an attention layer); for Qwen3-Next it is the 12 full layers' 24,576 B, not 48 layers' 98,304.
+    """
+    layout = model.layout
+    return layout.attention_layers * (attention_bytes_per_layer_token(model, kv_dtype, tp) + _indexer_bytes(model))
+
+
+# ---------------------------------------------------------------------------------------------
+# State of linear-attention / Mamba layers (ARCHITECTURES §3-4)
+# ---------------------------------------------------------------------------------------------
+
+
+def state_bytes_per_sequence(model: ModelSpec, engine: str = "vllm", tp: int = 1, num_speculative: int = 0) -> int:
+    """One state per state layer on one GPU, unpadded, in ``engine``'s dtypes (vLLM: the model
+    dtype but NemotronH's float32 SSM and Qwen3.5's configured one; SGLang: float32 SSM).
+
+    Qwen3-Next: 36 · 1,097,728 = 39,518,208 B in vLLM, 36 · 2,146,304 = 77,266,944 B in SGLang."""
+    layout = model.layout
+    if not layout.state_layers:
+        return 0
+    return layout.state_layers * state_bytes_per_layer(layout, engine, tp=tp, num_speculative=num_speculative,
+                                                       model=model.id)
+
+
+def state_checkpoint_bytes(model: ModelSpec, engine: str = "vllm", *, gpu: GpuSpec | None = None,
+                           kv_dtype: str = "bf16", tp: int = 1, num_speculative: int = 0) -> int:
+    """One cached state (every state layer at one position) on one GPU: in vLLM a state page
+    padded to the attention page of the hybrid block (Qwen3-Next 36 · 1,114,112 B at block 544),
+    in SGLang the unpadded state."""
+    layout = model.layout
+    if not layout.state_layers:
+        return 0
+    if engine == "vllm":
+        vb = vllm_block(model, gpu=gpu, kv_dtype=kv_dtype, tp=tp, num_speculative=num_speculative)
+        return layout.state_layers * vb.page_bytes
+    return state_bytes_per_sequence(model, engine, tp)
+
+
+def state_bytes_per_request(model: ModelSpec, engine: str = "vllm", *, gpu: GpuSpec | None = None,
+                            kv_dtype: str = "bf16", tp: int = 1, num_speculative: int = 0,
+                            mamba_strategy: str | None = None, page_size: int = 1) -> int:
+    """State bytes one running request holds on one GPU.
+
+    vLLM (align mode, prefix caching on): ``2 + speculative + prefill checkpoint blocks``
+    padded pages per state layer (``MambaSpec.max_memory_usage_bytes``; the checkpoint block is
+    there for Mamba2 and FlashInfer GDN). SGLang: its own state plus the tracking slots of its
+    Mamba strategy (two with extra_buffer under overlap scheduling)."""
+    layout = model.layout
+    if not layout.state_layers:
+        return 0
+    if engine == "vllm":
+        vb = vllm_block(model, gpu=gpu, kv_dtype=kv_dtype, tp=tp, num_speculative=num_speculative)
+        return layout.state_layers * vb.page_bytes * vllm_state_pages_per_request(vb, num_speculative)
+    strategy = sglang_mamba_strategy(layout, page_size, mamba_strategy)
+    return (1 + sglang_tracking_slots(strategy)) * state_bytes_per_sequence(model, "sglang", tp)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -161,27 +233,35 @@ def kv_pool_bytes_per_gpu(
 TP_CANDIDATES = (1, 2, 4, 8, 16)
 
 
-def pool_holds_full_context(model: ModelSpec, pool_per_gpu: int, kv_dtype: str = "bf16", tp: int = 1) -> bool:
+def pool_holds_full_context(model: ModelSpec, pool_per_gpu: int, kv_dtype: str = "bf16", tp: int = 1, *,
+                            engine: str = "sglang", gpu: GpuSpec | None = None) -> bool:
     """Whether a per-GPU pool holds one sequence of the model's full context.
 
     That is the check vLLM makes at start-up (it refuses when max_model_len exceeds the KV
     cache, vllm-project/vllm#2163), so a smaller pool is a deployment that does not start with
     the model's own context length. Sliding layers count their window only (both engines keep
-    an SWA-aware pool for such models, REFERENCE §4.1). Without a known context: one token.
+    an SWA-aware pool for such models, REFERENCE §4.1), chunked layers their chunk, and state
+    layers the state one running request holds in ``engine``. Without a known context: one token.
     """
     tokens = model.max_context or 1
-    return pool_per_gpu >= max(1, sequence_kv_bytes(model, tokens, kv_dtype, tp, swa_aware=True))
+    need = sequence_kv_bytes(model, tokens, kv_dtype, tp, swa_aware=True)
+    need += state_bytes_per_request(model, engine, gpu=gpu, kv_dtype=kv_dtype, tp=tp)
+    return pool_per_gpu >= max(1, need)
 
 
 def smallest_fitting_tp(model: ModelSpec, gpu: GpuSpec, *, engine: str = "sglang", kv_dtype: str = "bf16",
                         mem_fraction: float | None = None, weight_dtype: str | None = None) -> int | None:
-    """The fewest GPUs (a TP degree dividing the heads) whose pools fit the weights and one
-    full-context sequence (``pool_holds_full_context``); None when not even 16 do."""
+    """The fewest GPUs (a TP degree dividing the heads, and a hybrid's state heads) whose pools
+    fit the weights and one full-context sequence (``pool_holds_full_context``); None when not
+    even 16 do."""
     weights = weight_bytes(model, weight_dtype)
     for tp in TP_CANDIDATES:
         if model.num_heads % tp:
             continue
         pool = kv_pool_bytes_per_gpu(gpu, math.ceil(weights / tp), engine, mem_fraction, tp)
-        if pool_holds_full_context(model, pool, kv_dtype, tp):
-            return tp
+        try:
+            if pool_holds_full_context(model, pool, kv_dtype, tp, engine=engine, gpu=gpu):
+                return tp
+        except AdvisorError:
+            continue  # this TP does not divide the state heads or groups
     return None
