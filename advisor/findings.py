@@ -61,6 +61,14 @@ TRAFFIC_RULES: dict[str, TrafficRule] = {r.code: r for r in (
                 "A tenant's hit rate collapses in the shared pool against its own budget.",
                 "Other tenants evict its prefixes (a noisy neighbour). Give it a budget or route it "
                 "to its own replica."),
+    TrafficRule("TR601", "cache-granularity",
+                "The model's cache reuses less of the shared prefixes than full attention would.",
+                "On a model with sliding-window or linear-attention (Mamba) layers the engine can only "
+                "resume where it kept a window or a state: whole hybrid blocks (hundreds of tokens on "
+                "vLLM), and often only from the third request that shares a prefix. A shared prefix "
+                "shorter than one block is never a hit. Make the shared prefix a whole number of "
+                "blocks long and longer than one, or serve the model on the engine whose granularity "
+                "is finer on this traffic (the report compares them)."),
 )}
 
 

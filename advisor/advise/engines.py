@@ -29,6 +29,7 @@ from typing import Any
 
 from advisor.cost.compute import EngineTimings
 from advisor.simulate.model import Job, percentile
+from advisor.index.geometry import CacheGeometry
 from advisor.simulate.runner import RunResult, RunSpec
 from advisor.simulate.study import Study
 
@@ -96,18 +97,24 @@ def summarize(timed: RunResult, batch: RunResult) -> dict[str, Any]:
 
 
 def compare(jobs: SequenceOf[Job], pools: dict[str, int], timings: EngineTimings, page: int,
-            study: Study | None = None, arrivals: str = AT_ONCE) -> dict[str, Any]:
+            study: Study | None = None, arrivals: str = AT_ONCE,
+            geometries: dict[str, CacheGeometry] | None = None) -> dict[str, Any]:
     """The four setups' figures, each engine's speedup over no caching, and SGLang over vLLM.
-    ``study`` holds the replays of ``jobs`` already run (the advisory's other figures)."""
+    ``study`` holds the replays of ``jobs`` already run (the advisory's other figures);
+    ``geometries`` each engine's windows and states on a model that is not full attention
+    (vLLM's pool then holds whole hybrid blocks)."""
+    geometries = geometries or {}
     study = study or Study(jobs)
     # The saturated runs are of other jobs (every arrival at 0): a study of their own, sharing
     # the block indexes (the same prompts).
     at_once = Study(AtOnce(jobs), study.indexes)
     out: dict[str, Any] = {"arrivals": arrivals, "pools": dict(pools), "setups": {}}
     for s in setups(page):
+        geo = geometries.get(s.engine)
         spec = RunSpec(policy=s.policy, eviction=s.eviction, engine=s.engine,
-                       page=VLLM_BLOCK if s.engine == "vllm" else page, capacity=pools[s.pool],
-                       mode="serve", cost=timings)
+                       page=geo.block if geo is not None else (VLLM_BLOCK if s.engine == "vllm" else page),
+                       capacity=pools[s.pool], mode="serve", cost=timings,
+                       geometry=geo if geo is not None and not geo.is_dense else None)
         timed = study.run(spec)
         row = summarize(timed, at_once.run(spec) if arrivals != AT_ONCE else timed)
         row.update({"label": s.label, "pool_tokens": pools[s.pool], "policy": s.policy, "eviction": s.eviction,

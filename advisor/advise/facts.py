@@ -14,6 +14,8 @@ from typing import Any
 from advisor import __version__
 from advisor.index.analyze import Analyzer, top_branches
 from advisor.ingest.source import SkipLog, make_renderer
+from advisor.advise.architecture import advice as architecture_advice, geometries, measure as measure_architecture
+from advisor.index.geometry import CacheGeometry
 from advisor.advise.engines import AT_ONCE, compare as compare_engines
 from advisor.advise.decide import CACHE_AWARE, Thresholds, decide as decide_facts
 from advisor.cost import (
@@ -125,7 +127,7 @@ def _jobs(seqs: list[Sequence], skips: SkipLog) -> tuple[list[Sequence], JobStor
 
 
 def _simulate(jobs: JobStore, has_time: bool, pools: dict[str, int], page: int,
-              timings: EngineTimings) -> dict[str, Any]:
+              timings: EngineTimings, geometries: dict[str, CacheGeometry] | None = None) -> dict[str, Any]:
     pool_tokens = pools["sglang"]
     mode = "serve" if has_time else "replay"
     base = RunSpec(engine="sglang", page=page, mode=mode, eviction="branch-lru", cost=timings)
@@ -157,7 +159,7 @@ def _simulate(jobs: JobStore, has_time: bool, pools: dict[str, int], page: int,
                     for p, r in at_pool.items()},
         "starvation": starvation,
         "engines": compare_engines(jobs, pools, timings, page, study,
-                                      "logged timestamps" if has_time else AT_ONCE),
+                                   "logged timestamps" if has_time else AT_ONCE, geometries),
     }
 
 
@@ -244,6 +246,7 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
     hot_prefix = 0
     mean_prompt = 0
     measured: dict[str, Any] | None = None  # what the views need of the traffic
+    geos: dict[str, CacheGeometry] = {}  # each engine's windows and states, if not full attention
     if traffic:
         files = check_paths(traffic)
         renderer = make_renderer(opts.tokenizer, opts.chat_template, opts.record_templates, files,
@@ -284,6 +287,10 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
             "prefix-heavy" if res.hit_rate >= 0.5 else ("single-shot" if res.hit_rate < 0.1 else "prefix-light"))
         if opts.views:
             measured = {"seqs": seqs, "measured": m, "decode": renderer.tokenizer.decode}
+        geos = geometries(model, gpu, opts.page_size, opts.kv_dtype, tp)
+        if geos:
+            per_engine = measure_architecture(seqs, geos)
+            facts["architecture"] = {"engines": per_engine, "advice": architecture_advice(per_engine, hot_prefix)}
     cost = estimate_cost(model, gpu, tp=tp, kv_dtype=opts.kv_dtype, prefix_tokens=hot_prefix, batch=opts.batch,
                          unique_tokens=max(0, mean_prompt - hot_prefix), engine="sglang", mfu=opts.mfu,
                          weight_dtype=opts.weight_dtype, bandwidth_util=opts.bandwidth_util)
@@ -295,7 +302,7 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
     facts["timings"] = _timings_facts(timings, cost.to_dict())
     if traffic:
         pools = {"sglang": cost.kv_pool_tokens, "vllm": vllm_cost.kv_pool_tokens}
-        facts["simulation"] = _simulate(jobs, has_time, pools, opts.page_size, timings)
+        facts["simulation"] = _simulate(jobs, has_time, pools, opts.page_size, timings, geos)
     facts["hosted"] = [
         {"provider": name, "minimum_tokens": minimum, "qualifies": hot_prefix >= minimum, "how": how}
         for name, minimum, how in HOSTED_MINIMUMS

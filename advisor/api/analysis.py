@@ -6,13 +6,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from advisor.api.architecture import geometry_for, model_for
 from advisor.api.checks import checked
 from advisor.api.bounds import check_options
 from advisor.api.sources import Progress, Result, SkipCollector, SkipHook, Traffic, passthrough, shown_names, \
     traffic_sources, with_skips
 from advisor.console import log
+from advisor.errors import AdvisorError
 from advisor.findings import Finding
 from advisor.index.analyze import Analysis, Analyzer, top_branches
+from advisor.index.granularity import granularity_finding
 from advisor.index.partition import run_partitioned
 from advisor.ingest.memo import MemoEncoder, MemoStats
 from advisor.ingest.pipeline import Sequence
@@ -98,6 +101,8 @@ def analyze(
     views: bool = False,
     on_skip: SkipHook | None = None,
     progress: Progress | None = None,
+    model: str | None = None,
+    gpu: str | None = None,
 ) -> AnalyzeResult:
     """Measure the prefix-cache hit rate the traffic allows (an unlimited cache, arrival order).
 
@@ -107,11 +112,20 @@ def analyze(
     draws (``data["views"]``: the prefix tree and example requests at each finding); it keeps
     the requests' token ids in memory until the end. ``on_skip`` is called with each skipped
     line or record as it happens; ``progress`` wraps the stream of sequences (a progress bar).
+    ``model`` (a catalog name or a config.json; else ``model_dir``'s config.json) applies the
+    engine's cache rules for a model whose layers are not all full attention (sliding windows,
+    linear attention or Mamba): the hits then follow ``engine``'s windows and states on it, and
+    ``data["architecture"]`` compares them with full attention (``gpu`` picks the kernels that
+    set vLLM's hybrid block).
     Raises ``AdvisorError`` with the command's one-line messages."""
     check_options(page_size=page_size, block_size=block_size, top=top, workers=workers, diagnose_limit=diagnose_limit)
     sources = traffic_sources(traffic)
     chat = Path(chat_template) if chat_template is not None else None
     folder = Path(model_dir) if model_dir is not None else None
+    geometry = geometry_for(model_for(model, folder), engine, page_size=page_size, gpu=gpu)
+    if geometry is not None and (workers or dask):
+        raise AdvisorError("--workers and --dask index full-attention hits only: drop them for a model with "
+                           "sliding-window or state layers (its hits depend on every earlier request in order)")
     engine = engine_spec(engine, engine_version)
     tokenizer = resolve_tokenizer(tokenizer, folder)
     skips = SkipCollector(forward=on_skip)
@@ -141,7 +155,7 @@ def analyze(
             log("advisor: observed cached tokens are compared with the prediction without --workers/--dask only")
             observed = Observed()
     else:
-        analyzer = Analyzer(page_size=page_size)
+        analyzer = Analyzer(page_size=page_size, geometry=geometry)
         for n, seq in enumerate(stream()):
             if views:
                 kept.append(seq)
@@ -154,9 +168,13 @@ def analyze(
     decode = load_tokenizer(tokenizer).decode
     diagnosis = diagnoser.finish(analysis.cached_tokens) if diagnoser is not None else None
     files = shown_names(sources)
+    findings = list(diagnosis.findings) if diagnosis is not None else []
+    granular = granularity_finding(analysis)
+    if granular is not None:
+        findings.append(granular)
     data = render.analysis_dict(
         analysis, files, tokenizer, top_branches(analysis, decode, top), skips.items, skips.count,
-        diagnosis.finding_dicts() if diagnosis is not None else (),
+        [*(diagnosis.finding_dicts() if diagnosis is not None else ()), *([granular.to_dict()] if granular else [])],
     )
     if len(observed):
         # Predicted = analyze's definition (unlimited cache, page_size): the ceiling the
@@ -170,6 +188,6 @@ def analyze(
         from advisor.advise.views import traffic_views
 
         data["views"] = traffic_views(kept, decode, analysis, diagnosis)
-    result = AnalyzeResult(data, findings=list(diagnosis.findings) if diagnosis is not None else [],
+    result = AnalyzeResult(data, findings=findings,
                            analysis=analysis, files=files, tokenizer_cache=memo.stats)
     return with_skips(result, skips)

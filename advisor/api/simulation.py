@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from advisor.api.architecture import geometry_for, model_for
 from advisor.api.checks import checked
 from advisor.api.bounds import check_options, check_timestamp_unit, warmup_fraction
 from advisor.api.sources import Progress, Result, SkipCollector, SkipHook, Traffic, passthrough, shown_names, \
@@ -334,12 +335,20 @@ def simulate(
         raise AdvisorError("no requests to simulate")
     run_mode = _run_mode(mode, has_time, rate)
     page = page_size or _default_page(engine, evictions, jobs)
+    # The engine's windows and states on the model; vLLM's pool then holds whole hybrid blocks.
+    geometry = geometry_for(model_for(model, folder), engine, page_size=page, gpu=gpu,
+                            block_size=page_size) if engine != "none" else None
+    if geometry is not None:
+        page = geometry.block
+        inputs["architecture"] = {"rule": geometry.rule, "block_tokens": geometry.block,
+                                  "checkpoint_grid_tokens": geometry.checkpoint_grid,
+                                  "groups": [g.kind for g in geometry.groups]}
     capacity = _capacity(capacity_tokens, model, gpu, engine, tp, kv_dtype, weight_dtype)
     tenants = jobs.tenants()
     budget = parse_budget(tenant_budget, tenants, finite=capacity is not None)
     base = RunSpec(engine=engine, capacity=capacity, page=page, mode=run_mode, warmup=warmup,
                    replicas=replicas, router=router, max_running=max_running,
-                   max_prefill_tokens=max_prefill_tokens, cost=cost, seed=seed)
+                   max_prefill_tokens=max_prefill_tokens, cost=cost, seed=seed, geometry=geometry)
     inputs.update({"mode": run_mode, "page_size": page, "warmup": warmup, "requests": len(jobs),
                    "timings": cost.description})
     if model:

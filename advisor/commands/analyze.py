@@ -19,6 +19,11 @@ from advisor.report import analysis as render
 from advisor.report.html import to_html
 
 
+MODEL_HELP = ("Model whose cache the hits follow (a catalog name or a config.json; default: --model-dir's "
+              "config.json): sliding-window, chunked and linear-attention (Mamba) layers change what "
+              "the engine can reuse.")
+
+
 @app.command("analyze")
 def analyze_command(
     traffic: List[Path] = typer.Argument(..., help="Traffic files (.jsonl or .jsonl.gz)."),
@@ -44,6 +49,9 @@ def analyze_command(
     diagnose: Optional[bool] = typer.Option(None, "--diagnose/--no-diagnose",
                                             help="Traffic findings (TR101/TR201/TR301) and loss attribution; "
                                             "on by default, off with --workers/--dask."),
+    model: Optional[str] = typer.Option(None, "--model", help=MODEL_HELP),
+    gpu: Optional[str] = typer.Option(None, "--gpu", help="GPU of the deployment (sets vLLM's hybrid block on Gated "
+                                      "DeltaNet models: FlashInfer kernels on Hopper and Blackwell)."),
 ) -> None:
     """Measure the prefix-cache hit rate that the traffic allows (unlimited cache)."""
     check_format(format, (*FORMATS, "html", *ANNOTATION_FORMATS))
@@ -56,7 +64,7 @@ def analyze_command(
                      engine_version=engine_version, model_dir=model_dir, timezone=timezone, templates=templates,
                      page_size=page_size, block_size=block_size, top=top, input_format=input_format,
                      workers=workers, dask=dask, diagnose_limit=diagnose_limit, diagnose=diagnose,
-                     views=format == "html", on_skip=skips, progress=with_progress)
+                     views=format == "html", on_skip=skips, progress=with_progress, model=model, gpu=gpu)
     skips.summary()
     if verbose and result.tokenizer_cache is not None:
         s = result.tokenizer_cache

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from advisor.ingest.pipeline import Sequence
+from advisor.index.checkpoints import SparseCache
+from advisor.index.geometry import CacheGeometry
 from advisor.index.merge import merge
 from advisor.index.radix import RadixTree
 
@@ -79,10 +81,45 @@ class Analysis:
     # Filled by a partitioned run: tree tokens and branches held by the partitions.
     extra_tree_tokens: int = 0
     extra_branches: list["RawBranch"] = field(default_factory=list)
+    # A model whose cache is not full attention everywhere (``advisor.index.geometry``):
+    # ``cached_tokens`` follows its engine's rules, and ``full_attention_cached_tokens`` is
+    # what the same engine would serve were every layer full attention.
+    geometry: CacheGeometry | None = None
+    full_attention_cached_tokens: int = 0
+    # Requests whose shared prefix the full-attention groups would serve but the model's
+    # windows or states did not (the junctions and the prefixes shorter than a block).
+    short_changed_requests: int = 0
+    short_changed_at: tuple[str, int] | None = None  # the first such request's file and line
+    # Cache keys beyond the tokens (a salt, SGLang's extra_key, a LoRA adapter:
+    # advisor.ingest.cache_keys) keep requests in namespaces of their own. ``keyed_requests``
+    # carried one; ``key_cost_tokens`` is the cached tokens the keys cost on this traffic
+    # (the same traffic without them, minus with them, each under analyze's plain rule:
+    # unlimited cache, whole pages). None when no request carried a key, and in a
+    # partitioned run (--workers, --dask), which does not count it.
+    keyed_requests: int = 0
+    key_cost_tokens: int | None = None
 
     @property
     def hit_rate(self) -> float:
         return self.cached_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
+
+    @property
+    def unsalted_cached_tokens(self) -> int | None:
+        """Cached tokens were the requests' cache keys absent (None: no request had one)."""
+        return None if self.key_cost_tokens is None else self.cached_tokens + self.key_cost_tokens
+
+    @property
+    def unsalted_hit_rate(self) -> float | None:
+        unsalted = self.unsalted_cached_tokens
+        if unsalted is None:
+            return None
+        return unsalted / self.prompt_tokens if self.prompt_tokens else 0.0
+
+    @property
+    def namespaces(self) -> int:
+        """Namespaces the requests fell in (a radix tree each): one per block-hash file, the
+        token traffic, and each set of cache keys."""
+        return len(self.trees)
 
     @property
     def tree_tokens(self) -> int:
@@ -111,14 +148,55 @@ class Analysis:
 class Analyzer:
     """Feeds sequences through the radix trees and keeps the running totals."""
 
-    def __init__(self, page_size: int = 1) -> None:
+    def __init__(self, page_size: int = 1, geometry: CacheGeometry | None = None) -> None:
         if page_size < 1:
             raise ValueError("page size must be at least 1")
         self.result = Analysis(page_size=page_size)
+        # A dense geometry is analyze's plain definition: nothing to keep beside the tree.
+        self.geometry = geometry if geometry is not None and not geometry.is_dense else None
+        self.result.geometry = self.geometry
+        self._sparse: dict[str, SparseCache] = {}
+        # Started by the first request with a cache key: per base namespace, a tree of every
+        # request from then on (keys or not), for ``Analysis.key_cost_tokens``.
+        self._unkeyed: dict[str, RadixTree] | None = None
 
     def add(self, seq: Sequence) -> int:
         """Index one request; return its cached tokens."""
-        return self.add_ids(seq.namespace, seq.ids, seq.prompt_tokens, seq.unit, seq.request.tenant)
+        if seq.base_namespace is not None or self._unkeyed is not None:
+            self._count_key_cost(seq)
+        before = self.result.short_changed_requests
+        cached = self.add_ids(seq.namespace, seq.ids, seq.prompt_tokens, seq.unit, seq.request.tenant)
+        if self.result.short_changed_at is None and self.result.short_changed_requests > before:
+            self.result.short_changed_at = (seq.request.source, seq.request.line)
+        return cached
+
+    def _count_key_cost(self, seq: Sequence) -> None:
+        """What ``seq`` would have cached without cache keys, against what it caches with
+        them (called before it enters the trees). Until the first keyed request every
+        request sat in its base namespace's tree, and those requests without a key stay
+        there; the trees of ``_unkeyed`` hold every request since. Together they hold every
+        earlier request of the base namespace, so the longer of the two matches is the hit
+        without keys: no copy of a tree, and a second tree only once some request has a key."""
+        res = self.result
+        if self._unkeyed is None:
+            self._unkeyed = {}
+            res.key_cost_tokens = 0
+        base = seq.base_namespace or seq.namespace
+        plain = res.trees.get(base)
+        before = plain.match(seq.ids) if plain is not None else 0
+        since = self._unkeyed.get(base)
+        if since is None:
+            since = self._unkeyed[base] = RadixTree(res.page_size if seq.unit == 1 else 1)
+        unkeyed = max(before, since.insert(seq.ids))
+        if seq.base_namespace is None:
+            keyed = before
+        else:
+            res.keyed_requests += 1
+            own = res.trees.get(seq.namespace)
+            keyed = own.match(seq.ids) if own is not None else 0
+        assert res.key_cost_tokens is not None
+        res.key_cost_tokens += (self.to_tokens(unkeyed, seq.prompt_tokens, seq.unit)
+                                - self.to_tokens(keyed, seq.prompt_tokens, seq.unit))
 
     def tree_for(self, namespace: str, unit: int) -> RadixTree:
         tree = self.result.trees.get(namespace)
@@ -143,9 +221,27 @@ class Analyzer:
         matched = self.tree_for(namespace, unit).insert(ids)
         if known_matched is not None:
             matched = known_matched
-        cached = self.to_tokens(matched, prompt_tokens, unit)
+        if self.geometry is not None and unit == 1:
+            cached = self._model_hit(namespace, ids, prompt_tokens, matched)
+        else:
+            cached = self.to_tokens(matched, prompt_tokens, unit)
         self.record(prompt_tokens, cached, tenant)
         return cached
+
+    def _model_hit(self, namespace: str, ids: array | bytes, prompt_tokens: int, matched: int) -> int:
+        """The hit under the model's windows and states (the engine caps at ``L - 1``)."""
+        geo = self.geometry
+        assert geo is not None
+        usable = min(matched, max(0, prompt_tokens - 1))
+        plain = geo.full_attention_block
+        self.result.full_attention_cached_tokens += usable // plain * plain
+        sparse = self._sparse.get(namespace)
+        if sparse is None:
+            sparse = self._sparse[namespace] = SparseCache(geo)
+        out = sparse.serve(ids, prompt_tokens, usable // geo.block * geo.block)
+        if out.hit < usable // plain * plain:
+            self.result.short_changed_requests += 1
+        return out.hit
 
     def record(self, prompt_tokens: int, cached: int, tenant: str | None) -> None:
         res = self.result

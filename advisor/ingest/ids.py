@@ -14,6 +14,20 @@ from typing import Iterable
 TYPECODE = "I"
 ITEM = 4  # bytes per id in a packed run
 MAX_ID = 2**32 - 1  # the largest id the layout can hold
+# Ids from here up stand for a multimodal item at its placeholder token (an image, an audio
+# clip: advisor.ingest.cache_keys), never a vocabulary's token: no tokenizer has 2**31 ids.
+# Bits 29-30 name the modality (MEDIA_KINDS), the low 29 bits come from the item's hash.
+MEDIA_ID_BASE = 2**31
+MEDIA_KINDS = ("image", "audio", "video", "media")
+
+
+def is_media_id(token: int) -> bool:
+    return token >= MEDIA_ID_BASE
+
+
+def media_kind(token: int) -> str:
+    """The modality a media id stands for."""
+    return MEDIA_KINDS[(token >> 29) & 3]
 
 # "I" is at least two bytes by the C standard; every platform we run on makes it four, and
 # the byte offsets (``n * ITEM``) all over the index and the simulator rely on it.

@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol
 
 from advisor.console import log
+from advisor.ingest.cache_keys import cache_keys, keyed_namespace, mark_media, placeholder_ids
 from advisor.ingest.chat import ChatRenderer, clock_for, has_clock
 from advisor.errors import AdvisorError
 from advisor.ingest.ids import MAX_ID, as_array
 from advisor.ingest.memo import MemoEncoder
+from advisor.ingest.preprocess import DEFAULT_ENGINE, engine_name
 from advisor.ingest.tokenizers import Tokenizer
 from advisor.ingest.formats import iter_requests
 from advisor.ingest.traffic import Records, Request, Skip
@@ -54,6 +56,9 @@ class Sequence:
     ids: array
     prompt_tokens: int
     unit: int = 1
+    # The namespace without the request's cache keys (salt, extra_key, LoRA adapter:
+    # advisor.ingest.cache_keys), set only where they made ``namespace`` another one.
+    base_namespace: str | None = None
 
     def tokens_of(self, matched_ids: int) -> int:
         """Tokens covered by the first ``matched_ids`` ids."""
@@ -210,19 +215,50 @@ def _largest(ids: "array | None") -> int:
     return max(ids)
 
 
-def _id_sequence(req: Request, vocab_size: int, block_size: int) -> Sequence:
+class CacheKeys:
+    """The engine's cache keys beyond the tokens (advisor.ingest.cache_keys), applied as a
+    request becomes a ``Sequence``: its namespace, and its multimodal items' ids at their
+    placeholders. A request without any costs four attribute reads."""
+
+    def __init__(self, renderer: "Renderer | None" = None) -> None:
+        chat = renderer.chat if renderer is not None else None
+        self.engine = engine_name(getattr(chat, "engine", DEFAULT_ENGINE) or DEFAULT_ENGINE)
+        self.tokenizer = renderer.tokenizer if renderer is not None else None
+        self._placeholders: dict[int, str] | None = None
+
+    def placeholders(self) -> dict[int, str]:
+        if self._placeholders is None:
+            tok = self.tokenizer
+            self._placeholders = placeholder_ids(tok.special_tokens, tok.encode) if tok is not None else {}
+        return self._placeholders
+
+    def sequence(self, req: Request, namespace: str, ids: array, prompt_tokens: int, unit: int = 1) -> Sequence:
+        if req.cache_salt is None and req.extra_key is None and req.lora is None and req.media is None:
+            return Sequence(req, namespace, ids, prompt_tokens, unit)
+        if req.media is not None and unit == 1:
+            ids = mark_media(ids, req.media, self.placeholders())
+        keys = cache_keys(self.engine, req.cache_salt, req.extra_key, req.lora)
+        if not keys:
+            return Sequence(req, namespace, ids, prompt_tokens, unit)
+        return Sequence(req, keyed_namespace(namespace, keys), ids, prompt_tokens, unit, base_namespace=namespace)
+
+
+_NO_KEYS = CacheKeys()
+
+
+def _id_sequence(req: Request, vocab_size: int, block_size: int, keys: CacheKeys = _NO_KEYS) -> Sequence:
     if req.kind == "hash_ids":
         # Ids are packed as unsigned 32-bit integers; a bigger one cannot be stored as is.
         top = _largest(req.hash_ids)
         if top > MAX_ID:
             raise AdvisorError(f"hash id {top} does not fit in 32 bits")
         ids = as_array(req.hash_ids or ())
-        return Sequence(req, f"hash:{req.source}", ids, int(req.input_length or 0), req.block_size or block_size)
+        return keys.sequence(req, f"hash:{req.source}", ids, int(req.input_length or 0), req.block_size or block_size)
     top = _largest(req.input_ids)
     if top >= vocab_size:
         raise AdvisorError(f"token id {top} is outside the tokenizer's vocabulary ({vocab_size})")
     ids = as_array(req.input_ids or ())
-    return Sequence(req, TOKEN_NAMESPACE, ids, len(ids), 1)
+    return keys.sequence(req, TOKEN_NAMESPACE, ids, len(ids), 1)
 
 
 def rendered_ids(renderer: Renderer, encoder: MemoEncoder, req: Request, text: str | None = None) -> array | None:
@@ -308,6 +344,7 @@ def _sequences(
 ) -> Iterator[Sequence]:
     workers = workers or min(4, os.cpu_count() or 1)
     tokenizer = renderer.tokenizer
+    keys = CacheKeys(renderer)
     requests = iter_requests(paths, on_skip, block_size, input_format)
     encoder = memo or MemoEncoder(tokenizer)
     # (items, their encoding, their size): the batches handed to the encoding threads.
@@ -361,7 +398,12 @@ def _sequences(
                         if not ids:
                             on_skip(Skip(item.source, item.line, "renders to no tokens"))
                             continue
-                        yield Sequence(item, TOKEN_NAMESPACE, ids, len(ids), 1)
+                        try:
+                            seq = keys.sequence(item, TOKEN_NAMESPACE, ids, len(ids), 1)
+                        except Exception as exc:  # a key the engine refuses: that record's skip
+                            on_skip(Skip(item.source, item.line, reason_of(exc)))
+                            continue
+                        yield seq
 
         def render(reqs: list[Request]) -> None:
             nonlocal size
@@ -373,10 +415,10 @@ def _sequences(
                     if isinstance(text, list):  # ids straight from the chat renderer
                         if not text:
                             raise AdvisorError("renders to no tokens")
-                        batch.append(Sequence(req, TOKEN_NAMESPACE, as_array(text), len(text), 1))
+                        batch.append(keys.sequence(req, TOKEN_NAMESPACE, as_array(text), len(text), 1))
                         size += 4 * len(text)
                     elif text is None:
-                        seq = _id_sequence(req, tokenizer.vocab_size, block_size)
+                        seq = _id_sequence(req, tokenizer.vocab_size, block_size, keys)
                         batch.append(seq)
                         size += 4 * len(seq.ids)
                     else:

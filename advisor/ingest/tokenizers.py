@@ -20,6 +20,7 @@ import tiktoken
 from advisor.errors import AdvisorError
 from advisor.ingest import safe_open
 from advisor.ingest.family_tokenizers import FAMILY, QWEN_PATTERN
+from advisor.ingest.ids import MEDIA_ID_BASE, media_kind
 
 # Llama 3's pre-tokenizer split pattern (published in Meta's llama3 tokenizer).
 LLAMA3_PATTERN = (
@@ -90,7 +91,26 @@ class Tokenizer:
         return self.encode_batch_fn(texts)
 
     def decode(self, ids: Sequence[int]) -> str:
+        """The text of ``ids``; an id standing for a multimodal item (``ids.MEDIA_ID_BASE``
+        and up, at a placeholder) reads as ``<image>``, ``<audio>`` or ``<video>``."""
+        if ids and max(ids) >= MEDIA_ID_BASE:
+            return self._decode_around_media(ids)
         return self.decode_fn(ids)
+
+    def _decode_around_media(self, ids: Sequence[int]) -> str:
+        out: list[str] = []
+        run: list[int] = []
+        for token in ids:
+            if token >= MEDIA_ID_BASE:
+                if run:
+                    out.append(self.decode_fn(run))
+                    run = []
+                out.append(f"<{media_kind(token)}>")
+            else:
+                run.append(token)
+        if run:
+            out.append(self.decode_fn(run))
+        return "".join(out)
 
 
 def _from_tiktoken(name: str, encoding: tiktoken.Encoding, bos_token: str | None) -> Tokenizer:

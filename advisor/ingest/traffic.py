@@ -22,6 +22,7 @@ from typing import Any, BinaryIO, Protocol
 
 from advisor.errors import AdvisorError
 from advisor.ingest import long_lines
+from advisor.ingest.cache_keys import media_of
 from advisor.ingest.ids import as_array
 from advisor.ingest.preprocess import REQUEST_OPTIONS
 from advisor.ingest.safe_open import check_name, open_binary
@@ -80,6 +81,14 @@ class Request:
     # Request-level fields of a chat request that change what the engine renders
     # (tool_choice, chat_template_kwargs, ...; advisor.ingest.preprocess.REQUEST_OPTIONS).
     options: dict[str, Any] | None = field(default=None, hash=False, compare=False)
+    # Cache keys beyond the tokens (advisor.ingest.cache_keys): requests whose keys differ
+    # never share a cached prefix. ``cache_salt`` (vLLM and SGLang), ``extra_key`` (SGLang),
+    # ``lora``: the LoRA adapter the record names (lora_name, lora_path or lora_id).
+    cache_salt: str | None = None
+    extra_key: str | None = None
+    lora: str | None = None
+    # The multimodal items of a chat request in order, as ``modality:digest``.
+    media: tuple[str, ...] | None = None
 
     @property
     def where(self) -> str:
@@ -224,10 +233,34 @@ def _output_length_field(obj: dict[str, Any], meta: dict[str, Any]) -> None:
     meta["output_length"] = out_len
 
 
+# The record fields naming a LoRA adapter, the first one set wins: vLLM's adapter name,
+# SGLang's request field (the adapter's name too), SGLang's resolved adapter id.
+LORA_FIELDS = ("lora_name", "lora_path", "lora_id")
+
+
+def _cache_key_fields(obj: dict[str, Any], meta: dict[str, Any]) -> None:
+    # One request's keys are strings (the engines take lists for a batch only). An empty
+    # string is kept: what it means is the engine's rule (advisor.ingest.cache_keys).
+    for name in ("cache_salt", "extra_key"):
+        value = obj.get(name)
+        if value is not None:
+            if not isinstance(value, str):
+                raise BadRecord(f"'{name}' must be a string")
+            meta[name] = value
+    for name in LORA_FIELDS:
+        value = obj.get(name)
+        if value is not None:
+            if not isinstance(value, (str, int)) or isinstance(value, bool):
+                raise BadRecord(f"'{name}' must be a string (the LoRA adapter)")
+            if value != "":
+                meta["lora"] = str(value)
+            break
+
+
 # The optional fields, checked in this order: a record with several faults always names the
 # same one first.
 _OPTIONAL_FIELDS = (_id_field, _timestamp_field, _observed_fields, _block_size_field, _tenant_field,
-                    _output_length_field)
+                    _output_length_field, _cache_key_fields)
 
 
 def _messages_payload(obj: dict[str, Any], key: str, block_size: int) -> dict[str, Any]:
@@ -240,9 +273,11 @@ def _messages_payload(obj: dict[str, Any], key: str, block_size: int) -> dict[st
     if tools is not None and not isinstance(tools, list):
         raise BadRecord("'tools' must be a list")
     options = {k: obj[k] for k in REQUEST_OPTIONS if k in obj}
-    return {"kind": "messages", "messages": tuple(_message(m, i) for i, m in enumerate(msgs)),
+    messages = tuple(_message(m, i) for i, m in enumerate(msgs))
+    return {"kind": "messages", "messages": messages,
             # An empty list stays one: what `tools: []` becomes is the engine release's rule (ingest.preprocess).
-            "tools": tuple(tools) if tools is not None else None, "options": options or None}
+            "tools": tuple(tools) if tools is not None else None, "options": options or None,
+            "media": media_of(messages)}
 
 
 def _prompt_payload(obj: dict[str, Any], key: str, block_size: int) -> dict[str, Any]:

@@ -18,11 +18,14 @@ def to_markdown(data: dict[str, Any], picture: str | None, sections: tuple[Secti
     out: list[str] = []
     number = 0
     for i, section in enumerate(sections):
+        blocks = section.render(data, picture)
+        if section.title is not None and not blocks:
+            continue  # a section with nothing to say for these facts (no heading, no number)
         if i:
             out.append("")
         if section.title is not None:
             number += 1
             out += [f"## {number}. {section.title}", ""]
-        for block in section.render(data, picture):
+        for block in blocks:
             out += table_lines(block) if isinstance(block, Table) else [block]
     return "\n".join(out) + "\n"

@@ -60,6 +60,29 @@ def analysis_dict(
         },
         "skipped_lines": [str(s) for s in skipped],
         "findings": list(findings),
+        **({"architecture": architecture_dict(analysis)} if analysis.geometry is not None else {}),
+    }
+
+
+def architecture_dict(analysis: Analysis) -> dict[str, Any]:
+    """The model's cache geometry and what it costs on this traffic against full attention."""
+    geo = analysis.geometry
+    assert geo is not None
+    full = analysis.full_attention_cached_tokens
+    prompt = analysis.prompt_tokens
+    return {
+        "engine": geo.engine,
+        "rule": geo.rule,
+        "block_tokens": geo.block,
+        "checkpoint_grid_tokens": geo.checkpoint_grid,
+        "groups": [{"kind": g.kind, "layers": g.layers, **({"window": g.window} if g.window else {})}
+                   for g in geo.groups],
+        "granularity": geo.granularity_note,
+        "hit_rate": _rate(analysis.hit_rate),
+        "full_attention_cached_tokens": full,
+        "full_attention_hit_rate": _rate(full / prompt if prompt else 0.0),
+        "tokens_lost": full - analysis.cached_tokens,
+        "short_changed_requests": analysis.short_changed_requests,
     }
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from advisor.errors import AdvisorError
 from advisor.findings import Finding
+from advisor.index.geometry import CacheGeometry
 from advisor.simulate.block_lru import BlockIndex
 from advisor.simulate.branch_lru import BranchPool
 from advisor.simulate.cache import make_pool
@@ -19,6 +20,7 @@ from advisor.simulate.replay import replay
 from advisor.simulate.router import Router
 from advisor.simulate.schedulers import offline_order
 from advisor.simulate.serve import ServeConfig, serve
+from advisor.simulate.sparse import SparsePool
 
 SWEEP_POINTS = 8
 
@@ -39,6 +41,9 @@ class RunSpec:
     max_prefill_tokens: int = 16384
     cost: CostModel = field(default_factory=default_cost)
     seed: int = 0
+    # The model's cache geometry when some of its layers are not full attention: each pool's
+    # hit is cut to the windows and states the engine keeps (``advisor.simulate.sparse``).
+    geometry: CacheGeometry | None = None
 
     @property
     def rules(self) -> HitRules:
@@ -89,6 +94,13 @@ class BlockIndexes:
 
 
 def _pool(spec: RunSpec, indexes: BlockIndexes) -> Pool:
+    pool = _plain_pool(spec, indexes)
+    if spec.geometry is not None and not spec.geometry.is_dense:
+        return SparsePool(pool, spec.geometry)
+    return pool
+
+
+def _plain_pool(spec: RunSpec, indexes: BlockIndexes) -> Pool:
     rules = spec.rules
     index = indexes.get(rules.page)
     if not spec.tenant_budget:

@@ -100,22 +100,47 @@ def _with_options(payload: dict[str, Any], body: dict[str, Any]) -> dict[str, An
     for key in REQUEST_OPTIONS:
         if key in body:
             payload[key] = body[key]
+    return with_cache_keys(payload, body)
+
+
+# Body fields that key the cache beyond the tokens (advisor.ingest.cache_keys): vLLM's and
+# SGLang's ``cache_salt``, SGLang's ``extra_key`` and ``lora_path`` (the adapter's name).
+# A LoRA adapter named by ``model`` is not read: which names are adapters is the server's.
+CACHE_KEY_FIELDS = ("cache_salt", "extra_key", "lora_path")
+
+
+def with_cache_keys(payload: dict[str, Any], body: dict[str, Any], index: int | None = None,
+                    count: int = 1) -> dict[str, Any]:
+    """``payload`` with the cache keys of ``body``; of a body of ``count`` prompts, prompt
+    ``index``'s (SGLang takes a list of one key per prompt)."""
+    for key in CACHE_KEY_FIELDS:
+        value = body.get(key)
+        if value is None:
+            continue
+        if isinstance(value, list) and index is not None:
+            if len(value) != count:
+                raise BadRecord(f"'{key}' holds {len(value)} values for {count} prompts")
+            value = value[index]
+        payload[key] = value
     return payload
 
 
 def completion_payloads(body: dict[str, Any]) -> list[dict[str, Any]]:
     """A completions ``prompt``: text, token ids, or a list of either (one request each)."""
     prompt = body.get("prompt")
+    payloads: list[dict[str, Any]] | None = None
     if isinstance(prompt, str):
-        return [{"prompt": prompt}]
-    if isinstance(prompt, list) and prompt:
+        payloads = [{"prompt": prompt}]
+    elif isinstance(prompt, list) and prompt:
         if all(is_int(t) for t in prompt):
-            return [{"input_ids": prompt}]
-        if all(isinstance(p, str) for p in prompt):
-            return [{"prompt": p} for p in prompt]
-        if all(isinstance(p, list) for p in prompt):
-            return [{"input_ids": p} for p in prompt]
-    raise BadRecord("completions request body has no 'prompt' text or token ids")
+            payloads = [{"input_ids": prompt}]
+        elif all(isinstance(p, str) for p in prompt):
+            payloads = [{"prompt": p} for p in prompt]
+        elif all(isinstance(p, list) for p in prompt):
+            payloads = [{"input_ids": p} for p in prompt]
+    if payloads is None:
+        raise BadRecord("completions request body has no 'prompt' text or token ids")
+    return [with_cache_keys(p, body, i, len(payloads)) for i, p in enumerate(payloads)]
 
 
 _PART_TYPES = {"input_text": "text", "output_text": "text", "text": "text"}
@@ -164,11 +189,25 @@ def _response_item(item: Any, i: int) -> dict[str, Any]:
         parts = []
         for part in content:
             kind = part.get("type", "") if isinstance(part, dict) else None
+            if kind == "input_image":
+                parts.append(_image_part(part))
+                continue
             if not isinstance(kind, str) or _PART_TYPES.get(kind) is None:
-                raise BadRecord(f"input[{i}] has a content part that is not text")
+                raise BadRecord(f"input[{i}] has a content part that is not text or an image")
             parts.append({"type": "text", "text": part.get("text", "")})
         content = parts
     return {"role": item.get("role"), "content": content}
+
+
+def _image_part(part: dict[str, Any]) -> dict[str, Any]:
+    """A Responses ``input_image`` as the chat ``image_url`` part both engines make of it
+    (SGLang: serving_responses.py ``_normalize_response_content_part_for_chat``; vLLM parses
+    ``input_image`` as an image URL, chat_message.py ``MM_PARSER_MAP``); an uploaded file
+    stands for itself by its ``file_id``."""
+    url = part.get("image_url")
+    inner = dict(url) if isinstance(url, dict) else {"url": url if url is not None else part.get("file_id")}
+    inner.setdefault("detail", part.get("detail") or "auto")
+    return {"type": "image_url", "image_url": inner}
 
 
 def _chat_tool(tool: Any) -> Any:

@@ -6,7 +6,9 @@ prefix is the arrival time, local time as logged). ``Finish: obj=..., out={...
 'meta_info': {'id': ..., 'prompt_tokens': N, 'completion_tokens': M, 'cached_tokens': K
 ...}}`` gives what the engine reported; it is joined to its request by ``rid``.
 SGLang shortens long values to their two halves joined by `` ... ``
-(``--log-requests-level``'s length limit): such a line is reported as truncated."""
+(``--log-requests-level``'s length limit): such a line is reported as truncated. The
+request's ``extra_key``, ``cache_salt`` and LoRA adapter (``lora_path``, else ``lora_id``)
+are cache keys of their own (advisor.ingest.cache_keys)."""
 
 from __future__ import annotations
 
@@ -24,6 +26,8 @@ RECEIVE = re.compile(r"Receive: obj=\w*ReqInput\(")
 FINISH = re.compile(r"Finish: obj=\w*ReqInput\(")
 STAMP = re.compile(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?)")
 OBSERVE = "observe"  # record key of a Finish line: the id it reports on
+# GenerateReqInput fields that key the cache beyond the tokens (the record fields of the same names).
+KEY_FIELDS = ("extra_key", "cache_salt", "lora_path", "lora_id")
 
 
 def _matches(line: Any) -> bool:
@@ -59,6 +63,7 @@ def _convert(line: Any) -> list[dict[str, Any]]:
             return [_finish(line, rid)]
         text, text_cut = _field(line, "text", rec.end() - 1)
         ids, ids_cut = _field(line, "input_ids", rec.end() - 1)
+        keys = {name: _field(line, name, rec.end() - 1)[0] for name in KEY_FIELDS}
     except Cut as exc:
         raise BadRecord(f"truncated log line ({exc})") from None
     except TooManyValues as exc:  # past the caps of one record, refused before it was read whole
@@ -66,7 +71,9 @@ def _convert(line: Any) -> list[dict[str, Any]]:
     if text_cut or ids_cut:
         raise BadRecord(f"truncated log line for request {rid}: SGLang shortened the "
                         f"{'text' if text_cut else 'input_ids'} (raise --log-requests-level)")
-    meta = {"id": None if rid is None else str(rid), "timestamp": _time(line, rec.start())}
+    meta = {"id": None if rid is None else str(rid), "timestamp": _time(line, rec.start()),
+            # A batch's keys are lists: its text is one too, refused below.
+            **{name: value for name, value in keys.items() if isinstance(value, str)}}
     # A plain id list comes packed (pyliteral); a list only when some id is not a plain one.
     if isinstance(ids, array) or (isinstance(ids, list) and ids and all(isinstance(i, int) for i in ids)):
         return [record({"input_ids": ids}, **meta)]

@@ -8,7 +8,10 @@ with a separate ``Received request ID: params: ...`` line that carries no prompt
 text. ``--max-log-len N`` cuts the prompt to N characters and the ids to N ids: a line
 where both have the same length (16 or more) is reported as truncated, as is a line
 whose prompt or id list is cut off. The line's ``MM-DD HH:MM:SS`` time is the arrival
-(relative: vLLM's log format has no year or zone)."""
+(relative: vLLM's log format has no year or zone). The older form's ``lora_request:
+LoRARequest(lora_name='...', ...)`` names the request's LoRA adapter, a cache key of its
+own (advisor.ingest.cache_keys); the newer form logs it on the separate ``params`` line,
+which is not joined, and neither form logs a ``cache_salt``."""
 
 from __future__ import annotations
 
@@ -25,6 +28,8 @@ OLD = re.compile(r"Received request (\S+): prompt: ")
 NEW = re.compile(r"Request (\S+) details: prompt: ")
 OTHER = re.compile(r"Received request \S+: params: |Generated response |Finished request ")
 STAMP = re.compile(r"(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d+))?")
+LORA = re.compile(r"lora_request: LoRARequest\(")
+LORA_NAME = re.compile(r"[(,] ?lora_name=")
 CUT_MIN = 16
 DAYS_BEFORE = (0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)
 
@@ -50,12 +55,17 @@ def _convert(line: Any) -> list[dict[str, Any]]:
     if m is None:
         return []  # any other log line: not a request
     rid = m.group(1)
+    lora = None
     try:
         prompt, end = value_at(line, m.end(), "prompt")
         ids = None
         key = line.find("prompt_token_ids: ", end)
         if key >= 0:
-            ids, _ = value_at(line, key + len("prompt_token_ids: "), "prompt_token_ids")
+            ids, end = value_at(line, key + len("prompt_token_ids: "), "prompt_token_ids")
+        adapter = LORA.search(line, end)
+        named = LORA_NAME.search(line, adapter.end() - 1) if adapter is not None else None
+        if named is not None:
+            lora, _ = value_at(line, named.end(), "lora_name")
     except Cut as exc:
         raise BadRecord(f"truncated log line for request {rid} ({exc})") from None
     except TooManyValues as exc:  # past the caps of one record, refused before it was read whole
@@ -69,7 +79,8 @@ def _convert(line: Any) -> list[dict[str, Any]]:
     if isinstance(prompt, str) and ids and len(ids) == len(prompt) >= CUT_MIN:
         raise BadRecord(f"truncated log line for request {rid}: prompt and prompt_token_ids both cut to "
                         f"{len(ids)} (--max-log-len)")
-    meta = {"id": rid, "timestamp": line_time(line, m.start())}
+    meta = {"id": rid, "timestamp": line_time(line, m.start()),
+            "lora_name": lora if isinstance(lora, str) else None}
     if ids:
         return [record({"input_ids": ids}, **meta)]
     if isinstance(prompt, str) and prompt:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from advisor.report.sections import audit, capacity, closing, costs, engines, fingerprint, headline, hosted, rollout
+from advisor.report.sections import architecture, audit, capacity, closing, costs, engines, fingerprint, headline, hosted, rollout
 from advisor.report.sections.format import Block
 
 Render = Callable[[dict[str, Any], "str | None"], list[Block]]
@@ -29,6 +29,7 @@ SECTIONS: tuple[Section, ...] = (
     Section(audit.TITLE, audit.render),
     Section(capacity.TITLE, capacity.render),
     Section(engines.TITLE, engines.render),
+    Section(architecture.TITLE, architecture.render),
     Section(costs.TITLE, costs.render),
     Section(rollout.TITLE, rollout.render),
     Section(hosted.TITLE, hosted.render),
