@@ -17,6 +17,7 @@ from advisor.commands.common import (
     open_traffic,
     with_progress,
 )
+from advisor.console import log
 from advisor.errors import AdvisorError
 from advisor.ingest.preprocess import DEFAULT_ENGINE, ENGINE_VERSION_HELP, engine_spec
 from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP, resolve_tokenizer
@@ -27,8 +28,9 @@ from advisor.export.trace import FORMATS, Hasher, rows, write
 def export_command(
     traffic: list[Path] = typer.Argument(..., help="Traffic files (any input format; - is stdin)."),
     format: str = typer.Option(..., "--format", "-f", help="mooncake (kvcache-simulator, AIPerf, Dynamo) or bailian."),
-    block_size: int = typer.Option(..., min=1, callback=bounded("--block-size"), help="Tokens per hash block: the engine's block size "
-                                   "(vLLM 16, Mooncake traces 512)."),
+    block_size: int | None = typer.Option(None, min=1, callback=bounded("--block-size"), help="Tokens per hash block: the engine's "
+                                          "block size (vLLM 16, Mooncake traces 512); with --model, the engine's cache "
+                                          "block on it by default."),
     salt: str | None = typer.Option(None, help="Key of the block hashes (default: random; never printed)."),
     timestamp_unit: str = typer.Option("auto", help=TIMESTAMP_UNIT_HELP),
     tokenizer: str = typer.Option("llama3", help="llama3, cl100k, a *.tiktoken file or a tokenizer.json."),
@@ -41,6 +43,9 @@ def export_command(
     templates: Path | None = typer.Option(None, help="Folder of prompt templates for 'template' records."),
     input_format: str = typer.Option("auto", help=INPUT_FORMAT_HELP),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the trace to this file (default: stdout)."),
+    model: str | None = typer.Option(None, "--model", help="The model the trace is for (a catalog name or a config.json): "
+                                     "blocks default to the engine's cache block on it (vLLM's hybrid block)."),
+    gpu: str | None = typer.Option(None, "--gpu", help="The GPU (vLLM's hybrid block on Gated DeltaNet models)."),
 ) -> None:
     """Write an anonymised trace: chained salted block hashes as integers, lengths, times, sessions."""
     if format not in FORMATS:
@@ -54,6 +59,7 @@ def export_command(
 
         key = hashlib.blake2b(key, digest_size=64).digest()
     check_output(output, traffic)
+    block_size = _block_size(block_size, model, engine, gpu)
     skips = SkipLog()
     tokenizer = resolve_tokenizer(tokenizer, model_dir)
     seqs = open_traffic(list(traffic), tokenizer, chat_template, templates, block_size, skips, input_format=input_format,
@@ -65,3 +71,24 @@ def export_command(
     emit("".join(write(found, format, block_size, timestamp_unit)), output)
     if skips.count:
         raise typer.Exit(1)
+
+
+def _block_size(given: int | None, model: str | None, engine: str, gpu: str | None) -> int:
+    """The hash block: given, or the engine's cache block on the model. A hit on a model with
+    state layers is a whole number of its blocks, so a trace at a finer block would let a
+    replayer count hits the engine cannot serve; the log says so when the two disagree."""
+    if model is None:
+        if given is None:
+            raise AdvisorError("give --block-size (the engine's block size), or --model to take its cache block")
+        return given
+    from advisor.api.architecture import geometry_for, model_for
+
+    geo = geometry_for(model_for(model, None), engine, gpu=gpu)
+    if geo is None:  # full attention: the engine's block is the user's to state
+        return _block_size(given, None, engine, gpu)
+    if given is not None and given % geo.block:
+        log(f"advisor: --block-size {given} is not a multiple of {geo.block}, the cache block of {engine} on this model "
+            f"({geo.granularity_note}); a replay at {given}-token blocks counts hits it cannot serve")
+    if given is None:
+        log(f"advisor: blocks of {geo.block} tokens: {geo.granularity_note} ({geo.rule})")
+    return given or geo.block

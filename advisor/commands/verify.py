@@ -28,6 +28,7 @@ from advisor.simulate.model import (
     POLICIES,
     default_cost,
 )
+from advisor.api.architecture import geometry_for, model_for
 from advisor.simulate.runner import RunSpec
 from advisor.verify.attribution import verify
 from advisor.verify.collect import dropping, watch, without
@@ -57,6 +58,10 @@ def verify_command(
     top: int = typer.Option(10, min=0, callback=bounded("--top"), help="How many of the requests that differ most to list."),
     format: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the report to this file."),
+    model: str | None = typer.Option(None, "--model", help="The model served (a catalog name or a config.json; default: "
+                                     "--model-dir's config.json): its sliding-window and state layers set what the "
+                                     "engine could reuse."),
+    gpu: str | None = typer.Option(None, "--gpu", help="The GPU it was served on (vLLM's hybrid block on Gated DeltaNet models)."),
 ) -> None:
     """Predicted against observed cached tokens, and the gap split into what advisor can name."""
     check_output(output, [*traffic, *([chat_template] if chat_template else [])])
@@ -84,9 +89,12 @@ def verify_command(
     if not len(observed):
         raise AdvisorError("no record carries an observed cached-token count (cached_tokens, "
                            "usage.prompt_tokens_details.cached_tokens, gen_ai.usage.cache_read.input_tokens ...)")
+    geometry = geometry_for(model_for(model, model_dir), engine, page_size=page_size or ENGINE_PAGE[engine], gpu=gpu,
+                            block_size=page_size if engine == "vllm" else None)
     spec = RunSpec(policy=policy, eviction=eviction or ENGINE_EVICTION[engine], engine=engine,
-                   capacity=capacity_tokens, page=page_size or ENGINE_PAGE[engine], warmup=warmup,
-                   max_running=max_running, max_prefill_tokens=max_prefill_tokens, cost=default_cost())
+                   capacity=capacity_tokens, page=geometry.block if geometry else page_size or ENGINE_PAGE[engine],
+                   warmup=warmup, max_running=max_running, max_prefill_tokens=max_prefill_tokens, cost=default_cost(),
+                   geometry=geometry)
     data = verify(jobs, observed, spec, has_time, top=top)
     data = {"input": {"files": [str(p) for p in traffic], "tokenizer": tokenizer, "block_size": block_size},
             "skipped": skips.count, **data}

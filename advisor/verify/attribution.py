@@ -6,14 +6,18 @@ A chain of simulations, each adding one thing the engine does, run over the same
    (analyze's definition);
 2. ``engine_rules``: the engine's hit rules, unlimited cache: pages or full blocks and
    the last prompt token always recomputed (REFERENCE.md §1.3, §2.3);
+2b. ``architecture``: for a model whose layers are not all full attention, the same with the
+   engine's windows and states on it (``advisor.index.checkpoints``: hybrid blocks, the
+   replay boundaries and junctions where they are kept);
 3. ``pool``: the stated pool with the engine's eviction, one request at a time;
 4. ``in_flight``: the same pool in serve mode at the logged arrival times, where a
    prefix still being prefilled cannot be hit and a running request holds its blocks
    (only when the records carry timestamps).
 
 The last stage is the prediction. The gap ideal - observed splits into granularity
-(1-2), capacity and eviction (2-3), requests in flight together (3-4) and the rest
-that advisor cannot name (prediction - observed); the parts add up to the total.
+(1-2), the model's architecture (2-2b), capacity and eviction (2 or 2b to 3), requests in
+flight together (3-4) and the rest that advisor cannot name (prediction - observed); the
+parts add up to the total.
 All sums are over the requests that carry an observed count.
 """
 
@@ -30,10 +34,13 @@ from advisor.simulate.replay import warmup_count
 from advisor.simulate.runner import BlockIndexes, RunResult, RunSpec, run
 from advisor.verify.compare import Observed, compare, points
 
-PARTS = (("granularity", "ideal", "engine_rules",
+# Each part is the drop from the stage before it to its stage, in chain order.
+PARTS = (("granularity", "engine_rules",
           "engine granularity: page/block rounding and the last prompt token recomputed"),
-         ("capacity", "engine_rules", "pool", "capacity and eviction at the stated pool"),
-         ("in_flight", "pool", "in_flight",
+         ("architecture", "architecture",
+          "the model's windows and states: a hit ends only where the engine kept one"),
+         ("capacity", "pool", "capacity and eviction at the stated pool"),
+         ("in_flight", "in_flight",
           "requests in flight together (a prefix still being prefilled cannot be hit)"))
 
 
@@ -70,11 +77,14 @@ def run_with_requests(jobs: JobStore, spec: RunSpec, indexes: BlockIndexes) -> t
 
 
 def stage_specs(base: RunSpec, has_time: bool) -> dict[str, RunSpec | None]:
-    """The chain for ``base`` (the run whose prediction is checked)."""
+    """The chain for ``base`` (the run whose prediction is checked), in order."""
+    geo = base.geometry if base.geometry is not None and not base.geometry.is_dense else None
+    rules = replace(base, capacity=None, mode="replay", policy="fcfs", replicas=1, tenant_budget=None)
     return {
         "ideal": replace(base, engine="none", page=1, capacity=None, eviction="branch-lru", mode="replay",
-                         policy="fcfs", replicas=1, tenant_budget=None, warmup=base.warmup),
-        "engine_rules": replace(base, capacity=None, mode="replay", policy="fcfs", replicas=1, tenant_budget=None),
+                         policy="fcfs", replicas=1, tenant_budget=None, warmup=base.warmup, geometry=None),
+        "engine_rules": replace(rules, geometry=None, page=geo.full_attention_block) if geo else rules,
+        "architecture": rules if geo else None,
         "pool": replace(base, mode="replay"),
         "in_flight": replace(base, mode="serve") if has_time else None,
     }
@@ -100,9 +110,13 @@ def verify(jobs: JobStore, obs: Observed, base: RunSpec, has_time: bool,
     prompt = data["prompt_tokens"]
     observed = data["observed_cached_tokens"]
     parts = []
-    for key, hi, lo, text in PARTS:
-        if hi in sums and lo in sums:
-            tokens = sums[hi] - sums[lo]
+    before = "ideal"
+    for key, stage, text in PARTS:
+        if stage in sums:
+            tokens = sums[before] - sums[stage]
+            before = stage
+        elif key == "architecture":
+            continue  # a full-attention model: no such part
         else:
             tokens = 0
             text += " (not modelled: replay mode, or the records carry no timestamps)" if key == "in_flight" else ""
@@ -119,4 +133,7 @@ def verify(jobs: JobStore, obs: Observed, base: RunSpec, has_time: bool,
     data["spec"] = {"engine": base.engine, "capacity_tokens": base.capacity, "page_size": base.page,
                     "eviction": base.eviction, "policy": base.policy, "warmup": base.warmup,
                     "mode": "serve" if last == "in_flight" else "replay"}
+    if base.geometry is not None and not base.geometry.is_dense:
+        data["spec"]["architecture"] = {"rule": base.geometry.rule, "block_tokens": base.geometry.block,
+                                        "granularity": base.geometry.granularity_note}
     return data
