@@ -363,3 +363,24 @@ def test_traffic_without_keys_analyzes_byte_for_byte_as_without_the_feature(tmp_
     seqs, _, analyzer, _ = run(path, page=4)
     assert analyzer._unkeyed is None and analyzer.result.key_cost_tokens is None
     assert analyzer.result.keyed_requests == 0 and all(s.base_namespace is None for s in seqs)
+
+
+def test_analyze_json_states_what_the_keys_cost(tmp_path, cli) -> None:
+    """A salt per user on a shared system prompt: the JSON gives the hit rate without the keys,
+    equal to the same records with the salts removed."""
+    system = ("You are the support assistant of Corvina. Follow the refund policy: refunds within 30 days, "
+              "store credit after, never for digital goods once downloaded.")
+    rows = [{"messages": [{"role": "system", "content": system}, {"role": "user", "content": f"question {i}"}],
+             "cache_salt": f"user-{i % 3}"} for i in range(9)]
+    salted = tmp_path / "salted.jsonl"
+    salted.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text("".join(json.dumps({"messages": r["messages"]}) + "\n" for r in rows))
+    with_keys = json.loads(cli("analyze", salted, "--format", "json").out)
+    without = json.loads(cli("analyze", plain, "--format", "json").out)
+    keys = with_keys["cache_keys"]
+    assert keys["keyed_requests"] == 9 and keys["namespaces"] == 3
+    assert keys["cached_tokens_without_keys"] == without["cached_tokens"] > with_keys["cached_tokens"]
+    assert keys["tokens_lost"] == without["cached_tokens"] - with_keys["cached_tokens"]
+    assert keys["hit_rate_without_keys"] == without["hit_rate"]
+    assert "cache_keys" not in without

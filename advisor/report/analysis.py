@@ -61,6 +61,20 @@ def analysis_dict(
         "skipped_lines": [str(s) for s in skipped],
         "findings": list(findings),
         **({"architecture": architecture_dict(analysis)} if analysis.geometry is not None else {}),
+        **({"cache_keys": cache_keys_dict(analysis)} if analysis.key_cost_tokens is not None else {}),
+    }
+
+
+def cache_keys_dict(analysis: Analysis) -> dict[str, Any]:
+    """What the requests' cache keys (salts, extra keys, LoRA adapters) cost on this traffic."""
+    without = analysis.unsalted_cached_tokens or 0
+    prompt = analysis.prompt_tokens
+    return {
+        "keyed_requests": analysis.keyed_requests,
+        "namespaces": analysis.namespaces,
+        "cached_tokens_without_keys": without,
+        "hit_rate_without_keys": _rate(without / prompt if prompt else 0.0),
+        "tokens_lost": without - analysis.cached_tokens,
     }
 
 
@@ -106,6 +120,14 @@ def summary_table(data: dict[str, Any], text: bool) -> Table:
     dist = data["hit_distribution"]
     t.add("per-request hit p10/p50/p90" if text else "per-request hit p10 / p50 / p90",
           f"{dist['p10']:.1%} / {dist['p50']:.1%} / {dist['p90']:.1%}")
+    if "architecture" in data:
+        arch = data["architecture"]
+        t.add("full-attention hit rate (same engine)", f"{arch['full_attention_hit_rate']:.2%}")
+        t.add("cache block / model", f"{arch['block_tokens']:,} tokens: {arch['granularity']}")
+    if "cache_keys" in data:
+        keys = data["cache_keys"]
+        t.add("hit rate without cache keys", f"{keys['hit_rate_without_keys']:.2%} "
+              f"({keys['keyed_requests']:,} requests keyed by a salt, extra key or LoRA adapter)")
     return t
 
 

@@ -45,7 +45,7 @@ class JobStore(Sequence[Job]):
         self._unit = array("I")
         self._out = array("I")
         self._arrival = array("d")
-        self._namespace = array("H")
+        self._namespace = array("I")  # one per namespace: a salt per user can make more than 65,535
         self._tenant = array("i")
         self._names: dict[str, int] = {}
         self._name_list: list[str] = []
