@@ -17,6 +17,7 @@ from advisor.ingest.source import SkipLog, make_renderer
 from advisor.advise.architecture import advice as architecture_advice, geometries, measure as measure_architecture
 from advisor.index.geometry import CacheGeometry
 from advisor.advise.engines import AT_ONCE, compare as compare_engines
+from advisor.advise.reasoning import measure as measure_reasoning
 from advisor.advise.decide import CACHE_AWARE, Thresholds, decide as decide_facts
 from advisor.cost import (
     DEFAULT_BANDWIDTH_UTIL, DEFAULT_MFU, EngineTimings, check_tp, engine_timings, estimate_cost, not_fitting_message,
@@ -285,6 +286,9 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
         }
         facts["traffic"]["profile"] = (
             "prefix-heavy" if res.hit_rate >= 0.5 else ("single-shot" if res.hit_rate < 0.1 else "prefix-light"))
+        history = measure_reasoning(seqs, renderer, res.prompt_tokens, memo.encode)
+        if history is not None:  # only traffic whose assistant turns carry reasoning
+            facts["traffic"]["reasoning_history"] = history
         if opts.views:
             measured = {"seqs": seqs, "measured": m, "decode": renderer.tokenizer.decode}
         geos = geometries(model, gpu, opts.page_size, opts.kv_dtype, tp)

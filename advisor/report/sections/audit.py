@@ -34,6 +34,19 @@ def actions_table(actions: list[dict[str, Any]]) -> Table:
     return t
 
 
+def reasoning_sentence(history: dict[str, Any]) -> str:
+    """What the chat template's handling of earlier reasoning costs each new turn
+    (``advisor.advise.reasoning``)."""
+    turns, dropped = history["turns"], history["dropped"]
+    if not dropped:
+        return (f"The chat template renders the reasoning of earlier assistant turns back ({turns:,} turns): "
+                "each new request extends the sequence the cache held.")
+    counted = f"{dropped:,} turns" if dropped == turns else f"{dropped:,} of {turns:,} turns"
+    return (f"The chat template drops the reasoning of earlier assistant turns: each new turn re-prefills "
+            f"{history['per_turn']:,.0f} tokens on average ({counted}, {pct(history['share_of_prompt_tokens'])} "
+            "of prompt tokens) that the cache held; PC402 names the template construct.")
+
+
 def render(data: dict[str, Any], picture: str | None) -> list[Block]:
     out: list[Block] = []
     if data["input"]["templates"]:
@@ -59,4 +72,6 @@ def render(data: dict[str, Any], picture: str | None) -> list[Block]:
                 f"Hit rate after the prescription: **{pct(traffic['hit_rate_after_prescription'])}** "
                 f"(before: {pct(traffic['lcp_hit_rate'])}); run `advisor prescribe --templates DIR --format diff` "
                 "for the template changes."]
+    if traffic.get("reasoning_history"):
+        out += ["", reasoning_sentence(traffic["reasoning_history"])]
     return out
