@@ -93,6 +93,13 @@ class SparseCache:
         # SGLang's own tree: a Mamba hybrid inserts a prompt only up to its tracked state, a
         # junction request only up to the junction, so its matches are not the plain LCP.
         self.tree = RadixTree(geometry.block) if geometry.engine == "sglang" else None
+        # SGLang sliding windows without state layers: the paths that hold no tombstone. A
+        # request tombstones only the new part of its path, so a clean path stays clean, and
+        # every end on it is a valid match; only the other requests' valid ends are kept one
+        # by one (at most a window of them each), so a window longer than the prompts costs
+        # one tree, not a digest per token.
+        sliding_only = all(g.kind == "sliding" for g in geometry.sparse_groups)
+        self.clean = RadixTree(geometry.block) if self.tree is not None and sliding_only else None
 
     def serve(self, ids: bytes | memoryview | array, prompt_tokens: int, full_hit: int) -> Outcome:
         """Tokens the engine serves to a prompt whose full-attention groups hit ``full_hit``
@@ -106,10 +113,33 @@ class SparseCache:
         block = self.geometry.block
         if self.tree is not None:
             full_hit = self._sglang_full(data, prompt_tokens, full_hit)
-            return self._deepest(data, full_hit, range(full_hit, 0, -1))
+            clean = self.clean.match(bytes(data[: full_hit * ITEM])) if self.clean is not None else 0
+            return max(clean, self._deepest(data, full_hit, range(full_hit, clean, -1)))
         if not self.hybrid:  # one group: its own blocks bound the hit, from the cap down
             full_hit = max(0, prompt_tokens - 1) // block * block
-        return self._deepest(data, full_hit, range(full_hit, 0, -block))
+        return self._vllm_longest(data, full_hit)
+
+    def _vllm_longest(self, ids: bytes | memoryview, limit: int) -> int:
+        """The largest block end up to ``limit`` every group accepts, in one pass over the
+        prompt's block ends: a state group's state there, a sliding group's run of cached blocks
+        reaching back ``cdiv(window - 1, block)`` blocks or to the start."""
+        block = self.geometry.block
+        ends = list(range(block, limit + 1, block))
+        if not ends:
+            return 0
+        digests = prefix_digests(ids, ends)
+        accepted = [True] * len(ends)
+        for held in self.groups:
+            need = self._need(held.group) if held.group.kind == "sliding" else 1
+            run = 0
+            for i, end in enumerate(ends):
+                run = run + 1 if held.has(end, digests[end]) else 0
+                if run < min(need, i + 1):
+                    accepted[i] = False
+        for i in range(len(ends) - 1, -1, -1):
+            if accepted[i]:
+                return ends[i]
+        return 0
 
     def store(self, ids: bytes | memoryview | array, prompt_tokens: int, full_hit: int, hit: int) -> tuple[int, ...]:
         """Keep the windows and states the prompt leaves; return the checkpoints."""
@@ -203,8 +233,12 @@ class SparseCache:
                 branching = full_hit // grid * grid
                 track = branching if hit < branching < prompt_tokens else hit + (prompt_tokens - hit) // grid * grid
             end = track
-        self.tree.insert(bytes(ids[: end * ITEM]))
+        key = bytes(ids[: end * ITEM])
+        shared = self.tree.insert(key)
         live = self._sglang_live(prompt_tokens, end, hit, full_hit, windows)
+        if self.clean is not None and self._stays_clean(key, shared, live, end):
+            self.clean.insert(key)
+            return (end,)
         digests = prefix_digests(ids, sorted({end, *live}))
         for h in states:
             h.add(end, digests[end])
@@ -212,6 +246,15 @@ class SparseCache:
             for p in live:
                 h.add(p, digests[p])
         return (end,)
+
+    def _stays_clean(self, key: bytes, shared: int, live: set[int], end: int) -> bool:
+        """Whether the request's whole path holds no tombstone: the part it shares is clean and
+        it freed none of the part it added (every end from there on is live)."""
+        assert self.clean is not None
+        page = self.geometry.block
+        first_new = shared // page * page + page
+        return self.clean.match(key[: shared * ITEM]) >= shared and all(
+            p in live for p in range(first_new, end + 1, page))
 
     def _sglang_live(self, prompt_tokens: int, end: int, hit: int, full_hit: int, windows: list[_Held]) -> set[int]:
         """Match ends a sliding group accepts after this prompt: those with ``window - 1`` live
