@@ -20,7 +20,7 @@ from advisor.ingest import safe_yaml
 from advisor.errors import AdvisorError
 from advisor.ingest import safe_open
 from advisor.lint.rule import SEVERITIES, Rule
-from advisor.lint.targets import DEFAULT_TARGET, TARGETS
+from advisor.lint.targets import DEFAULT_TARGET, TARGETS, model_minimum
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -42,6 +42,8 @@ KEYS = {
     "dynamic_variables": "list of variable names that vary per request even if listed as static by default",
     "section_markers": "list of regular expressions marking section headings",
     "target": "where the prompts are served: an engine (sglang, vllm) or a hosted API (openai, anthropic, ...)",
+    "model": "the served model, a catalog name (nemotron-h-8b, qwen3-next-80b, ...) or a path to its config.json",
+    "gpu": "the GPU the engine runs on, a catalog name (h100, b200, a100, ...); needs 'model'",
     "trim_blocks": "boolean",
     "lstrip_blocks": "boolean",
     "rules": "table of rule code or name -> {severity, options}",
@@ -61,6 +63,10 @@ class LintConfig:
     trim_blocks: bool = False
     lstrip_blocks: bool = False
     target: str = DEFAULT_TARGET  # advisor.lint.targets: whose prefix cache PC301 measures against
+    # The served model (a catalog name, or a config.json path, resolved against the config file's
+    # folder) and GPU: an engine target's minimum becomes its cache block on it (targets.model_minimum).
+    model: str | None = None
+    gpu: str | None = None
     rules: dict[str, dict[str, Any]] = field(default_factory=dict)  # code -> {"severity": ..., option: ...}
     origin: str | None = None  # the file it came from
 
@@ -172,9 +178,44 @@ def parse(table: dict[str, Any], where: str, registry: dict[str, Rule], origin: 
             if not isinstance(value, bool):
                 raise AdvisorError(f"{where}: '{key}' must be true or false")
             values[key] = value
+        elif key in ("model", "gpu"):
+            if not isinstance(value, str) or not value.strip():
+                raise AdvisorError(f"{where}: '{key}' must be {KEYS[key]}")
+            values[key] = value.strip()
         elif key == "rules":
             values[key] = _rules(value, where, registry)
+    if "gpu" in values and "model" not in values:
+        raise AdvisorError(f"{where}: 'gpu' needs 'model' (the GPU only matters for a model's cache block)")
+    if "model" in values:
+        values["model"] = _model(values["model"], values.get("gpu"), values.get("target", DEFAULT_TARGET), where, origin)
     return LintConfig(**values, origin=origin)
+
+
+def _model(name: str, gpu: str | None, target: str, where: str, origin: str | None) -> str:
+    """The configured model as the engine will look it up (a config.json path relative to the
+    config file's folder, when the name is not a catalog model), checked now so that a bad name
+    is an error naming the config file. advisor.cost is imported only here, for a set model."""
+    from advisor.cost.catalog import load_catalog
+
+    if origin is not None and not os.path.isabs(name) and not _in_catalog(name, load_catalog()):
+        beside = Path(origin).parent / name
+        if name.endswith(".json") or os.path.lexists(beside):
+            name = str(beside)
+    from advisor.cost.catalog import resolve_gpu, resolve_model
+
+    for key, check in (("model", lambda: resolve_model(name)), ("gpu", lambda: gpu is None or resolve_gpu(gpu)),
+                       # the engine's geometry on the model: a config.json it cannot use fails here
+                       ("model", lambda: model_minimum(target, name, gpu))):
+        try:
+            check()
+        except AdvisorError as exc:
+            raise AdvisorError(f"{where}: '{key}': {' '.join(str(exc).split())}") from None
+    return name
+
+
+def _in_catalog(name: str, catalog: Any) -> bool:
+    key = name.strip().lower()
+    return any(key in {m.id.lower(), m.id.split("/")[-1].lower(), *m.aliases} for m in catalog.models)
 
 
 def _rules(table: Any, where: str, registry: dict[str, Rule]) -> dict[str, dict[str, Any]]:

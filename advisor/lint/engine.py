@@ -21,7 +21,7 @@ from advisor.ingest.safe_open import resolve_inside
 from advisor.lint import sources, suppress
 from advisor.lint import fix as fixes
 from advisor.lint.config import ActiveRule, LintConfig, active_rules
-from advisor.lint import limits
+from advisor.lint import limits, targets
 from advisor.lint.limits import LintStopped, MarkerPattern
 from advisor.lint import write
 from advisor.lint import python as python_lint
@@ -227,6 +227,12 @@ class Linter:
         self.count = count_tokens
         self.enabled = {a.rule.code for a in self.active}
         self.root = Path.cwd()
+        # The engine target's minimum on the configured model (PC301); advisor.cost is loaded
+        # only when a model is configured.
+        self.minimum = targets.model_minimum(config.target, config.model, config.gpu) if config.model else None
+
+    def _context(self, active: ActiveRule) -> Context:
+        return Context(active.options, self.count, self.config.target, self.minimum)
 
     def _resolve(self, name: str) -> str | None:
         for rule in self.registry.values():
@@ -259,7 +265,7 @@ class Linter:
             # Only the syntax rule looks at a template that does not parse.
             if model.syntax_errors and active.rule.code != "PC001":
                 continue
-            ctx = Context(active.options, self.count, self.config.target)
+            ctx = self._context(active)
             out.extend(self._stamp(active, model.path, p) for p in active.rule.check(model, ctx))
         return out
 
@@ -270,7 +276,7 @@ class Linter:
             check = active.rule.python
             if check is None or (model.syntax_errors and active.rule.code != "PC001"):
                 continue
-            out.extend(self._stamp(active, model.path, p) for p in check(model, Context(active.options, self.count, self.config.target)))
+            out.extend(self._stamp(active, model.path, p) for p in check(model, self._context(active)))
         return out
 
     def finish(self, models: list[Model], per_path: dict[str, list[Finding]]) -> list[Finding]:
@@ -278,7 +284,7 @@ class Linter:
         parsed = [m for m in models if isinstance(m, TemplateModel) and not m.syntax_errors]
         for active in self.active:
             if active.rule.scope == "set":
-                ctx = Context(active.options, self.count, self.config.target)
+                ctx = self._context(active)
                 for p in active.rule.check(parsed, ctx):
                     per_path.setdefault(p.path or "", []).append(self._stamp(active, p.path or "", p))
         findings: list[Finding] = []

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterator
 
 from advisor.lint.fix import Fix
 from advisor.lint.model import TemplateModel
-from advisor.lint.targets import DEFAULT_TARGET
+from advisor.lint.targets import DEFAULT_TARGET, ModelMinimum
 
 SEVERITIES = ("error", "warning", "info")
 
@@ -79,12 +79,14 @@ class Problem:
 
 @dataclass
 class Context:
-    """What a check may use besides the model: its options, a token counter and the target
-    (where the prompts are served, advisor.lint.targets)."""
+    """What a check may use besides the model: its options, a token counter, the target
+    (where the prompts are served, advisor.lint.targets) and, when ``model`` is configured and
+    the target is an engine, that engine's minimum on the model (``targets.model_minimum``)."""
 
     options: dict[str, Any]
     count_tokens: Callable[[str], int]
     target: str = DEFAULT_TARGET
+    minimum: ModelMinimum | None = None
 
 
 @dataclass(frozen=True)
