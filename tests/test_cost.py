@@ -137,7 +137,12 @@ def test_sliding_window_growth_and_cap(entry):
     sliding = expected_sliding_layer_count(entry)
     assert model.num_sliding_layers == sliding
     per_layer = expected_kv_bytes(entry, 2) // entry["num_hidden_layers"]
-    full_only = (entry["num_hidden_layers"] - sliding) * per_layer
+    # Chunked local layers are capped by their chunk as sliding ones by their window: every 4th
+    # layer of Llama 4 is global (the catalog's note, transformers' default no-RoPE interval).
+    chunked = entry["num_hidden_layers"] * 3 // 4 if entry.get("attention_chunk_size") else 0
+    full_only = (entry["num_hidden_layers"] - sliding - chunked) * per_layer
+    # A hybrid's state layers hold no per-token KV: the catalog records its attention layers' bytes.
+    full_only = entry.get("kv_bytes_per_token_attention_layers_bf16", full_only)
     assert cost.kv_bytes_per_token(model, full_layers_only=True) == full_only
     if "kv_bytes_per_token_full_layers_only" in entry:
         assert entry["kv_bytes_per_token_full_layers_only"] == full_only

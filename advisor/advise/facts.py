@@ -131,7 +131,9 @@ def _simulate(jobs: JobStore, has_time: bool, pools: dict[str, int], page: int,
               timings: EngineTimings, geometries: dict[str, CacheGeometry] | None = None) -> dict[str, Any]:
     pool_tokens = pools["sglang"]
     mode = "serve" if has_time else "replay"
-    base = RunSpec(engine="sglang", page=page, mode=mode, eviction="branch-lru", cost=timings)
+    sglang = (geometries or {}).get("sglang")
+    base = RunSpec(engine="sglang", page=page, mode=mode, eviction="branch-lru", cost=timings,
+                   geometry=sglang if sglang is not None and not sglang.is_dense else None)
     study = Study(jobs)  # each distinct configuration replayed once
     caps = sweep_capacities(jobs, base.rules)
     finite = sorted({c for c in caps if c is not None} | {pool_tokens})
@@ -295,6 +297,9 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
         if geos:
             per_engine = measure_architecture(seqs, geos)
             facts["architecture"] = {"engines": per_engine, "advice": architecture_advice(per_engine, hot_prefix)}
+            # The decision is on what the engine serves on this model, not on full attention.
+            facts["traffic"]["hit_rate"] = per_engine["sglang"]["hit_rate"]
+            facts["traffic"]["hit_rate_basis"] = "sglang rules on the model's windows and states"
     cost = estimate_cost(model, gpu, tp=tp, kv_dtype=opts.kv_dtype, prefix_tokens=hot_prefix, batch=opts.batch,
                          unique_tokens=max(0, mean_prompt - hot_prefix), engine="sglang", mfu=opts.mfu,
                          weight_dtype=opts.weight_dtype, bandwidth_util=opts.bandwidth_util)

@@ -133,7 +133,8 @@ def _timings(model: str | None, gpu: str | None, tp: int, kv_dtype: str, weight_
     return CostModel(p, d, description=f"fixed: {p:g} s per prefill token, {d:g} s per decode step")
 
 
-def _check_options(engine: str, router: str, rate: float | None, model: str | None, gpu: str | None) -> None:
+def _check_options(engine: str, router: str, rate: float | None, model: str | None, gpu: str | None,
+                   capacity: int | None = None) -> None:
     """The options checked before any traffic is read, so a typo does not cost a whole load."""
     if engine not in ENGINES:
         raise AdvisorError(f"unknown --engine '{engine}': use {', '.join(ENGINES)}")
@@ -141,7 +142,7 @@ def _check_options(engine: str, router: str, rate: float | None, model: str | No
         raise AdvisorError(f"unknown --router '{router}': use {', '.join(ROUTERS)}")
     if rate is not None and not rate > 0:
         raise AdvisorError("--rate must be positive")
-    if bool(model) != bool(gpu):
+    if bool(model) != bool(gpu) and capacity is None:
         raise AdvisorError("--model and --gpu go together (or give --capacity-tokens)")
 
 
@@ -295,7 +296,7 @@ def simulate(
         found = config_of(folder)
         model = str(found) if found is not None else None
     tokenizer_warning(tokenizer, model)
-    _check_options(engine, router, rate, model, gpu)
+    _check_options(engine, router, rate, model, gpu, capacity_tokens)
     cost = _timings(model, gpu, tp, kv_dtype, weight_dtype, mfu, bandwidth_util, prefill_token_seconds,
                     decode_step_seconds)
     policies = _choices(policy, POLICIES, "--policy") or ["fcfs"]
@@ -336,8 +337,8 @@ def simulate(
     run_mode = _run_mode(mode, has_time, rate)
     page = page_size or _default_page(engine, evictions, jobs)
     # The engine's windows and states on the model; vLLM's pool then holds whole hybrid blocks.
-    geometry = geometry_for(model_for(model, folder), engine, page_size=page, gpu=gpu,
-                            block_size=page_size) if engine != "none" else None
+    geometry = geometry_for(model_for(model, folder), engine, page_size=page, gpu=gpu, block_size=page_size,
+                            tp=tp, kv_dtype=kv_dtype) if engine != "none" else None
     if geometry is not None:
         page = geometry.block
         inputs["architecture"] = {"rule": geometry.rule, "block_tokens": geometry.block,

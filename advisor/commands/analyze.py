@@ -10,6 +10,7 @@ import typer
 from advisor.api.analysis import analyze, diagnoses
 from advisor.cli import app
 from advisor.api.bounds import bounded
+from advisor.commands.outputs import model_inputs
 from advisor.commands.common import ANNOTATION_FORMATS, FORMATS, INPUT_FORMAT_HELP, SkipLog, check_format, check_output, emit_report, with_progress
 from advisor.console import log, out_console
 from advisor.errors import AdvisorError
@@ -55,7 +56,8 @@ def analyze_command(
 ) -> None:
     """Measure the prefix-cache hit rate that the traffic allows (unlimited cache)."""
     check_format(format, (*FORMATS, "html", *ANNOTATION_FORMATS))
-    check_output(output, [*traffic, *([templates] if templates else []), *([chat_template] if chat_template else [])])
+    check_output(output, [*traffic, *([templates] if templates else []), *([chat_template] if chat_template else []),
+                          *model_inputs(model, model_dir)])
     if format in ANNOTATION_FORMATS and not diagnoses(diagnose, workers, dask):
         raise AdvisorError(f"--format {format} reports the traffic findings, which need the diagnosis: "
                            "drop --no-diagnose (--workers and --dask turn it off unless --diagnose is given)")

@@ -9,6 +9,7 @@ import typer
 
 from advisor.cli import app
 from advisor.api.bounds import TIMESTAMP_UNIT_HELP, bounded, check_timestamp_unit
+from advisor.commands.outputs import model_inputs
 from advisor.commands.common import (
     INPUT_FORMAT_HELP,
     SkipLog,
@@ -58,7 +59,7 @@ def export_command(
         import hashlib
 
         key = hashlib.blake2b(key, digest_size=64).digest()
-    check_output(output, traffic)
+    check_output(output, [*traffic, *model_inputs(model, model_dir)])
     block_size = _block_size(block_size, model, engine, gpu)
     skips = SkipLog()
     tokenizer = resolve_tokenizer(tokenizer, model_dir)
@@ -85,7 +86,10 @@ def _block_size(given: int | None, model: str | None, engine: str, gpu: str | No
 
     geo = geometry_for(model_for(model, None), engine, gpu=gpu)
     if geo is None:  # full attention: the engine's block is the user's to state
-        return _block_size(given, None, engine, gpu)
+        if given is None:
+            raise AdvisorError(f"--model {model} is full attention on every layer, so it sets no cache block: "
+                               "give --block-size (the engine's block size)")
+        return given
     if given is not None and given % geo.block:
         log(f"advisor: --block-size {given} is not a multiple of {geo.block}, the cache block of {engine} on this model "
             f"({geo.granularity_note}); a replay at {given}-token blocks counts hits it cannot serve")

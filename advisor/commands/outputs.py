@@ -48,6 +48,12 @@ def _typed_as_folder(shown: str) -> bool:
     return False
 
 
+def model_inputs(model: str | None, model_dir: Path | str | None) -> list[Path | str]:
+    """The model a command reads (a config.json given by path, a model folder), as inputs the
+    output must not replace."""
+    return [*([model] if model else []), *([model_dir] if model_dir else [])]
+
+
 def check_output(output: Path | str | None, inputs: Iterable[Path | str] = ()) -> None:
     """Refuse a destination the report must not be written to (see the module's docstring)."""
     if is_stdout(output):

@@ -11,6 +11,7 @@ from advisor.cost import DEFAULT_BANDWIDTH_UTIL, DEFAULT_MFU
 from advisor.cli import app
 from advisor.api.advisory import check_templates, report
 from advisor.api.bounds import bounded
+from advisor.commands.outputs import model_inputs
 from advisor.commands.common import SkipLog, check_format, check_output, emit, emit_bytes, regular_destination
 from advisor.ingest.preprocess import ENGINE_VERSION_HELP
 from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP
@@ -50,7 +51,7 @@ def report_command(
 ) -> None:
     """Write the go/no-go SGLang advisory (markdown, with the capacity curve as a PNG beside it)."""
     check_format(format, ("markdown", "json", "html"))
-    check_output(output, [*(templates or []), *traffic])
+    check_output(output, [*(templates or []), *traffic, *model_inputs(model, model_dir)])
     check_templates(list(templates or []))
     skips = SkipLog()  # the first skipped lines on stderr as they happen
     result = report(traffic or None, templates=list(templates or []), model=model, gpu=gpu, tp=tp, kv_dtype=kv_dtype,

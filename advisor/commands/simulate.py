@@ -11,6 +11,7 @@ from advisor.api.simulation import SimulateResult, simulate
 from advisor.api.sources import then
 from advisor.cli import app
 from advisor.api.bounds import TIMESTAMP_UNIT_HELP, bounded, check_timestamp_unit, warmup_fraction
+from advisor.commands.outputs import model_inputs
 from advisor.commands.common import ANNOTATION_FORMATS, FORMATS, INPUT_FORMAT_HELP, SkipLog, check_format, check_output, emit, with_progress
 from advisor.cost.catalog import DEFAULT_MFU
 from advisor.cost.compute import DEFAULT_BANDWIDTH_UTIL
@@ -65,7 +66,7 @@ def simulate_command(
 ) -> None:
     """Hit rate under a finite KV pool: eviction, scheduling, replicas and tenants."""
     check_format(format, (*FORMATS, *ANNOTATION_FORMATS))
-    check_output(output, [*(traffic or []), *([chat_template] if chat_template else [])])
+    check_output(output, [*(traffic or []), *([chat_template] if chat_template else []), *model_inputs(model, model_dir)])
     check_timestamp_unit(timestamp_unit)
     skips = SkipLog()  # the first skipped lines on stderr as they happen
     result = simulate(traffic or None, workload=workload, tokenizer=tokenizer, chat_template=chat_template,

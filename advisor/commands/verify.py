@@ -8,6 +8,7 @@ import typer
 
 from advisor.cli import app
 from advisor.api.bounds import TIMESTAMP_UNIT_HELP, bounded, check_timestamp_unit, warmup_fraction
+from advisor.commands.outputs import model_inputs
 from advisor.commands.common import (
     INPUT_FORMAT_HELP,
     SkipLog,
@@ -64,7 +65,7 @@ def verify_command(
     gpu: str | None = typer.Option(None, "--gpu", help="The GPU it was served on (vLLM's hybrid block on Gated DeltaNet models)."),
 ) -> None:
     """Predicted against observed cached tokens, and the gap split into what advisor can name."""
-    check_output(output, [*traffic, *([chat_template] if chat_template else [])])
+    check_output(output, [*traffic, *([chat_template] if chat_template else []), *model_inputs(model, model_dir)])
     check_format(format)
     if engine not in ("sglang", "vllm"):
         raise AdvisorError(f"unknown --engine '{engine}': use sglang or vllm")

@@ -633,7 +633,10 @@ def load_catalog() -> Catalog:
 
 
 def _looks_like_path(name: str) -> bool:
-    return name.endswith(".json") or Path(name).is_dir() or Path(name).is_file()
+    try:
+        return name.endswith(".json") or Path(name).is_dir() or Path(name).is_file()
+    except OSError:  # a name too long for a path (ENAMETOOLONG) names no file
+        return False
 
 
 def load_config_json(path: str | Path) -> ModelSpec:

@@ -63,7 +63,9 @@ def kv_bytes_per_token(
     ``full_layers_only`` is the growth per token once sliding-window layers are capped by an
     SWA-aware pool (0 for Mistral-7B-v0.1, whose every layer slides).
     """
-    layers = model.num_full_layers if full_layers_only else model.num_layers
+    # Growth per token: the full-attention layers only (sliding and chunked layers are capped by
+    # their window or chunk, linear-attention and Mamba layers hold a constant state).
+    layers = model.layout.full_layers if full_layers_only else model.num_layers
     return layers * kv_bytes_per_layer_token(model, kv_dtype, tp)
 
 

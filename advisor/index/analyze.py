@@ -225,6 +225,8 @@ class Analyzer:
             cached = self._model_hit(namespace, ids, prompt_tokens, matched)
         else:
             cached = self.to_tokens(matched, prompt_tokens, unit)
+            if self.geometry is not None:  # block hashes carry no tokens to apply the model's rules to
+                self.result.full_attention_cached_tokens += cached
         self.record(prompt_tokens, cached, tenant)
         return cached
 

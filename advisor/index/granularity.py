@@ -9,6 +9,15 @@ from advisor.index.analyze import Analysis
 # requests. A tenth of a point of hit rate is where a user would act on it.
 MIN_LOSS_SHARE = 0.001
 
+# Why hits are lost, in each engine's terms (ARCHITECTURES.md §1-2, confirmed in the source).
+WHY = {
+    "vllm": ("A hit must end on a block where a window or state was kept: a shared prefix shorter than one "
+             "block never hits, and a new prefix often hits only from its third request."),
+    "sglang": ("A hit must end where a state was tracked (on the checkpoint grid) or where the window before it "
+               "is still live: a new prefix often hits only from its third request, and a window freed after "
+               "prefill leaves earlier branch points unmatchable."),
+}
+
 
 def granularity_finding(analysis: Analysis) -> Finding | None:
     """One finding when the model's windows and states cost hits against full attention."""
@@ -25,8 +34,7 @@ def granularity_finding(analysis: Analysis) -> Finding | None:
         f"{analysis.short_changed_requests:,} requests reuse less than full attention would: hit rate "
         f"{analysis.hit_rate:.1%} against {full_rate:.1%} ({lost:,} tokens recomputed). "
         f"{geo.granularity_note or f'The cache block is {geo.block:,} tokens'} ({kinds} layers; {geo.rule}). "
-        "A hit must end on a block where a window or state was kept, so a shared prefix shorter than one "
-        "block never hits and a new prefix often hits only from its third request."
+        + WHY.get(geo.engine, WHY["vllm"])
     )
     return Finding(path=path, line=line, code="TR601", message=message, kind="cache-granularity",
                    requests=analysis.short_changed_requests, tokens_lost=lost,

@@ -88,7 +88,11 @@ def read_tokenizer_config(path: Path) -> dict[str, Any]:
 def load_model_dir(path: Path | str) -> ModelDir:
     """The rendering inputs of a model folder; a folder with none of them is an error."""
     folder = Path(path)
-    if not folder.is_dir():
+    try:
+        is_folder = folder.is_dir()
+    except OSError as exc:  # a name the file system refuses (too long, ...)
+        raise AdvisorError(f"{str(folder)[:80]}: --model-dir cannot be read ({exc.strerror})") from None
+    if not is_folder:
         raise AdvisorError(f"{folder}: --model-dir must be a folder (a HuggingFace model snapshot)")
     found = {name: find_file(folder, name) for name in MODEL_FILES}
     config_file = found["tokenizer_config.json"]
