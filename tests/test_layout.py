@@ -220,8 +220,8 @@ def test_catalog_layouts(model):
     assert lay.sliding_flags == model.sliding_layers
     if not (lay.state_layers or lay.chunked_layers):
         assert lay.full_layers + lay.sliding_layers == model.num_layers
-        assert M.attention_kv_bytes_per_token(model) == cost.kv_bytes_per_token(model) + (
-            61 * 132 if lay.indexer else 0)
+        indexer = lay.attention_layers * lay.indexer.key_bytes_per_token if lay.indexer else 0
+        assert M.attention_kv_bytes_per_token(model) == cost.kv_bytes_per_token(model) + indexer
 
 
 def test_the_original_catalog_is_full_attention_or_sliding():
