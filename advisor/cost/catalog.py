@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from advisor.cost.layout import KV_DTYPE_BYTES as KV_DTYPE_BYTES  # re-exported: the one table
-from advisor.cost.layout import AttentionLayout, full_attention_layout, read_layout
+from advisor.cost.layout import AttentionLayout, first_field as _first, full_attention_layout, read_layout
 from advisor.errors import AdvisorError
 from advisor.ingest import safe_open
 from advisor.ingest.safe_yaml import safe_load
@@ -286,15 +286,6 @@ def check_fields(cfg: Mapping[str, Any], where: str) -> None:
         if value is not None and not kind.admits(value):
             raise AdvisorError(f"{where}: config field has an unusable value ({name}: {_shown(value)}; "
                                f"expected {kind.expected})")
-
-
-def _first(cfg: Mapping[str, Any], *names: str) -> Any:
-    """The first present, non-null field among ``names`` (configs spell some fields differently)."""
-    for name in names:
-        value = cfg.get(name)
-        if value is not None:
-            return value
-    return None
 
 
 def _num_kv_heads(cfg: Mapping[str, Any], num_heads: int) -> int:

@@ -242,7 +242,8 @@ def full_attention_layout(num_layers: int, *, sliding: tuple[bool, ...] = (), wi
 # ---------------------------------------------------------------------------------------------
 
 
-def _first(cfg: Mapping[str, Any], *names: str) -> Any:
+def first_field(cfg: Mapping[str, Any], *names: str) -> Any:
+    """The first present, non-null field among ``names`` (configs spell some fields differently)."""
     for name in names:
         value = cfg.get(name)
         if value is not None:
@@ -251,7 +252,7 @@ def _first(cfg: Mapping[str, Any], *names: str) -> Any:
 
 
 def _family(cfg: Mapping[str, Any]) -> str:
-    return str(_first(cfg, "model_type", "architecture") or "").lower()
+    return str(first_field(cfg, "model_type", "architecture") or "").lower()
 
 
 def read_layout(cfg: Mapping[str, Any], num_layers: int, where: str) -> AttentionLayout:
@@ -278,7 +279,7 @@ def read_layout(cfg: Mapping[str, Any], num_layers: int, where: str) -> Attentio
 
 def _model_dtype(cfg: Mapping[str, Any]) -> str:
     """The dtype the weights run in (vLLM's conv state and its "auto" SSM state follow it)."""
-    value = _first(cfg, "dtype", "torch_dtype")
+    value = first_field(cfg, "dtype", "torch_dtype")
     return _DTYPE_SPELLINGS.get(str(value).lower(), "bfloat16") if isinstance(value, str) else "bfloat16"
 
 
@@ -363,7 +364,7 @@ def _typed_kinds(cfg: Mapping[str, Any], num_layers: int, family: str, where: st
         return None  # full / sliding only: the sliding rule below reads it as before
     if len(types) != num_layers:
         raise AdvisorError(f"{where}: layer_types names {len(types):,} layers, num_hidden_layers says {num_layers:,}")
-    linear = "mamba2" if _first(cfg, "mamba_n_heads", "mamba_num_heads") is not None else "gdn"
+    linear = "mamba2" if first_field(cfg, "mamba_n_heads", "mamba_num_heads") is not None else "gdn"
     attention = [_TYPED[t][0] for t in types]
     state = [linear if _TYPED[t][1] == "linear" else _TYPED[t][1] for t in types]
     if "sliding" in attention and not _window(cfg):
@@ -441,7 +442,7 @@ def _sliding_kinds(cfg: Mapping[str, Any], num_layers: int, family: str) -> Kind
 
 
 def _positive(cfg: Mapping[str, Any], where: str, what: str, *names: str) -> int | None:
-    value = _first(cfg, *names)
+    value = first_field(cfg, *names)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -470,7 +471,7 @@ def _state_shape(cfg: Mapping[str, Any], kind: str, family: str, where: str) -> 
 def _ssm_dtype(cfg: Mapping[str, Any]) -> str | None:
     """The SSM state dtype a config names: Qwen3.5's ``mamba_ssm_dtype``, NemotronH's
     ``mamba_ssm_cache_dtype`` (None when it names none or one advisor does not know)."""
-    value = _first(cfg, "mamba_ssm_dtype", "mamba_ssm_cache_dtype")
+    value = first_field(cfg, "mamba_ssm_dtype", "mamba_ssm_cache_dtype")
     return _DTYPE_SPELLINGS.get(value.lower()) if isinstance(value, str) else None
 
 
@@ -490,8 +491,8 @@ def _gdn_shape(cfg: Mapping[str, Any], family: str, where: str) -> StateShape:
 def _mamba_head_dim(cfg: Mapping[str, Any], heads: int, where: str) -> int | None:
     """Mamba2 head dim: ``mamba_head_dim`` (Nemotron-H) or ``mamba_d_head`` (Granite, Falcon-H1;
     ``"auto"`` = intermediate / heads, with intermediate ``mamba_d_ssm`` or expand × hidden)."""
-    value = _first(cfg, "mamba_head_dim", "mamba_d_head")
-    intermediate = _first(cfg, "mamba_d_ssm")
+    value = first_field(cfg, "mamba_head_dim", "mamba_d_head")
+    intermediate = first_field(cfg, "mamba_d_ssm")
     if intermediate is None and cfg.get("mamba_expand") is not None and cfg.get("hidden_size") is not None:
         intermediate = int(cfg["mamba_expand"]) * int(cfg["hidden_size"])
     if value is None or value == "auto":
