@@ -48,14 +48,52 @@ COMMAND_MODULES = {
 }
 
 
-def _register_commands(argv: list[str]) -> None:
+# What `advisor --help` lists for each command: the first paragraph of its help, as typer
+# shows it. Kept here so that the listing (and `advisor` alone, and an unknown command) needs
+# none of the commands' imports, which are most of start-up; tests/test_cli_startup.py checks
+# every line against the command's own help.
+COMMAND_SUMMARIES = {
+    "lint": "Lint prompt templates for patterns that break prefix caching.",
+    "rules": "List the lint rules.",
+    "rule": "Print one rule's documentation.",
+    "analyze": "Measure the prefix-cache hit rate that the traffic allows (unlimited cache).",
+    "simulate": "Hit rate under a finite KV pool: eviction, scheduling, replicas and tenants.",
+    "prescribe": "Diagnose the traffic, prescribe a fix per finding, and measure the hit rate after it.",
+    "cost": "HBM cost of a shared prefix (KV bytes, pool share, batch with/without sharing) and prefill saved per hit.",
+    "report": "Write the go/no-go SGLang advisory (markdown, with the capacity curve as a PNG beside it).",
+    "verify": "Predicted against observed cached tokens, and the gap split into what advisor can name.",
+    "export": "Write an anonymised trace: chained salted block hashes as integers, lengths, times, sessions.",
+    "plan": "Plan from a description: generate its traffic, run the whole pipeline, add the ordering recipe.",
+    "render": "Show what the engine sees: rendered text (special tokens visible), token ids, count.",
+    "spec": "Workload specs: --schema, check, generate.",
+}
+
+
+def _listed(*_args: object) -> None:  # pragma: no cover - never run: a listed command is registered for real
+    raise AssertionError("a listed command runs only after its module registers it")
+
+
+def _register_commands(argv: list[str]) -> list[object]:
+    """Register what ``argv`` runs; return the listing-only entries added (to take back)."""
     # Imported for their side effect: each module decorates its commands onto ``app``.
-    # Help, no command or an unknown one: all of them, so typer can list them all.
     # The group takes no options but --help, so the command is the first argument.
     module = COMMAND_MODULES.get(argv[0]) if argv else None
-    modules = dict.fromkeys(COMMAND_MODULES.values()) if module is None else [module]
-    for m in modules:
-        importlib.import_module(f"advisor.commands.{m}")
+    if module is not None:
+        importlib.import_module(f"advisor.commands.{module}")
+        return []
+    # Help, no command or an unknown one: typer only lists the commands, so each one not
+    # registered yet (in this process) is listed by name and summary without its imports.
+    known = {info.name for info in app.registered_commands} | {g.name for g in app.registered_groups}
+    before = len(app.registered_commands)
+    for name, summary in COMMAND_SUMMARIES.items():
+        if name not in known:
+            app.command(name, help=summary, add_help_option=False)(_listed)
+    return list(app.registered_commands[before:])
+
+
+def _unregister(listed: list[object]) -> None:
+    # A later call in the same process (tests, the API) must reach the real commands.
+    app.registered_commands[:] = [c for c in app.registered_commands if c not in listed]
 
 
 ARGV: list[str] = []
@@ -82,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else [str(a) for a in argv]
     # The arguments as typed: a Path option loses a trailing "/" (`-o out/` means a folder).
     ARGV[:] = args
-    _register_commands(args)
+    listed = _register_commands(args)
     try:
         # Not standalone: click's usage errors come back here, so every usage error has the
         # one-line ``advisor: error: ...`` form (click would print a usage block instead).
@@ -120,5 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         if code == 130:  # typer turns Ctrl-C into a silent exit 130
             log("advisor: interrupted")
         return code if isinstance(code, int) else (0 if code is None else 2)
+    finally:
+        _unregister(listed)
     return 0
 
