@@ -112,3 +112,39 @@ def test_a_full_attention_geometry_is_analyze_as_before() -> None:
     assert [dense.add_ids("t", array("I", p), len(p), 1, None) for p in prompts] == \
         [plain.add_ids("t", array("I", p), len(p), 1, None) for p in prompts]
     assert dense.result.geometry is None
+
+
+def cut_traffic(seed: int) -> list[list[int]]:
+    """Prompts that resend a cut of an earlier one, or extend one: hits that end inside a
+    node another request left, where SGLang splits its tree (only node ends are candidates)."""
+    rng = random.Random(seed)
+    heads = [[rng.randrange(5000) for _ in range(rng.randrange(1, 300))] for _ in range(5)]
+    out: list[list[int]] = []
+    for _ in range(50):
+        base = list(rng.choice(out if out and rng.random() < 0.3 else heads))
+        if base in out and rng.random() < 0.5:
+            base = base[: rng.randrange(1, len(base) + 1)]
+        out.append(base + [rng.randrange(5000, 9000) for _ in range(rng.randrange(1, 200))])
+    return out
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_sglang_hits_on_cut_prompts_equal_the_engine(seed: int) -> None:
+    # Pages, windows (longer and shorter than the prompts), Mamba states on their grid or
+    # after the prompt, alone or beside a window: drawn per seed.
+    rng = random.Random(1000 + seed)
+    page = rng.choice((1, 2, 4, 16, 32))
+    strategy = "no_buffer" if page == 1 and rng.random() < 0.3 else "extra_buffer"
+    grid = page * rng.choice((1, 4)) if page > 1 else rng.choice((16, 64))
+    groups: list[dict] = [{"kind": "full"}]
+    if rng.random() < 0.7:
+        groups.append({"kind": "sliding", "window": rng.choice((3, 17, 64, 257))})
+    if len(groups) == 1 or rng.random() < 0.4:
+        groups.append({"kind": "state"})
+    prompts = cut_traffic(seed)
+    want = sglang_cached_tokens(prompts, page=page, groups=groups, strategy=strategy, grid=grid)
+    has_state = any(g["kind"] == "state" for g in groups)
+    geo = geometry("sglang", page, groups, grid=grid if has_state and strategy == "extra_buffer" else int(has_state),
+                   strategy=strategy)
+    assert advisor_hits(prompts, geo) == want
+    assert pool_hits(prompts, geo, "branch-lru") == want
