@@ -62,9 +62,13 @@ def advice(per_engine: dict[str, Any], hot_prefix_tokens: int) -> list[str]:
     if vllm and vllm["block_tokens"] > 16 and "state" in vllm["groups"]:
         block = vllm["block_tokens"]
         if 0 < hot_prefix_tokens < block:
+            sglang = per_engine.get("sglang")
+            # SGLang only where it measured better here, on the grid it measured (not a constant).
+            other = (f", or serve on SGLang, whose Mamba checkpoints sit on a {sglang['checkpoint_grid_tokens']:,}-token "
+                     f"grid ({sglang['hit_rate']:.1%} here against {vllm['hit_rate']:.1%})"
+                     if sglang and sglang["hit_rate"] > vllm["hit_rate"] and sglang["checkpoint_grid_tokens"] else "")
             lines.append(f"The hot shared prefix ({hot_prefix_tokens:,} tokens) is shorter than vLLM's {block:,}-token "
-                         "hybrid block: it never hits there. Grow the static prefix to at least one block, or "
-                         "serve on SGLang, whose Mamba checkpoints sit on a 64-token grid.")
+                         f"hybrid block: it never hits there. Grow the static prefix to at least one block{other}.")
         else:
             lines.append(f"On vLLM a hit is a whole number of {block:,}-token blocks: end the shared prefix on a "
                          "block boundary to keep the last partial block.")
