@@ -125,3 +125,41 @@ def test_export_takes_the_models_cache_block(tmp_path, cli, prompts) -> None:
     assert "1040" in res.err
     refused = cli("export", tmp_path / "t.jsonl", "--format", "mooncake")
     assert refused.code != 0 and "--block-size" in refused.err
+
+
+def _json_run(capsys, *argv: str) -> dict:
+    from advisor.cli import main
+
+    assert main([*argv, "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_the_engines_retention_flags_trade_memory_for_hits(capsys) -> None:
+    # vLLM's retention interval and SGLang's Mamba strategy are the engines' own flags: keeping
+    # every block's state serves at least what the default keeps, on analyze and simulate alike.
+    log = str(Path(__file__).parent.parent / "templates" / "traffic" / "agent_tools.jsonl")
+    base = ("--model", "nemotron-h-8b", "--engine", "vllm")
+    kept = _json_run(capsys, "analyze", log, *base)
+    dense = _json_run(capsys, "analyze", log, *base, "--retention-interval", "none")
+    assert "states kept at every block" in dense["architecture"]["rule"]
+    assert "replay boundaries and junctions" in kept["architecture"]["rule"]
+    assert dense["cached_tokens"] >= kept["cached_tokens"]
+    sim = _json_run(capsys, "simulate", log, *base, "--retention-interval", "none", "--mode", "replay",
+                    "--capacity-tokens", "100000000")
+    assert sim["runs"][0]["cached_tokens"] == dense["cached_tokens"]  # unlimited pool: analyze's figure
+    no_buffer = _json_run(capsys, "analyze", log, "--model", "nemotron-h-8b", "--mamba-strategy", "no_buffer")
+    assert "Mamba no_buffer" in no_buffer["architecture"]["rule"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (("--retention-interval", "often"), "--retention-interval must be 0, none or a number of tokens (got 'often')"),
+    (("--mamba-strategy", "no_buffer", "--page-size", "16"), "no_buffer Mamba strategy needs page size 1 (got 16)"),
+    (("--mamba-strategy", "lazy"), "unknown SGLang Mamba strategy 'lazy'"),
+])
+def test_bad_retention_flags_are_one_line_errors(capsys, argv, message) -> None:
+    from advisor.cli import main
+
+    log = str(Path(__file__).parent.parent / "templates" / "traffic" / "single_shot.jsonl")
+    assert main(["analyze", log, "--model", "nemotron-h-8b", *argv]) != 0
+    err = capsys.readouterr().err.strip()
+    assert message in err and err.count("\n") == 0 and "Traceback" not in err

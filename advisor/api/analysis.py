@@ -103,6 +103,8 @@ def analyze(
     progress: Progress | None = None,
     model: str | None = None,
     gpu: str | None = None,
+    retention_interval: str | int | None = 0,
+    mamba_strategy: str | None = None,
 ) -> AnalyzeResult:
     """Measure the prefix-cache hit rate the traffic allows (an unlimited cache, arrival order).
 
@@ -116,13 +118,15 @@ def analyze(
     engine's cache rules for a model whose layers are not all full attention (sliding windows,
     linear attention or Mamba): the hits then follow ``engine``'s windows and states on it, and
     ``data["architecture"]`` compares them with full attention (``gpu`` picks the kernels that
-    set vLLM's hybrid block).
+    set vLLM's hybrid block; ``retention_interval`` and ``mamba_strategy`` are vLLM's and SGLang's
+    flags that keep more windows and states).
     Raises ``AdvisorError`` with the command's one-line messages."""
     check_options(page_size=page_size, block_size=block_size, top=top, workers=workers, diagnose_limit=diagnose_limit)
     sources = traffic_sources(traffic)
     chat = Path(chat_template) if chat_template is not None else None
     folder = Path(model_dir) if model_dir is not None else None
-    geometry = geometry_for(model_for(model, folder), engine, page_size=page_size, gpu=gpu)
+    geometry = geometry_for(model_for(model, folder), engine, page_size=page_size, gpu=gpu,
+                            retention=retention_interval, mamba_strategy=mamba_strategy)
     if geometry is not None and (workers or dask):
         raise AdvisorError("--workers and --dask index full-attention hits only: drop them for a model with "
                            "sliding-window or state layers (its hits depend on every earlier request in order)")

@@ -28,16 +28,39 @@ def model_for(model: str | None, model_dir: Path | None) -> ModelSpec | None:
         return None
 
 
+RETENTION_HELP = ("vLLM's --prefix-cache-retention-interval on a model with windows or states: 0 (the "
+                  "default: kept at each prompt's replay boundary and junctions), none (every block) or N "
+                  "tokens (one window tail or state per N).")
+MAMBA_STRATEGY_HELP = ("SGLang's --mamba-radix-cache-strategy on a Mamba hybrid: auto (the default), extra_buffer "
+                       "(states on the checkpoint grid) or no_buffer (the state after the whole prompt; page 1).")
+
+
+def parse_retention(value: str | int | None) -> int | None:
+    """``--retention-interval`` as vLLM takes it: 0, none (None: keep every block) or tokens."""
+    if value is None or isinstance(value, int):
+        text = "none" if value is None else str(value)
+    else:
+        text = value.strip().lower()
+    if text in ("none", "dense"):
+        return None
+    if not text.isdigit():
+        raise AdvisorError(f"--retention-interval must be 0, none or a number of tokens (got {value!r})")
+    return int(text)
+
+
 def geometry_for(spec: ModelSpec | None, engine: str, *, page_size: int = 1, gpu: str | None = None,
-                 block_size: int | None = None, tp: int = 1, kv_dtype: str = "bf16") -> CacheGeometry | None:
+                 block_size: int | None = None, tp: int = 1, kv_dtype: str = "bf16",
+                 retention: str | int | None = 0, mamba_strategy: str | None = None) -> CacheGeometry | None:
     """The engine's cache geometry on the model, or None where every layer is full attention
     (the commands then keep their plain definition of a hit). ``tp`` and ``kv_dtype`` size
-    vLLM's hybrid block (one attention page holds one state page, per GPU)."""
+    vLLM's hybrid block (one attention page holds one state page, per GPU); ``retention`` and
+    ``mamba_strategy`` are the engines' flags that keep more windows and states for memory."""
+    kept = parse_retention(retention)
     gpu_spec = resolve_gpu(gpu) if gpu else None  # an unknown --gpu is an error either way
     if spec is None:
         return None
     from advisor.cost.layout import cache_geometry  # only runs that name a model need it
 
     geo = cache_geometry(spec, engine, gpu=gpu_spec, page_size=page_size, block_size=block_size, tp=tp,
-                         kv_dtype=kv_dtype)
+                         kv_dtype=kv_dtype, retention=kept, mamba_strategy=mamba_strategy)
     return None if geo.is_dense else geo

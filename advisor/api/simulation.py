@@ -248,6 +248,8 @@ def simulate(
     gpu: str | None = None,
     tp: int = 1,
     kv_dtype: str = "bf16",
+    retention_interval: str | int | None = 0,
+    mamba_strategy: str | None = None,
     weight_dtype: str | None = None,
     mfu: float = DEFAULT_MFU,
     bandwidth_util: float = DEFAULT_BANDWIDTH_UTIL,
@@ -338,7 +340,8 @@ def simulate(
     page = page_size or _default_page(engine, evictions, jobs)
     # The engine's windows and states on the model; vLLM's pool then holds whole hybrid blocks.
     geometry = geometry_for(model_for(model, folder), engine, page_size=page, gpu=gpu, block_size=page_size,
-                            tp=tp, kv_dtype=kv_dtype) if engine != "none" else None
+                            tp=tp, kv_dtype=kv_dtype, retention=retention_interval,
+                            mamba_strategy=mamba_strategy) if engine != "none" else None
     if geometry is not None:
         page = geometry.block
         inputs["architecture"] = {"rule": geometry.rule, "block_tokens": geometry.block,

@@ -8,6 +8,7 @@ from typing import List, Optional
 import typer
 
 from advisor.api.analysis import analyze, diagnoses
+from advisor.api.architecture import MAMBA_STRATEGY_HELP, RETENTION_HELP
 from advisor.cli import app
 from advisor.api.bounds import bounded
 from advisor.commands.outputs import model_inputs
@@ -53,6 +54,8 @@ def analyze_command(
     model: Optional[str] = typer.Option(None, "--model", help=MODEL_HELP),
     gpu: Optional[str] = typer.Option(None, "--gpu", help="GPU of the deployment (sets vLLM's hybrid block on Gated "
                                       "DeltaNet models: FlashInfer kernels on Hopper and Blackwell)."),
+    retention_interval: str = typer.Option("0", "--retention-interval", help=RETENTION_HELP),
+    mamba_strategy: Optional[str] = typer.Option(None, "--mamba-strategy", help=MAMBA_STRATEGY_HELP),
 ) -> None:
     """Measure the prefix-cache hit rate that the traffic allows (unlimited cache)."""
     check_format(format, (*FORMATS, "html", *ANNOTATION_FORMATS))
@@ -66,7 +69,8 @@ def analyze_command(
                      engine_version=engine_version, model_dir=model_dir, timezone=timezone, templates=templates,
                      page_size=page_size, block_size=block_size, top=top, input_format=input_format,
                      workers=workers, dask=dask, diagnose_limit=diagnose_limit, diagnose=diagnose,
-                     views=format == "html", on_skip=skips, progress=with_progress, model=model, gpu=gpu)
+                     views=format == "html", on_skip=skips, progress=with_progress, model=model, gpu=gpu,
+                     retention_interval=retention_interval, mamba_strategy=mamba_strategy)
     skips.summary()
     if verbose and result.tokenizer_cache is not None:
         s = result.tokenizer_cache

@@ -8,6 +8,7 @@ from typing import List, Optional
 import typer
 
 from advisor.api.simulation import SimulateResult, simulate
+from advisor.api.architecture import MAMBA_STRATEGY_HELP, RETENTION_HELP
 from advisor.api.sources import then
 from advisor.cli import app
 from advisor.api.bounds import TIMESTAMP_UNIT_HELP, bounded, check_timestamp_unit, warmup_fraction
@@ -34,6 +35,8 @@ def simulate_command(
     gpu: Optional[str] = typer.Option(None, help="GPU for --model."),
     tp: int = typer.Option(1, "--tp", help="Tensor-parallel GPUs of --model/--gpu."),
     kv_dtype: str = typer.Option("bf16", "--kv-dtype", help="KV cache dtype: bf16 or fp8."),
+    retention_interval: str = typer.Option("0", "--retention-interval", help=RETENTION_HELP),
+    mamba_strategy: Optional[str] = typer.Option(None, "--mamba-strategy", help=MAMBA_STRATEGY_HELP),
     weight_dtype: Optional[str] = typer.Option(None, "--weight-dtype", help="bf16, fp8 or mxfp4. Default: as the model ships."),
     mfu: float = typer.Option(DEFAULT_MFU, "--mfu", help="Model FLOPs utilisation of prefill (serve timings)."),
     bandwidth_util: float = typer.Option(DEFAULT_BANDWIDTH_UTIL, "--bandwidth-util", help="Share of GPU bandwidth a decode step achieves."),
@@ -71,7 +74,8 @@ def simulate_command(
     skips = SkipLog()  # the first skipped lines on stderr as they happen
     result = simulate(traffic or None, workload=workload, tokenizer=tokenizer, chat_template=chat_template,
                       model_dir=model_dir, timezone=timezone, templates=templates, capacity_tokens=capacity_tokens,
-                      model=model, gpu=gpu, tp=tp, kv_dtype=kv_dtype, weight_dtype=weight_dtype, mfu=mfu,
+                      model=model, gpu=gpu, tp=tp, kv_dtype=kv_dtype, retention_interval=retention_interval,
+                      mamba_strategy=mamba_strategy, weight_dtype=weight_dtype, mfu=mfu,
                       bandwidth_util=bandwidth_util, policy=policy, eviction=eviction, engine=engine,
                       engine_version=engine_version, mode=mode, page_size=page_size, block_size=block_size,
                       warmup=warmup, sweep=sweep, replicas=replicas, router=router, tenant_budget=tenant_budget,
