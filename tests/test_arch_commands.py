@@ -72,6 +72,7 @@ def test_analyze_follows_the_model_and_names_the_loss(tmp_path, cli, prompts) ->
     assert arch["short_changed_requests"] == sum(w < f for w, f in zip(want, full))
     (finding,) = [f for f in data["findings"] if f["code"] == "TR601"]
     assert finding["tokens_lost"] == sum(full) - sum(want)
+    assert finding["block_tokens"] == finding["checkpoint_grid_tokens"] == 576
 
 
 def test_a_config_json_in_the_model_folder_is_read(tmp_path, cli, prompts) -> None:

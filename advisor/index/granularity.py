@@ -38,4 +38,5 @@ def granularity_finding(analysis: Analysis) -> Finding | None:
     )
     return Finding(path=path, line=line, code="TR601", message=message, kind="cache-granularity",
                    requests=analysis.short_changed_requests, tokens_lost=lost,
-                   details={"block_tokens": geo.block, "full_attention_hit_rate": round(full_rate, 6)})
+                   details={"block_tokens": geo.block, "checkpoint_grid_tokens": geo.checkpoint_grid,
+                            "full_attention_hit_rate": round(full_rate, 6)})
