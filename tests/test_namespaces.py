@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.index.analyze import Analyzer
+from advisor.index.geometry import CacheGeometry, CacheGroup
 from advisor.ingest.cache_keys import mark_media, media_id, media_of, placeholder_ids
 from advisor.ingest.formats import iter_requests
 from advisor.ingest.ids import MEDIA_ID_BASE, as_array
@@ -384,3 +385,34 @@ def test_analyze_json_states_what_the_keys_cost(tmp_path, cli) -> None:
     assert keys["tokens_lost"] == without["cached_tokens"] - with_keys["cached_tokens"]
     assert keys["hit_rate_without_keys"] == without["hit_rate"]
     assert "cache_keys" not in without
+
+
+GEOMETRIES = {
+    "vllm-state": CacheGeometry(engine="vllm", block=8, groups=(CacheGroup("full"), CacheGroup("state"))),
+    "sglang-swa": CacheGeometry(engine="sglang", block=1, groups=(CacheGroup("full"), CacheGroup("sliding", window=9))),
+}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from([None, "a", "b"]), st.integers(0, 2), st.lists(st.integers(0, 3), max_size=30)),
+                min_size=1, max_size=25), st.sampled_from(sorted(GEOMETRIES)))
+def test_the_figure_without_keys_follows_the_models_rule(tmp_path_factory, spec, name) -> None:
+    # On a model with windows or states, what the keys cost is measured under the same rule as
+    # the hits: the figure without keys is the model's hits on the same traffic unkeyed.
+    geometry = GEOMETRIES[name]
+    prefixes = [[500 + 50 * p + i for i in range(12 * p)] for p in range(3)]
+    records = [{"input_ids": prefixes[p] + tail or [1], **({"cache_salt": salt} if salt is not None else {})}
+               for salt, p, tail in spec]
+    stripped = [{"input_ids": r["input_ids"]} for r in records]
+    results = []
+    for recs in (records, stripped):
+        path = write(tmp_path_factory.mktemp("t") / "ids.jsonl", recs)
+        analyzer = Analyzer(1, geometry)
+        for seq in open_traffic([path], "llama3", None, None, 512, SkipLog(quiet=True)):
+            analyzer.add(seq)
+        results.append(analyzer.result)
+    keyed, plain = results
+    if any(salt is not None for salt, _, _ in spec):
+        assert keyed.unsalted_cached_tokens == plain.cached_tokens
+    else:
+        assert keyed.unsalted_cached_tokens is None and keyed.cached_tokens == plain.cached_tokens

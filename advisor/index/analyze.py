@@ -7,6 +7,8 @@ traffic shares one, each block-hash file has its own (hash ids are local to a fi
 
 from __future__ import annotations
 
+import copy
+
 import math
 import re
 from array import array
@@ -159,18 +161,23 @@ class Analyzer:
         # Started by the first request with a cache key: per base namespace, a tree of every
         # request from then on (keys or not), for ``Analysis.key_cost_tokens``.
         self._unkeyed: dict[str, RadixTree] | None = None
+        self._unkeyed_sparse: dict[str, SparseCache] = {}
 
     def add(self, seq: Sequence) -> int:
         """Index one request; return its cached tokens."""
+        unkeyed = None
         if seq.base_namespace is not None or self._unkeyed is not None:
-            self._count_key_cost(seq)
+            unkeyed = self._count_key_cost(seq)
         before = self.result.short_changed_requests
         cached = self.add_ids(seq.namespace, seq.ids, seq.prompt_tokens, seq.unit, seq.request.tenant)
+        if unkeyed is not None:
+            assert self.result.key_cost_tokens is not None
+            self.result.key_cost_tokens += unkeyed - cached
         if self.result.short_changed_at is None and self.result.short_changed_requests > before:
             self.result.short_changed_at = (seq.request.source, seq.request.line)
         return cached
 
-    def _count_key_cost(self, seq: Sequence) -> None:
+    def _count_key_cost(self, seq: Sequence) -> int | None:
         """What ``seq`` would have cached without cache keys, against what it caches with
         them (called before it enters the trees). Until the first keyed request every
         request sat in its base namespace's tree, and those requests without a key stay
@@ -188,15 +195,27 @@ class Analyzer:
         if since is None:
             since = self._unkeyed[base] = RadixTree(res.page_size if seq.unit == 1 else 1)
         unkeyed = max(before, since.insert(seq.ids))
+        if seq.base_namespace is not None:
+            res.keyed_requests += 1
+        if self.geometry is not None and seq.unit == 1:
+            # On a model with windows or states the hit without keys follows the same rule as
+            # the hit with them: the base namespace's checkpoints as if no request had a key
+            # (until the first keyed request they are the base's own: a copy from there).
+            sparse = self._unkeyed_sparse.get(base)
+            if sparse is None:
+                held = self._sparse.get(base)
+                sparse = self._unkeyed_sparse[base] = copy.deepcopy(held) if held else SparseCache(self.geometry)
+            usable = min(unkeyed, max(0, seq.prompt_tokens - 1))
+            return sparse.serve(seq.ids, seq.prompt_tokens, usable // self.geometry.block * self.geometry.block).hit
         if seq.base_namespace is None:
             keyed = before
         else:
-            res.keyed_requests += 1
             own = res.trees.get(seq.namespace)
             keyed = own.match(seq.ids) if own is not None else 0
         assert res.key_cost_tokens is not None
         res.key_cost_tokens += (self.to_tokens(unkeyed, seq.prompt_tokens, seq.unit)
                                 - self.to_tokens(keyed, seq.prompt_tokens, seq.unit))
+        return None
 
     def tree_for(self, namespace: str, unit: int) -> RadixTree:
         tree = self.result.trees.get(namespace)
