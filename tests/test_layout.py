@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import math
+from importlib import resources
 
 import pytest
+import yaml
 
 from advisor import cost
 from advisor.cli import main
@@ -46,6 +48,12 @@ NEMOTRON_H_8B = {
 
 def spec(cfg: dict, name: str = "test/config.json"):
     return model_from_config(cfg, model_id=name, source=name)
+
+
+def cost_entries() -> list[dict]:
+    """The catalog's raw model entries (advisor/data/models.yaml), as the file records them."""
+    text = resources.files("advisor").joinpath("data/models.yaml").read_text("utf-8")
+    return list(yaml.safe_load(text)["models"])
 
 
 def nemotron(kv_heads: int, mamba_heads: int, *, pattern: str = "M*M-M*", **extra) -> dict:
@@ -495,15 +503,177 @@ def test_new_catalog_entries_resolve_and_count():
                             ("nemotron-h-8b", "nvidia/Nemotron-H-8B-Base-8K"),
                             ("llama-4-scout", "meta-llama/Llama-4-Scout-17B-16E-Instruct"),
                             ("llama-4-maverick", "meta-llama/Llama-4-Maverick-17B-128E-Instruct"),
-                            ("gemma-3-27b", "google/gemma-3-27b-it"), ("deepseek-v3.2", "deepseek-ai/DeepSeek-V3.2-Exp")):
+                            ("gemma-3-27b", "google/gemma-3-27b-it"), ("deepseek-v3.2", "deepseek-ai/DeepSeek-V3.2-Exp"),
+                            ("granite-4.0-h-tiny", "ibm-granite/granite-4.0-h-tiny"),
+                            ("jamba-v0.1", "ai21labs/Jamba-v0.1")):
         assert cost.resolve_model(alias).id == model_id
     # the derived counts agree with the vendors' rounded figures (text models, no MTP layer)
     for alias, total, active in (("qwen3-next-80b", 80e9, 3e9), ("nemotron-h-8b", 8e9, 8e9),
                                  ("llama-4-maverick", 400e9, 17e9), ("llama-4-scout", 109e9, 17e9),
-                                 ("gemma-3-27b", 27e9, 27e9), ("deepseek-v3.2", 671e9, 37e9)):
+                                 ("gemma-3-27b", 27e9, 27e9), ("deepseek-v3.2", 671e9, 37e9),
+                                 ("jamba-v0.1", 52e9, 12e9)):
         model = cost.resolve_model(alias)
         assert model.params_total == pytest.approx(total, rel=0.03), alias
         assert model.params_active == pytest.approx(active, rel=0.3), alias
+    # Granite 4.0-H-Tiny: IBM's "7B total, 1B active". The total agrees within 3% (6.94B); the
+    # derived active count is 1.47B (1.31B without the tied embedding), which IBM's "1B" only
+    # matches as a rounding to whole billions, outside the 30% the others meet: not fudged.
+    granite = cost.resolve_model("granite-4.0-h-tiny")
+    assert granite.params_total == pytest.approx(7e9, rel=0.03)
+    assert round(granite.params_total / 1e9) == 7 and round(granite.params_active / 1e9) == 1
+    assert granite.params_active == pytest.approx(1e9, rel=0.5)
+    # the same rounding holds for Jamba's "52B total, 12B active"
+    jamba = cost.resolve_model("jamba-v0.1")
+    assert round(jamba.params_total / 1e9) == 52 and round(jamba.params_active / 1e9) == 12
+
+
+# granite-4.0-h-tiny's config.json fields (the catalog entry's corroboration: a 3rd-party fixture
+# of the published file; the model card's architecture table gives the same sizes).
+GRANITE_TYPES = (["mamba"] * 5 + ["attention"] + ["mamba"] * 9 + ["attention"] + ["mamba"] * 9 + ["attention"]
+                 + ["mamba"] * 9 + ["attention"] + ["mamba"] * 4)
+GRANITE_H_TINY = {
+    "model_type": "granitemoehybrid", "num_hidden_layers": 40, "layer_types": GRANITE_TYPES, "num_attention_heads": 12,
+    "num_key_value_heads": 4, "hidden_size": 1536, "intermediate_size": 512, "shared_intermediate_size": 1024,
+    "num_local_experts": 64, "num_experts_per_tok": 6, "vocab_size": 100352, "tie_word_embeddings": True,
+    "mamba_d_state": 128, "mamba_n_groups": 1, "mamba_n_heads": 48, "mamba_d_head": 64, "mamba_expand": 2,
+    "mamba_d_conv": 4, "mamba_chunk_size": 256, "max_position_embeddings": 131072,
+}
+
+# transformers' JambaConfig defaults ("a similar configuration to that of the Jamba-v0.1 model").
+JAMBA_V01 = {
+    "model_type": "jamba", "vocab_size": 65536, "tie_word_embeddings": False, "hidden_size": 4096,
+    "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "max_position_embeddings": 262144, "num_experts_per_tok": 2, "num_experts": 16, "expert_layer_period": 2,
+    "expert_layer_offset": 1, "attn_layer_period": 8, "attn_layer_offset": 4, "mamba_d_state": 16, "mamba_d_conv": 4,
+    "mamba_expand": 2, "mamba_dt_rank": "auto",
+}
+
+
+def test_granite_4_h_tiny_and_jamba_catalog_entries():
+    entries = {e["id"]: e for e in cost_entries()}
+    granite, jamba = cost.resolve_model("granite-4.0-h-tiny"), cost.resolve_model("jamba-v0.1")
+    g_entry, j_entry = entries[granite.id], entries[jamba.id]
+
+    # layer kinds: Granite 4 full attention (layers 5, 15, 25, 35) + 36 Mamba2; Jamba attention
+    # where i % 8 == 4 (4, 12, 20, 28) + 28 Mamba1
+    g, j = granite.layout, jamba.layout
+    assert [i for i, k in enumerate(g.attention) if k] == [5, 15, 25, 35]
+    assert g.counts() == {"full_attention": 4, "mamba2": 36} and g.state_shape is not None
+    assert g.describe() == "4 full attention + 36 Mamba2 of 40 layers"
+    assert [i for i, k in enumerate(j.attention) if k] == [4, 12, 20, 28]
+    assert j.counts() == {"full_attention": 4, "mamba1": 28} and j.state_shape is not None
+    assert j.describe() == "4 full attention + 28 Mamba1 of 32 layers"
+
+    # KV per token: 2 (K and V) · KV heads · head dim · 2 B a layer; the engines allocate the
+    # attention layers', the catalog's kv_bytes_per_token_* count every layer (its convention)
+    g_layer, j_layer = 2 * 4 * 128 * 2, 2 * 8 * 128 * 2  # 2,048 and 4,096 B
+    assert M.attention_kv_bytes_per_token(granite) == 4 * g_layer == 8192 == g_entry["kv_bytes_per_token_attention_layers_bf16"]
+    assert M.attention_kv_bytes_per_token(jamba) == 4 * j_layer == 16384 == j_entry["kv_bytes_per_token_attention_layers_bf16"]
+    assert cost.kv_bytes_per_token(granite) == 40 * g_layer == 81_920 == g_entry["kv_bytes_per_token_bf16"]
+    assert cost.kv_bytes_per_token(jamba) == 32 * j_layer == 131_072 == j_entry["kv_bytes_per_token_bf16"]
+    assert (g_entry["kv_bytes_per_token_fp8"], j_entry["kv_bytes_per_token_fp8"]) == (40_960, 65_536)
+
+    # Mamba2 state a layer: conv (d_conv − 1)·(heads·head_dim + 2·groups·d_state) elements in the
+    # model dtype (bf16), SSM heads·head_dim·d_state elements: bf16 in vLLM (Granite has no SSM
+    # dtype hook), float32 in SGLang (Granite's cache params never read the config)
+    g_conv, g_ssm = (4 - 1) * (48 * 64 + 2 * 1 * 128), 48 * 64 * 128  # 9,984 and 393,216
+    assert [(t.name, t.elements) for t in L.state_tensors(g, "vllm")] == [("conv", g_conv), ("ssm", g_ssm)]
+    g_vllm, g_sglang = g_conv * 2 + g_ssm * 2, g_conv * 2 + g_ssm * 4  # 806,400 and 1,592,832 B
+    assert M.state_bytes_per_sequence(granite, "vllm") == 36 * g_vllm == 29_030_400 == g_entry["kv_state_bytes_per_seq_vllm"]
+    assert M.state_bytes_per_sequence(granite, "sglang") == 36 * g_sglang == 57_341_952 == g_entry["kv_state_bytes_per_seq_sglang"]
+    # Mamba1 state a layer (inner = mamba_expand · hidden = 8,192): conv (d_conv − 1)·inner, SSM
+    # inner·d_state, both bf16 in vLLM (no hook)
+    j_conv, j_ssm = (4 - 1) * 8192, 8192 * 16  # 24,576 and 131,072
+    assert [(t.name, t.elements) for t in L.state_tensors(j, "vllm")] == [("conv", j_conv), ("ssm", j_ssm)]
+    j_vllm = (j_conv + j_ssm) * 2  # 311,296 B
+    assert M.state_bytes_per_sequence(jamba, "vllm") == 28 * j_vllm == 8_716_288 == j_entry["kv_state_bytes_per_seq_vllm"]
+
+    # vLLM 0.33's hybrid block (module docstring of vllm_block): A = max(kernel block 16, block 16)
+    # = 16; Mamba2 and Mamba1 declare no prefill checkpoint alignment, so lcm(16, 1) = 16 on every GPU;
+    # block = A · ceil(state / (A · attn_tok)).
+    #   Granite: 16 · ceil(806,400 / (16 · 2,048)) = 16 · ceil(24.6) = 16 · 25 = 400 tokens
+    #            (page 400 · 2,048 = 819,200 B ≥ 806,400 B, 1.6 % padding)
+    #   Jamba:   16 · ceil(311,296 / (16 · 4,096)) = 16 · ceil(4.75) = 16 · 5 = 80 tokens
+    #            (page 80 · 4,096 = 327,680 B ≥ 311,296 B, 5.3 % padding)
+    assert 16 * math.ceil(g_vllm / (16 * g_layer)) == 400 and 16 * math.ceil(j_vllm / (16 * j_layer)) == 80
+    for gpu in ("a100", "h100", "b200"):
+        geo = L.cache_geometry(granite, "vllm", gpu=cost.resolve_gpu(gpu))
+        assert geo.block == 400 and kinds(geo) == [("full", 0, 4), ("state", 0, 36)], gpu
+        geo = L.cache_geometry(jamba, "vllm", gpu=cost.resolve_gpu(gpu))
+        assert geo.block == 80 and kinds(geo) == [("full", 0, 4), ("state", 0, 28)], gpu
+    assert L.vllm_block(granite).page_bytes == 819_200 and L.vllm_block(jamba).page_bytes == 327_680
+    # a running request: Mamba2 adds one prefill checkpoint block to the 2 align-mode pages, Mamba1 not
+    assert M.state_bytes_per_request(granite, "vllm") == 3 * 36 * 819_200
+    assert M.state_bytes_per_request(jamba, "vllm") == 2 * 28 * 327_680
+    # SGLang: Granite's 256-token Mamba chunk is its checkpoint grid (extra_buffer); Jamba is not in
+    # the extra_buffer list, so no_buffer
+    assert L.cache_geometry(granite, "sglang").grid == 256
+    assert L.cache_geometry(jamba, "sglang").mamba_strategy == "no_buffer"
+
+
+def test_granite_and_jamba_parameter_counts():
+    """The catalog's params_* by hand from the architectures (transformers modeling_granitemoehybrid
+    and modeling_jamba), and estimate_params reading the config fields gives the same."""
+    d = 1536
+    inner, conv_dim = 48 * 64, 48 * 64 + 2 * 1 * 128  # Mamba2: 3,072 and 3,328
+    mamba2 = (d * (inner + conv_dim + 48)  # in_proj to z, x·B·C and dt
+              + conv_dim * 4 + conv_dim  # depthwise conv and its bias (mamba_conv_bias)
+              + 3 * 48 + inner  # dt_bias, A_log, D per head; the gated RMSNorm
+              + inner * d)  # out_proj
+    attn = d * 12 * 128 + 2 * d * 4 * 128 + 12 * 128 * d  # q, k, v, o without bias
+    shared = 3 * d * 1024  # the shared expert's fused gate/up and down
+    routed = 3 * d * 512  # one routed expert
+    embed = 100352 * d + d  # tied embedding and LM head, final norm
+
+    def granite(experts_used: int) -> int:
+        return embed + 36 * mamba2 + 4 * attn + 40 * (d * 64 + experts_used * routed + shared + 2 * d)
+
+    assert (mamba2, attn) == (14_642_576, 6_291_456)
+    assert granite(64) == 6_939_037_248 and granite(6) == 1_465_470_528
+
+    h, inner1, rank, state = 4096, 2 * 4096, math.ceil(4096 / 16), 16  # Mamba1: inner 8,192, dt rank 256
+    mamba1 = (h * 2 * inner1  # in_proj to x and gate
+              + inner1 * 4 + inner1  # depthwise conv and its bias
+              + inner1 * (rank + 2 * state)  # x_proj to dt, B, C
+              + rank * inner1 + inner1  # dt_proj with bias
+              + inner1 * state + inner1  # A_log, D
+              + inner1 * h  # out_proj
+              + rank + 2 * state)  # Jamba's RMSNorms of dt, B and C
+    attn1 = 2 * h * 32 * 128 + 2 * h * 8 * 128
+    mlp = 3 * h * 14336
+    embed1 = 2 * 65536 * h + h  # untied embedding and LM head, final norm
+
+    def jamba(experts_used: int) -> int:
+        # 16 MoE layers (odd indices: router + experts), 16 dense MLP layers, two norms a layer
+        return embed1 + 28 * mamba1 + 4 * attn1 + 16 * (h * 16 + experts_used * mlp) + 16 * mlp + 32 * 2 * h
+
+    assert (mamba1, attn1) == (105_308_448, 41_943_040)
+    assert jamba(16) == 51_570_323_328 and jamba(2) == 12_110_311_296
+
+    for alias, cfg, total, active in (("granite-4.0-h-tiny", GRANITE_H_TINY, granite(64), granite(6)),
+                                      ("jamba-v0.1", JAMBA_V01, jamba(16), jamba(2))):
+        model = cost.resolve_model(alias)
+        assert (model.params_total, model.params_active) == (total, active), alias
+        assert (cost.estimate_params(cfg), cost.estimate_params(cfg, active=True)) == (total, active), alias
+        # a config.json of the same fields reads the same layout and counts
+        from_file = spec(cfg)
+        assert from_file.params_source == "estimated from config"
+        assert (from_file.params_total, from_file.params_active) == (total, active), alias
+        assert from_file.layout == model.layout, alias
+    # an explicit dt rank equals "auto"'s ceil(hidden / 16); a dense Granite is its shared MLP alone
+    assert cost.estimate_params({**JAMBA_V01, "mamba_dt_rank": 256}) == jamba(16)
+    dense = {**GRANITE_H_TINY, "num_local_experts": 0, "num_experts_per_tok": 0}
+    assert cost.estimate_params(dense) == embed + 36 * mamba2 + 4 * attn + 40 * (shared + 2 * d)
+
+
+@pytest.mark.parametrize("entry", [e for e in cost_entries() if any(k.startswith("kv_state_bytes_per_seq_") for k in e)],
+                         ids=lambda e: e["id"])
+def test_recorded_state_bytes_match_the_code(entry):
+    """Every catalog entry's recorded kv_state_bytes_per_seq_<engine> is what the code computes."""
+    model = cost.resolve_model(entry["id"])
+    for engine in ("vllm", "sglang"):
+        if f"kv_state_bytes_per_seq_{engine}" in entry:
+            assert M.state_bytes_per_sequence(model, engine) == entry[f"kv_state_bytes_per_seq_{engine}"], engine
 
 
 # --- bad configs: one line naming the file -----------------------------------------------------
@@ -521,6 +691,8 @@ def test_new_catalog_entries_resolve_and_count():
     ({**QWEN3_NEXT, "layer_types": ["linear_attention"] * 47}, "layer_types names 47 layers, num_hidden_layers says 48"),
     ({**QWEN3_NEXT, "full_attention_interval": "4"}, "full_attention_interval: \"4\"; expected a positive integer"),
     ({**NEMOTRON_H_8B, "mamba_d_head": "wide", "mamba_head_dim": None}, "mamba_d_head: 'wide'"),
+    ({**JAMBA_V01, "mamba_dt_rank": "wide"}, 'mamba_dt_rank: \'wide\'; expected a positive integer or "auto"'),
+    ({**JAMBA_V01, "mamba_dt_rank": 0}, 'mamba_dt_rank: 0; expected a positive integer or "auto"'),
 ])
 def test_bad_configs_give_one_line_naming_the_file(cfg, message, tmp_path, capsys):
     path = tmp_path / "config.json"

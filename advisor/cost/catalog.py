@@ -263,10 +263,13 @@ CONFIG_FIELDS: dict[str, FieldType] = {
                      "index_head_dim", "index_n_heads", "index_topk", "intermediate_size_mlp",
                      "shared_intermediate_size", "shared_expert_intermediate_size",
                      "moe_shared_expert_intermediate_size", "decoder_sparse_step"), _POSITIVE),
-    **dict.fromkeys(("attn_layer_offset", "interleave_moe_layer_step"), _COUNT),
+    **dict.fromkeys(("attn_layer_offset", "interleave_moe_layer_step", "expert_layer_offset"), _COUNT),
+    "expert_layer_period": _POSITIVE,
+    # Jamba's dt rank: a positive integer or "auto" (ceil(hidden / 16)); `_mamba_dt_rank` checks the string.
+    "mamba_dt_rank": FieldType('a positive integer or "auto"', (int, str), 1, MAX_FIGURE),
     **dict.fromkeys(("hybrid_override_pattern", "mamba_ssm_dtype", "mamba_ssm_cache_dtype"), _TEXT),
     **dict.fromkeys(("no_rope_layers", "layers_block_type", "mlp_only_layers"), _LIST),
-    "attn_output_gate": _FLAG,
+    **dict.fromkeys(("attn_output_gate", "mamba_conv_bias", "mamba_proj_bias"), _FLAG),
 }
 
 
@@ -304,7 +307,7 @@ def estimate_params(cfg: Mapping[str, Any], *, active: bool = False) -> int:
     carries the derived counts of REFERENCE §8 and the tests check this estimate against them.
     Counts embeddings, attention (with the biases and q/k norms the family uses), norms, the MLP
     or the routed + shared experts and their router, and an untied LM head; the hybrid families
-    (Llama 4, Qwen3-Next/3.5, Nemotron-H) have counts of their own below.
+    (Llama 4, Qwen3-Next/3.5, Nemotron-H, Granite 4.0-H, Jamba) have counts of their own below.
     """
     arch = str(_first(cfg, "model_type", "architecture") or "").lower()
     for prefix, counter in _FAMILY_COUNTS:
@@ -445,13 +448,7 @@ def _nemotron_h_params(cfg: Mapping[str, Any], active: bool) -> int:
     two matrices each (transformers modeling_nemotron_h)."""
     L, d, H, kv, hd, vocab = _dims(cfg)
     layout = read_layout(cfg, L, "config")
-    shape = layout.state_shape
-    mamba = 0
-    if shape is not None:
-        inner = shape.heads * shape.head_dim
-        conv_dim = inner + 2 * shape.groups * shape.state_size
-        bias = conv_dim if cfg.get("use_conv_bias", True) else 0
-        mamba = d * (inner + conv_dim + shape.heads) + conv_dim * shape.conv_kernel + bias + 3 * shape.heads + inner + inner * d
+    mamba = _mamba2_params(layout, d, conv_bias=bool(cfg.get("use_conv_bias", True)))
     attn = d * H * hd + 2 * d * kv * hd + H * hd * d
     mlp = 2 * d * int(cfg.get("intermediate_size") or 4 * d)
     pattern = [str(c) for c in (cfg.get("hybrid_override_pattern") or cfg.get("layers_block_type") or [])]
@@ -466,8 +463,97 @@ def _nemotron_h_params(cfg: Mapping[str, Any], active: bool) -> int:
     return _embeddings(cfg, d, vocab) + layers
 
 
+def _mamba2_params(layout: AttentionLayout, d: int, *, conv_bias: bool, proj_bias: bool = False) -> int:
+    """One Mamba2 mixer (transformers Mamba2Mixer and its NemotronH / GraniteMoeHybrid copies):
+    in_proj hidden → z, x, B, C and dt (inner + conv_dim + heads), a depthwise conv over x, B, C
+    (conv_dim · kernel, plus conv_dim of bias), dt_bias, A_log and D (one per head), the gated
+    RMSNorm over inner, out_proj inner → hidden; ``proj_bias`` adds both projections' biases.
+    0 without a Mamba2 state."""
+    shape = layout.state_shape
+    if shape is None or shape.kind != "mamba2":
+        return 0
+    inner = shape.heads * shape.head_dim
+    conv_dim = inner + 2 * shape.groups * shape.state_size
+    in_proj = inner + conv_dim + shape.heads
+    params = d * in_proj + conv_dim * shape.conv_kernel + 3 * shape.heads + inner + inner * d
+    params += conv_dim if conv_bias else 0
+    params += in_proj + d if proj_bias else 0
+    return params
+
+
+def _granite_moe_hybrid_params(cfg: Mapping[str, Any], active: bool) -> int:
+    """Granite 4.0-H (transformers modeling_granitemoehybrid, GraniteMoeHybridDecoderLayer):
+    every layer has two RMSNorms, one mixer (a Mamba2 layer, or attention q, k, v, o with biases
+    only under ``attention_bias``) and the same feed-forward: a MoE of ``num_local_experts``
+    experts (router hidden → experts without bias; each expert a fused gate/up of 2 ·
+    ``intermediate_size`` and a down projection, 3 · hidden · intermediate_size) plus an
+    always-on shared SwiGLU MLP of ``shared_intermediate_size`` (3 · hidden · shared). A dense
+    Granite (num_local_experts 0) is the shared MLP alone. Mamba2 conv bias and projection biases
+    follow mamba_conv_bias (default True) and mamba_proj_bias (default False), GraniteMoeHybridConfig's
+    defaults. Layer kinds from advisor.cost.layout (``layer_types``)."""
+    L, d, H, kv, hd, vocab = _dims(cfg)
+    layout = read_layout(cfg, L, "config")
+    mamba = _mamba2_params(layout, d, conv_bias=cfg.get("mamba_conv_bias") is not False,
+                           proj_bias=bool(cfg.get("mamba_proj_bias")))
+    attn = _attention_params(cfg, "granitemoehybrid", d, H, kv, hd)
+    experts = int(cfg.get("num_local_experts") or 0)
+    used = int(cfg.get("num_experts_per_tok") or experts) if active else experts
+    inter = int(cfg.get("intermediate_size") or 4 * d)
+    shared = int(cfg.get("shared_intermediate_size") or 0)
+    ffn = (d * experts + used * _gated_mlp(d, inter) if experts else 0) + _gated_mlp(d, shared)
+    layers = layout.state_layers * mamba + layout.full_layers * attn + L * (ffn + 2 * d)
+    return _embeddings(cfg, d, vocab) + layers
+
+
+def _mamba_dt_rank(cfg: Mapping[str, Any], d: int) -> int:
+    """Jamba's ``mamba_dt_rank``: an integer, or "auto" (JambaConfig's default) = ceil(hidden / 16)."""
+    value = cfg.get("mamba_dt_rank", "auto")
+    if value is None or value == "auto":
+        return -(-d // 16)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f'mamba_dt_rank: {value!r}; expected a positive integer or "auto"')
+    return value
+
+
+def _jamba_params(cfg: Mapping[str, Any], active: bool) -> int:
+    """Jamba (transformers modeling_jamba): every layer has two RMSNorms, one mixer and one
+    feed-forward. The mixer is attention (q, k, v, o, no bias) where ``i % attn_layer_period ==
+    attn_layer_offset`` and a Mamba1 mixer elsewhere (layer kinds from advisor.cost.layout); the
+    feed-forward is a MoE where ``i % expert_layer_period == expert_layer_offset`` (router hidden →
+    experts without bias, ``num_experts`` SwiGLU experts of ``intermediate_size``) and one such
+    SwiGLU MLP elsewhere. The Mamba1 mixer (JambaMambaMixer), with inner = mamba_expand · hidden
+    and dt rank R: in_proj hidden → 2 · inner, a depthwise conv over inner (inner · d_conv, plus
+    inner of bias), x_proj inner → R + 2 · d_state, dt_proj R → inner with bias, A_log inner ·
+    d_state, D inner, out_proj inner → hidden, and the RMSNorms of dt, B and C (R + 2 · d_state).
+    Period, offset, dt rank and biases default to JambaConfig's (2, 1, "auto", conv bias on,
+    projection biases off)."""
+    L, d, H, kv, hd, vocab = _dims(cfg)
+    layout = read_layout(cfg, L, "config")
+    shape = layout.state_shape
+    mamba = 0
+    if shape is not None and shape.kind == "mamba1":
+        inner, state, rank = shape.heads, shape.state_size, _mamba_dt_rank(cfg, d)
+        proj_bias = bool(cfg.get("mamba_proj_bias"))
+        mamba = (d * 2 * inner + inner * shape.conv_kernel + inner * (rank + 2 * state) + rank * inner + inner
+                 + inner * state + inner + inner * d + rank + 2 * state)
+        mamba += inner if cfg.get("mamba_conv_bias") is not False else 0
+        mamba += 2 * inner + d if proj_bias else 0
+    attn = _attention_params(cfg, "jamba", d, H, kv, hd)
+    mlp = _gated_mlp(d, int(cfg.get("intermediate_size") or 4 * d))
+    experts = int(cfg.get("num_experts") or 0)
+    used = int(cfg.get("num_experts_per_tok") or experts) if active else experts
+    period = int(cfg.get("expert_layer_period") or 2)
+    offset = 1 if cfg.get("expert_layer_offset") is None else int(cfg["expert_layer_offset"])
+    moe_layers = sum(1 for i in range(L) if i % period == offset) if experts > 1 else 0
+    moe = d * experts + used * mlp
+    layers = (layout.state_layers * mamba + layout.full_layers * attn + moe_layers * moe + (L - moe_layers) * mlp
+              + L * 2 * d)
+    return _embeddings(cfg, d, vocab) + layers
+
+
 _FAMILY_COUNTS = (("llama4", _llama4_params), ("qwen3_next", _qwen3_next_params), ("qwen3_5", _qwen3_next_params),
-                  ("nemotron_h", _nemotron_h_params))
+                  ("nemotron_h", _nemotron_h_params), ("granitemoehybrid", _granite_moe_hybrid_params),
+                  ("jamba", _jamba_params))
 
 
 def model_from_config(
