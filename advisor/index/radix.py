@@ -120,8 +120,8 @@ class RadixTree:
 
     def insert_node(self, ids: Sequence[int] | array | bytes) -> tuple[Node, int]:
         """Insert a sequence; return its last node and the tokens already present."""
-        key = self._packed(ids)
         pb = self._page_bytes
+        key = ids if type(ids) is bytes and len(ids) % pb == 0 else self._packed(ids)
         node = self.root
         pos = 0
         n = len(key)
@@ -205,13 +205,15 @@ class RadixTree:
         The third value is the leaf whose access time changed, if any, so a caller keeping
         a heap of evictable leaves can re-offer it with its new priority.
         """
-        key = self._packed(ids)
         pb = self._page_bytes
+        # The simulator passes whole pages of packed ids: no copy to make (``_packed``).
+        key = ids if type(ids) is bytes and len(ids) % pb == 0 else self._packed(ids)
         node = self.root
         pos = 0
         n = len(key)
         now = self.clock
         touched: Node | None = None
+        startswith = key.startswith
         while pos < n:
             children = node.children
             child = children.get(key[pos : pos + pb]) if children else None
@@ -220,7 +222,7 @@ class RadixTree:
             ck = child.key
             if stamp:
                 child.last_access = now
-            if key.startswith(ck, pos):
+            if startswith(ck, pos):
                 pos += len(ck)
                 node = child
                 continue

@@ -55,6 +55,9 @@ class BranchPool:
         self.clock = 0
         self._heap: list[tuple] = []
         self._seq = 0
+        # The job memo's key of ``_limit``: equal rules share it (a tuple of a str and an
+        # int hashes in C, where the frozen dataclass's hash is a Python call per lookup).
+        self._memo_key = ("limit", rules.engine, rules.page)
 
     # --- helpers -------------------------------------------------------------------------
 
@@ -82,9 +85,9 @@ class BranchPool:
 
     def _limit(self, job: Job) -> bytes:
         """The ids a lookup may match (the hit cap applied), computed once per job and rules."""
-        got = job.memo.get(self.rules)
+        got = job.memo.get(self._memo_key)
         if got is None:
-            got = job.memo[self.rules] = job.key[: self.rules.limit_elements(job) * ITEM]
+            got = job.memo[self._memo_key] = job.key[: self.rules.limit_elements(job) * ITEM]
         return got
 
     # --- lookups -------------------------------------------------------------------------
@@ -98,13 +101,17 @@ class BranchPool:
         tree = self.trees.get(job.namespace)
         if tree is None:
             return 0, job.namespace
+        limit = job.memo.get(self._memo_key)
+        if limit is None:
+            limit = self._limit(job)
         if not touch:
-            node, matched = tree.match_node(self._limit(job))
+            node, matched, _ = tree.match_prefix(limit, False, False)
         else:
             self.clock += 1
             tree.clock = self.clock
-            node, matched, touched = tree.match_prefix(self._limit(job), split=False)
-            self._offer(touched, tree)
+            node, matched, touched = tree.match_prefix(limit, False)
+            if touched is not None:
+                self._offer(touched, tree)
         return matched, (job.namespace if node is tree.root else node)
 
     def parent_of(self, key: Hashable) -> Hashable | None:

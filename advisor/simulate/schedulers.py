@@ -26,6 +26,7 @@ import random
 import sys
 from collections import defaultdict
 from collections.abc import Sequence as SequenceOf
+from operator import attrgetter
 
 from advisor.index.radix import Node, RadixTree
 from advisor.ingest.ids import ITEM
@@ -42,17 +43,20 @@ def order_waiting(policy: str, waiting: list[Job], pool: Pool, rng: random.Rando
     if len(waiting) < 2:
         return
     if policy == "fcfs":
-        waiting.sort(key=lambda j: j.index)
+        waiting.sort(key=_INDEX)
         return
     if policy == "lpm":
         if len(waiting) > LPM_MAX_WAITING:
             return  # SGLang turns the sort off for the round: the queue keeps its order
-        matched, _nodes, later = _prefix_matches(waiting, pool, demote=True)
-        waiting.sort(key=lambda j: float("inf") if id(j) in later else -matched[id(j)])
+        priority, _nodes = _prefix_matches(waiting, pool, demote=True)
+        # Longest match first, the in-batch deprioritized last; a stable sort of positions
+        # is the stable sort of the list.
+        order = sorted(range(len(waiting)), key=priority.__getitem__)
+        waiting[:] = [waiting[i] for i in order]
         return
     if policy == "dfs-weight":
         # The same matches (and LRU stamps); dfs-weight ignores in-batch demotion.
-        _matched, nodes, _later = _prefix_matches(waiting, pool, demote=False)
+        _priority, nodes = _prefix_matches(waiting, pool, demote=False)
         waiting[:] = _dfs_weight(waiting, nodes, pool)
         return
     if policy == "lof":
@@ -64,35 +68,75 @@ def order_waiting(policy: str, waiting: list[Job], pool: Pool, rng: random.Rando
     raise ValueError(f"unknown scheduling policy {policy!r}")
 
 
-def _prefix_matches(waiting: list[Job], pool: Pool, demote: bool
-                    ) -> tuple[dict[int, int], dict[int, object], set[int]]:
+_INDEX = attrgetter("index")
+_LATER = float("inf")  # the sort key of an in-batch deprioritized request
+
+
+def _prefix_matches(waiting: list[Job], pool: Pool, demote: bool) -> tuple[list[float], list[object]]:
     """Each waiting request's match against the pool (stamping it, as SGLang's scheduler
-    match does) and its last matched node; with ``demote``, the in-batch deprioritized
-    ones: a request matching at most 32 tokens in the pool that shares at least 32 with
-    a request ahead of it waits this round, so one request of a group with a new prefix
-    runs first and the rest hit its KV afterwards."""
-    matched: dict[int, int] = {}
-    nodes: dict[int, object] = {}
-    later: set[int] = set()
-    ahead: dict[str, RadixTree] = {}
+    match does) as its lpm sort key (minus the matched tokens) and its last matched node,
+    by position in ``waiting``; with ``demote``, the in-batch deprioritized ones get an
+    infinite key: a request matching at most 32 tokens in the pool that shares at least
+    32 with a request ahead of it waits this round, so one request of a group with a new
+    prefix runs first and the rest hit its KV afterwards."""
+    priority: list[float] = []
+    nodes: list[object] = []
+    ahead = _Ahead()
+    locate = pool.locate
     for job in waiting:
-        m, node = pool.locate(job, True)
-        hit = job.tokens_of(m)
-        matched[id(job)] = hit
-        nodes[id(job)] = node
-        if not demote or hit > IN_BATCH_CHECK:
-            continue
-        tree = ahead.get(job.namespace)
-        if tree is None:
-            tree = ahead[job.namespace] = RadixTree(1)
-        if job.tokens_of(tree.match(job.key)) >= IN_BATCH_DEPRIORITIZE:
-            later.add(id(job))
+        m, node = locate(job, True)
+        nodes.append(node)
+        hit = m * job.unit
+        if hit > job.prompt_tokens:
+            hit = job.prompt_tokens  # job.tokens_of(m), inlined
+        if demote and hit <= IN_BATCH_CHECK and ahead.shares_else_add(job):
+            priority.append(_LATER)
         else:
-            tree.insert(job.key)
-    return matched, nodes, later
+            priority.append(-hit)
+    return priority, nodes
 
 
-def _dfs_weight(waiting: list[Job], nodes: dict[int, object], pool: Pool) -> list[Job]:
+class _Ahead:
+    """The requests of one round admitted ahead so far, for the in-batch check: does a
+    request share at least ``IN_BATCH_DEPRIORITIZE`` tokens with one of them (the same
+    namespace)? SGLang matches it against a radix tree of those requests; the longest
+    common prefix reaches that many tokens exactly when the request's first
+    ``ceil(IN_BATCH_DEPRIORITIZE / unit)`` ids are the first ids of one of them, so a set
+    of those leading ids per namespace (and id count) answers the same question."""
+
+    __slots__ = ("_keys", "_heads")
+
+    def __init__(self) -> None:
+        self._keys: dict[str, list[bytes]] = {}  # namespace -> keys added, in order
+        self._heads: dict[str, dict[int, set[bytes]]] = {}  # namespace -> head bytes -> heads
+
+    def shares_else_add(self, job: Job) -> bool:
+        """True when ``job`` shares the threshold with a request added before; else add it."""
+        key = job.key
+        namespace = job.namespace
+        # Bytes of leading ids whose match makes the threshold; a prompt shorter than it
+        # never gets there (tokens_of caps a match at the prompt).
+        size = -(-IN_BATCH_DEPRIORITIZE // job.unit) * ITEM if job.prompt_tokens >= IN_BATCH_DEPRIORITIZE else 0
+        by_size = self._heads.get(namespace)
+        if by_size is None:
+            by_size = self._heads[namespace] = {}
+        if size and len(key) >= size:
+            heads = by_size.get(size)
+            if heads is None:
+                heads = by_size[size] = {k[:size] for k in self._keys.get(namespace, ()) if len(k) >= size}
+            if key[:size] in heads:
+                return True
+        keys = self._keys.get(namespace)
+        if keys is None:
+            keys = self._keys[namespace] = []
+        keys.append(key)
+        for length, heads in by_size.items():
+            if len(key) >= length:
+                heads.add(key[:length])
+        return False
+
+
+def _dfs_weight(waiting: list[Job], nodes: list[object], pool: Pool) -> list[Job]:
     """SGLang's dfs-weight over the pool's tree, visiting only the matched paths.
 
     Walking up from each request's last matched node, stopping at a node already seen,
@@ -102,8 +146,7 @@ def _dfs_weight(waiting: list[Job], nodes: dict[int, object], pool: Pool) -> lis
     own: dict[object, list[Job]] = {}
     children: dict[object, list[object]] = {}
     tops: list[object] = []
-    for job in waiting:
-        node = nodes[id(job)]
+    for job, node in zip(waiting, nodes):
         bucket = own.get(node)
         if bucket is None:
             own[node] = [job]

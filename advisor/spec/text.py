@@ -52,6 +52,14 @@ def corpus() -> Corpus:
     return Corpus(tuple(words), tuple(starts))
 
 
+@functools.lru_cache(maxsize=1)
+def _jumps() -> tuple[bool, ...]:
+    """Per corpus word: whether the stream jumps to a drawn sentence after it (a sentence's
+    end, or the corpus's last word)."""
+    words = corpus().words
+    return tuple(w.endswith(SENTENCE_END) or i + 1 == len(words) for i, w in enumerate(words))
+
+
 def word_stream(key: str, start: int | None = None) -> Iterator[str]:
     """Words of the corpus for one seeded value: from word ``start`` (default: chosen by
     ``key``), sentence by sentence, each next sentence chosen by ``key`` (deterministic)."""
@@ -67,17 +75,58 @@ def word_stream(key: str, start: int | None = None) -> Iterator[str]:
             i += 1
 
 
+class _Costs:
+    """What one tokenizer makes of text: piece costs and each corpus word's pieces, kept
+    for every ``Fitter`` of that tokenizer in the process (``_costs_of``), with the texts
+    already filled (a fill is a pure function of its arguments and the tokenizer: `plan`
+    fills the same sections when it validates a spec, generates its traffic and generates
+    the recipe's reordered traffic)."""
+
+    def __init__(self) -> None:
+        self.cost: dict[str, int] = {}
+        n = len(corpus().words)
+        # Per corpus word, as the first piece of a section and after a space: (piece, tokens).
+        self.pieces: tuple[list[tuple[str, int] | None], list[tuple[str, int] | None]] = ([None] * n, [None] * n)
+        self.filled: dict[tuple[int, str, str, int | None], str] = {}
+        self.filled_chars = 0
+
+
+_FILLED_CHARS = 16_000_000  # a bound on the texts kept per tokenizer (characters)
+_COSTS: dict[tuple[int, int], tuple[object, object, _Costs]] = {}
+
+
+def _costs_of(encode: Callable[[str], list[int]]) -> _Costs:
+    """The shared ``_Costs`` of ``encode``: a tokenizer's bound ``encode`` is a new object on
+    every attribute access, so it is known by its tokenizer and function (held here, so the
+    identities stay theirs)."""
+    owner = getattr(encode, "__self__", None)
+    func = getattr(encode, "__func__", encode)
+    key = (id(owner), id(func))
+    got = _COSTS.get(key)
+    if got is not None and got[0] is owner and got[1] is func:
+        return got[2]
+    if len(_COSTS) >= 8:
+        _COSTS.clear()
+    costs = _Costs()
+    _COSTS[key] = (owner, func, costs)
+    return costs
+
+
 @dataclass
 class Fitter:
     """Fills sections to exact token counts with one tokenizer; memoizes word costs."""
 
     encode: Callable[[str], list[int]]
-    _cost: dict[str, int] = field(default_factory=dict)
+    _shared: _Costs = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._shared = _costs_of(self.encode)
 
     def cost(self, piece: str) -> int:
-        n = self._cost.get(piece)
+        costs = self._shared.cost
+        n = costs.get(piece)
         if n is None:
-            n = self._cost[piece] = len(self.encode(piece))
+            n = costs[piece] = len(self.encode(piece))
         return n
 
     def misfit(self, tokens: int, lead: str) -> str | None:
@@ -96,6 +145,17 @@ class Fitter:
         line after it, when another section follows, is always one token of its own: the
         section has the same text and the same tokens wherever it sits.
         """
+        shared = self._shared
+        memo = (tokens, key, lead, start)
+        text = shared.filled.get(memo)
+        if text is None:
+            text = self._fill(tokens, key, lead, start)
+            if shared.filled_chars + len(text) <= _FILLED_CHARS:
+                shared.filled[memo] = text
+                shared.filled_chars += len(text)
+        return text
+
+    def _fill(self, tokens: int, key: str, lead: str, start: int | None) -> str:
         pieces: list[str] = []
         total = 0
         if lead:
@@ -104,26 +164,43 @@ class Fitter:
             problem = self.misfit(tokens, lead)
             if problem:
                 raise AdvisorError(problem)
-        stream = word_stream(key, start)
+        # The corpus stream of ``key`` (``word_stream``), inlined: word ``i``, then the next
+        # word, or after a sentence's end a sentence drawn by the stream's generator.
+        c = corpus()
+        words, starts, jumps = c.words, c.starts, _jumps()
+        draw = len(starts)
+        rng = random.Random(key)
+        i = rng.randrange(len(words)) if start is None else start % len(words)
+        first_pieces, spaced_pieces = self._shared.pieces
         stuck = 0
         while total < tokens or not pieces[-1][-1:].isalnum():
             if total == tokens:  # the right length, but ending on punctuation: give the word back
                 total -= self.cost(pieces.pop())
-            word = next(stream)
-            piece = " " + word if pieces else word
-            if total + self.cost(piece) == tokens and not piece[-1].isalnum():
+            word = words[i]
+            table = spaced_pieces if pieces else first_pieces
+            entry = table[i]
+            if entry is None:
+                text = " " + word if pieces else word
+                entry = table[i] = (text, self.cost(text))
+            piece, cost = entry
+            if total + cost == tokens and not piece[-1].isalnum():
                 bare = piece.rstrip(_PUNCTUATION)
                 if bare.strip() and bare[-1].isalnum() and total + self.cost(bare) == tokens:
-                    piece = bare
-            if total + self.cost(piece) <= tokens and (total + self.cost(piece) < tokens or piece[-1].isalnum()):
+                    piece, cost = bare, self.cost(bare)
+            if total + cost <= tokens and (total + cost < tokens or piece[-1].isalnum()):
                 pieces.append(piece)
-                total += self.cost(piece)
+                total += cost
                 stuck = 0
-                continue
-            stuck += 1
-            if stuck > 300:
-                if not pieces or (lead and len(pieces) == 1):
-                    raise AdvisorError(f"cannot fill {tokens} tokens from the corpus")
-                total -= self.cost(pieces.pop())
-                stuck = 0
+            else:
+                stuck += 1
+                if stuck > 300:
+                    if not pieces or (lead and len(pieces) == 1):
+                        raise AdvisorError(f"cannot fill {tokens} tokens from the corpus")
+                    total -= self.cost(pieces.pop())
+                    stuck = 0
+            # The next word of the stream.
+            if jumps[i]:
+                i = starts[rng.randrange(draw)]
+            else:
+                i += 1
         return "".join(pieces)
