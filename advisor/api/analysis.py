@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,10 +17,12 @@ from advisor.findings import Finding
 from advisor.index.analyze import Analysis, Analyzer, top_branches
 from advisor.index.granularity import granularity_finding
 from advisor.index.partition import run_partitioned
+from advisor.ingest.decoder import release_tokenizer as released
 from advisor.ingest.memo import MemoEncoder, MemoStats
 from advisor.ingest.pipeline import Sequence
 from advisor.ingest.preprocess import DEFAULT_ENGINE, engine_spec
 from advisor.ingest.source import open_traffic, resolve_tokenizer
+from advisor.ingest.spill import SequenceSpill
 from advisor.ingest.tokenizers import load_tokenizer
 from advisor.report import analysis as render
 from advisor.report.notebook import analysis_html
@@ -105,6 +107,7 @@ def analyze(
     gpu: str | None = None,
     retention_interval: str | int | None = 0,
     mamba_strategy: str | None = None,
+    release_tokenizer: bool = False,
 ) -> AnalyzeResult:
     """Measure the prefix-cache hit rate the traffic allows (an unlimited cache, arrival order).
 
@@ -119,7 +122,9 @@ def analyze(
     linear attention or Mamba): the hits then follow ``engine``'s windows and states on it, and
     ``data["architecture"]`` compares them with full attention (``gpu`` picks the kernels that
     set vLLM's hybrid block; ``retention_interval`` and ``mamba_strategy`` are vLLM's and SGLang's
-    flags that keep more windows and states).
+    flags that keep more windows and states). ``release_tokenizer`` lets the tokenizer go once the
+    traffic is tokenized (``advisor.ingest.decoder``: the radix tree then grows into its memory),
+    as the command line does; the next call loads it again.
     Raises ``AdvisorError`` with the command's one-line messages."""
     check_options(page_size=page_size, block_size=block_size, top=top, workers=workers, diagnose_limit=diagnose_limit)
     sources = traffic_sources(traffic)
@@ -136,40 +141,56 @@ def analyze(
     memo = MemoEncoder(load_tokenizer(tokenizer))
     show = progress or passthrough
 
-    # The diagnosis watches the same sequences on their way to the index (one pass).
     diagnoser = None
     if diagnoses(diagnose, workers, dask):
         from advisor.diagnose.detect import Diagnoser  # not imported by runs without the diagnosis
 
         diagnoser = Diagnoser(load_tokenizer(tokenizer), diagnose_limit or None)
 
-    def stream() -> Iterator[Sequence]:
+    def read() -> Iterator[Sequence]:
         seqs = open_traffic(sources, tokenizer, chat, Path(templates) if templates is not None else None, block_size,
                             skips, memo, input_format=input_format, engine=engine, model_dir=folder,
                             timezone=timezone)
-        seqs = show(seqs, "analyze")
-        return diagnoser.watch(seqs) if diagnoser is not None else seqs
+        return show(seqs, "analyze")
 
     observed = Observed()
     predicted: list[int] = []
     kept: list[Sequence] = []  # the requests, for the views (partitioned runs keep none here)
+    stats = memo.stats
+    decode: Callable[[list[int]], str] | None = None
     if workers or dask:
+        # The diagnosis watches the same sequences on their way to the index (one pass).
+        stream = (lambda: diagnoser.watch(read())) if diagnoser is not None else read
         analysis = run_partitioned(lambda: watch(stream(), observed), page_size, workers=workers, dask=dask, top=top)
         if len(observed):  # the partitions keep no per-request figures to compare with
             log("advisor: observed cached tokens are compared with the prediction without --workers/--dask only")
             observed = Observed()
     else:
         analyzer = Analyzer(page_size=page_size, geometry=geometry)
-        for n, seq in enumerate(stream()):
-            if views:
-                kept.append(seq)
-            cached = analyzer.add(seq)
-            req = seq.request
-            if req.cached_tokens is not None:
-                observed.add(n, req.where, req.id, seq.prompt_tokens, req.cached_tokens, req.reported_prompt_tokens)
-                predicted.append(cached)
+        with SequenceSpill() as spill:
+            # Two passes over one stream: every request tokenized and set aside (its ids and
+            # small fields, not its text), then indexed and diagnosed in the same order. Only
+            # the first pass needs the tokenizer: released, its memory holds the tree.
+            for seq in read():
+                spill.add(seq, keep_payload=diagnoser is not None and diagnoser.keeps_payload(seq))
+            del memo  # (it holds the tokenizer)
+            if diagnoser is not None:
+                diagnoser.scouted()
+            if release_tokenizer:
+                decode = released(tokenizer).decode
+                if diagnoser is not None:
+                    diagnoser.use_decode(decode)
+            for n, seq in enumerate(diagnoser.watch(spill) if diagnoser is not None else spill):
+                if views:
+                    kept.append(seq)
+                cached = analyzer.add(seq)
+                req = seq.request
+                if req.cached_tokens is not None:
+                    observed.add(n, req.where, req.id, seq.prompt_tokens, req.cached_tokens, req.reported_prompt_tokens)
+                    predicted.append(cached)
         analysis = analyzer.result
-    decode = load_tokenizer(tokenizer).decode
+    if decode is None:
+        decode = load_tokenizer(tokenizer).decode
     diagnosis = diagnoser.finish(analysis.cached_tokens) if diagnoser is not None else None
     files = shown_names(sources)
     findings = list(diagnosis.findings) if diagnosis is not None else []
@@ -193,5 +214,5 @@ def analyze(
 
         data["views"] = traffic_views(kept, decode, analysis, diagnosis)
     result = AnalyzeResult(data, findings=findings,
-                           analysis=analysis, files=files, tokenizer_cache=memo.stats)
+                           analysis=analysis, files=files, tokenizer_cache=stats)
     return with_skips(result, skips)

@@ -12,7 +12,7 @@ from advisor.api.architecture import MAMBA_STRATEGY_HELP, RETENTION_HELP
 from advisor.cli import app
 from advisor.api.bounds import bounded
 from advisor.commands.outputs import model_inputs
-from advisor.commands.common import ANNOTATION_FORMATS, FORMATS, INPUT_FORMAT_HELP, SkipLog, check_format, check_output, emit_report, with_progress
+from advisor.commands.common import ANNOTATION_FORMATS, FORMATS, INPUT_FORMAT_HELP, SkipLog, check_format, check_output, emit_report, standalone, with_progress
 from advisor.console import log, out_console
 from advisor.errors import AdvisorError
 from advisor.ingest.preprocess import DEFAULT_ENGINE, ENGINE_HELP, ENGINE_VERSION_HELP
@@ -70,7 +70,8 @@ def analyze_command(
                      page_size=page_size, block_size=block_size, top=top, input_format=input_format,
                      workers=workers, dask=dask, diagnose_limit=diagnose_limit, diagnose=diagnose,
                      views=format == "html", on_skip=skips, progress=with_progress, model=model, gpu=gpu,
-                     retention_interval=retention_interval, mamba_strategy=mamba_strategy)
+                     retention_interval=retention_interval, mamba_strategy=mamba_strategy,
+                     release_tokenizer=standalone())
     skips.summary()
     if verbose and result.tokenizer_cache is not None:
         s = result.tokenizer_cache

@@ -21,7 +21,7 @@ from advisor.ingest.source import SkipLog, TemplatesOnFirstUse, make_renderer, o
 
 __all__ = ["FORMATS", "INPUT_FORMAT_HELP", "SkipLog", "TemplatesOnFirstUse", "check_format", "check_output", "emit",
            "emit_bytes", "emit_report", "is_stdout", "make_renderer", "open_traffic", "regular_destination",
-           "with_progress"]
+           "standalone", "with_progress"]
 
 FORMATS = ("text", "json", "markdown")
 # Traffic findings through lint's renderers (advisor/commands/annotate.py).
@@ -29,6 +29,16 @@ ANNOTATION_FORMATS = ("sarif", "github")
 INPUT_FORMAT_HELP = ("Input format of the traffic files: auto (detected per file from its first records), "
                      "advisor, openai-batch, openai-batch-output, openai-log, otel, litellm, litellm-spend, "
                      "langfuse, vllm-log, sglang-log, bailian, servegen, mooncake-agentic.")
+
+
+def standalone() -> bool:
+    """Whether this process runs one command from a shell (the ``advisor`` script, ``python -m
+    advisor``) and ends with it, rather than commands called in-process (tests, a script
+    calling ``advisor.cli.main``): what it loaded for the command can go once used (the
+    tokenizer, ``advisor.ingest.decoder``) instead of being kept for a next command."""
+    from advisor.cli import ARGV
+
+    return ARGV == sys.argv[1:]
 
 
 def check_format(fmt: str, allowed: Iterable[str] = FORMATS) -> str:

@@ -13,7 +13,7 @@ from advisor.api.sources import then
 from advisor.cli import app
 from advisor.api.bounds import TIMESTAMP_UNIT_HELP, bounded, check_timestamp_unit, warmup_fraction
 from advisor.commands.outputs import model_inputs
-from advisor.commands.common import ANNOTATION_FORMATS, FORMATS, INPUT_FORMAT_HELP, SkipLog, check_format, check_output, emit, with_progress
+from advisor.commands.common import ANNOTATION_FORMATS, FORMATS, INPUT_FORMAT_HELP, SkipLog, check_format, check_output, emit, standalone, with_progress
 from advisor.cost.catalog import DEFAULT_MFU
 from advisor.cost.compute import DEFAULT_BANDWIDTH_UTIL
 from advisor.ingest.preprocess import ENGINE_VERSION_HELP
@@ -83,7 +83,8 @@ def simulate_command(
                       max_prefill_tokens=max_prefill_tokens, prefill_token_seconds=prefill_token_seconds,
                       decode_step_seconds=decode_step_seconds, timestamp_unit=timestamp_unit, seed=seed,
                       requests=requests, input_format=input_format, on_skip=skips,
-                      progress=then(with_progress, skips.summary))  # the summary once the traffic is read
+                      progress=then(with_progress, skips.summary),  # the summary once the traffic is read
+                      release_tokenizer=standalone())
     _emit_report(format, output, result)
     if result.skipped_count:
         raise typer.Exit(1)

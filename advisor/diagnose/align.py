@@ -19,6 +19,7 @@ tokenizing it; on long logs only a thinning sample of requests is aligned.
 
 from __future__ import annotations
 
+import gc
 import zlib
 from dataclasses import dataclass
 from typing import Iterator
@@ -107,9 +108,21 @@ class Aligner:
         self._leaf_request: dict[int, int] = {}
         self._pools: dict[tuple[bytes, int], list[bytes]] = {}
         self._holders: dict[tuple[bytes, int], frozenset[int]] = {}
+        self._sealed = False
+
+    def seal(self) -> None:
+        """No request comes after the last one added: let go of the tree and of its leaves'
+        requests, which only ``add`` reads (as big as the requests' distinct tokens). The gaps,
+        swaps and kept requests stay."""
+        self.tree = RadixTree(1)
+        self._leaf_request = {}
+        self._sealed = True
+        gc.collect()  # the nodes point at their parents: only the cycle collector frees them
 
     def add(self, index: int, data: bytes) -> int:
         """Index one request (packed ids); return the tokens shared with earlier ones."""
+        if self._sealed:
+            raise RuntimeError("the aligner is sealed: no request comes after the last one")
         leaf, matched = self.tree.insert_node(data)
         if matched * ITEM < len(data):
             # The new leaf stays the deepest node of this request however it is split later.

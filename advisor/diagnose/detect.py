@@ -14,7 +14,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Sequence as PySequence
 
 from advisor.diagnose.align import Aligner
 from advisor.diagnose.layout import (SAMPLE, LayoutSample, ToolsLayout, TruthTest, order_is_layout, sample_of,
@@ -111,7 +111,7 @@ class Diagnoser:
         self.all_text_prompt_tokens = 0
         # Text is decoded only in ``finish``, once every request is in and the tokenizer's
         # threads are idle: its own decoding, which lets go of the GIL, is the fast one then.
-        self.decode = tokenizer.decode
+        self.decode: Callable[[PySequence[int]], str] = tokenizer.decode
         self.aligner = Aligner()
         self.specials = frozenset(tokenizer.special_tokens.values())
         self.special_texts = tuple(t for t in tokenizer.special_tokens if len(t) >= 3)
@@ -136,6 +136,32 @@ class Diagnoser:
         self._lines = array("q")
         self._files: list[tuple[int, str]] = []
         self.first_source: str | None = None
+        self._scouted = 0  # requests ``keeps_payload`` said a layout sample may be taken from
+        self._stopped = False  # no more requests are examined (``_stop_examining``)
+
+    def keeps_payload(self, seq: Sequence) -> bool:
+        """Whether ``add`` may read more of ``seq``'s request than its small fields: its
+        messages and tools, where it can be a layout sample. Asked of each request in the
+        order ``add`` will see them (``analyze`` sets the requests' texts aside before it
+        diagnoses): the samples are the first ``SAMPLE`` requests that can be one, at most."""
+        if self._scouted >= SAMPLE or seq.unit != 1 or seq.request.kind != "messages":
+            return False
+        if sample_of(0, seq.request, seq.ids) is None:
+            return False
+        self._scouted += 1
+        return True
+
+    def scouted(self) -> None:
+        """Every request ``add`` will see went through ``keeps_payload`` first: where none can
+        be a layout sample, the layout will show nothing, and no request is held for a
+        tools-first replay (up to ``PENDING_BYTES`` of ids otherwise)."""
+        if not self._scouted and not self._layout_samples and self._pending is not None and not self._pending:
+            self._pending = None
+
+    def use_decode(self, decode: Callable[[PySequence[int]], str]) -> None:
+        """Decode with ``decode`` from now on (the same text as the tokenizer's: a table
+        that outlives the tokenizer, ``advisor.ingest.decoder``)."""
+        self.decode = decode
 
     def add(self, seq: Sequence) -> None:
         self.requests += 1
@@ -147,10 +173,12 @@ class Diagnoser:
         self.all_text_requests += 1
         self.all_text_prompt_tokens += seq.prompt_tokens
         if self.limit is not None and self.text_requests >= self.limit:
+            self._stop_examining()
             return
         if (self.token_limit is not None and self.text_requests
                 and self.text_prompt_tokens + seq.prompt_tokens > self.token_limit):
             self.limit = self.text_requests  # sampled from here on, as with a request limit
+            self._stop_examining()
             return
         index = self.text_requests
         self.text_requests += 1
@@ -168,6 +196,13 @@ class Diagnoser:
         if matched < LOW_REUSE_REQUEST * seq.prompt_tokens:
             self.low_reuse += 1
         self._replay_tools_first(index, data)
+
+    def _stop_examining(self) -> None:
+        """The examined requests are all in (the limit is reached, or the log is read): the
+        aligner's tree goes, and the index's tree grows into its memory."""
+        if not self._stopped:
+            self._stopped = True
+            self.aligner.seal()
 
     def _replay_tools_first(self, index: int, data: bytes) -> None:
         if self._pending is not None:
@@ -314,6 +349,7 @@ class Diagnoser:
     def finish(self, cached_tokens: int | None = None) -> Diagnosis:
         """The findings. ``cached_tokens`` from the analysis (its page size) when known."""
         cached = self.cached_tokens if cached_tokens is None else cached_tokens
+        self._stop_examining()
         if self._pending is not None:
             self._decide_layout()
         layout = self._tools_layout()
