@@ -32,7 +32,7 @@ class TableDecode:
 
     def __init__(self, encoding: Any) -> None:
         blob = bytearray()
-        offsets = array("I", [0])  # (the bytes of a vocabulary are far below 4 GB)
+        offsets = array("q", [0])  # byte offsets into the table, not token ids
         gaps = []
         for token in range(encoding.max_token_value + 1):
             try:
