@@ -96,6 +96,10 @@ class SparseCache:
     def serve(self, ids: bytes | memoryview | array, prompt_tokens: int, full_hit: int) -> Outcome:
         """Tokens the engine serves to a prompt whose full-attention groups hit ``full_hit``
         (already capped and on the block grid); the prompt's checkpoints are then stored."""
+        if self.sglang is not None:  # one walk of SGLang's tree matches and stores
+            data = ids.tobytes() if isinstance(ids, array) else bytes(ids)
+            hit, stored = self.sglang.serve(data, prompt_tokens, min(full_hit, max(0, prompt_tokens - 1)))
+            return Outcome(full_hit, hit, stored)
         hit = self.lookup(ids, prompt_tokens, full_hit)
         return Outcome(full_hit, hit, self.store(ids, prompt_tokens, full_hit, hit))
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import pickle
 import tempfile
-from typing import IO, Iterator
+from typing import IO, Any, Iterator
 
 from advisor.ingest.pipeline import Sequence
 from advisor.ingest.traffic import Request
@@ -28,14 +28,11 @@ PAYLOAD = ("prompt", "input_ids", "hash_ids", "variables")
 
 def light(request: Request, keep_payload: bool = False) -> Request:
     """``request`` without its payload (with messages and tools where ``keep_payload``)."""
-    if keep_payload:
-        if all(getattr(request, k) is None for k in PAYLOAD):
-            return request
-        return dataclasses.replace(request, prompt=None, input_ids=None, hash_ids=None, variables=None)
-    if all(getattr(request, k) is None for k in PAYLOAD) and request.messages is None and request.tools is None:
+    dropped = PAYLOAD if keep_payload else (*PAYLOAD, "messages", "tools")
+    if all(getattr(request, k) is None for k in dropped):
         return request
-    return dataclasses.replace(request, messages=None, tools=None, prompt=None, input_ids=None, hash_ids=None,
-                               variables=None)
+    cleared: dict[str, Any] = dict.fromkeys(dropped)
+    return dataclasses.replace(request, **cleared)
 
 
 class SequenceSpill:
