@@ -20,16 +20,23 @@ import datetime as dt
 import json
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol, Sequence
 
 from advisor.errors import AdvisorError
 from advisor.ingest.preprocess import DEFAULT_ENGINE, Prepared, prepare
+
+if TYPE_CHECKING:
+    from advisor.ingest.tokenizers import Tokenizer
 
 BOS = "<|begin_of_text|>"
 HEADER = "<|start_header_id|>{role}<|end_header_id|>\n\n"
 EOT = "<|eot_id|>"
 EOM = "<|eom_id|>"
 PYTHON_TAG = "<|python_tag|>"
+# The special tokens the built-in layout writes: one id each in Llama 3's tokenizer, the one
+# it is for; another tokenizer may spell them as text (``plain_specials_warning``).
+LLAMA3_SPECIALS = (BOS, "<|start_header_id|>", "<|end_header_id|>", EOT, EOM, PYTHON_TAG)
+LLAMA3_TOKENIZER = "llama3"
 # Llama 3.1's template: its training cut-off, and the date it uses when the caller passes
 # no `date_string` (it never reads the clock).
 KNOWLEDGE_DATE = "December 2023"
@@ -295,3 +302,34 @@ def parse_timezone(name: str) -> dt.tzinfo:
 def has_clock(timestamp: float | None) -> bool:
     """Whether ``clock_for`` reads this timestamp (else it uses ``FALLBACK_NOW``)."""
     return timestamp is not None and _epoch_seconds(timestamp) is not None
+
+
+def spelled_as_text(tokens: Iterable[str], tokenizer: "Tokenizer") -> list[str]:
+    """The tokens of ``tokens`` that ``tokenizer`` does not read as one token: it splits
+    each into pieces of text, as it would the same characters typed in a message."""
+    out = []
+    for token in dict.fromkeys(tokens):
+        if token in tokenizer.special_tokens:
+            continue
+        try:
+            # An added token that is not marked special is still one id: not spelled out.
+            pieces = len(tokenizer.encode(token))
+        except Exception:  # a tokenizer that refuses the text shows nothing either way
+            continue
+        if pieces != 1:
+            out.append(token)
+    return out
+
+
+def plain_specials_warning(what: str, tokens: Iterable[str], tokenizer: "Tokenizer", shown: str,
+                           fix: str) -> str | None:
+    """One line when ``what`` (a chat layout, a template) writes special tokens that
+    ``tokenizer`` (``shown``: as the user named it) spells as text: every chat request then
+    counts more tokens than the model's own tokenizer gives it, silently. ``fix`` says how
+    to match them."""
+    spelled = spelled_as_text(tokens, tokenizer)
+    if not spelled:
+        return None
+    more = f" and {len(spelled) - 1} more" if len(spelled) > 1 else ""
+    return (f"{what} writes special tokens that tokenizer '{shown}' does not know ({spelled[0]}{more}): they are "
+            f"tokenized as plain text, so token counts are inflated; {fix}")

@@ -40,6 +40,10 @@ IN_FLIGHT_BYTES = 32 << 20
 # The longest text one record may render to (the render worker's cap too): ~1M tokens,
 # past the context of the models served; tokenizing more would cost the run hundreds of MB.
 MAX_PROMPT_CHARS = 4_000_000
+# Warnings said once a run, whichever of its renderers meets the case first (prescribe has
+# two: one for the logged requests, one for their rewrites). A process runs one command;
+# callers in one process (the API in a notebook) hear each once.
+_SAID: set[str] = set()
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,9 @@ class Renderer:
     # Whether the chat template reads the clock (strftime_now), and in which zone.
     reads_clock: bool = False
     timezone: dt.tzinfo = dt.timezone.utc
+    # Said when a chat is first rendered, not before (traffic of prompts or ids never uses the
+    # layout): it writes special tokens the tokenizer spells as text (chat.plain_specials_warning).
+    chat_warning: str | None = None
     _told_fallback: bool = False
 
     def note_clock(self, req: Request) -> None:
@@ -90,6 +97,12 @@ class Renderer:
             self._told_fallback = True
             log(f"advisor: note: the chat template reads the clock (strftime_now); records without a timestamp "
                 f"render at {clock_for(None, self.timezone).isoformat()}")
+
+    def note_chat(self) -> None:
+        """Say ``chat_warning`` once a run, as a chat is rendered."""
+        if self.chat_warning is not None and self.chat_warning not in _SAID:
+            _SAID.add(self.chat_warning)
+            log(f"advisor: warning: {self.chat_warning}")
 
     def ids_of(self, req: Request) -> list[int] | None:
         """Token ids straight from the chat renderer, for renderers that encode a chat
@@ -104,6 +117,7 @@ class Renderer:
         if req.kind in ("messages", "template"):
             self.note_clock(req)
         if req.kind == "messages":
+            self.note_chat()
             return self.chat.render(req.messages or (), req.tools, req.timestamp, req.options)
         if req.kind == "prompt":
             return self._with_bos(req.prompt or "")
@@ -112,6 +126,7 @@ class Renderer:
                 raise AdvisorError("a 'template' record needs --templates DIR")
             rendered = self.templates.get(req.template or "").render(dict(req.variables or {}))
             if rendered.messages is not None:
+                self.note_chat()
                 return self.chat.render(rendered.messages, req.tools, req.timestamp, req.options)
             return self._with_bos(rendered.prompt or "")
         return None
@@ -145,6 +160,8 @@ class Renderer:
                         out[i] = self._with_bos(result.prompt or "")
             except Exception as exc:  # one record's failure is that record's skip
                 out[i] = exc
+        if chat_items:
+            self.note_chat()
         for i, text in zip(chats, _render_chats(self.chat, chat_items)):
             out[i] = text
         return out

@@ -7,19 +7,21 @@ their options around it.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence as SequenceOf
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO, Iterator
 
 from advisor.console import log
 from advisor.errors import AdvisorError
-from advisor.ingest.chat import ChatRenderer, Llama3Layout, parse_timezone
+from advisor.ingest.chat import LLAMA3_SPECIALS, LLAMA3_TOKENIZER, ChatRenderer, Llama3Layout, parse_timezone, \
+    plain_specials_warning
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import Renderer, Sequence, sequences
 from advisor.ingest.preprocess import DEFAULT_ENGINE, check_engine, engine_name
 from advisor.ingest.tokenizers import load_tokenizer
-from advisor.ingest.traffic import Records, Skip, check_paths
+from advisor.ingest.traffic import Records, Request, Skip, check_paths
 
 if TYPE_CHECKING:
     from advisor.ingest.prompt_templates import PromptTemplate, Rendered
@@ -120,6 +122,11 @@ def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | 
     tok = load_tokenizer(tokenizer)
     chat: ChatRenderer = Llama3Layout(engine=engine, timezone=zone)
     reads_clock = False
+    # Llama 3.1's layout under another tokenizer (cl100k, Qwen): its markers would count as text.
+    chat_warning = plain_specials_warning(
+        "the built-in Llama 3.1 chat layout", LLAMA3_SPECIALS, tok, tokenizer,
+        f"use the tokenizer it is written for (--tokenizer {LLAMA3_TOKENIZER}), or the model's chat template "
+        "(--chat-template or --model-dir)")
     from advisor.ingest.family_tokenizers import MISTRAL_FILES
 
     if tokenizer in MISTRAL_FILES and not chat_template:
@@ -130,16 +137,23 @@ def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | 
         from advisor.ingest.mistral_chat import MistralChat
 
         chat = MistralChat(tokenizer, engine=engine, timezone=zone)
+        chat_warning = None  # mistral-common encodes with the model's own tokenizer
     if chat_template:
         from advisor.ingest import safe_open
         from advisor.ingest.chat_template import mismatch_warning, read_chat_template
         from advisor.ingest.render_worker import RemoteChat, RenderClient, WorkerConfig
 
-        text, _ = read_chat_template(chat_template, tok.bos_token, tok.eos_token, specials)
+        text, tokens = read_chat_template(chat_template, tok.bos_token, tok.eos_token, specials)
         reads_clock = "strftime_now" in text
         warning = mismatch_warning(str(chat_template), text, tok, model_dir is not None)
         if warning:
             log(f"advisor: warning: {warning}")
+        # The tokens it renders through variables (bos_token from the tokenizer config): the
+        # ones written out in its text are mismatch_warning's.
+        through = [value for name, value in sorted(tokens.items()) if name in text and value not in text]
+        chat_warning = plain_specials_warning(
+            f"chat template {chat_template}", through, tok, tokenizer,
+            "pass the model's tokenizer.json with --tokenizer, or its folder with --model-dir")
         # Compiled and rendered in the worker process, under CPU-time and memory limits.
         config = WorkerConfig(chat=(str(chat_template), tok.bos_token, tok.eos_token, engine),
                               specials=tuple(sorted(specials.items())) if specials is not None else None,
@@ -160,7 +174,7 @@ def make_renderer(tokenizer: str, chat_template: Path | None, templates: Path | 
                 if d not in dirs:
                     dirs.append(d)
     return Renderer(tokenizer=tok, chat=chat, templates=TemplatesOnFirstUse(dirs), reads_clock=reads_clock,
-                    timezone=zone)
+                    timezone=zone, chat_warning=chat_warning)
 
 
 class TemplatesOnFirstUse:
@@ -201,3 +215,119 @@ def open_traffic(paths: SequenceOf[Path | Records], tokenizer: str, chat_templat
     renderer = make_renderer(tokenizer, chat_template, templates, files, engine=engine, model_dir=model_dir,
                              timezone=timezone)
     return sequences(files, renderer, skips, block_size=block_size, memo=memo, input_format=forced)
+
+
+# Read at a time by ``LineOffsets``: newlines are counted a chunk at a time, in C.
+OFFSET_CHUNK = 1 << 20
+
+
+class LineOffsets:
+    """About where each line of a traffic file starts, for the progress of its reading.
+
+    A request carries only its line number; the bytes read are that line's offset, counted
+    here in a second handle of the file that runs ahead of the reader no further than asked,
+    forward only, a chunk at a time (a line is placed within its chunk in proportion). At
+    most the file is read twice, from the page cache the loader has just filled. Only a
+    regular file that is not compressed has a size its lines can be measured against:
+    ``size`` is None for a pipe (read once, by the loader, never here), standard input,
+    records, and gzip, bzip2 or xz files (their lines number the decompressed text)."""
+
+    def __init__(self, path: Path) -> None:
+        self.size: int | None = None
+        self._handle: BinaryIO | None = None
+        self._base = 0  # bytes before the chunk held
+        self._lines = 0  # newlines before it
+        self._chunk = 0  # the chunk's bytes and newlines
+        self._chunk_lines = 0
+        self._last = 0  # the last answer
+        from advisor.ingest import safe_open
+        from advisor.ingest.traffic import BZIP2_MAGIC, GZIP_MAGIC, XZ_MAGIC, ZSTD_MAGIC
+
+        try:
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                return
+            handle = safe_open.open_binary(path, what="a traffic file", buffering=0)
+        except (OSError, ValueError, AdvisorError):
+            return  # no percentage then; the loader reports what is wrong with the file
+        try:
+            head = handle.read(6)
+            if head[:2] == GZIP_MAGIC or head[:3] == BZIP2_MAGIC or head == XZ_MAGIC or head[:4] == ZSTD_MAGIC:
+                handle.close()
+                return
+            handle.seek(0)
+            self.size = os.fstat(handle.fileno()).st_size
+        except OSError:
+            handle.close()
+            return
+        self._handle = handle
+
+    def offset(self, line: int) -> int:
+        """About the bytes before line ``line`` (from 1); never less than an earlier answer,
+        never more than ``size`` (a file that grows while it is read)."""
+        if self.size is None:
+            return 0
+        want = line - 1  # newlines before the line
+        while self._handle is not None and self._lines + self._chunk_lines < want:
+            self._base += self._chunk
+            self._lines += self._chunk_lines
+            try:
+                data = self._handle.read(OFFSET_CHUNK)
+            except OSError:
+                data = b""  # the loader reports a read error; the estimate stops here
+            self._chunk, self._chunk_lines = len(data), data.count(b"\n")
+            if not data:
+                self.close()
+        at = self._base
+        if want > self._lines and self._chunk_lines:
+            at += round(self._chunk * (want - self._lines) / self._chunk_lines)
+        self._last = max(self._last, min(at, self.size))
+        return self._last
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+
+class Reading:
+    """Which traffic file the requests come from and how far into it the reading is: what
+    a progress display shows. ``see`` each request as it comes, in order."""
+
+    def __init__(self) -> None:
+        self.source: str | None = None
+        self.requests = 0  # of the current file
+        self.line = 0  # of its last request
+        self._offsets: LineOffsets | None = None
+
+    def see(self, req: Request) -> bool:
+        """Count ``req``; True when it is the first of another file."""
+        new = req.source != self.source
+        if new:
+            self.close()
+            self.source, self.requests = req.source, 0
+            # <stdin> and <records> are no file to measure (though a file of that name may exist).
+            self._offsets = LineOffsets(Path(req.source)) if not req.source.startswith("<") else None
+        self.requests += 1
+        self.line = req.line
+        return new
+
+    @property
+    def size(self) -> int | None:
+        """The current file's size in bytes; None when it has none to measure against."""
+        return self._offsets.size if self._offsets is not None else None
+
+    def done(self) -> int:
+        """About the bytes of the current file read so far (0 when it has no size)."""
+        return self._offsets.offset(self.line) if self._offsets is not None else 0
+
+    def percent(self) -> int | None:
+        """The share of the current file read so far, in whole percent (rounded down)."""
+        size = self.size
+        if not size:
+            return None
+        return min(100, 100 * self.done() // size)
+
+    def close(self) -> None:
+        if self._offsets is not None:
+            self._offsets.close()
+            self._offsets = None

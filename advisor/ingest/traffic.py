@@ -72,7 +72,10 @@ class Request:
     id: str | None = None
     timestamp: float | None = None
     tenant: str | None = None
-    output_length: int | None = None
+    output_length: int | None = None  # the output tokens logged (a measured count)
+    # The output tokens the request asked for at most (max_completion_tokens, max_tokens, ...):
+    # an upper bound, kept apart from ``output_length`` so a measured count is never mistaken for it.
+    max_output_tokens: int | None = None
     # Set by the input adapters (advisor.ingest.formats) or the optional record fields:
     block_size: int | None = None  # tokens per hash_ids block of this record's trace
     cached_tokens: int | None = None  # cached tokens the engine or provider reported
@@ -233,6 +236,27 @@ def _output_length_field(obj: dict[str, Any], meta: dict[str, Any]) -> None:
     meta["output_length"] = out_len
 
 
+# The request fields that bound its output, in the order vLLM's and SGLang's OpenAI servers
+# read them (max_completion_tokens, else the deprecated max_tokens); the Responses API's
+# max_output_tokens. The first one set is the request's maximum.
+MAX_TOKENS_FIELDS = ("max_completion_tokens", "max_tokens", "max_output_tokens")
+
+
+def _max_tokens_field(obj: dict[str, Any], meta: dict[str, Any]) -> None:
+    for name in MAX_TOKENS_FIELDS:
+        value = obj.get(name)
+        if value is None:
+            continue
+        # Checked as output_length is: an engine refuses a request whose maximum is not a
+        # non-negative integer, so such a line was never served.
+        if not _is_int(value) or value < 0:
+            raise BadRecord(f"'{name}' must be a non-negative integer")
+        if value > MAX_OUTPUT_LENGTH:
+            raise BadRecord(f"'{name}' {value} is over {MAX_OUTPUT_LENGTH:,} (no model generates that much)")
+        meta["max_output_tokens"] = value
+        return
+
+
 # The record fields naming a LoRA adapter, the first one set wins: vLLM's adapter name,
 # SGLang's request field (the adapter's name too), SGLang's resolved adapter id.
 LORA_FIELDS = ("lora_name", "lora_path", "lora_id")
@@ -260,7 +284,7 @@ def _cache_key_fields(obj: dict[str, Any], meta: dict[str, Any]) -> None:
 # The optional fields, checked in this order: a record with several faults always names the
 # same one first.
 _OPTIONAL_FIELDS = (_id_field, _timestamp_field, _observed_fields, _block_size_field, _tenant_field,
-                    _output_length_field, _cache_key_fields)
+                    _output_length_field, _max_tokens_field, _cache_key_fields)
 
 
 def _messages_payload(obj: dict[str, Any], key: str, block_size: int) -> dict[str, Any]:

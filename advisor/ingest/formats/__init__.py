@@ -93,7 +93,7 @@ class FileFormat:
             value = decode(raw)
             if type(value) is dict and NATIVE.matches(value) and not isinstance(value.get("timestamp"), str):
                 return [(line, value)]
-            return self._values(value, line)
+            return self._values(_page_data(value), line)
         return self._route(self._records(raw, line, decode))
 
     def values(self, value: Any, line: int) -> list[Item]:
@@ -106,7 +106,7 @@ class FileFormat:
                                "(give the log file instead)")
         self.lines += 1
         self.seen += 1
-        out = self._values(value, line)
+        out = self._values(_page_data(value), line)
         if adapter is None and self.adapter is not None and self.pending:
             # Decided now: the records held back were bad records of this format.
             out, self.pending = self.pending + out, []
@@ -147,7 +147,9 @@ class FileFormat:
             if adapter is None:
                 return self._hold(line, exc)
             return [(line, exc)]
-        out = self._values(value, line)
+        # A page on one line (`curl .../observations > page.json` writes no newline in it) is
+        # read as the same page pretty-printed is (``_parts``), within the caps of a line.
+        out = self._values(_page_data(value), line)
         if adapter is None and self.adapter is not None and self.pending:
             # Decided now: the lines held back were bad lines of this JSON Lines file.
             out, self.pending = self.pending + out, []
@@ -186,9 +188,8 @@ class FileFormat:
                 out += self._bad(part.line, BadRecord(label + str(exc)))
                 continue
             self.values_read += 1
-            if part.index is None and isinstance(value, dict) and isinstance(value.get("data"), list) \
-                    and self._detect(value) is None:
-                value = value["data"]  # an API page: {"data": [...], "meta": {...}}
+            if part.index is None:
+                value = _page_data(value)
             out += self._values(value, part.line, label)
         if undecided and self.adapter is not None and self.pending:
             # Decided now: the values held back were bad records of this document.
@@ -353,6 +354,16 @@ def _why_no_requests(fmt: FileFormat) -> str:
     forced = f" (--input-format {fmt.forced}; auto detects the format)" if fmt.forced else ""
     lines = f"{fmt.lines:,} line{'s' if fmt.lines != 1 else ''}"
     return f"{fmt.source}: no requests in its {lines} read as {fmt.name}{forced}"
+
+
+def _page_data(value: Any) -> Any:
+    """An API page's records (``{"data": [...], "meta": {...}}``, Langfuse's
+    /api/public/observations) in place of the page; any other value as it is. The one rule
+    for a page on one line and a page pretty-printed over many, so both read the same."""
+    if isinstance(value, dict) and isinstance(value.get("data"), list) \
+            and not any(a.matches(value) for a in JSON_ADAPTERS):
+        return value["data"]
+    return value
 
 
 def _a(name: str) -> str:

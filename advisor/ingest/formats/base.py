@@ -3,8 +3,9 @@
 An adapter turns one decoded JSON value (or, for engine logs, one text line) into zero
 or more record dicts of the kinds ``advisor.ingest.traffic.parse_record`` reads
 (``messages``, ``prompt``, ``input_ids``, ``hash_ids``), with the optional fields
-``id``, ``timestamp``, ``tenant``, ``output_length``, ``session_id``, ``block_size`` and
-the observed ``cached_tokens`` / ``prompt_tokens`` the engine or provider reported.
+``id``, ``timestamp``, ``tenant``, ``output_length``, ``session_id``, ``block_size``, the
+request's maximum output (``max_completion_tokens``, ``max_tokens`` or ``max_output_tokens``)
+and the observed ``cached_tokens`` / ``prompt_tokens`` the engine or provider reported.
 A value it cannot map raises ``BadRecord`` with the reason the user sees.
 """
 
@@ -17,7 +18,7 @@ from typing import Any
 
 from advisor.ingest import long_lines
 from advisor.ingest.preprocess import REQUEST_OPTIONS
-from advisor.ingest.traffic import BadRecord
+from advisor.ingest.traffic import MAX_OUTPUT_LENGTH, MAX_TOKENS_FIELDS, BadRecord
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,42 @@ def _with_options(payload: dict[str, Any], body: dict[str, Any]) -> dict[str, An
     for key in REQUEST_OPTIONS:
         if key in body:
             payload[key] = body[key]
-    return with_cache_keys(payload, body)
+    return with_cache_keys(with_output_bound(payload, body), body)
+
+
+def with_output_bound(payload: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+    """``payload`` with the body's maximum output tokens (``max_completion_tokens``,
+    ``max_tokens``, ``max_output_tokens``), under the body's own names: the loader checks them
+    and takes the first set (advisor.ingest.traffic.MAX_TOKENS_FIELDS)."""
+    for key in MAX_TOKENS_FIELDS:
+        if body.get(key) is not None:
+            payload[key] = body[key]
+    return payload
+
+
+# Where logging tools keep a request's maximum among its model parameters: the OpenAI names,
+# Langfuse's older ``maxTokens``, SGLang's and TGI's ``max_new_tokens``.
+PARAMETER_BOUNDS = (*MAX_TOKENS_FIELDS, "maxTokens", "max_new_tokens")
+
+
+def bound_of(params: Any) -> int | None:
+    """The maximum output tokens among logged model parameters, or None. Lenient where a
+    body is strict: these are a logger's copy (Langfuse writes ``inf`` when none was set,
+    and may keep numbers as text), not the request, so a value that is no count is left out."""
+    if not isinstance(params, dict):
+        return None
+    for key in PARAMETER_BOUNDS:
+        value = params.get(key)
+        if isinstance(value, str) and value.strip().isdigit():
+            value = int(value.strip())
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_OUTPUT_LENGTH:
+            return value
+    return None
+
+
+def has_bound(payloads: list[dict[str, Any]]) -> bool:
+    """Does some payload carry its body's maximum already (which a logger's copy must not replace)?"""
+    return any(key in p for p in payloads for key in MAX_TOKENS_FIELDS)
 
 
 # Body fields that key the cache beyond the tokens (advisor.ingest.cache_keys): vLLM's and
@@ -140,7 +176,8 @@ def completion_payloads(body: dict[str, Any]) -> list[dict[str, Any]]:
             payloads = [{"input_ids": p} for p in prompt]
     if payloads is None:
         raise BadRecord("completions request body has no 'prompt' text or token ids")
-    return [with_cache_keys(p, body, i, len(payloads)) for i, p in enumerate(payloads)]
+    # One maximum for every prompt of the body: each one may generate that many.
+    return [with_cache_keys(with_output_bound(p, body), body, i, len(payloads)) for i, p in enumerate(payloads)]
 
 
 _PART_TYPES = {"input_text": "text", "output_text": "text", "text": "text"}

@@ -5,7 +5,10 @@ as the public API (``/api/public/observations``) and the UI export return them.
 text); ``startTime`` ISO-8601; ``traceId``; ``sessionId`` where the export has it;
 ``usageDetails`` (``input``, ``output``, and the cache-read count under
 ``input_cached_tokens``, ``cache_read_input_tokens`` or ``input_cache_read``) or the older
-``usage`` (``input``, ``output`` or ``promptTokens`` / ``completionTokens``)."""
+``usage`` (``input``, ``output`` or ``promptTokens`` / ``completionTokens``);
+``modelParameters``' ``max_tokens`` (or ``max_completion_tokens``, ``maxTokens``) as the
+request's maximum output, where it is a count (the OpenAI integration writes ``inf`` when
+the call set none)."""
 
 from __future__ import annotations
 
@@ -13,8 +16,10 @@ from typing import Any
 
 from advisor.ingest.formats.base import (
     Adapter,
+    bound_of,
     count,
     guess_payloads,
+    has_bound,
     maybe_json,
     record,
 )
@@ -64,6 +69,8 @@ def _convert(value: Any) -> list[dict[str, Any]]:
         prompt_tokens=count(prompt, "usageDetails.input"),
         output_length=count(output, "usageDetails.output"),
         cached_tokens=count(_first(details, CACHE_KEYS), "usageDetails cache read"),
+        # The maximum the call asked for, as the integration logged its parameters.
+        max_tokens=None if has_bound([payload]) else bound_of(value.get("modelParameters")),
     )]
 
 

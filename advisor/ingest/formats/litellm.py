@@ -5,7 +5,9 @@ only when the proxy stores them, ``store_prompts_in_spend_logs``).
 
 Prompt: ``messages`` (a chat list, a prompt string, or the request body), else the
 request in ``proxy_server_request``. Observed: ``prompt_tokens``, ``completion_tokens``
-and cached tokens from the response's or ``metadata.usage_object``'s usage details."""
+(else the response's usage) and cached tokens from the response's or
+``metadata.usage_object``'s usage details. The request's maximum output: the body's, else
+``model_parameters``' ``max_completion_tokens`` / ``max_tokens``."""
 
 from __future__ import annotations
 
@@ -13,8 +15,10 @@ from typing import Any
 
 from advisor.ingest.formats.base import (
     Adapter,
+    bound_of,
     count,
     guess_payloads,
+    has_bound,
     maybe_json,
     numbered,
     usage_of,
@@ -67,14 +71,28 @@ def _convert(value: Any) -> list[dict[str, Any]]:
     rid = value.get("request_id", value.get("id"))
     start = value.get("startTime")
     session = value.get("session_id") or value.get("trace_id")
+    payloads = _payloads(value)
     return numbered(
-        _payloads(value), None if rid is None else str(rid),
+        payloads, None if rid is None else str(rid),
         timestamp=None if start is None else parse_timestamp(start, "startTime"),
         session_id=None if session is None else str(session),
         prompt_tokens=count(value.get("prompt_tokens"), "prompt_tokens"),
-        output_length=count(value.get("completion_tokens"), "completion_tokens"),
+        output_length=_completion_tokens(value),
         cached_tokens=_cached(value),
+        # The request's maximum as LiteLLM logged its parameters, unless the body gave it.
+        max_tokens=None if has_bound(payloads) else bound_of(value.get("model_parameters")),
     )
+
+
+def _completion_tokens(value: dict[str, Any]) -> int | None:
+    """The output tokens: the row's ``completion_tokens``, else its response's usage."""
+    got = count(value.get("completion_tokens"), "completion_tokens")
+    if got is not None:
+        return got
+    response = maybe_json(value.get("response"), "response")
+    if isinstance(response, dict) and isinstance(response.get("usage"), dict):
+        return usage_of(response["usage"]).output_tokens
+    return None
 
 
 LITELLM_PAYLOAD = Adapter("litellm", False, _is_payload, _convert)

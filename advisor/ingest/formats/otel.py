@@ -6,15 +6,16 @@ of ``parts``), ``gen_ai.system_instructions`` (parts) and ``gen_ai.tool.definiti
 or the older flattened ``gen_ai.prompt.<i>.role`` / ``.content`` attributes. Also read:
 ``gen_ai.request.model``, ``gen_ai.conversation.id`` (the session),
 ``gen_ai.usage.input_tokens``, ``gen_ai.usage.output_tokens``,
-``gen_ai.usage.cache_read.input_tokens`` (observed cached tokens) and the span's start
-time. Spans without GenAI prompt attributes (HTTP, database ...) are not requests."""
+``gen_ai.usage.cache_read.input_tokens`` (observed cached tokens),
+``gen_ai.request.max_tokens`` (the request's maximum output) and the span's start time.
+Spans without GenAI prompt attributes (HTTP, database ...) are not requests."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from advisor.ingest.formats.base import Adapter, count, maybe_json, record
+from advisor.ingest.formats.base import Adapter, bound_of, count, maybe_json, record
 from advisor.ingest.formats.timestamps import unix_nanos
 from advisor.ingest.traffic import BadRecord
 
@@ -154,6 +155,7 @@ def span_record(span: dict[str, Any]) -> dict[str, Any] | None:
         prompt_tokens=count(attrs.get("gen_ai.usage.input_tokens"), "gen_ai.usage.input_tokens"),
         cached_tokens=count(attrs.get("gen_ai.usage.cache_read.input_tokens"), "gen_ai.usage.cache_read.input_tokens"),
         output_length=count(attrs.get("gen_ai.usage.output_tokens"), "gen_ai.usage.output_tokens"),
+        max_tokens=bound_of({"max_tokens": attrs.get("gen_ai.request.max_tokens")}),
     )
 
 

@@ -4,7 +4,8 @@
 request as it arrives (``text`` or ``input_ids``; the line's ``[YYYY-MM-DD HH:MM:SS]``
 prefix is the arrival time, local time as logged). ``Finish: obj=..., out={...
 'meta_info': {'id': ..., 'prompt_tokens': N, 'completion_tokens': M, 'cached_tokens': K
-...}}`` gives what the engine reported; it is joined to its request by ``rid``.
+...}}`` gives what the engine reported; it is joined to its request by ``rid``. The Receive
+line's ``sampling_params`` ``max_new_tokens`` is the request's maximum output.
 SGLang shortens long values to their two halves joined by `` ... ``
 (``--log-requests-level``'s length limit): such a line is reported as truncated. The
 request's ``extra_key``, ``cache_salt`` and LoRA adapter (``lora_path``, else ``lora_id``)
@@ -17,7 +18,7 @@ from array import array
 from datetime import datetime, timezone
 from typing import Any
 
-from advisor.ingest.formats.base import Adapter, count, record
+from advisor.ingest.formats.base import Adapter, bound_of, count, record
 from advisor.ingest.formats.pyliteral import Cut, value_at
 from advisor.ingest.long_lines import TooManyValues
 from advisor.ingest.traffic import BadRecord
@@ -72,6 +73,9 @@ def _convert(line: Any) -> list[dict[str, Any]]:
         raise BadRecord(f"truncated log line for request {rid}: SGLang shortened the "
                         f"{'text' if text_cut else 'input_ids'} (raise --log-requests-level)")
     meta = {"id": None if rid is None else str(rid), "timestamp": _time(line, rec.start()),
+            # The request's maximum output (a batch's sampling_params is a list: none taken);
+            # the Finish line's completion_tokens, a measured count, comes in its place if logged.
+            "max_tokens": _max_new_tokens(line, rec.end() - 1),
             # A batch's keys are lists: its text is one too, refused below.
             **{name: value for name, value in keys.items() if isinstance(value, str)}}
     # A plain id list comes packed (pyliteral); a list only when some id is not a plain one.
@@ -80,6 +84,16 @@ def _convert(line: Any) -> list[dict[str, Any]]:
     if isinstance(text, str) and text:
         return [record({"prompt": text}, **meta)]
     raise BadRecord(f"request {rid} has neither text nor input_ids (a batch or a level that omits them)")
+
+
+def _max_new_tokens(line: str, start: int) -> int | None:
+    """``sampling_params``' ``max_new_tokens``, or None. Optional: sampling parameters that
+    cannot be read (cut, or past the caps) leave the request as it is, without a maximum."""
+    try:
+        sampling, _ = _field(line, "sampling_params", start)
+    except (Cut, TooManyValues):
+        return None
+    return bound_of(sampling)
 
 
 def _finish(line: str, rid: Any) -> dict[str, Any]:

@@ -11,7 +11,11 @@ whose prompt or id list is cut off. The line's ``MM-DD HH:MM:SS`` time is the ar
 (relative: vLLM's log format has no year or zone). The older form's ``lora_request:
 LoRARequest(lora_name='...', ...)`` names the request's LoRA adapter, a cache key of its
 own (advisor.ingest.cache_keys); the newer form logs it on the separate ``params`` line,
-which is not joined, and neither form logs a ``cache_salt``."""
+which is not joined, and neither form logs a ``cache_salt``. The older form's
+``SamplingParams`` ``max_tokens`` is the request's maximum output (the newer form's, on the
+``params`` line, is not joined either). No output token count is read: vLLM logs one only
+in ``Generated response`` lines (``--enable-log-outputs``), cut at ``--max-log-len`` ids and
+left out by its newer releases."""
 
 from __future__ import annotations
 
@@ -30,6 +34,8 @@ OTHER = re.compile(r"Received request \S+: params: |Generated response |Finished
 STAMP = re.compile(r"(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d+))?")
 LORA = re.compile(r"lora_request: LoRARequest\(")
 LORA_NAME = re.compile(r"[(,] ?lora_name=")
+PARAMS = re.compile(r"params: SamplingParams\(")
+MAX_TOKENS = re.compile(r"[(,] ?max_tokens=(\d+)")
 CUT_MIN = 16
 DAYS_BEFORE = (0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)
 
@@ -60,6 +66,7 @@ def _convert(line: Any) -> list[dict[str, Any]]:
         prompt, end = value_at(line, m.end(), "prompt")
         ids = None
         key = line.find("prompt_token_ids: ", end)
+        bound = _max_tokens(line, end, key if key >= 0 else len(line))
         if key >= 0:
             ids, end = value_at(line, key + len("prompt_token_ids: "), "prompt_token_ids")
         adapter = LORA.search(line, end)
@@ -80,12 +87,22 @@ def _convert(line: Any) -> list[dict[str, Any]]:
         raise BadRecord(f"truncated log line for request {rid}: prompt and prompt_token_ids both cut to "
                         f"{len(ids)} (--max-log-len)")
     meta = {"id": rid, "timestamp": line_time(line, m.start()),
-            "lora_name": lora if isinstance(lora, str) else None}
+            "lora_name": lora if isinstance(lora, str) else None, "max_tokens": bound}
     if ids:
         return [record({"input_ids": ids}, **meta)]
     if isinstance(prompt, str) and prompt:
         return [record({"prompt": prompt}, **meta)]
     raise BadRecord(f"request {rid} has neither prompt text nor prompt_token_ids")
+
+
+def _max_tokens(line: str, start: int, stop: int) -> int | None:
+    """The older form's ``SamplingParams(... max_tokens=N ...)`` between the prompt and its
+    ids: the request's maximum output (``None`` there: the engine's default, not logged)."""
+    params = PARAMS.search(line, start, stop)
+    if params is None:
+        return None
+    got = MAX_TOKENS.search(line, params.end() - 1, stop)
+    return int(got.group(1)) if got is not None else None
 
 
 VLLM_LOG = Adapter("vllm-log", True, _matches, _convert)
