@@ -249,9 +249,11 @@ def test_prescribe_is_the_command(cli, kinds):
 
 def test_simulate_is_the_command(cli, kinds):
     path, _, _ = kinds["hash_ids"]
-    args = ("--capacity-tokens", "2048", "--policy", "fcfs,lpm", "--engine", "sglang")
+    # 4,096: the largest request's 4 blocks of 512 and its decode reserve fit (a pool that
+    # cannot hold it is refused).
+    args = ("--capacity-tokens", "4096", "--policy", "fcfs,lpm", "--engine", "sglang")
     want, text = command_json(cli, "simulate", path, *args)
-    got = simulate(path, capacity_tokens=2048, policy=["fcfs", "lpm"], engine="sglang")
+    got = simulate(path, capacity_tokens=4096, policy=["fcfs", "lpm"], engine="sglang")
     assert got.data == want and got.to_json() == text
     assert got.hit_rate == want["runs"][0]["hit_rate"] and got.requests == 12
     assert set(got.hit_rates) == {("branch-lru", "fcfs"), ("branch-lru", "lpm")}

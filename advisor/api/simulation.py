@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ from advisor.cost.compute import DEFAULT_BANDWIDTH_UTIL
 from advisor.errors import AdvisorError
 from advisor.findings import Finding
 from advisor.ingest.decoder import release_tokenizer as released
+from advisor.ingest.pipeline import Sequence as Seq
 from advisor.ingest.preprocess import DEFAULT_ENGINE, ENGINES as PREPROCESS_ENGINES, engine_spec
 from advisor.ingest.source import open_traffic, resolve_tokenizer, tokenizer_warning
 from advisor.ingest.traffic import Records
@@ -27,13 +28,14 @@ from advisor.simulate.inputs import to_jobs
 from advisor.simulate.jobs import JobStore
 from advisor.simulate.model import (
     DEFAULT_GPU, DEFAULT_MODEL, ENGINE_EVICTION, ENGINE_PAGE, ENGINES, EVICTIONS, MODES, POLICIES, ROUTERS, CostModel,
+    Job,
 )
 from advisor.simulate.report import simulate_dict, to_json
 from advisor.simulate.runner import (
-    BlockIndexes, RunResult, RunSpec, parse_budget, pressure_findings, starvation_findings, sweep_capacities,
-    with_budget,
+    OPTIMAL, BlockIndexes, Largest, RunResult, RunSpec, check_capacity, parse_budget, pressure_findings,
+    request_tokens, starvation_findings, sweep_capacities, with_budget,
 )
-from advisor.simulate.study import Study
+from advisor.simulate.study import Study, configuration
 from advisor.verify.attribution import align, verify
 from advisor.verify.collect import dropping, watch, without
 from advisor.verify.compare import Observed, compare
@@ -194,9 +196,15 @@ def _runs(study: Study, base: RunSpec, evictions: list[str], policies: list[str]
     results: list[RunResult] = []
     findings: list[Finding] = []
     per_run: list[array | None] = []
+    shown: set[RunSpec] = set()
     for ev in evictions:
         for pol in policies:
             spec = _spec(base, pol, ev)
+            if configuration(spec) in shown:
+                # The same run under another policy's name (the optimal bound replays in
+                # arrival order whatever the policy): its figures are already a row.
+                continue
+            shown.add(configuration(spec))
             per = array("q", bytes(8 * len(study.jobs))) if per_request else None
             shared = _replay(study, spec, per)
             results.append(shared)
@@ -218,11 +226,58 @@ def _sweep(study: Study, base: RunSpec, evictions: list[str], policies: list[str
     bound (one run: it has no policy), so the sweep shows whether a gap is the policy's or
     the memory's."""
     out = []
-    for cap in sweep_capacities(study.jobs, base.rules):
+    for cap in sweep_capacities(study.jobs, base.rules, mode=base.mode):
         out += [_replay(study, _spec(base, pol, ev, cap)) for ev in evictions for pol in policies if ev != "optimal"]
         if base.replicas == 1 and not budget:
             out.append(_replay(study, _spec(base, "fcfs", "optimal", cap)))
     return out
+
+
+class _LargestRequest:
+    """The request that needs the most of the pool in each mode, noted as the traffic
+    streams into the job store, with the file and line it came from (the store keeps no
+    lines, and keeping one per request would cost memory on large logs)."""
+
+    def __init__(self, output_len: int | None) -> None:
+        self.output_len = output_len
+        self.found: dict[str, Largest] = {}
+
+    def watch(self, seqs: Iterable[Seq]) -> Iterator[Seq]:
+        for seq in seqs:
+            try:
+                # The job ``to_jobs`` makes of it, so the sizes are the simulator's own.
+                job = Job.from_sequence(0, seq, 0.0, self.output_len)
+            except Exception:  # to_jobs skips this record, with its reason
+                job = None
+            if job is not None:
+                self.add(job, seq.request.where)
+            yield seq
+
+    def add(self, job: Job, where: str | None) -> None:
+        for mode in MODES:
+            tokens = request_tokens(job, mode)
+            got = self.found.get(mode)
+            if got is None or tokens > got.tokens:
+                self.found[mode] = Largest(tokens, request_tokens(job), where)
+
+
+def _pool_label(capacity_tokens: int | None, model: str | None, gpu: str | None) -> str | None:
+    """What names a capacity the user chose (None: advisor chose it, or there is none)."""
+    if capacity_tokens is not None:
+        return "--capacity-tokens"
+    if model and gpu:
+        return f"the KV pool of {model} on {gpu}"
+    return None
+
+
+def _mark_policy_independent(data: dict[str, Any], results: list[RunResult],
+                             sweep: list[RunResult] | None) -> None:
+    """``policy_independent`` on the optimal bound's rows: it replays in arrival order
+    whatever the policy (``runner.optimal_result``), so its one row (named fcfs, the order
+    it uses) stands for every policy asked for."""
+    for row, r in [*zip(data["runs"], results), *zip(data.get("sweep") or [], sweep or [])]:
+        if r.spec.eviction == OPTIMAL:
+            row["policy_independent"] = True
 
 
 def _observed(data: dict[str, Any], jobs: JobStore, observed: Observed, results: list[RunResult],
@@ -321,6 +376,10 @@ def simulate(
     evictions = _choices(eviction, EVICTIONS, "--eviction") or [ENGINE_EVICTION[engine]]
     skips = SkipCollector(forward=on_skip)
     observed = Observed()
+    # A capacity the user chose must hold the largest request (the workload's default pool
+    # below is advisor's choice, sized for the workload).
+    pool_label = _pool_label(capacity_tokens, model, gpu)
+    largest = _LargestRequest(output_len)
     inputs: dict[str, Any] = {"engine": engine, "block_size": block_size}
     sources = traffic_sources(traffic) if traffic is not None else []
     if workload is not None:
@@ -346,8 +405,10 @@ def simulate(
                             engine=engine_spec(engine if engine in PREPROCESS_ENGINES else DEFAULT_ENGINE,
                                                engine_version))
         job_skip, dropped = dropping(observed, skips)
-        jobs, has_time = to_jobs(watch((progress or passthrough)(seqs, "simulate"), observed), output_len, rate,
-                                 timestamp_unit, seed, on_skip=job_skip)
+        shown = (progress or passthrough)(seqs, "simulate")
+        if pool_label is not None:  # sizes noted only where a chosen pool must hold them
+            shown = largest.watch(shown)
+        jobs, has_time = to_jobs(watch(shown, observed), output_len, rate, timestamp_unit, seed, on_skip=job_skip)
         observed = without(observed, dropped)
         inputs.update({"files": shown_names(sources), "tokenizer": tokenizer})
         del seqs
@@ -367,6 +428,11 @@ def simulate(
                                   "checkpoint_grid_tokens": geometry.checkpoint_grid,
                                   "groups": [g.kind for g in geometry.groups]}
     capacity = _capacity(capacity_tokens, model, gpu, engine, tp, kv_dtype, weight_dtype)
+    if pool_label is not None and capacity is not None:
+        if workload is not None:  # generated requests: no file to name, their place instead
+            for job in jobs:
+                largest.add(job, f"request {job.index + 1} of the workload")
+        check_capacity(capacity, largest.found.get(run_mode), pool_label)
     tenants = jobs.tenants()
     budget = parse_budget(tenant_budget, tenants, finite=capacity is not None)
     base = RunSpec(engine=engine, capacity=capacity, page=page, mode=run_mode, warmup=warmup,
@@ -380,6 +446,7 @@ def simulate(
     results, per_run, findings = _runs(study, base, evictions, policies, tenants, budget, len(observed) > 0)
     sweep_results = _sweep(study, base, evictions, policies, budget) if sweep else None
     data = simulate_dict(results, inputs, sweep_results, findings, skips.count)
+    _mark_policy_independent(data, results, sweep_results)
     if len(observed):
         _observed(data, jobs, observed, results, per_run, study.indexes)
     result = SimulateResult(data, runs=results, sweep=sweep_results, findings=findings,

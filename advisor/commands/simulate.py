@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 
@@ -102,6 +102,16 @@ def _emit_report(format: str, output: Path | None, result: SimulateResult) -> No
     elif format == "json":
         emit(result.to_json(), output)
     elif format == "markdown" or output is not None:
-        emit(to_markdown(data) + ("\n" + verify_render.to_markdown(extra, "##") if extra else ""), output)
+        emit(to_markdown(data) + _bound_note(data) + ("\n" + verify_render.to_markdown(extra, "##") if extra else ""),
+             output)
     else:
-        emit(to_text(data) + ("\n" + verify_render.to_text(extra) if extra else ""), None)
+        emit(to_text(data) + _bound_note(data) + ("\n" + verify_render.to_text(extra) if extra else ""), None)
+
+
+def _bound_note(data: dict[str, Any]) -> str:
+    """Why the optimal bound has one row whatever the policies asked for (the table names it
+    by the order it replays in)."""
+    if not any(r.get("policy_independent") for r in data["runs"]):
+        return ""
+    return ("\noptimal: the offline bound replays the requests one at a time in arrival order whatever "
+            "--policy and --mode, so its one row (fcfs, replay) stands for every policy.\n")

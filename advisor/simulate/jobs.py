@@ -101,6 +101,16 @@ class JobStore(Sequence[Job]):
             order = sorted(range(len(arrivals)), key=arrivals.__getitem__)
             self._order = None if order == list(range(len(order))) else array("I", order)
 
+    def timed_like(self, other: "JobStore") -> None:
+        """Arrival times, order and output lengths copied from ``other``, record by record:
+        the same requests rewritten (advisor.advise.after_fix) arrive when the logged ones
+        did and generate as much."""
+        if len(other) != len(self):
+            raise ValueError("one arrival per request")
+        self._arrival = array("d", other._arrival)
+        self._out = array("I", other._out)
+        self._order = other._order
+
     # --- reading -------------------------------------------------------------------------
 
     def __len__(self) -> int:

@@ -12,6 +12,7 @@ from advisor.index.analyze import TenantStats
 from advisor.index.merge import MAX, MIN, merge
 from advisor.ingest.ids import ITEM, pack
 from advisor.ingest.pipeline import Sequence
+from advisor.ingest.traffic import Request
 
 ENGINES = ("none", "sglang", "vllm")
 EVICTIONS = ("branch-lru", "block-lru", "lfu", "fifo", "off", "optimal")
@@ -58,9 +59,28 @@ class Job:
     def from_sequence(cls, index: int, seq: Sequence, arrival: float = 0.0,
                       output_len: int | None = None) -> "Job":
         req = seq.request
-        out = req.output_length if req.output_length is not None else output_len
         return cls(index, seq.namespace, pack(seq.ids), seq.prompt_tokens, seq.unit, arrival,
-                   max(1, int(out if out is not None else 1)), req.tenant)
+                   max(1, output_length(req, output_len)[1]), req.tenant)
+
+
+# Where a request's output length comes from, in the order they win (``output_length``).
+OUTPUT_SOURCES = ("logged", "output_len", "max_tokens", "default")
+# The output length when nothing gives one: the first token, which the prefill produces.
+DEFAULT_OUTPUT_LEN = 1
+
+
+def output_length(req: Request, output_len: int | None) -> tuple[str, int]:
+    """The output tokens a simulation gives ``req`` and where they come from: the logged
+    count; else the user's ``--output-len`` unless the request's own maximum is smaller (a
+    maximum is an upper bound, often generous); else that maximum; else one token."""
+    if req.output_length is not None:
+        return "logged", req.output_length
+    bound = req.max_output_tokens
+    if output_len is not None and (bound is None or output_len <= bound):
+        return "output_len", output_len
+    if bound is not None:
+        return "max_tokens", bound
+    return "default", DEFAULT_OUTPUT_LEN
 
 
 @dataclass(frozen=True)

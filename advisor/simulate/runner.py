@@ -170,13 +170,46 @@ def unlimited_tokens(jobs: SequenceOf[Job], rules: HitRules) -> int:
     return pool.tree_tokens
 
 
-def sweep_capacities(jobs: SequenceOf[Job], rules: HitRules, points: int = SWEEP_POINTS) -> list[int | None]:
+def request_tokens(job: Job, mode: str = "replay") -> int:
+    """The KV tokens one request holds in the pool at once: its prompt (a hash trace's whole
+    blocks: each id holds its block), plus in serve mode the decode reserve the engine
+    allocates at admission (``output_len - 1``, ``serve``); a replay reserves nothing."""
+    held = job.elements * job.unit if job.unit != 1 else job.prompt_tokens
+    return held + (job.output_len - 1 if mode == "serve" else 0)
+
+
+@dataclass(frozen=True)
+class Largest:
+    """The request that needs the most of the pool: its tokens (``request_tokens``), the
+    prompt's part of them, and where it was read (``file:line``, or None)."""
+
+    tokens: int
+    prompt: int
+    where: str | None = None
+
+
+def check_capacity(capacity: int | None, largest: Largest | None, pool: str) -> None:
+    """Refuse a pool that cannot hold the largest request. Neither engine serves it: SGLang
+    and vLLM reject a request longer than the KV pool, where the simulator would only cache
+    the part that fits and report hits for a request that never ran. ``pool`` names where the
+    capacity came from (the option, or the model and GPU)."""
+    if capacity is None or largest is None or capacity >= largest.tokens:
+        return
+    at = f"{largest.where}, " if largest.where else ""
+    reserve = largest.tokens - largest.prompt
+    split = f": {largest.prompt:,} of prompt + {reserve:,} reserved for its output" if reserve else ""
+    raise AdvisorError(f"{pool}: a pool of {capacity:,} tokens cannot hold the largest request ({at}"
+                       f"{largest.tokens:,} tokens{split}); no engine serves a request its KV pool cannot hold")
+
+
+def sweep_capacities(jobs: SequenceOf[Job], rules: HitRules, points: int = SWEEP_POINTS,
+                     mode: str = "replay") -> list[int | None]:
     """``points`` capacities: geometric from the longest request (smaller pools cannot
-    hold one request) to the working set, the last one unlimited."""
+    hold one request; in serve mode its decode reserve counts) to the working set, the
+    last one unlimited. None is below the largest request, so none needs dropping."""
     if not jobs:
         return [None]
-    unit_of = lambda j: j.elements * j.unit if j.unit != 1 else j.prompt_tokens  # noqa: E731
-    lo = max(unit_of(j) for j in jobs)
+    lo = max(request_tokens(j, mode) for j in jobs)
     hi = max(unlimited_tokens(jobs, rules), lo + 1)
     finite = points - 1
     caps: list[int | None] = []

@@ -22,13 +22,15 @@ from tests.conftest import DEMO_TRAFFIC
 
 
 @pytest.fixture
-def replays(monkeypatch) -> list[tuple[str, RunSpec]]:
+def replays(monkeypatch) -> list[tuple[str, int, RunSpec]]:
     """The configurations the runner is called with, in order, each with its job set (the
     engine comparison's saturated runs replay the same requests all arriving at once)."""
-    seen: list[tuple[str, RunSpec]] = []
+    seen: list[tuple[str, int, RunSpec]] = []
 
     def counting(jobs, spec, indexes=None, per_request=None):
-        seen.append((type(jobs).__name__, configuration(spec)))
+        # (the report simulates two job sets: today's traffic and the traffic after the fix)
+        store = getattr(jobs, "_jobs", jobs)
+        seen.append((type(jobs).__name__, id(store), configuration(spec)))
         return run(jobs, spec, indexes, per_request)
 
     monkeypatch.setattr(study_module, "run", counting)
@@ -64,7 +66,10 @@ def test_report_replays_each_configuration_once(cli, replays, monkeypatch) -> No
     # optimal bound at the pool are points of the capacity curve; with timestamps (serve
     # mode) the engine comparison's SGLang FCFS and SGLang lpm setups are the runs at the
     # pool again.
-    assert repeats == 6, Counter(replays).most_common(8)
+    # Once per job set: today's traffic and the traffic after the prescribed fix.
+    stores = len({key[1] for key in replays if key[0] == "JobStore"})
+    assert stores == 1 + ("after_fix" in json.loads(memoised))
+    assert repeats == 6 * stores, Counter(replays).most_common(8)
     print(f"replays: {len(replays)} without the memo, {len(distinct)} with it")
     assert len(distinct) == len(replays) - repeats == len(set(replays))
     data = json.loads(memoised)
