@@ -29,8 +29,21 @@ app = typer.Typer(
 )
 
 
+def _print_version(wanted: bool) -> None:
+    # Eager, so it answers before click looks for a command; it needs only
+    # ``advisor.__version__``, which ``import advisor`` already holds (no command module).
+    if wanted:
+        from advisor import __version__
+
+        sys.stdout.write(f"advisor {__version__}\n")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _group() -> None:
+def _group(
+    version: bool = typer.Option(False, "--version", "-V", is_eager=True, callback=_print_version,
+                                 help="Print advisor's version and exit."),
+) -> None:
     # A callback keeps ``advisor`` a group of commands even when only the command being
     # run is registered (typer would otherwise run a lone command without its name).
     pass

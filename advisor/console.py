@@ -65,8 +65,18 @@ def write_stdout(text: str) -> None:
         raise OutputClosed from None
 
 
+def progress_mode() -> str:
+    """How reading traffic shows its progress on stderr: ``bar`` on a terminal (redrawn in
+    place), ``lines`` anywhere else (a CI log: a plain line now and then, which a redrawn bar
+    would flood with escape codes), ``off`` when ``ADVISOR_NO_PROGRESS`` is set (the tests)."""
+    if os.environ.get("ADVISOR_NO_PROGRESS"):
+        return "off"
+    return "bar" if sys.stderr.isatty() else "lines"
+
+
 def progress_enabled() -> bool:
-    return sys.stderr.isatty() and not os.environ.get("ADVISOR_NO_PROGRESS")
+    """Whether the redrawn progress bar is shown (a terminal, progress not turned off)."""
+    return progress_mode() == "bar"
 
 
 def log(text: str) -> None:

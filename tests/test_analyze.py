@@ -128,6 +128,7 @@ def test_text_and_markdown_formats(tmp_path: Path, cli) -> None:
     bad = cli("analyze", path, "--format", "yaml")
     assert bad.code == 2 and "unknown --format" in bad.err
     out = tmp_path / "out" / "report.json"
+    out.parent.mkdir()  # -o never makes a folder (tests/test_cli_small.py)
     res = cli("analyze", path, "--format", "json", "--output", out)
     assert res.code == 0 and res.out == "" and json.loads(out.read_text())["requests"] == 2
 

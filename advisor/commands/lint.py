@@ -16,6 +16,7 @@ from advisor.cli import app
 from advisor.commands.common import check_output, emit, emit_bytes, is_stdout
 from advisor.console import write_stdout
 from advisor.errors import AdvisorError
+from advisor.findings import TRAFFIC_RULES, TrafficRule
 from advisor.lint import config as lint_config
 from advisor.lint import engine, output
 from advisor.lint.rule import SEVERITIES
@@ -148,18 +149,32 @@ def rules_command(
 ) -> None:
     """List the lint rules."""
     ordered = sorted(REGISTRY.values(), key=lambda r: r.code)
+    # The traffic codes (analyze, prescribe, simulate) after the lint rules, as their own group.
+    traffic = sorted(TRAFFIC_RULES.values(), key=lambda r: r.code)
     if fmt == "json":
         doc = [
             {"code": r.code, "name": r.name, "severity": r.severity, "summary": r.summary,
              "options": {k: {"type": o.type.__name__, "default": o.default, "help": o.help} for k, o in r.options.items()}}
             for r in ordered
         ]
+        # The same keys: a traffic code has no options (it is not a lint rule to --select).
+        doc += [{"code": r.code, "name": r.name, "severity": r.severity, "summary": r.summary, "options": {}}
+                for r in traffic]
         write_stdout(json.dumps(doc, indent=2))
         return
     if fmt != "text":
         raise typer.BadParameter(f"'{fmt}' is not one of text, json", param_hint="--format")
-    width = max(len(r.name) for r in ordered)
-    write_stdout("".join(f"{r.code}  {r.name.ljust(width)}  {r.severity.ljust(7)}  {r.summary}\n" for r in ordered))
+    width = max(len(r.name) for r in (*ordered, *traffic))
+    groups = ("".join(f"{r.code}  {r.name.ljust(width)}  {r.severity.ljust(7)}  {r.summary}\n" for r in group)
+              for group in (ordered, traffic))
+    write_stdout("\n".join(groups))
+
+
+def _traffic_rule(code_or_name: str) -> TrafficRule | None:
+    """A traffic code by code or name, as ``advisor.rules.find`` finds a lint rule (a name
+    both use, section-order, stays the lint rule's: the traffic code is found by its code)."""
+    key = code_or_name.strip()
+    return next((r for r in TRAFFIC_RULES.values() if key.upper() == r.code or key.lower() == r.name), None)
 
 
 @app.command("rule")
@@ -167,7 +182,13 @@ def rule_command(code_or_name: str = typer.Argument(..., metavar="CODE_OR_NAME")
     """Print one rule's documentation."""
     rule = find(code_or_name)
     if rule is None:
-        raise AdvisorError(f"unknown rule '{code_or_name}' (see `advisor rules`)")
+        traffic = _traffic_rule(code_or_name)
+        if traffic is None:
+            raise AdvisorError(f"unknown rule '{code_or_name}' (see `advisor rules`)")
+        # The lint rules' shape: title, default severity, the doc sections (no options).
+        write_stdout("\n".join([f"# {traffic.code} {traffic.name}\n", f"Default severity: {traffic.severity}\n",
+                                traffic.docs.rstrip() + "\n"]))
+        return
     parts = [f"# {rule.code} {rule.name}\n", f"Default severity: {rule.severity}\n", rule.docs.rstrip() + "\n"]
     if rule.options:
         parts.append("## Options")

@@ -5,8 +5,9 @@ nothing and never replaces what it should not.
 an output that is one of the command's inputs (``analyze log.jsonl -o log.jsonl`` would
 replace the traffic log), a folder (existing, or written with a trailing ``/``), a
 read-only file (the atomic rename would replace it regardless of its mode, even as root),
-a symlink loop, a name the file system cannot take. Extra files (the capacity-curve PNG)
-go beside a regular output only: never ``/dev/null.png``.
+a symlink loop, a name the file system cannot take, a folder that does not exist (never
+created: a typo such as ``-o ouputs/a.md`` would otherwise put the report where nobody looks).
+Extra files (the capacity-curve PNG) go beside a regular output only: never ``/dev/null.png``.
 """
 
 from __future__ import annotations
@@ -54,6 +55,16 @@ def model_inputs(model: str | None, model_dir: Path | str | None) -> list[Path |
     return [*([model] if model else []), *([model_dir] if model_dir else [])]
 
 
+def _check_folder(shown: str) -> None:
+    """Refuse a new output whose folder does not exist, naming that folder."""
+    folder = os.path.dirname(shown) or os.curdir
+    if os.path.islink(shown):
+        # A dangling symlink: the file is written where the link points (``emit_bytes``).
+        folder = os.path.dirname(os.path.realpath(shown))
+    if not os.path.isdir(folder):
+        raise AdvisorError(f"{shown}: folder {folder} does not exist (advisor does not create folders)")
+
+
 def check_output(output: Path | str | None, inputs: Iterable[Path | str] = ()) -> None:
     """Refuse a destination the report must not be written to (see the module's docstring)."""
     if is_stdout(output):
@@ -78,6 +89,7 @@ def check_output(output: Path | str | None, inputs: Iterable[Path | str] = ()) -
     try:
         info = os.stat(shown)
     except FileNotFoundError:
+        _check_folder(shown)
         return
     except OSError as exc:
         if exc.errno == errno.ELOOP:

@@ -270,7 +270,7 @@ def test_unwritable_output_is_one_line_error(command, tmp_path, cli):
     traffic = tmp_path / "t.jsonl"
     traffic.write_text(GOOD_LINE * 2)
     (tmp_path / "ok.j2").write_text("You are a careful assistant.\n{{ q }}\n")
-    for output, reason in ((tmp_path, "is a folder"), ("/proc/no/such/out.json", "cannot write output"),
+    for output, reason in ((tmp_path, "is a folder"), ("/proc/no/such/out.json", "folder /proc/no/such does not exist"),
                            ("/dev/full", "cannot write output \\(No space left on device\\)")):
         res = cli(*_with_output(command, traffic, str(output)))
         check_stderr(res.err)

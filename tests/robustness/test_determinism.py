@@ -103,6 +103,7 @@ def test_output_files_are_identical(traffic, tmp_path, cli):
         blobs = []
         for k in range(2):
             out = tmp_path / str(k) / name
+            out.parent.mkdir(exist_ok=True)  # -o never makes a folder
             res = cli(*argv, "-o", out)
             assert res.code in (0, 1), res.err
             blobs.append(out.read_bytes())
@@ -111,6 +112,7 @@ def test_output_files_are_identical(traffic, tmp_path, cli):
         files = []
         for k in range(2):
             out = tmp_path / f"r{k}" / "advisory.md"
+            out.parent.mkdir()
             res = cli("report", tpl, "-t", t, "--record-templates", tpl, "-o", out)
             assert res.code in (0, 1), res.err
             files.append(sorted((p.name, p.read_bytes()) for p in out.parent.iterdir()))

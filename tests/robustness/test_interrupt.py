@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from advisor.commands import common
+from advisor.errors import AdvisorError
 from tests.robustness.conftest import GOOD_LINE, TRAFFIC_COMMANDS, check_stderr
 
 
@@ -85,6 +86,11 @@ def test_interrupt_during_the_write_keeps_the_previous_file(tmp_path, monkeypatc
 
 def test_emit_writes_whole_files_with_normal_permissions(tmp_path):
     output = tmp_path / "deep" / "er" / "out.md"
+    # A missing folder is refused, never made (issue 35: a typo would hide the report).
+    with pytest.raises(AdvisorError, match=r"folder .*/deep/er does not exist"):
+        common.emit("hello\n", output)
+    assert not (tmp_path / "deep").exists()
+    output.parent.mkdir(parents=True)
     common.emit("hello\n", output)
     assert output.read_text() == "hello\n"
     assert output.stat().st_mode & 0o777 == 0o666 & ~_umask()
