@@ -9,11 +9,13 @@ from cache).
 
 Derivation. Cut the rendered prompt into segments: the chat layout's fixed tokens, each
 section's text (each retrieved passage is its own segment) and the blank line after a
-section that another section of its message follows. A segment's tokens are
+section that another section of its message follows (no token of its own after a text
+that closes with a period, whose token carries it: ``advisor.spec.generate.sentence_close``;
+one after a clock line that fills its section). A segment's tokens are
 cached exactly when the tuple of values of everything up to and including it has
 occurred in an earlier request (distinct values of a section are assumed to share no
-leading tokens; the generator starts each value at its own word, so only a stray common
-first word or two can match). Over the run, the requests whose prefix tuple has occurred
+leading tokens; the generator starts each value at its own sentence, so only a stray
+common first word or two can match). Over the run, the requests whose prefix tuple has occurred
 before are all but the first occurrence of each distinct tuple, so
 
     E[requests caching segment t] = n - E[D_t],   E[D_t] = sum_v 1 - (1 - p_v)^n,
@@ -48,8 +50,8 @@ from typing import Any
 import numpy as np
 
 from advisor.ingest.tokenizers import Tokenizer, load_tokenizer
-from advisor.spec.generate import EPOCH, SEPARATOR, layout_around
-from advisor.spec.model import Section, Spec, zipf_weights
+from advisor.spec.generate import EPOCH, SEPARATOR, _clock_line, layout_around, sentence_close
+from advisor.spec.model import Length, Section, Spec, zipf_weights
 
 MAX_TUPLE_CLASSES = 2_000_000
 # Beyond this share of distinct tuples, deeper prefixes are taken as all distinct.
@@ -199,6 +201,33 @@ def _pieces(section: Section) -> list[tuple[str | None, int]]:
     return [(var, 1)]
 
 
+def _blank_after(section: Section, sep: int, closes: bool, tok: Tokenizer) -> float:
+    """Expected tokens of the blank line after a piece of ``section`` that another piece of
+    its message follows: ``sep`` after a text that ends on a word (every text, when the
+    tokenizer closes none with a period), none after a closing period. A clock section ends
+    on a word when its tokens are its line alone (the line taken at the run's first window:
+    its tokens change little with the time)."""
+    if not closes:
+        return float(sep)
+    if section.vary.kind != "clock":
+        return 0.0
+    line = len(tok.encode(_clock_line(EPOCH, section.vary.resolution)[1]))
+    return sep * _chance(section.tokens, line)
+
+
+def _chance(length: Length, value: int) -> float:
+    """The probability that a draw of ``length`` is ``value``."""
+    if length.fixed is not None:
+        return float(length.fixed == value)
+    if length.low is not None and length.high is not None:
+        return 1.0 / (length.high - length.low + 1) if length.low <= value <= length.high else 0.0
+    assert length.mean is not None and length.sd is not None
+    if length.sd == 0:
+        return float(max(length.minimum, round(length.mean)) == value)
+    scale = length.sd * math.sqrt(2)
+    return 0.5 * (math.erf((value + 0.5 - length.mean) / scale) - math.erf((value - 0.5 - length.mean) / scale))
+
+
 def _add(state: dict[str, int], var: str | None, depth: int) -> dict[str, int]:
     if var is None:
         return state
@@ -240,10 +269,18 @@ def _closed_form(spec: Spec, tok: Tokenizer, n: int) -> ClosedForm:
 
     fixed = layout_around(tuple(m.role for m in spec.messages))
     sep = len(tok.encode(SEPARATOR))  # the blank line between two sections of a message
+    closes = bool(sentence_close(tok))
+    blanks = {s.name: _blank_after(s, sep, closes, tok) for s in spec.sections()}
     for m, before in zip(spec.messages, fixed):
         layout(before)
         count = sum(len(_pieces(s)) for s in m.sections)
-        length += sep * (count - 1)
+        # A blank line after every piece but the message's last: in a shuffled message, the
+        # last of any of its sections, each as likely.
+        length += sum(blanks[s.name] * len(_pieces(s)) for s in m.sections)
+        if not m.shuffle or len(m.sections) == 1:
+            length -= blanks[m.sections[-1].name]
+        else:
+            length -= sum(blanks[s.name] for s in m.sections) / len(m.sections)
         if not m.shuffle or len(m.sections) == 1:
             done = 0
             for section in m.sections:
@@ -251,7 +288,7 @@ def _closed_form(spec: Spec, tok: Tokenizer, n: int) -> ClosedForm:
                     state = _add(state, var, depth)
                     done += 1
                     # The piece, and the blank line after it when another follows.
-                    cached += (section.tokens.expected + (sep if done < count else 0)) * seen(state)
+                    cached += (section.tokens.expected + (blanks[section.name] if done < count else 0)) * seen(state)
                     length += section.tokens.expected
         else:
             sections = list(m.sections)
@@ -269,7 +306,7 @@ def _closed_form(spec: Spec, tok: Tokenizer, n: int) -> ClosedForm:
                     for var, depth in _pieces(last):
                         st = _add(st, var, depth)
                         done += 1
-                        cached += (last.tokens.expected + (sep if done < count else 0)) * seen(st, p_order)
+                        cached += (last.tokens.expected + (blanks[last.name] if done < count else 0)) * seen(st, p_order)
             for section in sections:
                 length += section.tokens.expected * len(_pieces(section))
                 for var, depth in _pieces(section):

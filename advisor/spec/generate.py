@@ -23,7 +23,7 @@ from typing import Any
 from advisor.errors import AdvisorError
 from advisor.ingest.tokenizers import Tokenizer, load_tokenizer
 from advisor.spec.model import Message, Section, Spec, zipf_weights
-from advisor.spec.text import Fitter, corpus
+from advisor.spec.text import CLOSE, SENTENCE_END, Fitter, corpus
 
 # Arrival times are absolute (epoch seconds) from this instant, so clock sections and
 # templates that read the request's time see a real date.
@@ -121,11 +121,12 @@ class _Texts:
 
     def __init__(self, spec: Spec, tokenizer: Tokenizer) -> None:
         self.spec = spec
-        self.fitter = Fitter(tokenizer.encode)
+        self.fitter = Fitter(tokenizer.encode, close=sentence_close(tokenizer))
         self.memo: dict[tuple[str, str], tuple[str, int]] = {}
-        # Each value of a section starts at its own word of the corpus (a seeded permutation
-        # of the words, taken in the order values first appear): two values share no opening
-        # words until the section has more values than the corpus has words.
+        # Each value of a section starts at its own sentence of the corpus (a seeded
+        # permutation of the sentences, taken in the order values first appear): two values
+        # open alike only when the section has more values than the corpus has sentences,
+        # and then only up to the first junction word, where their walks part.
         self.starts: dict[str, list[int]] = {}
         self.slots: dict[str, dict[str, int]] = {}
 
@@ -134,7 +135,7 @@ class _Texts:
         slot = slots.setdefault(value, len(slots))
         perm = self.starts.get(name)
         if perm is None:
-            perm = list(range(len(corpus().words)))
+            perm = list(range(len(corpus().starts)))
             _rng(self.spec.seed, name, "starts").shuffle(perm)
             self.starts[name] = perm
         return perm[slot % len(perm)]
@@ -303,10 +304,25 @@ def layout_around(roles: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(parts[0::2])
 
 
-def separators(record: dict[str, Any], pieces: list[Piece]) -> int:
-    """Blank lines between sections: one fewer than the pieces of each message."""
-    per_message = {p.message for p in pieces}
-    return len(pieces) - len(per_message)
+def sentence_close(tok: Tokenizer) -> str:
+    """What a section's text ends with under ``tok`` (``Fitter.close``): a period where it is
+    a token of its own before the chat layout's end of a message, and one token with the
+    blank line after it before the next section (Llama 3's "." and ".\\n\\n"), so a section
+    takes the same tokens mid-message and last; else "": a section ends on a word, and the
+    blank line is a token of its own (cl100k spells the layout's end of turn as text, and a
+    period merges with its "<")."""
+    word, closed, after = tok.encode("word"), tok.encode("word" + CLOSE), tok.encode("Word")
+    end_of_turn = layout_around(("user",))[-1]
+    if closed[:len(word)] != word or tok.encode("word" + CLOSE + end_of_turn) != closed + tok.encode(end_of_turn):
+        return ""
+    joined = tok.encode("word" + CLOSE + SEPARATOR + "Word")
+    return CLOSE if len(joined) == len(closed) + len(after) and joined[len(closed):] == after else ""
+
+
+def blank_tokens(tok: Tokenizer, before: str) -> int:
+    """Tokens the blank line between two sections of a message adds after the text
+    ``before``: none after a closing period (its token carries the blank line), else its own."""
+    return 0 if before.endswith(SENTENCE_END) else len(tok.encode(SEPARATOR))
 
 
 def render(record: dict[str, Any]) -> str:
@@ -318,7 +334,8 @@ def render(record: dict[str, Any]) -> str:
 def check_lengths(tok: Tokenizer, record: dict[str, Any], pieces: list[Piece]) -> None:
     """Refuse to go on when the rendered prompt's tokens are not the layout's plus the
     sections' (a tokenizer that merges across a boundary would make lengths inexact)."""
-    expected = sum(p.tokens for p in pieces) + separators(record, pieces) * len(tok.encode(SEPARATOR))
+    blanks = sum(blank_tokens(tok, a.text) for a, b in zip(pieces, pieces[1:]) if a.message == b.message)
+    expected = sum(p.tokens for p in pieces) + blanks
     layout = sum(len(tok.encode(text)) for text in layout_around(tuple(m["role"] for m in record["messages"])))
     got = len(tok.encode(render(record)))
     if got != expected + layout:

@@ -7,8 +7,10 @@ fields too, and then the whole spec is checked (``validate``) for what no single
 shows but generation or the plan would fail on: the longest request against the largest
 context window, all requests' tokens against what the machine holds, arrival times that
 stay dates, every clock line within its section's tokens, the tokenizer, model, GPU and TP,
-and the first requests generated and checked as ``generate`` checks them. What `spec check`
-accepts, the other two accept and finish on; what they refuse, it refuses.
+and the first requests generated (in the described order and the recipe's) and checked as
+``generate`` checks them. What `spec check` accepts, the other two accept and finish on;
+what they refuse, it refuses. `plan`'s ``--rate`` and ``--output-len`` stand in for fields
+after this (``advisor.spec.plan.with_serving``), and `spec check` takes them too.
 """
 
 from __future__ import annotations
@@ -373,12 +375,17 @@ def validate(spec: Spec, reader: _Reader) -> None:
     tok = _check_serving(spec, reader)
     _check_times(spec, reader, tok)
     # The first requests generated and checked as `generate` checks them (a tokenizer that
-    # merges across section boundaries, a length the corpus cannot fill). The same requests
-    # open the whole run: the first turns in time do not depend on how many follow.
+    # merges across section boundaries, a length the corpus cannot fill), in the described
+    # order and, where it differs, the recipe's, whose traffic `plan` generates too. The
+    # same requests open the whole run: the first turns in time do not depend on how many
+    # follow.
     from advisor.spec.generate import CHECKED_RECORDS, generate
+    from advisor.spec.recipe import changes, recipe
 
+    reordered = recipe(spec)  # (ranked over all the requests: the order depends on how many)
     try:
-        generate(replace(spec, requests=min(spec.requests, CHECKED_RECORDS)), tok)
+        for planned in (spec, reordered) if changes(spec, reordered) else (spec,):
+            generate(replace(planned, requests=min(spec.requests, CHECKED_RECORDS)), tok)
     except AdvisorError as exc:
         raise reader.fail("tokenizer", str(exc)) from None
 

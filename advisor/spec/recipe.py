@@ -60,6 +60,13 @@ def recipe(spec: Spec) -> Spec:
     return replace(spec, name=f"{spec.name}-recipe", messages=tuple(messages))
 
 
+def changes(spec: Spec, reordered: Spec) -> bool:
+    """Whether the recipe ``reordered`` (``recipe(spec)``) sends the sections in another
+    order than ``spec`` does: `plan` generates and measures its traffic only then."""
+    return [s.name for s in spec.sections()] != [s.name for s in reordered.sections()] or any(
+        m.shuffle for m in spec.messages)
+
+
 def order_of(spec: Spec) -> list[dict[str, object]]:
     """The sections in prompt order, as the report lists them."""
     out: list[dict[str, object]] = []

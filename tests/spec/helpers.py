@@ -26,7 +26,8 @@ def section_token_lengths(record: dict, pieces, tokenizer: str = "llama3") -> li
     """Tokens each piece adds to the rendered prompt: the prompt's tokens up to the end of
     the piece minus those up to its start, each prefix tokenized on its own and checked to
     be a prefix of the whole prompt's tokens (so a length is where the engine's tokens
-    really fall)."""
+    really fall). A piece that closes with a period ends after the blank line that follows
+    it, which Llama 3 spells with the period in one token (".\\n\\n")."""
     tok = load_tokenizer(tokenizer)
     text = rendered(record)
     full = tok.encode(text)
@@ -46,6 +47,8 @@ def section_token_lengths(record: dict, pieces, tokenizer: str = "llama3") -> li
             assert full[: len(before)] == before, "a section starts inside a token"
             at += len(p.text)
             after = tok.encode(text[:at])
+            if full[: len(after)] != after and j + 1 < len(parts) and p.text.endswith("."):
+                after = tok.encode(text[:at + 2])  # its period's token holds the blank line
             assert full[: len(after)] == after, "a section ends inside a token"
             out.append(len(after) - len(before))
     return out

@@ -55,7 +55,9 @@ def _static_unique_expected(n: int) -> float:
 
 def _k_of_n_expected(n: int, docs: int, k: int, passage: int) -> float:
     tail = tokens(EOT_AND_ASSISTANT)
-    blank = tokens("\n\n")  # between two sections of a message: after each passage here
+    # Between two sections of a message: after each passage here, in the token of the
+    # period that closes the passage (".\n\n"), so no token of its own.
+    blank = tokens(".\n\n") - tokens(".")
     shared = layout_tokens("system", "user") - tail + 300
     prompt = shared + k * (passage + blank) + 30 + tail
     cached = (n - 1) * shared
@@ -122,7 +124,7 @@ def _monte_carlo(spec, runs: int, seed: int = 7) -> tuple[float, float]:
     its segments, count a segment when its whole prefix tuple occurred in an earlier request."""
     tok = load_tokenizer("llama3")
     fixed = [len(tok.encode(t)) for t in layout_around(tuple(m.role for m in spec.messages))]
-    blank = len(tok.encode("\n\n"))
+    blank = len(tok.encode(".\n\n")) - len(tok.encode("."))  # prose closes with a period that holds it
     rng = random.Random(seed)
     totals = []
     for _ in range(runs):
