@@ -484,6 +484,21 @@ def _dynamic_finding(f: SpanFinding) -> Finding:
     )
 
 
+def first_divergence(orders: list[tuple[list[str], int]]) -> str:
+    """Where the two most common orders part: the first position whose block differs, each
+    order's block there and its requests (a whole order of 20 tools says nothing a reader
+    can act on; the position where they part does)."""
+    if len(orders) < 2:
+        return f"{' > '.join(orders[0][0])} ({orders[0][1]:,} requests)" if orders else ""
+    (a, count_a), (b, count_b) = orders[0], orders[1]
+    k = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    same = f"after {k} block{'s' if k != 1 else ''} in the same order" if k else "at the first block"
+    left = a[k] if k < len(a) else "(end)"
+    right = b[k] if k < len(b) else "(end)"
+    return (f"position {k + 1}, {same}: {left} ({count_a:,} requests) or {right} ({count_b:,}); "
+            f"{len(orders):,} orders in all")
+
+
 def _swap_finding(f: SwapFinding) -> Finding:
     total = sum(c for _, c in f.orders) or 1
     shown = [{"order": labels, "requests": c, "share": round(c / total, 6)} for labels, c in f.orders[:10]]
@@ -491,8 +506,7 @@ def _swap_finding(f: SwapFinding) -> Finding:
                "requests; each new order is a new prefix. Send them in one order.")
     return Finding(
         code="TR201", token_offset=f.token_offset, kind="content-order", requests=f.requests,
-        tokens_lost=f.tokens_lost, example=f"{' > '.join(f.orders[0][0])} ({f.orders[0][1]} requests)",
-        message=message,
+        tokens_lost=f.tokens_lost, example=first_divergence(f.orders), message=message,
         details={"blocks": f.labels, "orders": shown, "distinct_orders": len(f.orders),
                  "canonical_order": f.labels, "requests_off_canonical": max(0, f.requests - f.orders[0][1]),
 },
@@ -504,12 +518,11 @@ def _order_finding(f: OrderFinding, cores: list[str] | None = None) -> Finding:
     total = sum(c for _, c in f.orders)
     shown = [{"order": labels, "requests": c, "share": round(c / total, 6)} for labels, c in f.orders[:10]]
     what = "tool definitions" if f.kind == "tool-order" else "sections"
-    top = " > ".join(f.orders[0][0])
     message = (f"{len(f.labels)} {what} recur in {len(f.orders):,} different orders across {f.requests:,} "
                f"requests; each new order is a new prefix. Send them in one order.")
     return Finding(
         code="TR201", token_offset=f.token_offset, kind=f.kind, requests=f.requests,
-        tokens_lost=f.tokens_lost, example=f"{top} ({f.orders[0][1]} requests)", message=message,
+        tokens_lost=f.tokens_lost, example=first_divergence(f.orders), message=message,
         details={"blocks": f.labels, "orders": shown, "distinct_orders": len(f.orders),
                  "canonical_order": f.labels, "requests_off_canonical": f.requests_off_canonical},
         hidden={"cores": cores or []},

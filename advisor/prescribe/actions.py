@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -670,23 +671,33 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     def rate(cached: int) -> float:
         return cached / prompt if prompt else 0.0
 
-    memo: dict[tuple[int | None, ...], tuple[int, int, list[Sequence]]] = {}
+    # Cached and changed requests per choice; the rewritten traffic itself is not kept (one
+    # list of sequences per choice tried held the whole search in memory), only rebuilt for
+    # the choice carried out.
+    memo: dict[tuple[int | None, ...], tuple[int, int]] = {}
 
-    def measure(choice: list[int | None], unlimited: bool = False) -> tuple[int, int, list[Sequence]]:
+    def fixes_of(choice: list[int | None]) -> list[Fix]:
+        picked = sorted((plans[k].stage, k, v) for k, v in enumerate(choice) if v is not None)
+        return [plans[k].variants[v][1] for _, k, v in picked]
+
+    def measure(choice: list[int | None], unlimited: bool = False) -> tuple[int, int]:
         key = tuple(choice) + ((-1,) if unlimited else ())
         if key not in memo:
-            picked = sorted((plans[k].stage, k, v) for k, v in enumerate(choice) if v is not None)
-            if not picked:
-                memo[key] = (m.cached(seqs, unlimited=unlimited), 0, seqs)
+            fixes = fixes_of(choice)
+            if not fixes:
+                memo[key] = (m.cached(seqs, unlimited=unlimited), 0)
             else:
-                fixes = [plans[k].variants[v][1] for _, k, v in picked]
                 fixed, changed = m.rewritten(fixes)
-                memo[key] = (m.cached(fixed, unlimited=unlimited, own_rate=_sends_more(fixes)),
-                             changed, fixed)
+                memo[key] = (m.cached(fixed, unlimited=unlimited, own_rate=_sends_more(fixes)), changed)
         return memo[key]
 
+    def rewrite(choice: list[int | None]) -> list[Sequence]:
+        fixes = fixes_of(choice)
+        return m.rewritten(fixes)[0] if fixes else seqs
+
     choice = _best_choice(plans, lambda c: measure(c)[0])
-    after, changed_all, fixed_all = measure(choice) if plans else (before, 0, seqs)
+    after, changed_all = measure(choice) if plans else (before, 0)
+    fixed_all = rewrite(choice) if plans else seqs
     hidden = _hidden_findings(fixed_all, renderer, diagnosis) if any(v is not None for v in choice) else []
     hidden += _layout_findings(m, diagnosis, before, prompt)
     if hidden:
@@ -698,7 +709,8 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
         plans = planned(diagnosis)
         memo.clear()
         choice = _best_choice(plans, lambda c: measure(c)[0])
-        after, changed_all, fixed_all = measure(choice)
+        after, changed_all = measure(choice)
+        fixed_all = rewrite(choice)
         if after - first[3] < HIDDEN_SHARE * prompt:
             # What the second look found gains nothing worth a finding: the first plan stands.
             diagnosis, plans, choice, after, changed_all, fixed_all, kept = first
@@ -772,7 +784,7 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
                               prompt - before_unlimited - gain - layout, eviction, measured=True, layout=layout)
     return Prescription(
         requests=len(seqs), prompt_tokens=prompt, cached_before=before, cached_after=max(before, after),
-        actions=actions, section_order=section_order(diagnosis), findings=diagnosis.findings,
+        actions=actions, section_order=section_order(diagnosis, last_turn(seqs)), findings=diagnosis.findings,
         attribution=attribution, not_rewritable=m.not_rewritable, page_size=page_size, capacity=capacity,
         rewritten=fixed_all,
     )
@@ -871,10 +883,23 @@ HIDDEN_REQUESTS = 3   # a hidden value shows in at least this many requests ...
 HIDDEN_SHARE = 0.01   # ... and costs at least this share of the prompt tokens
 
 
-def section_order(diagnosis: Diagnosis) -> list[str]:
+# What ends the prompt, by the role of the requests' last message (most of them).
+LAST_TURN = {"user": "the user's question (last)", "tool": "the newest tool results (last)",
+             "function": "the newest tool results (last)", "ipython": "the newest tool results (last)",
+             "assistant": "the assistant turn being continued (last)", None: "the per-request text (last)"}
+
+
+def last_turn(seqs: Iterable[Sequence]) -> str | None:
+    """The role most requests end with (None: records without messages, prompts or ids)."""
+    roles = Counter(s.request.messages[-1].get("role") if s.request.messages else None for s in seqs)
+    role = max(roles.items(), key=lambda kv: (kv[1], str(kv[0])))[0] if roles else "user"
+    return role if role in LAST_TURN else "user"
+
+
+def section_order(diagnosis: Diagnosis, last: str | None = "user") -> list[str]:
     """The recommended layout of a prompt, from the traffic: shared blocks first (system,
     tools and schemas in a fixed order, sections in a fixed order), the per-request
-    values and the question last."""
+    values and, last, what the requests end with (``last``: its role)."""
     order = ["system prompt (static)"]
     for f in diagnosis.findings:
         if f.code == "TR201" and f.kind == "tool-order":
@@ -889,5 +914,5 @@ def section_order(diagnosis: Diagnosis) -> list[str]:
         if f.code == "TR101":
             before = f.details["context_before"].strip().splitlines()
             order.append(f"per-request {f.kind} ({before[-1] if before else f.example})")
-    order.append("the user's question (last)")
+    order.append(LAST_TURN.get(last, LAST_TURN["user"]))
     return order
