@@ -171,7 +171,9 @@ def test_decision_rules(hit, gain, ttft, points, expected):
 
 def test_demo_advisory_shows_the_engines_and_a_speedup_with_its_decode_share():
     text = (ROOT / "outputs" / "skill-radix-scheduler-advisor.md").read_text()
-    section = text.split("## 4. SGLang against vLLM against no caching")[1].split("## 5.")[0]
+    import re
+
+    section = re.split(r"^## \d+\. SGLang against vLLM against no caching$", text, flags=re.M)[1].split("\n## ")[0]
     for row in ("| no caching |", "| vLLM (block 16, block LRU, FCFS) |", "| SGLang lpm (page 1, leaf LRU) |"):
         assert row in section
     assert "speedup | decode share |" in section

@@ -12,10 +12,11 @@ vLLM with automatic prefix caching (on by default). The rules, in order:
    ``sglang_hit_points`` more hit rate; otherwise vLLM's prefix caching already gets what the
    traffic offers, and the advice is no-go on SGLang (keep vLLM, prefix caching on).
    Without a comparison (no simulation) the hit rate alone gives go.
-5. When prescribe's measured moves raise the hit rate and the rules above give another
-   decision on the rewritten traffic's hit rate, that decision is the headline, conditional
-   on the moves, with today's beside it. The engine comparison (simulated on today's traffic)
-   only picks the engine there when today's hit rate already crosses the go threshold.
+5. The same rules decide again on the traffic after the measured fix (prescribe's moves, or
+   plan's recipe where it measured higher), with the engine comparison simulated on that
+   rewritten traffic. When the fix raises the hit rate by more than ``AFTER_FIX_MARGIN``,
+   that decision is the headline (the better of the two states: more of the traffic
+   cached), conditional on the fix, with today's beside it.
 
 Every reason states the figures it rests on: the speedup of each engine over no caching with
 the decode share of the work beside it, and what SGLang adds over vLLM.
@@ -38,6 +39,9 @@ class Thresholds:
 
 
 CACHE_AWARE = "lpm"
+# A fix must raise the hit rate by more than this to be decided on (below it, noise of the
+# rewrite: a moved value re-tokenizes a few tokens differently).
+AFTER_FIX_MARGIN = 0.02
 
 
 def _x(value: float) -> str:
@@ -45,11 +49,18 @@ def _x(value: float) -> str:
     return f"{value:.2f}×"
 
 
+def _seconds_pair(a: float, b: float) -> str:
+    """Two times with as many decimals as it takes to tell them apart (up to 6)."""
+    digits = next((d for d in range(3, 7) if f"{a:.{d}f}" != f"{b:.{d}f}"), 3)
+    return f"{a:.{digits}f} s against {b:.{digits}f} s"
+
+
 def comparison_text(cmp: dict[str, Any]) -> list[str]:
     """The speedups and what SGLang adds, as sentences (shared by reasons and the report)."""
     s = cmp["setups"]
     add = cmp["sglang_over_vllm"]
     share = cmp["decode_share_no_cache"]
+    ttft = add["ttft_p90_gain"]
     ceiling = f"; no cache can exceed {_x(cmp['speedup_ceiling'])}" if cmp.get("speedup_ceiling") else ""
     lines = [
         f"Against no caching, saturated throughput is {_x(s['vllm']['speedup'])} with vLLM and "
@@ -58,8 +69,8 @@ def comparison_text(cmp: dict[str, Any]) -> list[str]:
         f"SGLang over vLLM: {add['hit_rate_points'] * 100:+.1f} points of hit rate "
         f"({add['hit_rate_points_cache'] * 100:+.1f} from its cache rules and eviction, "
         f"{add['hit_rate_points_scheduler'] * 100:+.1f} from the cache-aware scheduler), "
-        f"{add['throughput_gain']:+.1%} throughput, {add['ttft_p90_gain']:+.1%} lower p90 TTFT "
-        f"({s['sglang']['ttft_p90_s']:.3f} s against {s['vllm']['ttft_p90_s']:.3f} s).",
+        f"{add['throughput_gain']:+.1%} throughput, {abs(ttft):.1%} {'lower' if ttft >= 0 else 'higher'} p90 TTFT "
+        f"({_seconds_pair(s['sglang']['ttft_p90_s'], s['vllm']['ttft_p90_s'])}).",
     ]
     return lines
 
@@ -139,32 +150,28 @@ _KEEP_VLLM = ("vLLM's automatic prefix caching already gets what this traffic of
               "{hit_points:.0f} points of hit rate). Keep vLLM with prefix caching on.")
 
 
-def _on_fixed(after: float, hit: float, cmp: dict[str, Any] | None, t: Thresholds) -> tuple[str, str, str]:
-    """The decision on the traffic after the measured moves: (decision, engine, why the engine).
-
-    The engine comparison was simulated on today's traffic. It speaks for the changed traffic
-    only when today's traffic already crosses the go threshold (caching pays on both, and the
-    moves add hits both engines' caches keep); below it, a comparison of two caches that
-    find little to keep says nothing about which keeps more of the changed traffic, so the
-    hit rate alone decides, as with no comparison at all."""
-    if after < t.no_go_below:
-        return "no-go", "vllm", ""
-    if after < t.go_above:
-        return "trial", "sglang", ""
-    if cmp is None or hit < t.go_above:
-        return "go", "sglang", "no engine comparison of the changed traffic yet"
-    if sglang_adds(cmp, t):
-        return "go", "sglang", "SGLang clears a bar over vLLM on today's traffic"
-    return "no-go", "vllm", "on today's traffic vLLM's prefix caching already gets what SGLang gets"
+def conditions(facts: dict[str, Any]) -> list[dict[str, Any]]:
+    """What the after-fix decision is conditional on: the prescription's measured moves, or
+    the alternative rewrite that measured higher (``plan``: the recipe's order)."""
+    traffic, fix = facts["traffic"], facts.get("after_fix") or {}
+    if fix.get("basis", "prescription") != "prescription":
+        gained = round((fix["hit_rate"] - traffic["hit_rate"]) * traffic["prompt_tokens"])
+        return [{"kind": fix["basis"], "code": "", "description": fix["description"],
+                 "hit_rate_after": fix["hit_rate"], "tokens_gained": max(0, gained)}]
+    return [{"kind": a["kind"], "code": a.get("code", ""), "description": a["description"],
+             "hit_rate_after": a["hit_rate_after"], "tokens_gained": a["tokens_gained"]}
+            for a in measured_moves(traffic)]
 
 
 def decide(facts: dict[str, Any], t: Thresholds, page_size: int = 1, controlled: bool = True) -> dict[str, Any]:
     """go / no-go / trial, with the reasons and plain refusals.
 
-    The headline is decided on the hit rate measured after the prescribed moves when moves
-    were measured to raise it and the decision there differs from today's: it is then
-    conditional on those moves (``basis`` "after-fix", the moves in ``conditional_on``), and
-    today's decision stays beside it (``decision_today``). Otherwise it is today's."""
+    One rule set (``_on_today``) decides twice: on the traffic as logged, with its engine
+    comparison, and on the traffic after the measured fix (``facts["after_fix"]``), with the
+    engine comparison simulated on that rewritten traffic. When the fix raises the hit rate
+    by more than ``AFTER_FIX_MARGIN``, the after-fix decision is the headline, conditional on
+    the fix (``basis`` "after-fix", the moves in ``conditional_on``), with today's decision
+    and reasons beside it (``decision_today``). Otherwise the headline is today's."""
     traffic = facts.get("traffic")
     if traffic is None:
         return {"decision": "trial", "engine": "sglang", "basis": "none", "refusals": [],
@@ -172,48 +179,55 @@ def decide(facts: dict[str, Any], t: Thresholds, page_size: int = 1, controlled:
                             "Collect a day of request logs (messages or prompts, with timestamps and tenant) "
                             "and run the report again."]}
     hit = traffic["hit_rate"]
-    after = traffic["hit_rate_after_prescription"]
     single_shot = any(f["code"] == "TR301" for f in traffic["findings"])
     sim = facts.get("simulation")
     cmp = sim.get("engines") if sim else None
     decision, engine, reasons, refusals = _on_today(hit, single_shot, cmp, t, page_size)
     out: dict[str, Any] = {"decision": decision, "engine": engine, "basis": "today",
                            "decision_today": decision, "engine_today": engine, "hit_rate_decided": hit}
-    moves = measured_moves(traffic) if not single_shot else []
-    if after > hit + 0.02 and moves:
-        fixed, fixed_engine, why = _on_fixed(after, hit, cmp, t)
+    fix = facts.get("after_fix")
+    moves = conditions(facts) if fix and not single_shot else []
+    basis_sim = sim
+    if fix and moves and fix["hit_rate"] > hit + AFTER_FIX_MARGIN:
+        after = fix["hit_rate"]
+        fix_sim = fix.get("simulation")
+        fixed, fixed_engine, fixed_reasons, _ = _on_today(after, False, fix_sim.get("engines") if fix_sim else None,
+                                                          t, page_size)
+        out.update({"decision_after_fix": fixed, "engine_after_fix": fixed_engine})
         named = "; ".join(_move_text(a) for a in moves)
-        if fixed != decision:
-            out.update({"decision": fixed, "engine": fixed_engine, "basis": "after-fix", "hit_rate_decided": after,
-                        "conditional_on": [{"kind": a["kind"], "code": a.get("code", ""), "description": a["description"],
-                                            "hit_rate_after": a["hit_rate_after"],
-                                            "tokens_gained": a["tokens_gained"]} for a in moves]})
-            head = [f"{fixed.upper()} on condition that the prescribed change{'s are' if len(moves) > 1 else ' is'} "
-                    f"made: {named}. Measured on this traffic rewritten that way, the hit rate is {after:.1%} "
-                    f"against {hit:.1%} today; that is what turns today's {decision.upper()} into "
-                    f"{fixed.upper()}" + (f" ({why})." if why and not why.startswith("no engine") else ".")]
-            if why.startswith("no engine comparison"):
-                head.append("The engine comparison below was simulated on today's traffic, where prefix caching "
-                            "does not pay yet: rerun this report on traffic collected after the change before "
-                            "choosing the engine.")
-            reasons = head + [f"Today, without the change: {decision.upper()} (engine: {engine})."] + reasons
+        out.update({"decision": fixed, "engine": fixed_engine, "basis": "after-fix", "hit_rate_decided": after,
+                    "conditional_on": moves})
+        basis_sim = fix_sim or sim
+        same = (fixed, fixed_engine) == (decision, engine)
+        plural = len(moves) > 1
+        if same:
+            head = [f"{fixed.upper()} with or without the change{'s' if plural else ''}: {named}. Measured on this "
+                    f"traffic rewritten that way, the hit rate is {after:.1%} against {hit:.1%} today; the "
+                    f"decision rests on other figures each way (below): first the rewritten traffic's, "
+                    "simulated as today's is, then today's."]
         else:
-            reasons.append(f"After the prescribed template changes the same traffic measures {after:.1%} "
-                           f"(decision then: {fixed}{'; ' + why if why and fixed == 'no-go' else ''}); "
-                           f"the move that gets there: {_move_text(moves[0])}; rerun the engine comparison "
-                           "on traffic collected after the change.")
+            head = [f"{fixed.upper()} on condition that the change{'s are' if plural else ' is'} made: {named}. "
+                    f"Measured on this traffic rewritten that way, the hit rate is {after:.1%} against {hit:.1%} "
+                    f"today; that is what turns today's {decision.upper()} (engine: {engine}) into "
+                    f"{fixed.upper()} (engine: {fixed_engine}). The reasons below are first the rewritten "
+                    "traffic's, simulated as today's is, then today's."]
+        reasons = head + fixed_reasons + [f"Today, without the change{'s' if plural else ''}: {decision.upper()} "
+                                          f"(engine: {engine})."] \
+            + reasons
         if not controlled:
             refusals.append("The prompts come from templates this team does not control: the fixes above cannot "
                             "be made at the source. Normalize prompts at a proxy first (move per-request values "
                             "to the end, sort tool lists), then measure again.")
-    if sim:
-        fcfs = sim["at_pool"]["fcfs"]["hit_rate"]
-        lpm = sim["at_pool"][CACHE_AWARE]["hit_rate"]
+    if basis_sim:
+        fcfs = basis_sim["at_pool"]["fcfs"]["hit_rate"]
+        lpm = basis_sim["at_pool"][CACHE_AWARE]["hit_rate"]
+        which = "the rewritten traffic" if out["basis"] == "after-fix" else "this traffic"
         reasons.append(f"At the {facts['cost']['kv_pool_tokens']:,}-token SGLang pool of {facts['cost']['tp']} × "
-                       f"{facts['cost']['gpu']}, the simulated hit rate is {fcfs:.1%} with FCFS and {lpm:.1%} with "
-                       f"{CACHE_AWARE}; an eviction that knew the future would keep {sim['optimal_at_pool']:.1%} in arrival order "
-                       f"(unlimited: {sim['unlimited_hit_rate']:.1%}).")
-        for f in sim["starvation"]:
+                       f"{facts['cost']['gpu']}, the simulated hit rate of {which} is {fcfs:.1%} with FCFS and "
+                       f"{lpm:.1%} with {CACHE_AWARE}; an eviction that knew the future would keep "
+                       f"{basis_sim['optimal_at_pool']:.1%} in arrival order "
+                       f"(unlimited: {basis_sim['unlimited_hit_rate']:.1%}).")
+        for f in basis_sim["starvation"]:
             refusals.append(f"Tenant {f['tenant']} starves in the shared pool ({f['shared_hit_rate']:.1%} cached "
                             f"against {f['isolated_hit_rate']:.1%} with an equal budget): give tenants budgets "
                             "or separate replicas before sharing one pool.")

@@ -18,24 +18,80 @@ lightly loaded engine decodes small batches and its busy time says little about 
 The speedup over no caching is the ratio of saturated throughput, and the decode share (of the
 no-caching engine's saturated time) is the part no prefix cache can remove: the speedup stays
 below 1 / decode share.
+
+What the simulation assumes is gathered here too (``assumptions``, the JSON's
+``simulation.assumptions``), so the report states it: where each request's output length
+comes from and how the requests arrive. Output length, best first: the count the logs give
+(``output_length``, usage completion tokens, an engine's finish line); else ``--output-len``,
+but never past the request's own ``max_tokens``; else that ``max_tokens``, as if generated in
+full; else 1 token (the first comes from the prefill: nothing is decoded). ``--output-len``
+goes ahead of ``max_tokens`` because a maximum is an upper bound, often a generous one, while
+the option is the user's statement of the typical length; a measured count goes ahead of both.
+Arrivals: ``--rate`` (Poisson, seeded) when given, in place of any logged timestamps; else the
+timestamps when every request has one; else all at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from collections.abc import Sequence as SequenceOf
 from dataclasses import dataclass, replace
 from typing import Any
 
 from advisor.cost.compute import EngineTimings
-from advisor.simulate.model import Job, percentile
+from advisor.ingest.pipeline import Sequence
+from advisor.simulate.model import DEFAULT_OUTPUT_LEN, OUTPUT_SOURCES, Job, output_length, percentile
 from advisor.index.geometry import CacheGeometry
 from advisor.simulate.runner import RunResult, RunSpec
 from advisor.simulate.study import Study
 
 CACHE_AWARE = "lpm"
 AT_ONCE = "all at once (no timestamps)"
+TIMESTAMPS = "logged timestamps"
 VLLM_BLOCK = 16  # vLLM's --block-size default (REFERENCE §2.2)
+
+def with_output_lengths(seqs: Iterable[Sequence], output_len: int | None) -> Iterator[Sequence]:
+    """``seqs`` as the simulator takes them: each request's output length set as
+    ``output_length`` says: a copy only where the option or a maximum gives it (the simulator's
+    own default is the same 1 token); the analysis keeps the originals."""
+    for s in seqs:
+        source, n = output_length(s.request, output_len)
+        yield s if source in ("logged", "default") else replace(s, request=replace(s.request, output_length=n))
+
+
+def assumptions(seqs: SequenceOf[Sequence], output_len: int | None, rate: float | None,
+                timed: bool) -> dict[str, Any]:
+    """What the simulation assumed of these requests (``simulation.assumptions``): requests
+    per output-length source, the option and default used, and the arrivals (``timestamps``,
+    ``rate`` or ``at_once``; ``timed``: every request had a timestamp)."""
+    sources = dict.fromkeys(OUTPUT_SOURCES, 0)
+    total = 0
+    stamped = 0
+    for s in seqs:
+        source, n = output_length(s.request, output_len)
+        sources[source] += 1
+        total += max(DEFAULT_OUTPUT_LEN, n)  # the simulator decodes at least the first token
+        stamped += s.request.timestamp is not None
+    serve = RunSpec()
+    return {
+        "requests": len(seqs),
+        "output_length_sources": sources,
+        "output_len": output_len,
+        "default_output_len": DEFAULT_OUTPUT_LEN,
+        "mean_output_tokens": round(total / len(seqs), 3) if seqs else 0.0,
+        "arrivals": "rate" if rate is not None else ("timestamps" if timed else "at_once"),
+        "rate": rate,
+        "timestamped_requests": stamped,
+        "max_running": serve.max_running,
+        "max_prefill_tokens": serve.max_prefill_tokens,
+    }
+
+
+def arrivals_label(facts: dict[str, Any]) -> str:
+    """The engine comparison's ``arrivals`` label for these assumptions."""
+    if facts["arrivals"] == "rate":
+        return f"Poisson arrivals at {facts['rate']:g} requests/s (--rate)"
+    return TIMESTAMPS if facts["arrivals"] == "timestamps" else AT_ONCE
 
 
 @dataclass(frozen=True)

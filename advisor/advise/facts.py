@@ -9,15 +9,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterator
 
 from advisor import __version__
 from advisor.index.analyze import Analyzer, top_branches
 from advisor.ingest.source import SkipLog, make_renderer
 from advisor.advise.architecture import advice as architecture_advice, geometries, measure as measure_architecture
 from advisor.index.geometry import CacheGeometry
-from advisor.advise.engines import AT_ONCE, compare as compare_engines
+from advisor.advise.after_fix import Alternative, Rewrite, best as best_rewrite, candidates as rewrites
+from advisor.advise.engines import AT_ONCE, TIMESTAMPS, arrivals_label, compare as compare_engines
+from advisor.advise.engines import assumptions as simulation_assumptions, with_output_lengths
 from advisor.advise.reasoning import measure as measure_reasoning
+from advisor.advise.tenants import tenant_facts
+from advisor.advise.money import TrafficBills, hosted_bills, money_facts
+from advisor.advise.tiers import (
+    measure as measure_tiers, priced, recommended as tier_recommended, vllm_offloading_gib,
+)
 from advisor.advise.decide import CACHE_AWARE, Thresholds, decide as decide_facts
 from advisor.cost import (
     DEFAULT_BANDWIDTH_UTIL, DEFAULT_MFU, EngineTimings, check_tp, engine_timings, estimate_cost, not_fitting_message,
@@ -73,6 +80,17 @@ class ReportOptions:
     # examples, the capacity curve after the prescribed fix, template excerpts). Off, the
     # facts are exactly those of the JSON report.
     views: bool = False
+    # Rewrites of the traffic measured beside the prescription's (``plan``: the recipe's
+    # order); the best of them is the fix the advisory decides on.
+    alternatives: tuple[Alternative, ...] = ()
+    # Output tokens of a request whose record logs no count (--output-len; at most the
+    # request's own max_tokens); None: its max_tokens, else 1 (advisor.advise.engines).
+    output_len: int | None = None
+    # Poisson arrivals at this many requests/s in place of the logged timestamps (--rate).
+    rate: float | None = None
+    # USD per GPU-hour of the self-hosted bill (--gpu-hour-price); None: the GPU's cited
+    # default in advisor/data/prices.yaml, if it has one.
+    gpu_hour_price: float | None = None
 
 
 # --- measurement ---------------------------------------------------------------------------
@@ -84,8 +102,9 @@ def _measure_traffic(seqs: list[Sequence], opts: ReportOptions, renderer, decode
     diagnoser = Diagnoser(renderer.tokenizer)
     engine_cached = 0
     repeated = 0
+    bills = TrafficBills.for_traffic(seqs)  # each provider's billed tokens, in the same pass
     for seq in diagnoser.watch(seqs):
-        cached = overall.add(seq)
+        cached = bills.add(overall, seq)
         per_file.setdefault(seq.request.source, Analyzer(page)).add(seq)
         # SGLang never serves the last prompt token from cache (REFERENCE.md §1.3).
         cap = max(0, seq.prompt_tokens - 1) // page * page
@@ -108,35 +127,42 @@ def _measure_traffic(seqs: list[Sequence], opts: ReportOptions, renderer, decode
         "files": files,
         "engine_hit_rate": engine_cached / res.prompt_tokens if res.prompt_tokens else 0.0,
         "repetition_rate": repeated / res.requests if res.requests else 0.0,
+        "money": bills,
     }
 
 
-def _jobs(seqs: list[Sequence], skips: SkipLog) -> tuple[list[Sequence], JobStore, bool]:
+def _jobs(seqs: list[Sequence], skips: SkipLog,
+          opts: ReportOptions) -> tuple[list[Sequence], JobStore, dict[str, Any]]:
     """The simulator's jobs, under the per-record guard: a record ``to_jobs`` refuses is its
     line's skip and leaves the analysis too, so every section of the report covers the same
-    requests."""
+    requests. Each job's output length and arrival as ``advisor.advise.engines`` says; the
+    third value is what that assumed (``simulation.assumptions``)."""
     refused: set[tuple[str, int]] = set()
 
     def skip(sk: Skip) -> None:
         skips(sk)
         refused.add((sk.source, sk.line))
 
-    jobs, has_time = to_jobs(seqs, on_skip=skip)
+    jobs, has_time = to_jobs(with_output_lengths(seqs, opts.output_len), rate=opts.rate, on_skip=skip)
     if refused:
         seqs = [s for s in seqs if (s.request.source, s.request.line) not in refused]
-    return seqs, jobs, has_time
+    return seqs, jobs, simulation_assumptions(seqs, opts.output_len, opts.rate, has_time)
 
 
 def _simulate(jobs: JobStore, has_time: bool, pools: dict[str, int], page: int,
-              timings: EngineTimings, geometries: dict[str, CacheGeometry] | None = None) -> dict[str, Any]:
+              timings: EngineTimings, geometries: dict[str, CacheGeometry] | None = None,
+              capacities: list[int] | None = None, arrivals: str | None = None) -> dict[str, Any]:
+    """Every simulated figure of the advisory; ``capacities``: the sweep's pool sizes (by
+    default the points where this traffic's curve bends; the after-fix run reuses today's so
+    the two curves share their points)."""
     pool_tokens = pools["sglang"]
     mode = "serve" if has_time else "replay"
     sglang = (geometries or {}).get("sglang")
     base = RunSpec(engine="sglang", page=page, mode=mode, eviction="branch-lru", cost=timings,
                    geometry=sglang if sglang is not None and not sglang.is_dense else None)
     study = Study(jobs)  # each distinct configuration replayed once
-    caps = sweep_capacities(jobs, base.rules)
-    finite = sorted({c for c in caps if c is not None} | {pool_tokens})
+    caps = sweep_capacities(jobs, base.rules, mode=mode)
+    finite = sorted({c for c in caps if c is not None} | {pool_tokens}) if capacities is None else capacities
     curve = _curve(study, base, finite + [None])
     at_pool: dict[str, RunResult] = {
         policy: study.run(replace(base, policy=policy, capacity=pool_tokens))
@@ -162,8 +188,25 @@ def _simulate(jobs: JobStore, has_time: bool, pools: dict[str, int], page: int,
                     for p, r in at_pool.items()},
         "starvation": starvation,
         "engines": compare_engines(jobs, pools, timings, page, study,
-                                   "logged timestamps" if has_time else AT_ONCE, geometries),
+                                   arrivals or (TIMESTAMPS if has_time else AT_ONCE), geometries),
+        "tiers": measure_tiers(study, base, pools, timings, geometries),
     }
+
+
+def _after_fix(fix: Rewrite, measured: list[Rewrite], jobs: JobStore, has_time: bool, pools: dict[str, int],
+               page: int, timings: EngineTimings, geos: dict[str, CacheGeometry],
+               capacities: list[int], arrivals: str | None = None) -> dict[str, Any]:
+    """The ``after_fix`` key: the fix the advisory decides on, measured as today's traffic
+    is, and simulated as today's is (the same arrivals and output lengths)."""
+    fix_jobs, _ = to_jobs(fix.seqs, on_skip=lambda _skip: None)
+    out: dict[str, Any] = {"basis": fix.name, "description": fix.description,
+                           "rewritten_requests": fix.rewritten_requests, **fix.measured,
+                           "candidates": [{"name": r.name, "description": r.description, **r.measured}
+                                          for r in measured]}
+    if len(fix_jobs) == len(jobs):
+        fix_jobs.timed_like(jobs)
+        out["simulation"] = _simulate(fix_jobs, has_time, pools, page, timings, geos, capacities, arrivals)
+    return out
 
 
 def _curve(study: Study, base: RunSpec, capacities: list[int | None]) -> list[dict[str, Any]]:
@@ -177,22 +220,6 @@ def _curve(study: Study, base: RunSpec, capacities: list[int | None]) -> list[di
     return curve
 
 
-def _curve_after_fix(seqs: list[Sequence], rewritten: list[Sequence], sim: dict[str, Any], page: int,
-                     timings: EngineTimings) -> dict[str, Any]:
-    """Today's capacity sweep (same capacities, same mode) on the traffic after the
-    prescribed rewrite; each rewritten request keeps its logged arrival time."""
-    if len(rewritten) != len(seqs) or all(r is s for r, s in zip(rewritten, seqs)):
-        return {"curve": [dict(p) for p in sim["curve"]], "requests": len(seqs), "rewritten_requests": 0}
-    restamped = [r if r.request.timestamp == s.request.timestamp else
-                 replace(r, request=replace(r.request, timestamp=s.request.timestamp))
-                 for s, r in zip(seqs, rewritten)]
-    jobs, _ = to_jobs(restamped, on_skip=lambda _skip: None)
-    base = RunSpec(engine="sglang", page=page, mode=sim["mode"], eviction="branch-lru", cost=timings)
-    capacities = list(dict.fromkeys(p["capacity_tokens"] for p in sim["curve"]))
-    return {"curve": _curve(Study(jobs), base, capacities), "requests": len(jobs),
-            "rewritten_requests": sum(1 for r, s in zip(rewritten, seqs) if r is not s)}
-
-
 def _views(opts: ReportOptions, facts: dict[str, Any], traffic: dict[str, Any] | None,
            timings: EngineTimings) -> dict[str, Any]:
     """The ``views`` key (``ReportOptions.views``): what the HTML report draws."""
@@ -203,7 +230,13 @@ def _views(opts: ReportOptions, facts: dict[str, Any], traffic: dict[str, Any] |
         seqs, m, decode = traffic["seqs"], traffic["measured"], traffic["decode"]
         presc = m["prescription"]
         out.update(traffic_views(seqs, decode, m["analysis"], m["diagnosis"], presc, m["diagnosis"].findings))
-        out["after_fix"] = _curve_after_fix(seqs, presc.rewritten, facts["simulation"], opts.page_size, timings)
+        fix_sim = (facts.get("after_fix") or {}).get("simulation")
+        if fix_sim is not None:  # the after-fix simulation the advisory already ran
+            out["after_fix"] = {"curve": [dict(p) for p in fix_sim["curve"]], "requests": len(seqs),
+                                "rewritten_requests": facts["after_fix"]["rewritten_requests"]}
+        else:
+            out["after_fix"] = {"curve": [dict(p) for p in facts["simulation"]["curve"]], "requests": len(seqs),
+                                "rewritten_requests": 0}
     return out
 
 
@@ -229,8 +262,10 @@ def _lint(paths: list[str], tokenizer: str) -> list[dict[str, Any]]:
 
 # --- assembly -----------------------------------------------------------------------------
 
-def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips: SkipLog) -> dict[str, Any]:
-    """Every section of the advisory as plain data (the JSON shape; markdown renders it)."""
+def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips: SkipLog,
+          progress: Callable[[Iterator[Sequence], str], Iterator[Sequence]] | None = None) -> dict[str, Any]:
+    """Every section of the advisory as plain data (the JSON shape; markdown renders it);
+    ``progress`` wraps the stream of sequences as the traffic is read."""
     model = resolve_model(opts.model)
     gpu = resolve_gpu(opts.gpu)
     tp, tp_source = _choose_tp(model, gpu, opts)
@@ -250,13 +285,17 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
     mean_prompt = 0
     measured: dict[str, Any] | None = None  # what the views need of the traffic
     geos: dict[str, CacheGeometry] = {}  # each engine's windows and states, if not full attention
+    fix: Rewrite | None = None  # the rewrite the after-fix decision stands on
+    measured_rewrites: list[Rewrite] = []
     if traffic:
         files = check_paths(traffic)
         renderer = make_renderer(opts.tokenizer, opts.chat_template, opts.record_templates, files,
                                  engine=opts.engine, model_dir=opts.model_dir, timezone=opts.timezone)
         memo = MemoEncoder(renderer.tokenizer)
-        seqs = list(sequences(files, renderer, skips, block_size=opts.block_size, memo=memo))
-        seqs, jobs, has_time = _jobs(seqs, skips)
+        read = sequences(files, renderer, skips, block_size=opts.block_size, memo=memo)
+        seqs = list(progress(read, "report") if progress is not None else read)
+        seqs, jobs, assumed = _jobs(seqs, skips, opts)
+        has_time = assumed["arrivals"] != "at_once"  # timestamps or --rate: the serve loop's times
         if not seqs:
             raise AdvisorError("no usable requests in the traffic")
         m = _measure_traffic(seqs, opts, renderer, renderer.tokenizer.decode)
@@ -288,9 +327,16 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
         }
         facts["traffic"]["profile"] = (
             "prefix-heavy" if res.hit_rate >= 0.5 else ("single-shot" if res.hit_rate < 0.1 else "prefix-light"))
+        # The cached tokens split within and across conversations, and what session-affine
+        # routing over 2, 4 and 8 replicas keeps (on the same sequences: nothing re-rendered).
+        from advisor.index.conversations import measure as measure_conversations
+
+        facts["traffic"]["conversations"] = measure_conversations(seqs, opts.page_size).to_dict()
         history = measure_reasoning(seqs, renderer, res.prompt_tokens, memo.encode)
         if history is not None:  # only traffic whose assistant turns carry reasoning
             facts["traffic"]["reasoning_history"] = history
+        # A tenant far from the rest gets its own decision and fix, on its requests alone.
+        facts["tenants"] = tenant_facts(seqs, renderer, m["engine_hit_rate"], opts.page_size, opts.thresholds)
         if opts.views:
             measured = {"seqs": seqs, "measured": m, "decode": renderer.tokenizer.decode}
         geos = geometries(model, gpu, opts.page_size, opts.kv_dtype, tp)
@@ -300,6 +346,11 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
             # The decision is on what the engine serves on this model, not on full attention.
             facts["traffic"]["hit_rate"] = per_engine["sglang"]["hit_rate"]
             facts["traffic"]["hit_rate_basis"] = "sglang rules on the model's windows and states"
+        alternatives = [(alt, list(sequences(check_paths([alt.path]), renderer, skips, block_size=opts.block_size,
+                                             memo=memo))) for alt in opts.alternatives]
+        measured_rewrites = rewrites(seqs, presc.rewritten, alternatives, opts.page_size, renderer.tokenizer.decode,
+                                     geos or None)
+        fix = best_rewrite(measured_rewrites)
     cost = estimate_cost(model, gpu, tp=tp, kv_dtype=opts.kv_dtype, prefix_tokens=hot_prefix, batch=opts.batch,
                          unique_tokens=max(0, mean_prompt - hot_prefix), engine="sglang", mfu=opts.mfu,
                          weight_dtype=opts.weight_dtype, bandwidth_util=opts.bandwidth_util)
@@ -311,9 +362,18 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
     facts["timings"] = _timings_facts(timings, cost.to_dict())
     if traffic:
         pools = {"sglang": cost.kv_pool_tokens, "vllm": vllm_cost.kv_pool_tokens}
-        facts["simulation"] = _simulate(jobs, has_time, pools, opts.page_size, timings, geos)
+        facts["simulation"] = _simulate(jobs, has_time, pools, opts.page_size, timings, geos,
+                                        arrivals=arrivals_label(assumed))
+        facts["simulation"]["assumptions"] = assumed
+        if fix is not None:
+            today_caps = sorted({p["capacity_tokens"] for p in facts["simulation"]["curve"]
+                                 if p["capacity_tokens"] is not None})
+            facts["after_fix"] = _after_fix(fix, measured_rewrites, jobs, has_time, pools, opts.page_size,
+                                            timings, geos, today_caps, arrivals_label(assumed))
+    after_prefix = (facts.get("after_fix") or {}).get("shared_prefix_tokens")
     facts["hosted"] = [
-        {"provider": name, "minimum_tokens": minimum, "qualifies": hot_prefix >= minimum, "how": how}
+        {"provider": name, "minimum_tokens": minimum, "qualifies": hot_prefix >= minimum, "how": how,
+         **({"qualifies_after_fix": after_prefix >= minimum} if after_prefix is not None else {})}
         for name, minimum, how in HOSTED_MINIMUMS
     ]
     facts.update(decide(facts, opts))
@@ -325,6 +385,10 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
     facts["hit_rate_after_prescription"] = facts.get("traffic", {}).get("hit_rate_after_prescription")
     facts["rollout"] = rollout(facts, opts)
     facts["read_next"] = read_next(facts)
+    if traffic:
+        facts["money"] = money_facts(facts, m["money"], opts.gpu_hour_price)
+        if fix is not None and fix.bills is not None:  # the same bill on the rewritten traffic
+            facts["money"]["hosted_after_fix"] = hosted_bills(fix.bills)
     if opts.views:
         facts["views"] = _views(opts, facts, measured, timings)
     return facts
@@ -371,7 +435,13 @@ def _timings_facts(t: EngineTimings, cost: dict[str, Any]) -> dict[str, Any]:
 
 
 def rollout(facts: dict[str, Any], opts: ReportOptions) -> dict[str, Any]:
+    """The launch command and the target, on the traffic the headline decided on: the
+    rewritten traffic's simulation when the decision is conditional on a fix."""
     sim = facts.get("simulation")
+    after_sim = (facts.get("after_fix") or {}).get("simulation")
+    basis = "after-fix" if facts.get("basis") == "after-fix" and after_sim else "today"
+    if basis == "after-fix":
+        sim = after_sim
     cost = facts["cost"]
     policy = "fcfs"
     target = facts.get("hit_rate")
@@ -381,21 +451,23 @@ def rollout(facts: dict[str, Any], opts: ReportOptions) -> dict[str, Any]:
         lpm = sim["at_pool"][CACHE_AWARE]["hit_rate"]
         policy = CACHE_AWARE if lpm > fcfs + 0.005 else "fcfs"
         target = max(fcfs, lpm)
-        after = facts["traffic"]["hit_rate_after_prescription"]
-        if after > facts["traffic"]["lcp_hit_rate"] + 0.005:
-            # Measured with unlimited capacity on the rewritten traffic: an upper bound for
-            # the pool until traffic collected after the change is simulated.
-            after_fix = after
+        fixed = facts.get("after_fix")
+        if fixed and fixed["hit_rate"] > facts["traffic"]["hit_rate"] + 0.005:
+            # The rewritten traffic's hit rate with unlimited capacity (the engine's rule).
+            after_fix = fixed["hit_rate"]
     deploy = _deployment_flags(cost)
     flags = [f"--tp {cost['tp']}", *deploy["sglang"], f"--schedule-policy {policy}", f"--page-size {opts.page_size}",
              f"--mem-fraction-static {cost.get('mem_fraction', 0.835)}"]
-    hicache = bool(sim and sim["working_set_tokens"] > cost["kv_pool_tokens"])
+    hicache = tier_recommended(sim, cost)  # the host tier adds enough hits, and loads beat recomputing
     if hicache:
         flags.append("--enable-hierarchical-cache")
     flags.append("--enable-metrics --enable-cache-report")
     model = facts["input"]["model"]
+    offload = priced(sim, cost).get("vllm") if sim else None
+    vllm_tier = ([f"--kv-offloading-size {vllm_offloading_gib(offload):.0f}"]
+                 if offload is not None and offload["pays"] else [])
     vllm = " ".join(["vllm serve", model, f"--tensor-parallel-size {cost['tp']}", *deploy["vllm"],
-                     "--enable-prefix-caching"])
+                     "--enable-prefix-caching", *vllm_tier])
     sglang = " ".join(["python -m sglang.launch_server --model-path", model, *flags])
     on_vllm = facts.get("engine") == "vllm"
     if on_vllm and sim and sim.get("engines"):
@@ -411,7 +483,9 @@ def rollout(facts: dict[str, Any], opts: ReportOptions) -> dict[str, Any]:
         "vllm_command": vllm,
         "flags": flags,
         "hierarchical_cache": hicache and not on_vllm,
+        "cpu_offload": bool(vllm_tier) and on_vllm,
         "target_hit_rate": round(target, 6) if target is not None else None,
+        "target_basis": basis,
         "hit_rate_after_fix_unlimited": round(after_fix, 6) if after_fix is not None else None,
         "metrics": metrics,
     }

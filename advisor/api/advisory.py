@@ -9,9 +9,12 @@ from pathlib import Path
 from typing import Any, cast
 
 from advisor.advise import ReportOptions, Thresholds, build
+from advisor.advise.money import check_gpu_hour_price
 from advisor.api.checks import check_fraction, checked
 from advisor.api.bounds import check_options
-from advisor.api.sources import PathLike, Result, SkipCollector, SkipHook, Traffic, traffic_sources, with_skips
+from advisor.api.sources import (
+    PathLike, Progress, Result, SkipCollector, SkipHook, Traffic, traffic_sources, with_skips,
+)
 from advisor.cost import DEFAULT_BANDWIDTH_UTIL, DEFAULT_MFU
 from advisor.errors import AdvisorError
 from advisor.ingest.preprocess import engine_spec
@@ -101,7 +104,11 @@ def report(
     block_size: int = 512,
     batch: int = 16,
     views: bool = False,
+    output_len: int | None = None,
+    rate: float | None = None,
+    gpu_hour_price: float | None = None,
     on_skip: SkipHook | None = None,
+    progress: Progress | None = None,
 ) -> ReportResult:
     """The go/no-go SGLang advisory: the traffic measured, simulated and costed, the templates
     linted, and the decision with its reasons.
@@ -111,9 +118,19 @@ def report(
     False is ``--uncontrolled-templates``), and ``ReportOptions``' ``block_size`` and ``batch``.
     ``views`` adds what the HTML report draws (``data["views"]``: the prefix tree, example
     requests before and after the rewrite, the capacity curve after the fix, template excerpts).
-    ``on_skip`` is called with each skipped line or record. Raises ``AdvisorError`` with the
+    ``output_len`` (``--output-len``): output tokens of a request whose record logs no count,
+    at most its own ``max_tokens`` (None: that maximum, else 1); ``rate`` (``--rate``): Poisson
+    arrivals at this many requests/s in place of the logged timestamps. What the simulation
+    assumed is ``data["simulation"]["assumptions"]``. ``gpu_hour_price`` (``--gpu-hour-price``):
+    USD per GPU-hour of the self-hosted bill in ``data["money"]`` (None: the GPU's cited
+    default, if it has one).
+    ``on_skip`` is called with each skipped line or record; ``progress`` wraps the stream of
+    sequences as the traffic is read (a progress bar). Raises ``AdvisorError`` with the
     command's one-line messages."""
-    check_options(tp=tp, page_size=page_size, block_size=block_size)
+    check_options(tp=tp, page_size=page_size, block_size=block_size, output_len=output_len)
+    if rate is not None and not rate > 0:
+        raise AdvisorError("--rate must be positive")
+    check_gpu_hour_price(gpu_hour_price)
     for name, value in (("--go-above", go_above), ("--no-go-below", no_go_below)):
         check_fraction(name, value)
     if no_go_below > go_above:
@@ -141,11 +158,12 @@ def report(
                          record_templates=Path(record_templates) if record_templates is not None else None,
                          engine=engine_spec(engine, engine_version), model_dir=folder, timezone=timezone,
                          block_size=block_size, thresholds=Thresholds(go_above, no_go_below),
-                         controlled=controlled, batch=batch, views=views)
+                         controlled=controlled, batch=batch, views=views, output_len=output_len, rate=rate,
+                         gpu_hour_price=gpu_hour_price)
     skips = SkipCollector(forward=on_skip)
     # build() names its traffic list[Path]; it reads it through check_paths and sequences,
     # which take records (ingest.traffic.Records) where a file goes.
-    data = build(audited, cast("list[Path]", sources), opts, skips)
+    data = build(audited, cast("list[Path]", sources), opts, skips, progress)
     return with_skips(ReportResult(data), skips)
 
 

@@ -25,6 +25,14 @@ def spec_from(spec: Path | None, example: str | None, requests: int | None, seed
     return load_spec(spec, requests=requests, seed=seed)
 
 
+def _gpu_hour_price(value: float | None) -> float | None:
+    # The check lives with the prices (advisor.advise.money); imported here, not at the top,
+    # so `advisor plan --help` loads no pipeline.
+    from advisor.advise.money import check_gpu_hour_price
+
+    return check_gpu_hour_price(value)
+
+
 @app.command("plan")
 def plan_command(
     spec: Path | None = typer.Argument(None, metavar="[SPEC]", help="Workload spec (YAML; advisor spec --schema)."),
@@ -33,6 +41,12 @@ def plan_command(
     seed: int | None = typer.Option(None, min=0, help="Seed (default: the spec's)."),
     go_above: float = typer.Option(0.40, min=0.0, max=1.0, help="Go when the planned hit rate is above this."),
     no_go_below: float = typer.Option(0.30, min=0.0, max=1.0, help="No-go when it is below this."),
+    # report's --rate and --output-len; here they stand in for the spec's fields (advisor.spec.plan).
+    rate: float | None = typer.Option(None, help="Poisson arrivals at this many requests/s (serve mode), in place "
+                                      "of the spec's arrival.rate (and its timestamps: false)."),
+    output_len: int | None = typer.Option(None, min=1, callback=bounded("--output-len"), help="Output tokens of "
+                                          "every request, in place of the spec's output_tokens."),
+    gpu_hour_price: float | None = typer.Option(None, "--gpu-hour-price", callback=_gpu_hour_price, help="USD per GPU-hour of the self-hosted bill ('What it costs'). Default: the GPU's cited on-demand price, where it has one."),
     format: str = typer.Option("markdown", "--format", "-f", help="markdown or json."),
     output: Path = typer.Option(Path("-"), "--output", "-o", help="Where to write the advisory ('-': stdout)."),
 ) -> None:
@@ -45,16 +59,16 @@ def plan_command(
     from advisor.spec import report as plan_render
     from advisor.spec.plan import Thresholds, plan
 
-    data = plan(spec_from(spec, example, requests, seed), Thresholds(go_above, no_go_below))
+    data = plan(spec_from(spec, example, requests, seed), Thresholds(go_above, no_go_below),
+                output_len=output_len, rate=rate, gpu_hour_price=gpu_hour_price)
     to_stdout = is_stdout(output)
     picture = None
     sim = data.get("simulation")
     if sim is not None and regular_destination(output) and format == "markdown":
-        from advisor.report.plot import capacity_curve_png
+        from advisor.report.plot import advisory_png
 
         png = output.with_suffix(".png")
-        emit_bytes(capacity_curve_png(sim["curve"], data["cost"]["kv_pool_tokens"], data["cost"]["gpu"],
-                                     sim["unlimited_hit_rate"]), png)
+        emit_bytes(advisory_png(data), png)
         picture = png.name
         data["picture"] = picture
     text = render.to_json(data) if format == "json" else plan_render.to_markdown(data, picture)

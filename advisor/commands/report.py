@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import List, Optional
 
@@ -11,14 +12,37 @@ from advisor.cost import DEFAULT_BANDWIDTH_UTIL, DEFAULT_MFU
 from advisor.cli import app
 from advisor.api.advisory import check_templates, report
 from advisor.api.bounds import bounded
+from advisor.advise.money import check_gpu_hour_price
 from advisor.commands.outputs import model_inputs
-from advisor.commands.common import SkipLog, check_format, check_output, emit, emit_bytes, regular_destination
+from advisor.commands.common import (
+    SkipLog, check_format, check_output, emit, emit_bytes, regular_destination, with_progress,
+)
+from advisor.errors import AdvisorError
 from advisor.ingest.preprocess import ENGINE_VERSION_HELP
 from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP
 from advisor.report import advisory as render
-from advisor.report.plot import capacity_curve_png
+from advisor.report.plot import advisory_png
 
 DEFAULT_OUTPUT = Path("outputs/skill-radix-scheduler-advisor.md")
+
+
+def _rate(value: Optional[float]) -> Optional[float]:
+    """``--rate``: requests/s, refused as simulate refuses it (typer reads "nan" and "inf" too)."""
+    if value is not None and not math.isfinite(value):
+        raise AdvisorError(f"--rate must be a finite number of requests/s (got {value})")
+    if value is not None and not value > 0:
+        raise AdvisorError("--rate must be positive")
+    return value
+
+
+def _default(path: Path) -> Path:
+    """The default destination, its folder made when missing: only a folder the user names
+    with -o must exist (a typo there is refused); outputs/ is advisor's own choice."""
+    try:
+        path.parent.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise AdvisorError(f"{path.parent}: cannot create the default output folder ({exc.strerror or exc})") from None
+    return path
 
 
 @app.command("report")
@@ -45,6 +69,13 @@ def report_command(
     go_above: float = typer.Option(0.40, min=0.0, max=1.0, help="Go when the measured hit rate is above this."),
     no_go_below: float = typer.Option(0.30, min=0.0, max=1.0, help="No-go when it is below this."),
     uncontrolled: bool = typer.Option(False, "--uncontrolled-templates", help="The team does not control the templates."),
+    # simulate's --rate and --output-len, with what the advisory adds: a request's max_tokens.
+    rate: Optional[float] = typer.Option(None, callback=_rate, help="Poisson arrivals at this many requests/s (serve mode), in place "
+                                         "of the logged timestamps. Default: the timestamps, else all at once."),
+    output_len: Optional[int] = typer.Option(None, min=1, callback=bounded("--output-len"), help="Output tokens for "
+                                             "records without output_length (default 1), at most a request's own "
+                                             "max_tokens. Default: that max_tokens where the request has one."),
+    gpu_hour_price: Optional[float] = typer.Option(None, "--gpu-hour-price", callback=check_gpu_hour_price, help="USD per GPU-hour of the self-hosted bill ('What it costs'). Default: the GPU's cited on-demand price, where it has one."),
     format: str = typer.Option("markdown", "--format", "-f", help="markdown, json (printed on stdout), or html (one self-contained interactive page)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help=f"The markdown advisory ('-' for stdout). Default: {DEFAULT_OUTPUT}, or none with --format json; "
                                           f"with --format html the page, default {DEFAULT_OUTPUT.with_suffix('.html')}."),
@@ -59,21 +90,22 @@ def report_command(
                     tokenizer=tokenizer, chat_template=chat_template, model_dir=model_dir, engine=engine,
                     engine_version=engine_version, timezone=timezone, record_templates=record_templates,
                     go_above=go_above, no_go_below=no_go_below, controlled=not uncontrolled,
-                    views=format == "html", on_skip=skips)
+                    views=format == "html", output_len=output_len, rate=rate,
+                    gpu_hour_price=gpu_hour_price, on_skip=skips, progress=with_progress)
     skips.summary()
     data = result.data
     if format == "html":
         # The page alone: its capacity curves are drawn in the page, not as a PNG beside it.
         from advisor.report.html import to_html
 
-        page_to = output if output is not None else DEFAULT_OUTPUT.with_suffix(".html")
+        page_to = output if output is not None else _default(DEFAULT_OUTPUT.with_suffix(".html"))
         emit(to_html(data, "report"), None if str(page_to) == "-" else page_to, escape=False)
         if result.skipped_count:
             raise typer.Exit(1)
         return
     # --format json: the JSON on stdout; the markdown only where --output names it.
     # (`--format json --output -` is the JSON on stdout alone, as before.)
-    markdown_to = output if (output is not None or format == "json") else DEFAULT_OUTPUT
+    markdown_to = output if (output is not None or format == "json") else _default(DEFAULT_OUTPUT)
     if format == "json" and markdown_to is not None and str(markdown_to) == "-":
         markdown_to = None
     to_stdout = markdown_to is not None and str(markdown_to) == "-"
@@ -81,8 +113,7 @@ def report_command(
     # The picture goes beside a regular file only (report -o /dev/null writes no /dev/null.png).
     if markdown_to is not None and sim is not None and regular_destination(markdown_to):
         png = markdown_to.with_suffix(".png")
-        emit_bytes(capacity_curve_png(sim["curve"], data["cost"]["kv_pool_tokens"], data["cost"]["gpu"],
-                                     sim["unlimited_hit_rate"]), png)
+        emit_bytes(advisory_png(data), png)
         data["picture"] = png.name
     if markdown_to is not None:
         emit(render.to_markdown(data, data.get("picture")), None if to_stdout else markdown_to)

@@ -183,6 +183,11 @@ class GpuSpec:
     bandwidth_gb_s: float
     source: str
     aliases: tuple[str, ...] = ()
+    # The GPU's link to host memory, one direction (a host-tier load is host-to-device only):
+    # GB/s, the link's name, and where the figure comes from. None: not in the catalog.
+    host_link_gb_s: float | None = None
+    host_link: str = ""
+    host_link_source: str = ""
 
 
 @dataclass(frozen=True)
@@ -681,6 +686,9 @@ def _gpu_from_entry(entry: Mapping[str, Any]) -> GpuSpec:
         tflops_fp8_dense=float(fp8) if fp8 is not None else None,
         bandwidth_gb_s=float(entry["bandwidth_gb_s"]),
         source=str(entry.get("source", "")),
+        host_link_gb_s=float(entry["host_link_gb_s"]) if entry.get("host_link_gb_s") else None,
+        host_link=str(entry.get("host_link", "")),
+        host_link_source=str(entry.get("host_link_source", "")),
     )
 
 

@@ -6,11 +6,36 @@ from __future__ import annotations
 from typing import Any
 
 
-def capacity_curve_png(curve: list[dict[str, Any]], pool_tokens: int, gpu: str, unlimited: float) -> bytes:
-    """A PNG of the simulated curve; the chosen GPU's pool size marked. Deterministic:
-    no timestamps or software version in the file's metadata."""
+def advisory_png(data: dict[str, Any]) -> bytes:
+    """The advisory's capacity plot: today's curves and, when the report measured a fix,
+    the rewritten traffic's cache-aware curve beside them."""
+    sim = data["simulation"]
+    fix = (data.get("after_fix") or {}).get("simulation")
+    return capacity_curve_png(sim["curve"], data["cost"]["kv_pool_tokens"], data["cost"]["gpu"],
+                              sim["unlimited_hit_rate"], fix["curve"] if fix else None,
+                              fix["unlimited_hit_rate"] if fix else None)
+
+
+def capacity_curve_png(curve: list[dict[str, Any]], pool_tokens: int, gpu: str, unlimited: float,
+                       after: list[dict[str, Any]] | None = None, after_unlimited: float | None = None) -> bytes:
+    """A PNG of the simulated curve (``figure``). Deterministic: no timestamps or software
+    version in the file's metadata."""
     import io
 
+    import matplotlib.pyplot as plt
+
+    fig = figure(curve, pool_tokens, gpu, unlimited, after, after_unlimited)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def figure(curve: list[dict[str, Any]], pool_tokens: int, gpu: str, unlimited: float,
+           after: list[dict[str, Any]] | None = None, after_unlimited: float | None = None) -> Any:
+    """The capacity plot as a matplotlib figure: the chosen GPU's pool size marked;
+    ``after``: the curve of the traffic after the fix. The legend sits below the axes, never
+    over a curve (curves near 0 % or 100 % run along the plot's edges)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -18,15 +43,24 @@ def capacity_curve_png(curve: list[dict[str, Any]], pool_tokens: int, gpu: str, 
 
     finite = [p for p in curve if p["capacity_tokens"] is not None]
     top = max((p["capacity_tokens"] for p in finite), default=pool_tokens)
-    fig, ax = plt.subplots(figsize=(7.5, 4.2), dpi=100)
+    fig, ax = plt.subplots(figsize=(7.5, 5.4), dpi=100)
     styles = {"fcfs": ("FCFS", "#c0392b", "o"), "lpm": ("cache-aware (lpm)", "#1f6fb2", "s"),
               "optimal": ("optimal eviction (knows the future)", "#7d3c98", "^")}
     for policy, (label, color, marker) in styles.items():
         points = sorted((p["capacity_tokens"], p["hit_rate"]) for p in finite if p["policy"] == policy)
         if points:
             ax.plot([x for x, _ in points], [y * 100 for _, y in points], marker=marker, color=color,
-                    label=label, linewidth=1.8, markersize=4)
-    ax.axhline(unlimited * 100, color="#555555", linestyle=":", linewidth=1, label="unlimited capacity")
+                    label=label + (" today" if after else ""), linewidth=1.8, markersize=4)
+    ax.axhline(unlimited * 100, color="#555555", linestyle=":", linewidth=1,
+               label="unlimited capacity" + (" today" if after else ""))
+    if after:
+        points = sorted((p["capacity_tokens"], p["hit_rate"]) for p in after
+                        if p["capacity_tokens"] is not None and p["policy"] == "lpm")
+        ax.plot([x for x, _ in points], [y * 100 for _, y in points], marker="D", color="#e67e22",
+                linestyle="--", label="cache-aware (lpm) after the change", linewidth=1.8, markersize=4)
+        if after_unlimited is not None:
+            ax.axhline(after_unlimited * 100, color="#e67e22", linestyle=":", linewidth=1,
+                       label="unlimited capacity after the change")
     ax.axvline(pool_tokens, color="#2e8b57", linestyle="--", linewidth=1.2,
                label=f"{gpu} pool ({pool_tokens:,} tokens)")
     ax.set_xscale("log")
@@ -36,9 +70,6 @@ def capacity_curve_png(curve: list[dict[str, Any]], pool_tokens: int, gpu: str, 
     ax.set_ylabel("prompt tokens served from cache (%)")
     ax.set_title("Simulated prefix-cache hit rate against pool size")
     ax.grid(True, which="both", alpha=0.25)
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize=8, frameon=False)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})
-    plt.close(fig)
-    return buf.getvalue()
+    return fig

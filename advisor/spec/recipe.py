@@ -57,7 +57,10 @@ def recipe(spec: Spec) -> Spec:
             messages[-1] = replace(messages[-1], sections=messages[-1].sections + (section,))
         else:
             messages.append(Message(role=role, sections=(section,)))
-    return replace(spec, name=f"{spec.name}-recipe", messages=tuple(messages))
+    # The description told the old order; the recipe's says what it is.
+    return replace(spec, name=f"{spec.name}-recipe", messages=tuple(messages),
+                   description=f"The sections of '{spec.name}' in advisor's cache order: static first, then what "
+                               "varies least, the per-request text last.")
 
 
 def changes(spec: Spec, reordered: Spec) -> bool:

@@ -12,6 +12,10 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from advisor.report.sections import architecture, audit, capacity, closing, costs, engines, fingerprint, headline, hosted, rollout
+from advisor.report.sections import tenants
+from advisor.report.sections import conversations
+from advisor.report.sections import money
+from advisor.report.sections import tiers
 from advisor.report.sections.format import Block
 
 Render = Callable[[dict[str, Any], "str | None"], list[Block]]
@@ -27,10 +31,14 @@ SECTIONS: tuple[Section, ...] = (
     Section(None, headline.render),
     Section(fingerprint.TITLE, fingerprint.render),
     Section(audit.TITLE, audit.render),
+    Section(tenants.TITLE, tenants.render),
     Section(capacity.TITLE, capacity.render),
+    Section(None, tiers.render),  # the host-memory tier: the capacity section's closing paragraph
+    Section(conversations.TITLE, conversations.render),
     Section(engines.TITLE, engines.render),
     Section(architecture.TITLE, architecture.render),
     Section(costs.TITLE, costs.render),
+    Section(money.TITLE, money.render),
     Section(rollout.TITLE, rollout.render),
     Section(hosted.TITLE, hosted.render),
     Section(closing.TITLE, closing.read_next),

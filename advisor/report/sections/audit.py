@@ -19,7 +19,7 @@ def lint_table(lint: list[dict[str, Any]]) -> Table:
 
 
 def findings_table(findings: list[dict[str, Any]]) -> Table:
-    t = Table(columns("traffic finding", "kind", "offset (tokens)>", "requests>", "tokens lost>", "example"))
+    t = Table(columns("traffic finding", "kind", "offset (tokens)>", "requests>", "tokens lost (estimate)>", "example"))
     for f in findings:
         offset = "" if f.get("token_offset") is None else f"{f['token_offset']:,}"
         t.add(f"{f['code']} {f['rule']}", f["kind"], offset, f"{f['requests']:,}", f"{f['tokens_lost']:,}",
@@ -32,6 +32,30 @@ def actions_table(actions: list[dict[str, Any]]) -> Table:
     for a in actions:
         t.add(a["description"], pct(a["hit_rate_after"]), f"{a['tokens_gained']:,}")
     return t
+
+
+def after_sentence(data: dict[str, Any]) -> str:
+    """The prescription's hit rate after, on the same basis as the headline's (what the
+    engine serves, unlimited capacity), with the longest-common-prefix figures the action
+    rows are measured in; and which fix the decision stands on when another measured higher."""
+    traffic = data["traffic"]
+    fix = data.get("after_fix") or {}
+    measured = {c["name"]: c for c in fix.get("candidates", ())}
+    presc = measured.get("prescription")
+    lcp = (f"longest common prefix {pct(traffic['hit_rate_after_prescription'])} against "
+           f"{pct(traffic['lcp_hit_rate'])}")
+    if presc is None:
+        line = f"Hit rate after the prescription: {lcp} (it rewrote no request)."
+    else:
+        line = (f"Hit rate after the prescription: **{pct(presc['hit_rate'])}** against {pct(traffic['hit_rate'])} "
+                f"today (what the engine serves, unlimited capacity; {lcp}).")
+    if fix and fix["basis"] != "prescription":
+        line += (f" {fix['description'][:1].upper() + fix['description'][1:]} measured higher, "
+                 f"**{pct(fix['hit_rate'])}**: the decision stands on it.")
+    if data["input"]["templates"]:
+        return line + " Run `advisor prescribe --templates DIR --format diff` for the template changes."
+    return line + (" `advisor prescribe` on this traffic shows each request before and after; with the prompt "
+                   "templates (`--templates DIR --format diff`) it writes the template changes.")
 
 
 def reasoning_sentence(history: dict[str, Any]) -> str:
@@ -68,10 +92,7 @@ def render(data: dict[str, Any], picture: str | None) -> list[Block]:
                 + (f", template layout {att['template_layout']:,}" if att.get("template_layout") else "")
                 + f" ({'measured by rewriting the traffic' if att['measured'] else 'estimated'})."]
     if traffic["actions"]:
-        out += ["", actions_table(traffic["actions"]), "",
-                f"Hit rate after the prescription: **{pct(traffic['hit_rate_after_prescription'])}** "
-                f"(before: {pct(traffic['lcp_hit_rate'])}); run `advisor prescribe --templates DIR --format diff` "
-                "for the template changes."]
+        out += ["", actions_table(traffic["actions"]), "", after_sentence(data)]
     if traffic.get("reasoning_history"):
         out += ["", reasoning_sentence(traffic["reasoning_history"])]
     return out

@@ -20,17 +20,29 @@ SERVE_ROWS: tuple[tuple[str, str, Callable[[Any], str]], ...] = (
 )
 
 
-def curve_table(sim: dict[str, Any], cost: dict[str, Any]) -> Table:
-    t = Table(columns("pool (tokens)>", "FCFS>", "cache-aware (lpm)>", "optimal eviction>"))
+def curve_table(sim: dict[str, Any], cost: dict[str, Any], after: dict[str, Any] | None = None) -> Table:
+    """Today's curve; with ``after`` (the rewritten traffic's simulation, at the same
+    capacities) its cache-aware and optimal columns beside."""
+    heads = ["pool (tokens)>", "FCFS>", "cache-aware (lpm)>", "optimal eviction>"]
+    if after is not None:
+        heads += ["after the change: lpm>", "after the change: optimal>"]
+    t = Table(columns(*heads))
     by_cap: dict[Any, dict[str, float]] = {}
     for p in sim["curve"]:
         by_cap.setdefault(p["capacity_tokens"], {})[p["policy"]] = p["hit_rate"]
+    after_by_cap: dict[Any, dict[str, float]] = {}
+    for p in (after or {}).get("curve", ()):
+        after_by_cap.setdefault(p["capacity_tokens"], {})[p["policy"]] = p["hit_rate"]
     for cap in sorted(c for c in by_cap if c is not None) + [None]:
         label = "unlimited" if cap is None else f"{cap:,}"
         if cap == cost["kv_pool_tokens"]:
             label += f" ({cost['gpu']})"
         row = by_cap[cap]
-        t.add(label, pct(row.get("fcfs")), pct(row.get("lpm")), pct(row.get("optimal")))
+        cells = [label, pct(row.get("fcfs")), pct(row.get("lpm")), pct(row.get("optimal"))]
+        if after is not None:
+            fixed = after_by_cap.get(cap, {})
+            cells += [pct(fixed.get("lpm")), pct(fixed.get("optimal"))]
+        t.add(*cells)
     return t
 
 
@@ -58,7 +70,7 @@ def render(data: dict[str, Any], picture: str | None) -> list[Block]:
         "semantics), requests in arrival order: the most any eviction policy could keep at that pool. A gap "
         "between a policy and it is the policy's; a gap between it and unlimited is the memory's.",
         "",
-        curve_table(sim, cost),
+        curve_table(sim, cost, (data.get("after_fix") or {}).get("simulation")),
         "",
     ]
     at = sim["at_pool"]

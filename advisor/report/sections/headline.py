@@ -8,14 +8,18 @@ from advisor.report.sections.format import Block, pct
 
 
 def _condition(data: dict[str, Any]) -> str:
-    """A decision taken on the traffic after the prescribed moves says so, with today's."""
+    """A decision taken on the traffic after the measured fix says so, with today's."""
     if data.get("basis") != "after-fix":
         return ""
     n = len(data["conditional_on"])
-    return (f", on condition that the prescribed change{'s' if n > 1 else ''} below {'are' if n > 1 else 'is'} "
-            f"made: measured hit rate {pct(data['hit_rate_decided'])} after {'them' if n > 1 else 'it'}, "
-            f"{pct(data['traffic']['hit_rate'])} today (today's decision: {data['decision_today'].upper()}, "
-            f"engine {data['engine_today']})")
+    figures = (f"measured hit rate {pct(data['hit_rate_decided'])} after {'them' if n > 1 else 'it'}, "
+               f"{pct(data['traffic']['hit_rate'])} today")
+    if (data["decision_today"], data["engine_today"]) == (data["decision"], data["engine"]):
+        # The same call either way, on other figures: the change is still the advice.
+        return (f", with or without the change{'s' if n > 1 else ''} below; make "
+                f"{'them' if n > 1 else 'it'} anyway: {figures}")
+    return (f", on condition that the change{'s' if n > 1 else ''} below {'are' if n > 1 else 'is'} "
+            f"made: {figures} (today's decision: {data['decision_today'].upper()}, engine {data['engine_today']})")
 
 
 def render(data: dict[str, Any], picture: str | None) -> list[Block]:

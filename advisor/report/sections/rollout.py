@@ -15,13 +15,17 @@ def steps(data: dict[str, Any]) -> list[str]:
     engine_name = "vLLM" if roll.get("engine") == "vllm" else "SGLang"
     out = [f"Shadow run: mirror a slice of production traffic to the {engine_name} deployment for a day; compare "
            "its cached-token counts with this report's figures."]
-    if roll["hierarchical_cache"]:
-        out.append("The working set exceeds the GPU pool: the hierarchical cache keeps evicted prefixes in host memory.")
+    if roll["hierarchical_cache"] or roll.get("cpu_offload"):
+        out.append("Host memory behind the pool pays on this traffic (the host-memory tier under capacity): it "
+                   "keeps evicted prefixes and loads them back faster than the GPU recomputes them; watch the "
+                   "host hits (`sglang:cached_tokens_total{cache_source=\"host\"}` on SGLang).")
     out.append("Watch: " + ", ".join(f"`{m}`" for m in roll["metrics"]) + ".")
     if roll["target_hit_rate"] is not None:
+        on = ("the traffic rewritten as the change says: the target once it is made"
+              if roll.get("target_basis") == "after-fix" else "today's traffic")
         line = (f"Target hit rate: {pct(roll['target_hit_rate'])} "
-                "(simulated for this pool on today's traffic; investigate if production stays more than 5 points below).")
-        if roll.get("hit_rate_after_fix_unlimited") is not None:
+                f"(simulated for this pool on {on}; investigate if production stays more than 5 points below).")
+        if roll.get("hit_rate_after_fix_unlimited") is not None and roll.get("target_basis") != "after-fix":
             line += (f" After the template changes the traffic allows up to {pct(roll['hit_rate_after_fix_unlimited'])}"
                      " (unlimited capacity): rerun this report on traffic collected after the change.")
         out.append(line)
