@@ -67,7 +67,7 @@ COMMAND_MODULES = {
 # every line against the command's own help.
 COMMAND_SUMMARIES = {
     "lint": "Lint prompt templates for patterns that break prefix caching.",
-    "rules": "List the lint rules.",
+    "rules": "List the lint rules and the traffic rules.",
     "rule": "Print one rule's documentation.",
     "analyze": "Measure the prefix-cache hit rate that the traffic allows (unlimited cache).",
     "simulate": "Hit rate under a finite KV pool: eviction, scheduling, replicas and tenants.",

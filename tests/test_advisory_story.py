@@ -112,3 +112,45 @@ def test_capacity_plot_legend_never_covers_the_curves() -> None:
         assert box.y0 >= 0 and box.x0 >= 0 and box.x1 <= fig.bbox.x1  # and stays on the picture
     finally:
         plt.close(fig)
+
+
+def test_run_beside_gives_the_same_result_forked_or_not(monkeypatch) -> None:
+    import os
+
+    import advisor.advise.beside as beside
+
+    def there() -> dict[str, object]:
+        return {"pid": os.getpid(), "curve": [{"capacity_tokens": c, "hit_rate": c / 7} for c in range(50)]}
+
+    monkeypatch.setattr(beside, "idle_cores", lambda: 2.0)
+    here, forked = beside.run_beside(lambda: os.getpid(), there)
+    if hasattr(os, "fork"):
+        assert forked["pid"] != here  # computed in the child ...
+    monkeypatch.setattr(beside, "idle_cores", lambda: 0.0)
+    _, serial = beside.run_beside(lambda: os.getpid(), there)
+    assert serial["pid"] == here
+    assert {k: v for k, v in forked.items() if k != "pid"} == {k: v for k, v in serial.items() if k != "pid"}
+
+    # A child that fails (here: a result that cannot be sent) leaves the work to the parent.
+    monkeypatch.setattr(beside, "idle_cores", lambda: 2.0)
+    calls = []
+
+    def unpicklable() -> object:
+        calls.append(os.getpid())
+        return (lambda: None) if os.getpid() != here else "done here"
+
+    assert beside.run_beside(lambda: 1, unpicklable) == (1, "done here")
+    assert calls[-1] == here
+
+
+def test_report_is_the_same_with_the_after_fix_simulation_forked(monkeypatch) -> None:
+    import advisor.advise.beside as beside
+    from advisor.api import report
+
+    path = DEMO / "support_chat.jsonl"
+    monkeypatch.setattr(beside, "idle_cores", lambda: 0.0)
+    serial = report(path).data
+    monkeypatch.setattr(beside, "idle_cores", lambda: 2.0)
+    forked = report(path).data
+    assert "simulation" in serial["after_fix"]
+    assert forked == serial

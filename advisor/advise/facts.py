@@ -16,6 +16,7 @@ from advisor.index.analyze import Analyzer, top_branches
 from advisor.ingest.source import SkipLog, make_renderer
 from advisor.advise.architecture import advice as architecture_advice, geometries, measure as measure_architecture
 from advisor.index.geometry import CacheGeometry
+from advisor.advise.beside import run_beside
 from advisor.advise.after_fix import Alternative, Rewrite, best as best_rewrite, candidates as rewrites
 from advisor.advise.engines import AT_ONCE, TIMESTAMPS, arrivals_label, compare as compare_engines
 from advisor.advise.engines import assumptions as simulation_assumptions, with_output_lengths
@@ -149,6 +150,24 @@ def _jobs(seqs: list[Sequence], skips: SkipLog,
     return seqs, jobs, simulation_assumptions(seqs, opts.output_len, opts.rate, has_time)
 
 
+def _base(has_time: bool, page: int, timings: EngineTimings | None,
+          geometries: dict[str, CacheGeometry] | None) -> RunSpec:
+    """The advisory's SGLang run: its hit rules on the model's windows and states, whole-leaf
+    LRU, serve mode when the requests have arrival times."""
+    sglang = (geometries or {}).get("sglang")
+    spec = RunSpec(engine="sglang", page=page, mode="serve" if has_time else "replay", eviction="branch-lru",
+                   geometry=sglang if sglang is not None and not sglang.is_dense else None)
+    return spec if timings is None else replace(spec, cost=timings)
+
+
+def sweep_points(jobs: JobStore, has_time: bool, pools: dict[str, int], page: int,
+                 geometries: dict[str, CacheGeometry] | None = None) -> list[int]:
+    """The capacity curve's finite pool sizes: where today's curve bends, and the GPU's pool."""
+    base = _base(has_time, page, None, geometries)
+    caps = sweep_capacities(jobs, base.rules, mode=base.mode)
+    return sorted({c for c in caps if c is not None} | {pools["sglang"]})
+
+
 def _simulate(jobs: JobStore, has_time: bool, pools: dict[str, int], page: int,
               timings: EngineTimings, geometries: dict[str, CacheGeometry] | None = None,
               capacities: list[int] | None = None, arrivals: str | None = None) -> dict[str, Any]:
@@ -157,9 +176,7 @@ def _simulate(jobs: JobStore, has_time: bool, pools: dict[str, int], page: int,
     the two curves share their points)."""
     pool_tokens = pools["sglang"]
     mode = "serve" if has_time else "replay"
-    sglang = (geometries or {}).get("sglang")
-    base = RunSpec(engine="sglang", page=page, mode=mode, eviction="branch-lru", cost=timings,
-                   geometry=sglang if sglang is not None and not sglang.is_dense else None)
+    base = _base(has_time, page, timings, geometries)
     study = Study(jobs)  # each distinct configuration replayed once
     caps = sweep_capacities(jobs, base.rules, mode=mode)
     finite = sorted({c for c in caps if c is not None} | {pool_tokens}) if capacities is None else capacities
@@ -362,14 +379,24 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
     facts["timings"] = _timings_facts(timings, cost.to_dict())
     if traffic:
         pools = {"sglang": cost.kv_pool_tokens, "vllm": vllm_cost.kv_pool_tokens}
-        facts["simulation"] = _simulate(jobs, has_time, pools, opts.page_size, timings, geos,
-                                        arrivals=arrivals_label(assumed))
+        # Both curves at today's points; today's traffic and the rewritten one are simulated
+        # side by side (advisor.advise.beside: the same figures either way).
+        caps = sweep_points(jobs, has_time, pools, opts.page_size, geos)
+        arrivals = arrivals_label(assumed)
+
+        def today() -> dict[str, Any]:
+            return _simulate(jobs, has_time, pools, opts.page_size, timings, geos, caps, arrivals)
+
+        def rewritten() -> dict[str, Any] | None:
+            if fix is None:
+                return None
+            return _after_fix(fix, measured_rewrites, jobs, has_time, pools, opts.page_size, timings, geos,
+                              caps, arrivals)
+
+        facts["simulation"], after_fix = run_beside(today, rewritten) if fix is not None else (today(), None)
         facts["simulation"]["assumptions"] = assumed
-        if fix is not None:
-            today_caps = sorted({p["capacity_tokens"] for p in facts["simulation"]["curve"]
-                                 if p["capacity_tokens"] is not None})
-            facts["after_fix"] = _after_fix(fix, measured_rewrites, jobs, has_time, pools, opts.page_size,
-                                            timings, geos, today_caps, arrivals_label(assumed))
+        if after_fix is not None:
+            facts["after_fix"] = after_fix
     after_prefix = (facts.get("after_fix") or {}).get("shared_prefix_tokens")
     facts["hosted"] = [
         {"provider": name, "minimum_tokens": minimum, "qualifies": hot_prefix >= minimum, "how": how,

@@ -147,7 +147,7 @@ def _report_skipped(skipped: list[tuple[str, str]]) -> None:
 def rules_command(
     fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="text or json."),
 ) -> None:
-    """List the lint rules."""
+    """List the lint rules and the traffic rules."""
     ordered = sorted(REGISTRY.values(), key=lambda r: r.code)
     # The traffic codes (analyze, prescribe, simulate) after the lint rules, as their own group.
     traffic = sorted(TRAFFIC_RULES.values(), key=lambda r: r.code)
