@@ -56,8 +56,12 @@ def build_workload(name: str, requests: int | None = None, seed: int = 0,
 
 def default_capacity(jobs: JobStore) -> int:
     """The prefix every request shares plus room for about two requests' varying parts,
-    rounded to whole thousands of tokens."""
+    rounded to whole thousands of tokens; never less than the largest request with its
+    decode reserve (a pool that cannot hold a request cannot serve it: the user's own
+    capacities are refused below that, so advisor's default must not fall there)."""
     keys = [j.key for j in jobs]
     static_prefix = len(os.path.commonprefix(keys)) // ITEM if keys else 0
     mean = sum(j.prompt_tokens for j in jobs) / max(1, len(jobs))
-    return int(round((static_prefix + 2 * max(0.0, mean - static_prefix)) / 1000.0) or 1) * 1000
+    largest = max((j.prompt_tokens + j.output_len - 1 for j in jobs), default=0)
+    typical = int(round((static_prefix + 2 * max(0.0, mean - static_prefix)) / 1000.0) or 1) * 1000
+    return max(typical, -(-largest // 1000) * 1000)

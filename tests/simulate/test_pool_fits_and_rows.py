@@ -127,3 +127,15 @@ def test_the_sweep_marks_its_bound_points(cli, tmp_path: Path) -> None:
     caps = {p["capacity_tokens"] for p in data["sweep"]}
     assert len(bound) == len(caps) and all(p["policy_independent"] is True for p in bound)
     assert not any("policy_independent" in p for p in data["sweep"] if p["eviction"] != "optimal")
+
+
+@pytest.mark.parametrize("name", ["agent", "single-shot", "rag"])
+def test_a_bundled_workloads_default_pool_holds_its_largest_request(name: str) -> None:
+    # advisor's own default must not fall where a user's capacity is refused.
+    from advisor.simulate.workloads import build_workload, default_capacity
+
+    jobs = build_workload(name, requests=120)
+    largest = max(request_tokens(j, "serve") for j in jobs)
+    capacity = default_capacity(jobs)
+    assert capacity >= largest and capacity % 1000 == 0
+    check_capacity(capacity, Largest(largest, largest), "the workload's default")  # accepted, no error
