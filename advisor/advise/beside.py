@@ -15,20 +15,11 @@ import os
 import pickle
 from typing import Callable, TypeVar
 
+from advisor.cores import idle_cores
+
 IDLE_ENOUGH = 0.5  # cores
 A = TypeVar("A")
 B = TypeVar("B")
-
-
-def idle_cores() -> float:
-    """Cores beyond this process that nobody else is using (a busy machine gains nothing
-    from a second process)."""
-    cores = os.cpu_count() or 1
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        load = 0.0
-    return cores - max(load, 1.0)
 
 
 def run_beside(here: Callable[[], A], there: Callable[[], B]) -> tuple[A, B]:

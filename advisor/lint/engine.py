@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable, Iterator
 
+from advisor.cores import idle_cores
 from advisor.errors import AdvisorError
 from advisor.findings import Finding
 from advisor.ingest import safe_open
@@ -335,17 +336,6 @@ PARALLEL_MIN_FILES = 200
 _WORKER: "Linter | None" = None
 
 
-def _idle_cores() -> float:
-    """Cores beyond this process that nobody else is using: on a busy machine a process
-    pool only adds start-up and pickling cost (the result is the same either way)."""
-    cores = os.cpu_count() or 1
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        load = 0.0
-    return cores - max(load, 1.0)
-
-
 @dataclass(frozen=True)
 class Refused:
     """A file that could not be read (picklable: it comes back from the lint workers)."""
@@ -432,7 +422,7 @@ def lint_files(
     linter = Linter(config, registry, count_tokens)
     linter.root = root
     if parallel is None:
-        parallel = len(files) >= PARALLEL_MIN_FILES and _idle_cores() >= 1 and hasattr(os, "fork")
+        parallel = len(files) >= PARALLEL_MIN_FILES and idle_cores() >= 1 and hasattr(os, "fork")
     got = _parallel(linter, files) if parallel else [_lint_one(linter, p, s) for p, s in files]
     refused += [(item.shown, item.reason) for item in got if isinstance(item, Refused)]
     items = [item for item in got if not isinstance(item, Refused)]
