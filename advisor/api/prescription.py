@@ -15,11 +15,13 @@ from advisor.diagnose.detect import Diagnoser
 from advisor.errors import AdvisorError
 from advisor.findings import Finding
 from advisor.ingest.memo import MemoEncoder
+from advisor.ingest.pipeline import Sequence
 from advisor.ingest.preprocess import DEFAULT_ENGINE, engine_spec
 from advisor.ingest.source import make_renderer, open_traffic, resolve_tokenizer
 from advisor.ingest.tokenizers import load_tokenizer
 from advisor.prescribe.actions import Prescription, prescribe as prescribe_actions
 from advisor.prescribe.template_diff import template_diffs
+from advisor.simulate.runner import Largest, check_capacity
 from advisor.report import prescription as render
 from advisor.report.notebook import prescription_html
 
@@ -83,6 +85,11 @@ class PrescribeResult(Result):
         return prescription_html(self.data)
 
 
+def _held(seq: Sequence) -> int:
+    """The pool tokens a request holds: its prompt, in whole blocks for block hashes."""
+    return len(seq.ids) * seq.unit if seq.unit != 1 else seq.prompt_tokens
+
+
 @checked
 def prescribe(
     traffic: Traffic,
@@ -131,6 +138,10 @@ def prescribe(
         seqs.append(seq)
     if not seqs:
         raise AdvisorError("no usable requests in the traffic")
+    if capacity_tokens is not None:  # measured in arrival order: no decode reserve
+        big = max(seqs, key=_held)
+        check_capacity(capacity_tokens, Largest(_held(big), _held(big), f"{big.request.source}:{big.request.line}"),
+                       "--capacity-tokens")
     # Rewritten requests render through the same settings as the logged ones.
     renderer = make_renderer(tokenizer, chat, folder, sources, engine=engine, model_dir=model_folder,
                              timezone=timezone)

@@ -30,7 +30,7 @@ from advisor.simulate.model import (
     default_cost,
 )
 from advisor.api.architecture import geometry_for, model_for
-from advisor.simulate.runner import RunSpec
+from advisor.simulate.runner import Largest, RunSpec, check_capacity, request_tokens
 from advisor.verify.attribution import verify
 from advisor.verify.collect import dropping, watch, without
 from advisor.verify.compare import Observed
@@ -87,6 +87,10 @@ def verify_command(
     skips.summary()
     if not len(jobs):
         raise AdvisorError("no requests to verify")
+    if capacity_tokens is not None:
+        mode = "serve" if has_time else "replay"
+        need = max(request_tokens(j, mode) for j in jobs)
+        check_capacity(capacity_tokens, Largest(need, max(j.prompt_tokens for j in jobs)), "--capacity-tokens")
     if not len(observed):
         raise AdvisorError("no record carries an observed cached-token count (cached_tokens, "
                            "usage.prompt_tokens_details.cached_tokens, gen_ai.usage.cache_read.input_tokens ...)")

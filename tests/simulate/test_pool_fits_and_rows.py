@@ -139,3 +139,19 @@ def test_a_bundled_workloads_default_pool_holds_its_largest_request(name: str) -
     capacity = default_capacity(jobs)
     assert capacity >= largest and capacity % 1000 == 0
     check_capacity(capacity, Largest(largest, largest), "the workload's default")  # accepted, no error
+
+
+@pytest.mark.parametrize("command", ["prescribe", "verify"])
+def test_prescribe_and_verify_refuse_a_pool_smaller_than_the_largest_request(cli, tmp_path: Path, command) -> None:
+    path = tmp_path / "t.jsonl"
+    with path.open("w") as fh:
+        for i, n in enumerate(LENGTHS):
+            ids = [7] * 3000 + [100 + i] * (n - 3000)
+            fh.write(json.dumps({"input_ids": ids, "cached_tokens": 0}) + "\n")
+    extra = ["--engine", "sglang"] if command == "verify" else []
+    res = cli(command, path, *extra, "--capacity-tokens", "1000")
+    assert res.code == 2 and res.out == ""
+    (line,) = res.err.splitlines()
+    assert line.startswith("advisor: error: --capacity-tokens: a pool of 1,000 tokens cannot hold the largest "
+                           "request (") and "4,300 tokens" in line
+    assert cli(command, path, *extra, "--capacity-tokens", "4300").code == 0
