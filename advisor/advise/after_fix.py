@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from advisor.advise.money import TrafficBills
-from advisor.index.analyze import Analyzer, top_branches
+from advisor.index.analyze import Analyzer, served, top_branches
 from advisor.index.geometry import CacheGeometry
 from advisor.ingest.pipeline import Sequence
 
@@ -60,7 +60,7 @@ def engine_hit_rate(seqs: Iterable[Sequence], page: int) -> float:
     analyzer = Analyzer(page)
     cached = prompt = 0
     for seq in seqs:
-        cached += min(analyzer.add(seq), max(0, seq.prompt_tokens - 1) // page * page)
+        cached += served(analyzer.add(seq), seq.prompt_tokens, page)
         prompt += seq.prompt_tokens
     return cached / prompt if prompt else 0.0
 
@@ -80,8 +80,7 @@ def engine_measure(seqs: list[Sequence], page: int, decode: Callable[[list[int]]
         cached = bills.add(analyzer, seq) if bills is not None else analyzer.add(seq)
         if sparse is not None:
             sparse.add(seq)
-        cap = max(0, seq.prompt_tokens - 1) // page * page
-        engine_cached += min(cached, cap)
+        engine_cached += served(cached, seq.prompt_tokens, page)
     res = analyzer.result
     prompt = res.prompt_tokens or 1
     hit = engine_cached / prompt

@@ -89,6 +89,16 @@ def sglang_adds(cmp: dict[str, Any], t: Thresholds) -> list[str]:
     return cleared
 
 
+def hit_rule(hit_rate: float, t: Thresholds) -> str:
+    """The decision the hit rate alone gives: go at ``go_above``, no-go below
+    ``no_go_below``, trial between (the bands ``_on_today`` decides in)."""
+    if hit_rate >= t.go_above:
+        return "go"
+    if hit_rate < t.no_go_below:
+        return "no-go"
+    return "trial"
+
+
 MOVE_KINDS_EXCLUDED = ("all", "none", "pin-system-prompt")  # not template moves
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from advisor import __version__
-from advisor.index.analyze import Analyzer, top_branches
+from advisor.index.analyze import Analyzer, served, top_branches
 from advisor.ingest.source import SkipLog, make_renderer
 from advisor.advise.architecture import advice as architecture_advice, geometries, measure as measure_architecture
 from advisor.index.geometry import CacheGeometry
@@ -107,9 +107,7 @@ def _measure_traffic(seqs: list[Sequence], opts: ReportOptions, renderer, decode
     for seq in diagnoser.watch(seqs):
         cached = bills.add(overall, seq)
         per_file.setdefault(seq.request.source, Analyzer(page)).add(seq)
-        # SGLang never serves the last prompt token from cache (REFERENCE.md §1.3).
-        cap = max(0, seq.prompt_tokens - 1) // page * page
-        engine_cached += min(cached, cap)
+        engine_cached += served(cached, seq.prompt_tokens, page)
         repeated += cached * 2 >= seq.prompt_tokens
     res = overall.result
     diagnosis = diagnoser.finish(res.cached_tokens)
@@ -169,18 +167,16 @@ def sweep_points(jobs: JobStore, has_time: bool, pools: dict[str, int], page: in
 
 
 def _simulate(jobs: JobStore, has_time: bool, pools: dict[str, int], page: int,
-              timings: EngineTimings, geometries: dict[str, CacheGeometry] | None = None,
-              capacities: list[int] | None = None, arrivals: str | None = None) -> dict[str, Any]:
-    """Every simulated figure of the advisory; ``capacities``: the sweep's pool sizes (by
-    default the points where this traffic's curve bends; the after-fix run reuses today's so
-    the two curves share their points)."""
+              timings: EngineTimings, geometries: dict[str, CacheGeometry] | None,
+              capacities: list[int], arrivals: str | None = None) -> dict[str, Any]:
+    """Every simulated figure of the advisory; ``capacities``: the sweep's pool sizes
+    (``sweep_points`` of today's traffic, so the after-fix curve shares its points)."""
     pool_tokens = pools["sglang"]
     mode = "serve" if has_time else "replay"
     base = _base(has_time, page, timings, geometries)
     study = Study(jobs)  # each distinct configuration replayed once
-    caps = sweep_capacities(jobs, base.rules, mode=mode)
-    finite = sorted({c for c in caps if c is not None} | {pool_tokens}) if capacities is None else capacities
-    curve = _curve(study, base, finite + [None])
+    caps = sweep_capacities(jobs, base.rules, mode=mode)  # this traffic's own working set
+    curve = _curve(study, base, capacities + [None])
     at_pool: dict[str, RunResult] = {
         policy: study.run(replace(base, policy=policy, capacity=pool_tokens))
         for policy in ("fcfs", CACHE_AWARE)

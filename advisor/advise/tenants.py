@@ -42,9 +42,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from advisor.advise.after_fix import engine_hit_rate
-from advisor.advise.decide import Thresholds, measured_moves
+from advisor.advise.decide import Thresholds, hit_rule, measured_moves
 from advisor.diagnose.detect import Diagnoser
-from advisor.index.analyze import Analyzer
+from advisor.index.analyze import Analyzer, served
 from advisor.ingest.pipeline import Renderer, Sequence
 from advisor.prescribe.actions import Prescription, prescribe
 
@@ -82,14 +82,6 @@ class TenantTraffic:
         return self.engine_cached_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
 
 
-def hit_rule(hit_rate: float, t: Thresholds) -> str:
-    """The decision the hit rate alone gives (``advisor.advise.decide``'s thresholds and
-    boundaries: go at ``go_above``, no-go below ``no_go_below``)."""
-    if hit_rate >= t.go_above:
-        return "go"
-    if hit_rate < t.no_go_below:
-        return "no-go"
-    return "trial"
 
 
 def split(seqs: list[Sequence], page_size: int) -> list[TenantTraffic]:
@@ -103,11 +95,7 @@ def split(seqs: list[Sequence], page_size: int) -> list[TenantTraffic]:
         analyzer = Analyzer(page_size)
         engine_cached = 0
         for seq in group:
-            cached = analyzer.add(seq)
-            # SGLang never serves the last prompt token from cache (REFERENCE.md §1.3), as
-            # facts' engine hit rate counts it.
-            cap = max(0, seq.prompt_tokens - 1) // page_size * page_size
-            engine_cached += min(cached, cap)
+            engine_cached += served(analyzer.add(seq), seq.prompt_tokens, page_size)
         res = analyzer.result
         out.append(TenantTraffic(tenant, group, res.prompt_tokens, res.cached_tokens, engine_cached))
     return sorted(out, key=lambda g: (-g.prompt_tokens, g.tenant or ""))

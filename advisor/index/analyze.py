@@ -310,6 +310,12 @@ def raw_branches(analysis: Analysis, top: int, min_depth: int = 0) -> list[RawBr
     return out
 
 
+def served(cached: int, prompt_tokens: int, page: int) -> int:
+    """What the engine serves of a request's ``cached`` prefix tokens: never its last prompt
+    token (SGLang and vLLM recompute it for the logits, REFERENCE.md §1.3), in whole pages."""
+    return min(cached, max(0, prompt_tokens - 1) // page * page)
+
+
 def top_branches(analysis: Analysis, decode, top: int = 5) -> list[BranchInfo]:
     """The shared branches that save the most tokens, across namespaces and partitions."""
     raws = raw_branches(analysis, top) + list(analysis.extra_branches)

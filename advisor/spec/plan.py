@@ -23,7 +23,7 @@ from advisor.ingest.traffic import Skip
 from advisor.spec.closed_form import closed_form
 from advisor.spec.generate import Generated, arrival_times, clock_misfit, generate
 from advisor.spec.model import MAX_CONTEXT_TOKENS, MAX_SPAN_SECONDS, MAX_TOTAL_TOKENS, MIN_RATE, Length, Spec
-from advisor.spec.recipe import order_of, recipe, to_yaml
+from advisor.spec.recipe import changes, order_of, recipe, to_yaml
 
 # The lint rules read variable names; these say what a section is to a reader of the template.
 _CLOCK_DAY = "{{ strftime_now('%A, %d %B %Y') }}"
@@ -139,7 +139,7 @@ def plan(spec: Spec, thresholds: Thresholds | None = None, folder: Path | None =
         # The recipe's order is a fix like the prescription's: the advisory measures both on
         # one path and decides on the better (one after-fix figure per traffic).
         alternatives: tuple[Alternative, ...] = ()
-        if _changed(spec, reordered):
+        if changes(spec, reordered):
             recipe_traffic = where / f"{reordered.name}.jsonl"
             generate(reordered).write(recipe_traffic)
             alternatives = (Alternative("recipe", recipe_traffic, RECIPE_FIX),)
@@ -191,17 +191,12 @@ def plan(spec: Spec, thresholds: Thresholds | None = None, folder: Path | None =
 RECIPE_FIX = ("ordering the prompt as the recipe does (static first, then what varies least, the question last)")
 
 
-def _changed(spec: Spec, reordered: Spec) -> bool:
-    described = [s["section"] for s in order_of(spec)]
-    return described != [s["section"] for s in order_of(reordered)] or any(m.shuffle for m in spec.messages)
-
-
 def _recipe(spec: Spec, reordered: Spec, data: dict[str, Any]) -> dict[str, Any]:
     """The recipe's order and its figures, as the advisory measured them (``after_fix``):
     the recipe's traffic went through the same measurement and simulation as the
     described traffic, so its hit rate here is the one the headline uses when it decides
     on the recipe."""
-    changed = _changed(spec, reordered)
+    changed = changes(spec, reordered)
     hit_described: float = data["hit_rate"]  # plan always has traffic: the generated requests
     sim = data.get("simulation") or {}
     pool_described = {p: r["hit_rate"] for p, r in (sim.get("at_pool") or {}).items()}
