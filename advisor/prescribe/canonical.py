@@ -1,0 +1,522 @@
+"""Canonical order: each request rewritten so that what most of the traffic shares comes first.
+
+One mechanism for every shape of content, a pure function of the traffic:
+
+1. Units. One splitter walks the structure a request has: the tool list (a tool is a unit),
+   each message's content (text parts are units), and inside a text one fallback chain: a
+   JSON object's members, else its paragraphs, else its lines (a table's header row stays
+   put). A unit is split again by the same chain.
+2. Volatility. A unit's equivalence key is its text under Unicode NFC with whitespace runs
+   collapsed (JSON with its keys sorted). Each key is counted in the sessions it appears in:
+   static (in at least STATIC_SHARE of them), shared (in two or more), unique (in one). Of
+   the surface forms of one key, the most common is the canonical one, so normalization,
+   wrapping and key-order differences disappear by choosing one form.
+3. Order. In each container: static units in the order the log first showed them, then
+   shared ones, then unique ones, each as they came (which passages a request retrieved and
+   in what order is the client's meaning; what every request sends is only layout). A static unit is kept whole;
+   any other is split further, so a varying paragraph still puts its static lines first.
+   Messages are never reordered, and a message's rewrite depends only on its own content
+   and the global counts: a conversation's next request still extends its previous one.
+4. Slots. The unique units of the first system message may instead go to the start or the
+   end of the last user message: one variant each, the caller measures and keeps the best.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+from advisor.ingest.traffic import Request
+
+Fix = Callable[[Request], "Request | None"]
+Key = tuple[str, str]  # (kind of unit, normalized text)
+
+# A key in this share of the sessions is part of the traffic's fixed prompt.
+STATIC_SHARE = 0.9
+# Rounds of count-and-rewrite at most: one usually settles it, a second catches units that
+# became equal by the first (one spelling, one order).
+ROUNDS = 3
+
+# Kinds of unit. Keys are counted per kind, so a line only ever takes a line's surface form
+# (one without a newline) and a paragraph a paragraph's (one without a blank line).
+TEXT, PARA, LINE, MEMBER, TOOL = "text", "paragraph", "line", "member", "tool"
+STATIC, SHARED, UNIQUE = 0, 1, 2  # volatility classes, in canonical order
+
+# Where the unique units of the first system message go, per variant.
+KEPT = "end-of-message"
+LAST_USER_START = "start-of-last-user-turn"
+LAST_USER = "last-user-turn"
+
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)*")
+_SPACES = re.compile(r"\s+")
+_TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
+# A paragraph or line that only labels what follows ("## Sources", "Examples:"); the second
+# kind, left last, cues what the model writes next ("Answer:").
+_LABEL = re.compile(r"^(?:#{1,6} .*|[^\n]{1,80}:)$")
+_CUE = re.compile(r"^[^\n]{1,80}:$")
+# A fenced code block: one unit, unless it holds a JSON object (its members, fences kept).
+_FENCE = re.compile(r"^(```[^\n]*\n)(.*)(\n```)$", re.DOTALL)
+# The layouts a JSON object is re-serialized in: only one that reproduces it exactly is used.
+_JSON_LAYOUTS: tuple[tuple[int | None, tuple[str, str]], ...] = (
+    (None, (", ", ": ")), (None, (",", ":")), (2, (",", ": ")), (4, (",", ": ")))
+
+
+# Texts repeat across requests (a system prompt in every one): the pure steps below are
+# memoized, bounded so that a log of unique texts holds at most this many of each.
+MEMO_TEXTS = 4096
+
+
+@functools.lru_cache(maxsize=4 * MEMO_TEXTS)
+def normalized(text: str) -> str:
+    """The equivalence key's text: NFC, JSON keys sorted where the text parses, whitespace
+    runs as one space."""
+    text = unicodedata.normalize("NFC", text)
+    body = text.strip()
+    if body.startswith(("{", "[")):
+        try:
+            value = json.loads(body)
+        except ValueError:
+            value = None
+        if isinstance(value, (dict, list)):
+            text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return _SPACES.sub(" ", text).strip()
+
+
+# ---------------------------------------------------------------- the splitter
+
+
+@dataclass(frozen=True)
+class Split:
+    """A text cut into units of one kind. ``fixed`` is the text around and between them
+    (len(units) + 1 pieces), which stays in place when the units move; a JSON object is
+    re-serialized in ``layout`` instead."""
+
+    kind: str
+    units: tuple[str, ...]
+    fixed: tuple[str, ...]
+    layout: tuple[int | None, tuple[str, str], bool] | None = None
+
+    def join(self, units: list[str], bare: bool = False) -> str:
+        """The text with ``units`` in the slots (fewer units fill the first slots); ``bare``
+        leaves out what surrounds the first and last unit (a table's header, margins)."""
+        head, tail = ("", "") if bare else (self.fixed[0], self.fixed[-1])
+        if self.layout is not None:
+            indent, separators, ascii_only = self.layout
+            members = dict(json.loads(u) for u in units)
+            return head + json.dumps(members, indent=indent, separators=separators, ensure_ascii=ascii_only) + tail
+        pieces = [head]
+        for k, unit in enumerate(units):
+            pieces.append(unit)
+            pieces.append(self.fixed[k + 1] if k + 1 < len(units) else "")
+        return "".join(pieces) + tail
+
+
+@functools.lru_cache(maxsize=MEMO_TEXTS)
+def split_text(text: str) -> Split | None:
+    """The units of a text by the one fallback chain: a JSON object's members, paragraphs,
+    lines; None for a text of one unit (or one that cannot be cut safely)."""
+    body = text.strip()
+    if not body:
+        return None
+    lead = text[: len(text) - len(text.lstrip())]
+    trail = text[len(text.rstrip()):]
+    fence = _FENCE.match(body)
+    if fence is not None:
+        inner = _json_split(fence.group(2).strip(), "", "")
+        if inner is None:
+            return None  # code, whose lines are not units; only a JSON object's members are
+        fixed = (lead + fence.group(1) + inner.fixed[0],) + inner.fixed[1:-1] + (inner.fixed[-1] + fence.group(3) + trail,)
+        return dataclasses.replace(inner, fixed=fixed)
+    return _json_split(body, lead, trail) or _paragraph_split(body, lead, trail) or _line_split(body, lead, trail)
+
+
+def _json_split(body: str, lead: str, trail: str) -> Split | None:
+    if not body.startswith("{"):
+        return None
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or len(value) < 2:
+        return None
+    for indent, separators in _JSON_LAYOUTS:
+        for ascii_only in (False, True):
+            # Only a layout that gives the text back exactly: a rewrite never reformats it.
+            if json.dumps(value, indent=indent, separators=separators, ensure_ascii=ascii_only) == body:
+                units = tuple(json.dumps([k, v], ensure_ascii=False) for k, v in value.items())
+                return Split(MEMBER, units, (lead,) + ("",) * (len(units) - 1) + (trail,), (indent, separators, ascii_only))
+    return None
+
+
+def _paragraph_split(body: str, lead: str, trail: str) -> Split | None:
+    pieces = _PARAGRAPH_BREAK.split(body)
+    breaks = [m.group(0) for m in _PARAGRAPH_BREAK.finditer(body)]
+    return _sections(PARA, pieces, breaks, lead, trail)
+
+
+def _line_split(body: str, lead: str, trail: str) -> Split | None:
+    lines = body.split("\n")
+    head = _header_rows(lines)
+    pinned = "".join(line + "\n" for line in lines[:head])
+    return _sections(LINE, lines[head:], ["\n"] * len(lines), lead + pinned, trail)
+
+
+def _sections(kind: str, pieces: list[str], breaks: list[str], lead: str, trail: str, pinned: bool = False) -> Split | None:
+    """Units of ``pieces`` (paragraphs or lines, ``breaks`` between them). A label heads what
+    follows it (one unit, which splits in turn with the label kept first). A label with nothing after it stays last: what it
+    labels is the text the model writes next. ``pinned``: a label was set aside, so even a
+    single unit is a split (the unit is smaller than the text, and splits in turn)."""
+    units: list[str] = []
+    fixed = [lead]
+    glue = run = False  # the last unit is a label that takes the next piece (``run``: all up to the next label)
+    for k, piece in enumerate(pieces):
+        label = bool(_LABEL.match(piece))
+        if glue and not label:
+            units[-1] += breaks[k - 1] + piece
+            glue = run
+            continue
+        if k:
+            fixed.append(breaks[k - 1])
+        units.append(piece)
+        # A markdown heading takes the paragraph under it; a "Label:" everything up to the
+        # next label (the passages under "Sources:"), so the items under it stay together.
+        glue, run = label, bool(_CUE.match(piece))
+    if len(units) == 1 and len(pieces) > 1 and _LABEL.match(pieces[0]):
+        return _sections(kind, pieces[1:], breaks[1:], lead + pieces[0] + breaks[0], trail, True)
+    if len(units) > 1 and _CUE.match(units[-1]):
+        trail = fixed.pop() + units.pop() + trail
+        pinned = True
+    if not units or (len(units) == 1 and not pinned):
+        return None
+    return Split(kind, tuple(units), tuple(fixed) + (trail,))
+
+
+def _header_rows(lines: list[str]) -> int:
+    """Rows that head a table and stay first: a markdown table's header and rule, a CSV or
+    TSV table's first row when it holds no digits (names, not values)."""
+    if all(line.lstrip().startswith("|") for line in lines):
+        return 2 if len(lines) > 2 and _TABLE_RULE.match(lines[1].strip()) else 1
+    for sep in ("\t", ","):
+        count = lines[0].count(sep)
+        if count and all(line.count(sep) == count for line in lines) and not any(c.isdigit() for c in lines[0]):
+            return 1
+    return 0
+
+
+def _tool_name(tool: Any) -> str:
+    if not isinstance(tool, dict):
+        return ""
+    function = tool.get("function")
+    name = function.get("name") if isinstance(function, dict) else tool.get("name")
+    return name if isinstance(name, str) else ""
+
+
+def _text_parts(content: Any) -> list[str] | None:
+    """The texts of a content list made of text parts only; None otherwise (an image, an
+    audio clip: their place among the texts must not change)."""
+    if not isinstance(content, list) or not content:
+        return None
+    if all(isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str) for p in content):
+        return [p["text"] for p in content]
+    return None
+
+
+# ---------------------------------------------------------------- counting
+
+
+@dataclass
+class Counts:
+    """Per key: the sessions holding it, its first-seen rank, its surface forms."""
+
+    sessions: dict[Key, set[Hashable]] = field(default_factory=dict)
+    rank: dict[Key, int] = field(default_factory=dict)
+    surfaces: dict[Key, Counter[str]] = field(default_factory=dict)
+    total: int = 0
+
+    def add(self, request: Request, session: Hashable) -> None:
+        found: dict[Key, set[str]] = {}
+        for text, kind in _nodes(request):
+            key = (kind, normalized(text))
+            found.setdefault(key, set()).add(text)
+            self.rank.setdefault(key, len(self.rank))
+        for key, surfaces in found.items():
+            self.sessions.setdefault(key, set()).add(session)
+            # Sorted: which surface ties first does not depend on set order.
+            self.surfaces.setdefault(key, Counter()).update(sorted(surfaces))
+
+
+def _nodes(request: Request) -> list[tuple[str, str]]:
+    """Every unit of the request at every level, in log order: (text, kind)."""
+    out: list[tuple[str, str]] = []
+    for tool in request.tools or ():
+        out.append((json.dumps(tool, ensure_ascii=False), TOOL))
+    texts: list[str] = []
+    if request.kind == "prompt" and request.prompt:
+        texts.append(request.prompt)
+    for message in request.messages or ():
+        content = message.get("content")
+        texts += [content] if isinstance(content, str) else [p["text"] for p in content or () if _is_text(p)]
+    for text in texts:
+        _walk(text, TEXT, out)
+    return out
+
+
+def _is_text(part: Any) -> bool:
+    return isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
+
+
+def _walk(text: str, kind: str, out: list[tuple[str, str]]) -> None:
+    out.extend(_units(text, kind))
+
+
+@functools.lru_cache(maxsize=MEMO_TEXTS)
+def _units(text: str, kind: str) -> tuple[tuple[str, str], ...]:
+    """``text`` and every unit inside it, at every level, in order: (text, kind)."""
+    if kind == MEMBER:
+        return ((text, kind),)
+    split = split_text(text)
+    out: list[tuple[str, str]] = [(text, kind)]
+    if split is not None:
+        for unit in split.units:
+            out.extend(_units(unit, split.kind))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- the canonical form
+
+
+class Canon:
+    """Canonical forms under one traffic's counts (memoized: a fix applied to every request
+    rewrites each distinct text once)."""
+
+    def __init__(self, counts: Counts) -> None:
+        self.counts = counts
+        self.memo: dict[Key, str] = {}
+
+    def info(self, key: Key) -> tuple[int, int, int]:
+        """(class, session count, first-seen rank) of a key."""
+        n = len(self.counts.sessions.get(key, ()))
+        rank = self.counts.rank.get(key, len(self.counts.rank))
+        if n >= 2 and n >= STATIC_SHARE * self.counts.total:
+            return STATIC, n, rank
+        return (SHARED if n >= 2 else UNIQUE), n, rank
+
+    def surface(self, key: Key, text: str) -> str:
+        forms = self.counts.surfaces.get(key)
+        return forms.most_common(1)[0][0] if forms else text
+
+    def text(self, text: str, kind: str = TEXT) -> str:
+        """The canonical form of one unit: its most common surface form, and unless it is
+        static (or does not split), with its units in canonical order."""
+        memo = self.memo.get((kind, text))
+        if memo is not None:
+            return memo
+        key = (kind, normalized(text))
+        # The most common spelling first, then its units in order: a surface that splits
+        # differently from ``text`` (wrapped at another width) is the one ordered.
+        out = self.surface(key, text)
+        split = None if kind == MEMBER or self.info(key)[0] == STATIC else split_text(out)
+        if split is not None:
+            out = split.join([unit for unit, _ in self.ordered(split.kind, split.units)])
+        self.memo[(kind, text)] = out
+        return out
+
+    def ordered(self, kind: str, units: tuple[str, ...] | list[str]) -> list[tuple[str, int]]:
+        """The units, each in canonical form, in canonical order, with their class."""
+        rows = []
+        for k, unit in enumerate(units):
+            cls, n, rank = self.info((kind, normalized(unit)))
+            # Static units in the log's first order; the others keep their own order (the
+            # order passages were retrieved in, examples chosen in, is the client's meaning).
+            order = (cls, rank if cls == STATIC else k)
+            rows.append((order, self.text(unit, kind), cls))
+        rows.sort(key=lambda row: row[0])
+        return [(unit, cls) for _, unit, cls in rows]
+
+    def tools(self, tools: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The tool list by volatility, ties by name: a per-request subset of one pool then
+        shares the longest prefix; each tool in its most common key order."""
+        rows = []
+        for k, tool in enumerate(tools):
+            surface = json.dumps(tool, ensure_ascii=False)
+            key = (TOOL, normalized(surface))
+            cls, n, _ = self.info(key)
+            rows.append(((cls, -n if cls == SHARED else 0, _tool_name(tool), k), key, surface))
+        rows.sort(key=lambda row: row[0])
+        return tuple(json.loads(self.surface(key, surface)) for _, key, surface in rows)
+
+    def content(self, content: Any) -> Any:
+        """A message content in canonical form: a text, or a list whose text parts are the
+        units (a list holding other parts keeps its order, each text part canonical)."""
+        if isinstance(content, str):
+            return self.text(content)
+        texts = _text_parts(content)
+        if texts is not None:
+            return [{"type": "text", "text": text} for text, _ in self.ordered(TEXT, texts)]
+        if isinstance(content, list):
+            return [dict(p, text=self.text(p["text"])) if _is_text(p) else p for p in content]
+        return content
+
+    def split_out(self, text: str) -> tuple[str, str] | None:
+        """The canonical text without its unique units, and those units as one text; None
+        when it has none to move or nothing would be left."""
+        key = (TEXT, normalized(text))
+        if self.info(key)[0] == STATIC:
+            return None
+        split = split_text(self.surface(key, text))
+        if split is None:
+            return None
+        rows = self.ordered(split.kind, split.units)
+        kept = [unit for unit, cls in rows if cls != UNIQUE]
+        moved = [unit for unit, cls in rows if cls == UNIQUE]
+        if not kept or not moved:
+            return None
+        return split.join(kept), split.join(moved, bare=True)
+
+
+# ---------------------------------------------------------------- the fixes
+
+
+def _gap(joiner: str) -> str:
+    """A blank line between moved text and the text it joins, counting what the engine
+    already puts between content parts."""
+    return "\n" * max(0, 2 - joiner.count("\n"))
+
+
+def _insert(content: Any, moved: str, at_start: bool, joiner: str) -> Any:
+    if isinstance(content, str):
+        if not content:
+            return moved
+        return moved + "\n\n" + content if at_start else content + "\n\n" + moved
+    if isinstance(content, list):
+        part = [{"type": "text", "text": moved + _gap(joiner) if at_start else _gap(joiner) + moved}]
+        return part + list(content) if at_start else list(content) + part
+    return moved
+
+
+def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, joiner: str) -> None:
+    """Move the unique units of the first system message to the last user message, in place."""
+    system = next((k for k, m in enumerate(messages) if m.get("role") == "system"), None)
+    user = max((k for k, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    if system is None or user < system:
+        return
+    content = messages[system].get("content")
+    texts = [content] if isinstance(content, str) else _text_parts(content)
+    if not texts or len(texts) != 1:
+        return  # parts: which of them to cut is not one text's choice
+    cut = canon.split_out(texts[0])
+    if cut is None:
+        return
+    kept, moved = cut
+    messages[system] = dict(messages[system], content=kept if isinstance(content, str) else [{"type": "text", "text": kept}])
+    messages[user] = dict(messages[user], content=_insert(messages[user].get("content"), moved, to == LAST_USER_START, joiner))
+
+
+def rewrite(req: Request, canon: Canon | Rounds, to: str = KEPT, joiner: str = "") -> Request | None:
+    """The request in canonical form (``to``: where the system message's unique units go);
+    None when that changes nothing."""
+    if req.kind == "prompt" and req.prompt:
+        prompt = canon.text(req.prompt)
+        return dataclasses.replace(req, prompt=prompt) if prompt != req.prompt else None
+    if req.kind != "messages" or not req.messages:
+        return None
+    tools = canon.tools(req.tools) if req.tools else req.tools
+    messages = [m if m.get("content") is None else dict(m, content=canon.content(m.get("content"))) for m in req.messages]
+    if to != KEPT:
+        _move_out(messages, canon, to, joiner)
+    if _same(tools, req.tools) and _same(messages, list(req.messages)):
+        return None
+    return dataclasses.replace(req, tools=tools, messages=tuple(messages))
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal, key order included: it is part of the surface form and invisible to ==
+    (compared as serialized only where == holds, the rare case for a rewrite)."""
+    return a is b or (a == b and (isinstance(a, str) or json.dumps(a) == json.dumps(b)))
+
+
+def count(requests: list[Request | None]) -> Counts:
+    counts = Counts()
+    sessions: set[Hashable] = set()
+    for k, req in enumerate(requests):
+        if req is None:
+            continue
+        # A request without a session is a session of its own.
+        session: Hashable = req.session if req.session is not None else ("request", k)
+        sessions.add(session)
+        counts.add(req, session)
+    counts.total = len(sessions)
+    return counts
+
+
+class Rounds:
+    """Canonical forms under successive counts: rewriting unifies surfaces and orders, so
+    the rewritten traffic shares more than the logged one and its own counts can order it
+    further. Each text goes through every round's form, unless the last round already
+    leaves it as it is (a text of the canonical traffic): a pure function of the text."""
+
+    def __init__(self, canons: list[Canon]) -> None:
+        self.canons = canons
+        self.last = canons[-1]
+
+    def _through(self, value: Any, step: Callable[[Canon, Any], Any]) -> Any:
+        if _same(step(self.last, value), value):
+            return value
+        for canon in self.canons:
+            value = step(canon, value)
+        return value
+
+    def text(self, text: str) -> str:
+        return str(self._through(text, Canon.text))
+
+    def tools(self, tools: tuple[Any, ...]) -> tuple[Any, ...]:
+        return tuple(self._through(tools, Canon.tools))
+
+    def content(self, content: Any) -> Any:
+        return self._through(content, Canon.content)
+
+    def split_out(self, text: str) -> tuple[str, str] | None:
+        return self.last.split_out(text)
+
+
+def canonical_rounds(requests: list[Request | None]) -> Rounds:
+    """Count, rewrite, count the rewrite again, until a round changes nothing (at most ROUNDS):
+    the last round's forms are then a fixed point, which is what makes the fix idempotent."""
+    canons: list[Canon] = []
+    current = list(requests)
+    for _ in range(ROUNDS):
+        canon = Canon(count(current))
+        canons.append(canon)
+        rewritten = [rewrite(r, canon) if r is not None else None for r in current]
+        if all(r is None for r in rewritten):
+            break
+        current = [new if new is not None else old for new, old in zip(rewritten, current)]
+    return Rounds(canons)
+
+
+def canonical_fixes(requests: list[Request | None], joiner: str) -> list[tuple[str, Fix, dict[str, Any]]]:
+    """The canonical-order fix, one variant per place for the first system message's unique
+    units, the default first: (description, fix, details)."""
+    canon = canonical_rounds(requests)
+
+    def fix_for(to: str) -> Fix:
+        def fix(req: Request) -> Request | None:
+            return rewrite(req, canon, to, joiner)
+        return fix
+
+    lead = ("Send every request in one canonical order: tools and content that every session shares first "
+            "(in one order, one spelling; tools most requested first), then content shared by some sessions, ")
+    return [
+        (lead + "then what varies, at the end of its message.", fix_for(KEPT), {"to": KEPT}),
+        (lead + "and what varies in the system message at the start of the last user turn.",
+         fix_for(LAST_USER_START), {"to": LAST_USER_START}),
+        (lead + "and what varies in the system message at the end of the last user turn.",
+         fix_for(LAST_USER), {"to": LAST_USER}),
+    ]

@@ -1,0 +1,212 @@
+"""The canonical-order fix: it keeps every unit, keeps conversations extending, and is
+idempotent and deterministic; and the shapes it is meant for come out in one order."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections import Counter
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from advisor.ingest.traffic import Request, parse_record
+from advisor.prescribe.canonical import KEPT, LAST_USER, LAST_USER_START, canonical_fixes, split_text
+
+WORDS = ["alpha", "beta", "gamma", "delta", "Café", "naïve", "rules", "tone", "date:", "12:00", "#", "|", "-"]
+
+
+def requests(records: list[dict[str, Any]]) -> list[Request | None]:
+    return [parse_record(r, "test", k + 1) for k, r in enumerate(records)]
+
+
+def apply(variant: int, reqs: list[Request | None], joiner: str = "") -> list[Request]:
+    fix = canonical_fixes(reqs, joiner)[variant][1]
+    out = []
+    for r in reqs:
+        assert r is not None
+        new = fix(r)
+        out.append(new if new is not None else r)
+    return out
+
+
+def words(req: Request) -> Counter[str]:
+    """The request's words, whatever their order, spacing or normalization form."""
+    texts = [req.prompt or ""] + [json.dumps(t, sort_keys=True) for t in req.tools or ()]
+    for m in req.messages or ():
+        c = m.get("content")
+        texts += [c] if isinstance(c, str) else [p.get("text", "") for p in c or ()]
+    return Counter(w for t in texts for w in unicodedata.normalize("NFC", t).split())
+
+
+def roles(req: Request) -> list[Any]:
+    return [(m.get("role"), m.get("tool_calls"), m.get("tool_call_id")) for m in req.messages or ()]
+
+
+# ---------------------------------------------------------------- generated traffic
+
+line = st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join)
+paragraph = st.lists(line, min_size=1, max_size=3).map("\n".join)
+pool = st.lists(paragraph, min_size=3, max_size=8)
+
+
+@st.composite
+def traffic(draw: Any) -> list[dict[str, Any]]:
+    """Requests whose system message draws paragraphs from a pool in varying orders, some
+    with a value of their own, as single-turn requests and growing conversations."""
+    paras = draw(pool)
+    records = []
+    for k in range(draw(st.integers(2, 8))):
+        chosen = draw(st.lists(st.sampled_from(paras), min_size=1, max_size=5))
+        if draw(st.booleans()):
+            chosen.insert(draw(st.integers(0, len(chosen))), f"Request {k} at {k}:00")
+        form = draw(st.sampled_from(["NFC", "NFD"]))
+        system = unicodedata.normalize(form, "\n\n".join(chosen))
+        turns = [{"role": "system", "content": system}]
+        for t in range(draw(st.integers(1, 3))):
+            turns.append({"role": "user", "content": draw(paragraph) + f"\n\nturn {t}"})
+            records.append({"messages": [dict(m) for m in turns], "session_id": f"s{k}"})
+            turns.append({"role": "assistant", "content": draw(paragraph)})
+    return records
+
+
+@settings(max_examples=60, deadline=None)
+@given(traffic(), st.sampled_from([0, 1, 2]))
+def test_every_unit_is_kept(records: list[dict[str, Any]], variant: int) -> None:
+    reqs = requests(records)
+    for before, after in zip(reqs, apply(variant, reqs)):
+        assert before is not None
+        assert words(after) == words(before)
+        assert roles(after) == roles(before)
+
+
+@settings(max_examples=60, deadline=None)
+@given(traffic())
+def test_a_conversation_still_extends(records: list[dict[str, Any]]) -> None:
+    reqs = requests(records)
+    out = apply(0, reqs)
+    last: dict[str | None, tuple[dict[str, Any], ...]] = {}
+    for before, after in zip(reqs, out):
+        assert before is not None and after.messages is not None
+        earlier = last.get(before.session)
+        if earlier is not None:
+            # The history is the previous request plus the reply: same messages, same text.
+            assert after.messages[:len(earlier)] == earlier
+        last[before.session] = after.messages
+
+
+@settings(max_examples=60, deadline=None)
+@given(traffic())
+def test_idempotent_and_deterministic(records: list[dict[str, Any]]) -> None:
+    reqs = requests(records)
+    fixes = canonical_fixes(reqs, "")
+    once = apply(0, reqs)
+    # The same fix on its own output changes nothing.
+    assert all(fixes[0][1](r) is None for r in once)
+    # Nor does the canonical form of the canonical traffic.
+    assert apply(0, list(once)) == once
+    # The same traffic gives the same rewrite.
+    assert apply(0, requests(records)) == once
+
+
+# ---------------------------------------------------------------- the shapes
+
+
+def test_rag_system_message_puts_instructions_first_and_the_time_last() -> None:
+    passages = [f"Passage {k}: fact number {k} about the product." for k in range(6)]
+    rules = "Answer from the passages only.\nCite the passage number."
+    records = []
+    for k in range(10):
+        text = "\n\n".join([f"Now: 2026-01-0{k % 9 + 1} 10:{k:02d}", passages[k % 6], passages[(k + 1) % 6], rules])
+        records.append({"messages": [{"role": "system", "content": text}, {"role": "user", "content": f"q{k}"}]})
+    out = apply(0, requests(records))
+    for r in out:
+        assert r.messages is not None
+        content = r.messages[0]["content"]
+        assert content.startswith(rules) and content.split("\n\n")[-1].startswith("Now:")
+    moved = apply(2, requests(records))
+    assert moved[0].messages is not None
+    assert "Now:" not in moved[0].messages[0]["content"] and moved[0].messages[1]["content"].startswith("q0\n\nNow:")
+    first = apply(1, requests(records))
+    assert first[0].messages is not None and first[0].messages[1]["content"].startswith("Now:")
+
+
+def test_tool_subsets_share_one_order_and_one_key_order() -> None:
+    def tool(name: str, flip: bool) -> dict[str, Any]:
+        fn = {"name": name, "description": f"does {name}"}
+        return {"type": "function", "function": dict(reversed(fn.items())) if flip else fn}
+
+    subsets = [["c", "a", "b"], ["b", "a"], ["a", "c"], ["b", "c", "a"], ["a"], ["c", "b"]]
+    records = [{"messages": [{"role": "user", "content": "hi"}], "tools": [tool(n, k % 2 == 1) for n in s]}
+               for k, s in enumerate(subsets)]
+    out = apply(0, requests(records))
+    orders = [[t["function"]["name"] for t in r.tools or ()] for r in out]
+    ranking = ["a", "b", "c"]  # a in all six, b and c in four: by count, then by name
+    assert all(o == [n for n in ranking if n in o] for o in orders)
+    assert len({json.dumps(t) for r in out for t in r.tools or () if t["function"]["name"] == "a"}) == 1
+
+
+def test_unicode_forms_and_wrapping_become_one_surface() -> None:
+    prose = "Le café est ouvert de huit heures à dix-huit heures, sauf le dimanche et les jours fériés."
+    wrapped = [prose, prose.replace(" de huit", "\nde huit"), unicodedata.normalize("NFD", prose)]
+    records = [{"messages": [{"role": "system", "content": wrapped[k % 3]}, {"role": "user", "content": f"q{k}"}]}
+               for k in range(7)]
+    out = apply(0, requests(records))
+    assert {r.messages[0]["content"] for r in out if r.messages} == {prose}
+
+
+def test_json_members_table_rows_and_images() -> None:
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+    records = []
+    for k in range(6):
+        config = json.dumps({"nonce": f"n{k}", "mode": "strict", "lang": "en"} if k % 2 else
+                            {"mode": "strict", "nonce": f"n{k}", "lang": "en"}, indent=2)
+        table = "| name | qty |\n|---|---|\n" + "\n".join([f"| item{k} | {k} |", "| bolt | 4 |", "| nut | 9 |"][k % 3:] +
+                                                       [f"| item{k} | {k} |", "| bolt | 4 |", "| nut | 9 |"][:k % 3])
+        records.append({"messages": [
+            {"role": "system", "content": config},
+            {"role": "user", "content": [{"type": "text", "text": f"look {k}"}, image, {"type": "text", "text": table}]},
+            {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function",
+                                                                   "function": {"name": "f", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "ok"}]})
+    reqs = requests(records)
+    for before, after in zip(reqs, apply(0, reqs)):
+        assert before is not None and before.messages is not None and after.messages is not None
+        system = after.messages[0]["content"]
+        assert json.loads(system) == json.loads(before.messages[0]["content"])
+        assert list(json.loads(system)) == ["mode", "lang", "nonce"]
+        parts = after.messages[1]["content"]
+        assert parts[1] == image and parts[0]["text"].startswith("look")  # parts around an image stay put
+        rows = parts[2]["text"].split("\n")
+        assert rows[:2] == ["| name | qty |", "|---|---|"] and rows[2:4] == ["| bolt | 4 |", "| nut | 9 |"]
+        assert after.messages[2:] == before.messages[2:]
+
+
+def test_splitter_chain() -> None:
+    split = split_text("## Title\n\nbody one\n\nbody two")
+    assert split is not None and split.units == ("## Title\n\nbody one", "body two")  # a heading stays with its text
+    split = split_text("Sources:\n\npassage one\n\npassage two")
+    assert split is not None and split.units == ("passage one", "passage two")  # a label stays above its items
+    split = split_text("Task: x\nThought: y\nThought:")
+    assert split is not None and split.units == ("Task: x", "Thought: y") and split.fixed[-1] == "\nThought:"
+    split = split_text("a\nb\nc")
+    assert split is not None and split.kind == "line"
+    assert split_text("one line only") is None
+    split = split_text('{"a": 1, "b": [1, 2]}')
+    assert split is not None and split.kind == "member"
+    assert split_text('{"a":1,  "b":2}') is None  # no layout gives it back exactly: left alone
+    assert split_text("```\nline b\nline a\n```") is None  # code keeps its lines in order
+    split = split_text('```json\n{\n  "a": 1,\n  "b": 2\n}\n```')
+    assert split is not None and split.join(list(reversed(split.units))) == '```json\n{\n  "b": 2,\n  "a": 1\n}\n```'
+
+
+def test_variants_are_default_first_and_none_when_nothing_changes() -> None:
+    records = [{"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": f"q{k}"}]} for k in range(3)]
+    variants = canonical_fixes(requests(records), "")
+    assert [v[2]["to"] for v in variants] == [KEPT, LAST_USER_START, LAST_USER]
+    reqs = requests(records)
+    assert all(v[1](r) is None for v in variants for r in reqs if r is not None)
+    prompts = [{"prompt": f"Rules.\n\nValue {k}"} for k in range(3)]
+    out = apply(0, requests(prompts))
+    assert [r.prompt for r in out] == [f"Rules.\n\nValue {k}" for k in range(3)]
