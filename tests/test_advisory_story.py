@@ -82,7 +82,7 @@ def test_plan_shows_one_after_fix_figure() -> None:
     text = plan_markdown(data, None)
     decided = f"{fix['hit_rate']:.1%}"
     headline = next(line for line in text.splitlines() if line.startswith("**Decision: "))
-    assert headline.startswith(f"**Decision: {data['decision'].upper()}**") and f"{decided} after it" in headline
+    assert headline.startswith(f"**Decision: {data['decision'].upper()}**") and (f"{decided} after it" in headline or f"{decided} after them" in headline)
     # The recipe section and the reasons quote the same after-fix figure, never another
     # one for the decided rewrite.
     assert f"recipe **{measured['recipe']:.1%}**" in text

@@ -100,10 +100,14 @@ def test_markdown_headline_states_the_condition_and_todays_rate(engine: Engine, 
     data = json.loads(cli("report", "--traffic", path, "--format", "json", "--output", "-").out)
     headline = out.read_text().splitlines()[2]
     same = (data["decision"], data["engine"]) == (data["decision_today"], data["engine_today"])
+    # One change or several (a move and the canonical order), the headline in number with them.
+    change = "the change below" if headline.count("change below") else "the changes below"
+    made = ("with or without " + change + ("; make it anyway" if change.endswith("change below") else "; make them anyway")
+            if same else "on condition that " + change + (" is made" if change.endswith("change below") else " are made"))
     assert headline.startswith(f"**Decision: {data['decision'].upper()}** (engine: {data['engine']}), "
-                               + ("with or without the change below; make it anyway: measured hit rate "
-                                  if same else "on condition that the change below is made: measured hit rate "))
-    assert f"{data['after_fix']['hit_rate']:.1%} after it, {data['hit_rate']:.1%} today" in headline
+                               + made + ": measured hit rate ")
+    them = "it" if change.endswith("change below") else "them"
+    assert f"{data['after_fix']['hit_rate']:.1%} after {them}, {data['hit_rate']:.1%} today" in headline
     assert same or "(today's decision: NO-GO, engine vllm)" in headline
 
 

@@ -11,12 +11,14 @@ from advisor.api.prescription import prescribe
 from advisor.api.sources import then
 from advisor.cli import app
 from advisor.api.bounds import bounded
-from advisor.commands.common import ANNOTATION_FORMATS, SkipLog, check_format, check_output, emit_report, with_progress
+from advisor.commands.common import (ANNOTATION_FORMATS, SkipLog, check_format, check_output, emit, emit_report,
+                                     with_progress)
 from advisor.console import out_console
 from advisor.ingest.preprocess import DEFAULT_ENGINE, ENGINE_HELP, ENGINE_VERSION_HELP
 from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP
 from advisor.report import prescription as render
 from advisor.report.html import to_html
+from advisor.report.rewritten import jsonl
 
 FORMATS = ("text", "json", "markdown", "diff", "html", *ANNOTATION_FORMATS)
 
@@ -40,10 +42,14 @@ def prescribe_command(
     format: str = typer.Option("text", "--format", "-f", help="text, json, markdown, diff, html (one self-contained interactive page), or sarif or github "
                                "(the traffic findings as SARIF 2.1.0 or GitHub annotations)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
+    emit_rewritten: Optional[Path] = typer.Option(None, "--emit-rewritten", help="Also write the traffic as the "
+                                                  "prescription rewrote it (JSONL, one record a request, in log order)."),
 ) -> None:
     """Diagnose the traffic, prescribe a fix per finding, and measure the hit rate after it."""
     check_format(format, FORMATS)
     check_output(output, [*traffic, *([templates] if templates else [])])
+    if emit_rewritten is not None:
+        check_output(emit_rewritten, [*traffic, *([templates] if templates else []), *([output] if output else [])])
     skips = SkipLog()  # the first skipped lines on stderr as they happen
     result = prescribe(traffic, templates=templates, tokenizer=tokenizer, chat_template=chat_template, engine=engine,
                        engine_version=engine_version, model_dir=model_dir, timezone=timezone, page_size=page_size,
@@ -57,5 +63,7 @@ def prescribe_command(
 
         renderers.update(annotate.renderers(lambda: result.findings, result.files))
     emit_report(format, output, renderers, lambda: render.print_text(data, out_console))
+    if emit_rewritten is not None:
+        emit("".join(jsonl(result.prescription.rewritten)), emit_rewritten)
     if result.skipped_count:
         raise typer.Exit(1)
