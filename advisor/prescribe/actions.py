@@ -866,7 +866,10 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, v
     # Counted on the traffic the chosen fixes leave: what they moved is ordered with the rest.
     start = [_applied(chosen, r) if r is not None else None for r in m.editable]
     done = {id(r): s for r, s in zip(m.editable, start) if r is not None}
-    for description, fix, details in canonical_fixes(start, m.joiner)[:variants]:
+    variants_of = canonical_fixes(start, m.joiner)[:variants]
+    for k, (description, fix, details) in enumerate(variants_of):
+        if k and not _differs(fix, variants_of[0][1], start):
+            continue  # no request has a varying unit in its system message to move: the default again
         fixed, changed = m.rewritten([_then(done, fix)])
         # At the rewritten traffic's own rate: one spelling and one wrapping change the
         # token count itself, not only which tokens are shared.
@@ -876,6 +879,12 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, v
     if best is None or best[0] - after < share * m.prompt_tokens:
         return None
     return best
+
+
+def _differs(fix: Fix, other: Fix, requests: list[Request | None]) -> bool:
+    """Whether ``fix`` rewrites any request otherwise than ``other`` (cheap: the canonical
+    forms are memoized; only rendering and tokenizing a variant costs)."""
+    return any(fix(r) != other(r) for r in requests if r is not None)
 
 
 def _applied(fixes: list[Fix], req: Request) -> Request:
