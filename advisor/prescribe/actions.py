@@ -725,7 +725,7 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     # Where the diagnosis named no cause, the canonical order is measured as it is (its
     # default placement) and prescribed only for a larger gain: an order no finding shows.
     canon = (_canonical_order(m, fixes_of(choice), after, CANONICAL_GAIN) if plans
-             else _canonical_order(m, [], after, CANONICAL_ALONE_GAIN, variants=1))
+             else _canonical_order(m, [], after, CANONICAL_GAIN, variants=1))
     if canon is not None:
         # The canonical order recovers more than the fixes above: it is the prescription.
         cached, changed_all, fixed_all, description, details = canon
@@ -915,12 +915,11 @@ FIRST_USER = "first-user-turn"
 HIDDEN_NEAR = 16  # tokens: a finding this close to a known one is that one, seen again
 HIDDEN_REQUESTS = 3   # a hidden value shows in at least this many requests ...
 HIDDEN_SHARE = 0.01   # ... and costs at least this share of the prompt tokens
-# The canonical order is prescribed where it recovers this share of the prompt tokens more
-# than the fixes of the findings do (less is re-tokenizing noise, not worth a rewrite).
-CANONICAL_GAIN = 0.005
-# ... and where no finding names a cause, this share: clean traffic (passages retrieved per
-# request, a pasted document) gains up to ~1.3% by reordering what it shares, no defect.
-CANONICAL_ALONE_GAIN = 0.02
+# The canonical order rewrites every request: it is prescribed where it recovers this share
+# of the prompt tokens more than the moves of the findings do, or with no finding at all
+# (clean traffic gains up to ~1.3% by reordering what it shares: passages retrieved per
+# request, a pasted document). Less is not worth asking a client to resend everything.
+CANONICAL_GAIN = 0.03
 
 
 # What ends the prompt, by the role of the requests' last message (most of them).
