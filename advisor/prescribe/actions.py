@@ -722,8 +722,8 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     else:
         after_unlimited = after
     count = len(plans)
-    # Where the diagnosis named no cause, the canonical order is measured as it is (its
-    # default placement) and prescribed only for a larger gain: an order no finding shows.
+    # On top of the chosen moves; where the diagnosis named no cause, on the traffic as logged
+    # and in its default placement only (no system-message unit was found to move).
     canon = (_canonical_order(m, fixes_of(choice), after, CANONICAL_GAIN) if plans
              else _canonical_order(m, [], after, CANONICAL_GAIN, variants=1))
     if canon is not None:
