@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
@@ -25,7 +26,8 @@ from advisor.diagnose.capacity import cached_with_capacity, pin_candidate
 from advisor.errors import AdvisorError
 from advisor.ingest.ids import ITEM, common_bytes, pack
 from advisor.ingest.memo import MemoEncoder
-from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence, rendered_ids
+from advisor.ingest.tokenizers import Tokenizer
+from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence, payload_bytes, rendered_ids
 from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, CHAT_MARKUP, DEFAULT_JOINER, HISTORY, LAST_MESSAGE,
                                      LAST_USER_START, Anchor, HistoryMove, MessageMove, history_anchor, value_shape,
                                      HeadSwap, MessageToLastUser, SpanMove, StaticHoist, TailLift, UnitSort, static_edges,
@@ -33,7 +35,7 @@ from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, CHAT_MARKUP, DE
                                      anchors, call_arguments_text, choose, locate, shared_marker, static_messages, static_turns, text_of,
                                      TurnMove, TurnsMove, json_unescaped, shared_turn_bodies, sort_call_arguments,
                                      number_call_ids, sort_content_keys, system_into_first_user,
-                                     unescaped_context)
+                                     unescaped_context, TOOL_INDENTS, tool_texts)
 from advisor.prescribe.canonical import canonical_fixes
 from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, canonical_tool_keys, editable, reorder_blocks,
                                        sort_tools, sort_tools_and_keys)
@@ -44,6 +46,10 @@ Fix = Callable[[Request], "Request | None"]
 AS = "action"
 EARLIEST = 64  # requests: the earliest ones, whose texts the finding's examples come from
 OPENING = 48  # tokens: a span this near the start of the prompt may be a message of its own
+# Bytes (about) of rewritten requests and their ids a Measurer keeps to answer the search's
+# repeated rewrites; a larger log is measured with the work redone past it.
+MEMO_BUDGET = 256 * 1024 * 1024
+MEMO_ENTRY = 160  # bytes: what an entry costs besides its payload (its key, tuple and slot)
 
 
 @dataclass
@@ -463,9 +469,18 @@ class Measurer:
         self.renderer = renderer
         self.page_size = page_size
         self.capacity = capacity
-        self.encoder = MemoEncoder(renderer.tokenizer)
+        self._held = 0  # bytes (about) of the payloads, texts and ids the memos below keep
+        self.encoder = _WholeTexts(renderer.tokenizer, self._keep)
         self.joiner = part_joiner(renderer)
         self._blobs: list[tuple[str, str]] | None = None
+        # The search measures many choices that share most of their fixes: a request goes
+        # through the same fix from the same state again and again. What each fix made of
+        # each request, and the ids of each rewritten request, are kept for the Measurer's
+        # life, by identity (most fixes and every request are unhashable); each entry holds
+        # its key's objects, so no id is reused while it lives. Bounded: past the budget
+        # nothing more is kept, and the work is simply done again.
+        self._fixed: dict[tuple[int, int], tuple[Fix, Request, Request | None]] = {}
+        self._ids: dict[tuple[int, bool], tuple[Request, array | None]] = {}
         self.editable: list[Request | None] = []
         for s in seqs:
             try:
@@ -492,8 +507,10 @@ class Measurer:
             content = text_of(msg.get("content"), self.joiner)
             if content is not None:
                 texts.append(content)
-        for indent in (4, 2, None):
-            texts.extend(json.dumps(t, indent=indent, ensure_ascii=False) for t in r.tools or ())
+        # Laid out as the tool moves lay them out, from their memo: requests repeat a few tools.
+        layouts = [tool_texts(json.dumps(t, ensure_ascii=False)) for t in r.tools or ()]
+        for k in range(len(TOOL_INDENTS)):
+            texts.extend(layout[k] for layout in layouts)
         # The arguments of the tool calls a history replays, as the client sent them.
         for msg in r.messages or ():
             texts.extend(t for call in msg.get("tool_calls") or () if (t := call_arguments_text(call)) is not None)
@@ -532,22 +549,52 @@ class Measurer:
             if req is not None:
                 current = req
                 for fix in fixes:
-                    got = fix(current)
+                    got = self.apply(fix, current)
                     if got is not None:
                         current = got
                         new = got
             if new is None:
                 out.append(seq)
                 continue
-            # Decoded ids go back to ids as they are; other records render as logged ones do,
-            # under the per-record guard (a rewrite that does not render stays as logged).
-            ids = rendered_ids(self.renderer, self.encoder, new, new.prompt if seq.request.kind == "input_ids" else None)
+            ids = self._rendered(new, seq.request.kind == "input_ids")
             if ids is None:
                 out.append(seq)
                 continue
             changed += 1
             out.append(Sequence(new, TOKEN_NAMESPACE, ids, len(ids), 1))
         return out, changed
+
+    def apply(self, fix: Fix, req: Request) -> Request | None:
+        """``fix(req)``, once per fix and request state. (A fix that learns as it goes, a
+        unit sort ranking the units it meets, answers a request it has seen as it did.)"""
+        key = (id(fix), id(req))
+        hit = self._fixed.get(key)
+        if hit is not None:
+            return hit[2]
+        got = fix(req)
+        if self._keep(MEMO_ENTRY + (payload_bytes(got) if got is not None else 0)):
+            self._fixed[key] = (fix, req, got)
+        return got
+
+    def _rendered(self, req: Request, decoded: bool) -> array | None:
+        """The ids of a rewritten request: decoded ids (``decoded``) go back to ids as
+        they are; other records render as logged ones do, under the per-record guard (a
+        rewrite that does not render stays as logged: None)."""
+        key = (id(req), decoded)
+        hit = self._ids.get(key)
+        if hit is not None:
+            return hit[1]
+        ids = rendered_ids(self.renderer, self.encoder, req, req.prompt if decoded else None)
+        if self._keep(MEMO_ENTRY):  # (the ids themselves are the text memo's)
+            self._ids[key] = (req, ids)
+        return ids
+
+    def _keep(self, size: int) -> bool:
+        """Whether a memo entry of about ``size`` bytes is kept (counted if it is)."""
+        if self._held >= MEMO_BUDGET:
+            return False
+        self._held += size
+        return True
 
     def cached(self, seqs: list[Sequence], unlimited: bool = False, pin: list[int] | None = None,
                own_rate: bool = False) -> int:
@@ -569,6 +616,25 @@ class Measurer:
         if total == self.prompt_tokens or not total:
             return cached
         return (cached * self.prompt_tokens + total // 2) // total
+
+
+class _WholeTexts(MemoEncoder):
+    """A memo encoder that keeps the ids of whole texts too, while ``keep`` allows: the
+    choices the search measures often render a request to the same text (two ways of
+    carrying out a fix that come to the same, a fix with nothing to do in it)."""
+
+    def __init__(self, tokenizer: Tokenizer, keep: Callable[[int], bool]) -> None:
+        super().__init__(tokenizer)
+        self._keep = keep
+        self._texts: dict[str, array] = {}
+
+    def encode(self, text: str) -> array:
+        ids = self._texts.get(text)
+        if ids is None:
+            ids = super().encode(text)
+            if self._keep(len(text) + 4 * len(ids)):
+                self._texts[text] = ids
+        return ids
 
 
 _WHITESPACE = re.compile(r"\s+")
@@ -864,13 +930,13 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, v
     it recovers ``share`` of the prompt tokens more than the chosen fixes alone; else None."""
     best: tuple[int, int, list[Sequence], str, dict[str, Any]] | None = None
     # Counted on the traffic the chosen fixes leave: what they moved is ordered with the rest.
-    start = [_applied(chosen, r) if r is not None else None for r in m.editable]
+    start = [_applied(chosen, r, m.apply) if r is not None else None for r in m.editable]
     done = {id(r): s for r, s in zip(m.editable, start) if r is not None}
     variants_of = canonical_fixes(start, m.joiner)[:variants]
     for k, (description, fix, details) in enumerate(variants_of):
-        if k and not _differs(fix, variants_of[0][1], start):
+        if k and not _differs(fix, variants_of[0][1], start, m.apply):
             continue  # no request has a varying unit in its system message to move: the default again
-        fixed, changed = m.rewritten([_then(done, fix)])
+        fixed, changed = m.rewritten([_then(done, fix, m.apply)])
         # At the rewritten traffic's own rate: one spelling and one wrapping change the
         # token count itself, not only which tokens are shared.
         cached = m.cached(fixed, own_rate=True)
@@ -881,26 +947,28 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, v
     return best
 
 
-def _differs(fix: Fix, other: Fix, requests: list[Request | None]) -> bool:
+def _differs(fix: Fix, other: Fix, requests: list[Request | None],
+             apply: Callable[[Fix, Request], Request | None]) -> bool:
     """Whether ``fix`` rewrites any request otherwise than ``other`` (cheap: the canonical
-    forms are memoized; only rendering and tokenizing a variant costs)."""
-    return any(fix(r) != other(r) for r in requests if r is not None)
+    forms are memoized, and ``apply`` keeps what each fix made of each request for the
+    rewrite that measures it; only rendering and tokenizing a variant costs)."""
+    return any(apply(fix, r) != apply(other, r) for r in requests if r is not None)
 
 
-def _applied(fixes: list[Fix], req: Request) -> Request:
+def _applied(fixes: list[Fix], req: Request, apply: Callable[[Fix, Request], Request | None]) -> Request:
     for fix in fixes:
-        got = fix(req)
+        got = apply(fix, req)
         if got is not None:
             req = got
     return req
 
 
-def _then(done: dict[int, Request | None], last: Fix) -> Fix:
+def _then(done: dict[int, Request | None], last: Fix, apply: Callable[[Fix, Request], Request | None]) -> Fix:
     """``last`` on each request as the chosen fixes left it (``done``, by the identity of the
-    request as logged): one fix, None where neither changed the request."""
+    request as logged; ``apply`` carries it out): one fix, None where neither changed the request."""
     def fix(req: Request) -> Request | None:
         start = done.get(id(req)) or req
-        got = last(start)
+        got = apply(last, start)
         return got if got is not None else (start if start is not req else None)
     return fix
 

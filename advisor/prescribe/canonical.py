@@ -55,7 +55,6 @@ LAST_USER_START = "start-of-last-user-turn"
 LAST_USER = "last-user-turn"
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)*")
-_SPACES = re.compile(r"\s+")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
 # A paragraph or line that only labels what follows ("## Sources", "Examples:"); the second
 # kind, left last, cues what the model writes next ("Answer:").
@@ -86,7 +85,8 @@ def normalized(text: str) -> str:
             value = None
         if isinstance(value, (dict, list)):
             text = json.dumps(value, sort_keys=True, ensure_ascii=False)
-    return _SPACES.sub(" ", text).strip()
+    # (``str.split`` cuts at exactly the characters ``\s`` matches, at C speed.)
+    return " ".join(text.split())
 
 
 # ---------------------------------------------------------------- the splitter
@@ -205,7 +205,7 @@ def _header_rows(lines: list[str]) -> int:
         return 2 if len(lines) > 2 and _TABLE_RULE.match(lines[1].strip()) else 1
     for sep in ("\t", ","):
         count = lines[0].count(sep)
-        if count and all(line.count(sep) == count for line in lines) and not any(c.isdigit() for c in lines[0]):
+        if count and all(line.count(sep) == count for line in lines) and not any(map(str.isdigit, lines[0])):
             return 1
     return 0
 
@@ -247,9 +247,17 @@ class Counts:
             found.setdefault(key, set()).add(text)
             self.rank.setdefault(key, len(self.rank))
         for key, surfaces in found.items():
-            self.sessions.setdefault(key, set()).add(session)
+            # (Looked up before made: most keys are there already, a set and a Counter apiece.)
+            held = self.sessions.get(key)
+            if held is None:
+                held = self.sessions[key] = set()
+            held.add(session)
+            forms = self.surfaces.get(key)
+            if forms is None:
+                forms = self.surfaces[key] = Counter()
             # Sorted: which surface ties first does not depend on set order.
-            self.surfaces.setdefault(key, Counter()).update(sorted(surfaces))
+            for form in sorted(surfaces):
+                forms[form] += 1
 
 
 def _nodes(request: Request) -> list[tuple[str, str]]:
@@ -431,9 +439,16 @@ def rewrite(req: Request, canon: Canon | Rounds, to: str = KEPT, joiner: str = "
     messages = [m if m.get("content") is None else dict(m, content=canon.content(m.get("content"))) for m in req.messages]
     if to != KEPT:
         _move_out(messages, canon, to, joiner)
-    if _same(tools, req.tools) and _same(messages, list(req.messages)):
+    if _same(tools, req.tools) and _same_messages(messages, req.messages):
         return None
     return dataclasses.replace(req, tools=tools, messages=tuple(messages))
+
+
+def _same_messages(new: list[dict[str, Any]], old: tuple[dict[str, Any], ...]) -> bool:
+    """``_same`` for a rewrite's messages, told at once where each holds the very content
+    it was made from (a canonical text is returned as it came): a copy of a message with
+    its own content is the message, key order included."""
+    return all(a is b or a.get("content") is b.get("content") for a, b in zip(new, old)) or _same(new, list(old))
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -465,6 +480,9 @@ class Rounds:
     def __init__(self, canons: list[Canon]) -> None:
         self.canons = canons
         self.last = canons[-1]
+        # Most requests send one of a few tool lists: the canonical form of each, by its
+        # surface (None: already canonical).
+        self._tools: dict[tuple[str, ...], tuple[str, ...] | None] = {}
 
     def _through(self, value: Any, step: Callable[[Canon, Any], Any]) -> Any:
         if _same(step(self.last, value), value):
@@ -477,7 +495,15 @@ class Rounds:
         return str(self._through(text, Canon.text))
 
     def tools(self, tools: tuple[Any, ...]) -> tuple[Any, ...]:
-        return tuple(self._through(tools, Canon.tools))
+        surfaces = tuple(json.dumps(tool, ensure_ascii=False) for tool in tools)
+        if surfaces not in self._tools:
+            if len(self._tools) >= MEMO_TEXTS:
+                self._tools.clear()
+            out = self._through(tools, Canon.tools)
+            self._tools[surfaces] = None if out is tools else tuple(json.dumps(t, ensure_ascii=False) for t in out)
+        forms = self._tools[surfaces]
+        # Parsed anew, as a rewrite has always returned them: no two requests share a tool.
+        return tuple(tools) if forms is None else tuple(json.loads(form) for form in forms)
 
     def content(self, content: Any) -> Any:
         return self._through(content, Canon.content)

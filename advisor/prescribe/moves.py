@@ -22,7 +22,9 @@ import functools
 import json
 import os
 import re
+from bisect import bisect_left
 from collections import Counter
+from itertools import islice
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from advisor.diagnose.brackets import close_bracket, member_bounds, open_brackets, unescaped
@@ -53,6 +55,7 @@ LONG_SIDE = 24     # a left side this long is a sentence of static text, not a u
 STATIC_SPANS = 0.9  # an anchor finding one text in this share of requests finds static text
 LINE_END = "\n"    # a right anchor that is only the end of the value's line
 _CLOSING = " \t\r\n.!?;:,)]}\"'"  # what may close a message after a span without being content of its own
+SORTED_TEXTS = 4096  # texts a unit sort remembers the order of
 MARKER_GROWS = 24  # times a repeated marker grows by SIDE characters before it is given up
 LINE = 48          # a span whose line holds at most this much besides it moves with its line
 
@@ -653,13 +656,13 @@ def _cut_tools_in(tools: list[Any], a: Anchor) -> tuple[list[Any], str] | None:
 
 
 # The layouts tool definitions are rendered in: indented (Llama 3.1's tojson) and inline.
-_TOOL_INDENTS: tuple[int | None, ...] = (4, 2, None)
+TOOL_INDENTS: tuple[int | None, ...] = (4, 2, None)
 
 
 def _in_tool(tool: Any, a: Anchor) -> Iterator[tuple[str, Sequence[tuple[int, int, tuple[Any, ...]]], int, int]]:
     """For each layout a template may print ``tool`` in, where the span is found: the
     text, the character range of every value in it, and the span's start and end."""
-    for indent, text in zip(_TOOL_INDENTS, _tool_texts(json.dumps(tool, ensure_ascii=False))):
+    for indent, text in zip(TOOL_INDENTS, tool_texts(json.dumps(tool, ensure_ascii=False))):
         found = locate(text, a)
         if found is None:
             continue
@@ -672,10 +675,10 @@ def _in_tool(tool: Any, a: Anchor) -> Iterator[tuple[str, Sequence[tuple[int, in
 # them many times: each is laid out and walked once. The key is the compact dump (the C
 # encoder); the indented dumps and the walk run in Python and were most of prescribe's time.
 @functools.lru_cache(maxsize=1024)
-def _tool_texts(compact: str) -> tuple[str, ...]:
-    """A tool definition as each layout in ``_TOOL_INDENTS`` prints it."""
+def tool_texts(compact: str) -> tuple[str, ...]:
+    """A tool definition as each layout in ``TOOL_INDENTS`` prints it."""
     value = json.loads(compact)
-    return tuple(json.dumps(value, ensure_ascii=False, indent=indent) for indent in _TOOL_INDENTS)
+    return tuple(json.dumps(value, ensure_ascii=False, indent=indent) for indent in TOOL_INDENTS)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -857,7 +860,7 @@ def _cut_tool_member(tool: Any, a: Anchor) -> tuple[Any, str] | None:
     ``default`` of a parameter), in whichever layout the template printed it."""
     if not isinstance(tool, dict):
         return None
-    for text in _tool_texts(json.dumps(tool, ensure_ascii=False)):
+    for text in tool_texts(json.dumps(tool, ensure_ascii=False)):
         got = _cut_json_member(text, a)
         if got is not None:
             return json.loads(got[0]), got[1]
@@ -1049,6 +1052,9 @@ class UnitSort:
         # the order they were first seen; only the run of units moves, not what is around.
         self.by_text = by_text
         self.rank: dict[str, int] = {}
+        # The same texts come back (a system prompt in every request, each request in every
+        # choice the search measures): a text's order is fixed once its units are ranked.
+        self._sorted: dict[str, str | None] = {}
 
     def _rank(self, key: str) -> int:
         r = self.rank.get(key)
@@ -1082,7 +1088,8 @@ class UnitSort:
                     continue
             if not isinstance(content, str):
                 continue
-            found = sum(1 for c in self.cores if c in content)
+            # (Two are enough to tell: a text that holds every unit is not searched for each.)
+            found = sum(islice((1 for c in self.cores if c in content), 2))
             if found:
                 holders.append(k)
             if found >= 2 and self.how != "messages":
@@ -1171,13 +1178,19 @@ class UnitSort:
         # A core this text holds in many places (a key every tool definition has) marks
         # no unit of its own: the units are told apart by the others. A sentence two
         # sections share still marks the first of them.
+        if text in self._sorted:
+            return self._sorted[text]
         saved = self.cores
         often = max(3, len(saved) // 2)
         self.cores = [c for c in saved if text.count(c) < often]
         try:
-            return self._sort_text(text)
+            out = self._sort_text(text)
         finally:
             self.cores = saved
+        if len(self._sorted) >= SORTED_TEXTS:
+            self._sorted.clear()
+        self._sorted[text] = out
+        return out
 
     def _sort_text(self, text: str) -> str | None:
         where = sorted(i for i in (text.find(c) for c in self.cores) if i >= 0)
@@ -1373,18 +1386,18 @@ class UnitSort:
             segments = joined
         # A segment holds a unit where a core starts in it (a core may run on over the
         # lines of a unit of several lines).
-        starts = [text.find(c, lo) - lo for c in self.cores]
+        starts = sorted(text.find(c, lo) - lo for c in self.cores)
         holding = []
         at = 0
         for seg in segments:
-            holding.append(any(at <= x < at + len(seg) for x in starts))
+            first = bisect_left(starts, at)
+            holding.append(first < len(starts) and starts[first] < at + len(seg))
             at += len(seg) + len(sep)
         if sum(holding) < 2:
             return None
         # Every unit in a segment of its own, or this separator is too coarse.
-        if any(_marks(s, self.cores) > 1 and len(segments) > 1 for s in segments if s):
-            if sep != "\n":
-                return None
+        if sep != "\n" and any(_marks(s, self.cores) > 1 and len(segments) > 1 for s in segments if s):
+            return None
         if sep == "\n":
             numbered = _enumerated(segments, holding, self._rank, self.by_text) or \
                 _list_items(segments, holding, self._rank, self.by_text)

@@ -121,9 +121,11 @@ def reorder_text(text: str, units: list[list[int]]) -> str | None:
     """``text`` with the units (chains of block hashes) that occur in it put in the order of
     ``units``, each in the slot of one occurrence; other text stays where it was. None when
     nothing changes."""
-    arrays = _reorder_json_arrays(text, blk.split(text), units)
+    found = blk.split(text)
+    arrays = _reorder_json_arrays(text, found, units)
     current = text if arrays is None else arrays
-    found = blk.split(current)
+    if arrays is not None:
+        found = blk.split(current)
     first_of = {u[0]: k for k, u in enumerate(units)}
     occurrences: list[tuple[int, int, int]] = []
     i = 0
