@@ -41,7 +41,7 @@ def _common_bytes(a: bytes, b: bytes, b_start: int, limit: int) -> int:
 class Node:
     """One run of tokens. ``count`` is how many inserted sequences passed through it."""
 
-    __slots__ = ("key", "children", "parent", "count", "last_access", "lock_ref", "created")
+    __slots__ = ("key", "children", "parent", "count", "last_access", "lock_ref", "created", "changed")
 
     def __init__(self, key: bytes, parent: "Node | None", count: int = 0) -> None:
         self.key = key
@@ -53,6 +53,8 @@ class Node:
         self.lock_ref = 0
         # Creation stamp for FIFO eviction (SGLang counts a split-off prefix as new).
         self.created = 0.0
+        # The tree's ``version`` when this node's key or children last changed.
+        self.changed = 0
 
     @property
     def num_tokens(self) -> int:
@@ -79,7 +81,7 @@ class RadixTree:
     as SGLang stores them (the partial last page never enters the tree).
     """
 
-    def __init__(self, page_size: int = 1) -> None:
+    def __init__(self, page_size: int = 1, track_changes: bool = False) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
         self.page_size = page_size
@@ -90,6 +92,14 @@ class RadixTree:
         self.total_tokens = 0
         self.num_nodes = 1
         self.clock = 0.0
+        # Counts changes of shape (a node added, split or removed), each stamped on the
+        # nodes whose key or children it changed (``Node.changed``). A walk (``match_prefix``
+        # without a split) reads nothing else, so while none of the nodes it read (the
+        # root and every node walked) has changed since, walking again would give the same
+        # match: a caller may keep the walk instead. Only the simulator's trees stamp their
+        # nodes (``track_changes``): an analysis tree's nodes keep one shared 0, no int each.
+        self.version = 0
+        self.track_changes = track_changes
 
     # --- lookups -------------------------------------------------------------------------
 
@@ -158,6 +168,9 @@ class RadixTree:
             node.children[key[pos : pos + pb]] = leaf
             self.total_tokens += (n - pos) // ITEM
             self.num_nodes += 1
+            if self.track_changes:
+                self.version += 1
+                node.changed = self.version
             node = leaf
         return node, matched
 
@@ -175,6 +188,9 @@ class RadixTree:
         child.parent = mid
         mid.children = {child.key[: self._page_bytes]: child}
         self.num_nodes += 1
+        if self.track_changes:
+            self.version += 1
+            parent.changed = child.changed = mid.changed = self.version
         return mid
 
     # --- removal (used by the simulator's eviction) ---------------------------------------
@@ -190,20 +206,24 @@ class RadixTree:
             parent.children = None
         self.total_tokens -= leaf.num_tokens
         self.num_nodes -= 1
+        if self.track_changes:
+            self.version += 1
+            parent.changed = leaf.changed = self.version
         leaf.parent = None
         return leaf.num_tokens
 
     # --- capacity support (used by the simulator; analyze never calls these) -------------
 
     def match_prefix(self, ids: Sequence[int] | array | bytes, split: bool = True,
-                     stamp: bool = True) -> tuple[Node, int, Node | None]:
+                     stamp: bool = True, path: list[Node] | None = None) -> tuple[Node, int, Node | None]:
         """SGLang's ``match_prefix``: the matched length, stamping the path with ``clock``.
 
         Unlike ``match_node`` this splits a partially matched node (``split=True``) so the
         returned node ends exactly where the match ends and can be locked; SGLang splits
         there too. Every node walked, including the split one, gets the new access time.
         The third value is the leaf whose access time changed, if any, so a caller keeping
-        a heap of evictable leaves can re-offer it with its new priority.
+        a heap of evictable leaves can re-offer it with its new priority. ``path``, when
+        given, receives every node walked (the ones a stamp sets), in order.
         """
         pb = self._page_bytes
         # The simulator passes whole pages of packed ids: no copy to make (``_packed``).
@@ -222,6 +242,8 @@ class RadixTree:
             ck = child.key
             if stamp:
                 child.last_access = now
+            if path is not None:
+                path.append(child)
             if startswith(ck, pos):
                 pos += len(ck)
                 node = child

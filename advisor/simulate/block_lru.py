@@ -63,14 +63,25 @@ class BlockIndex:
         key = job.key
         table = self._table
         out = array("q")
+        append = out.append
         parent = root
-        for off in range(0, len(key) - step + 1, step):
-            k = (parent, key[off : off + step])
-            b = table.get(k)
+        offsets = range(0, len(key) - step + 1, step)
+        for off in offsets:
+            b = table.get((parent, key[off : off + step]))
             if b is None:
-                b = table[k] = len(table)
-                self.parents.append(parent)
-            out.append(b)
+                break
+            append(b)
+            parent = b
+        else:
+            job.memo[self] = out
+            return out
+        # A new id's chain was never seen, so no block after the first new one can be known:
+        # number the rest without looking them up.
+        parents = self.parents
+        for off in offsets[len(out):]:
+            b = table[(parent, key[off : off + step])] = len(table)
+            parents.append(parent)
+            append(b)
             parent = b
         job.memo[self] = out
         return out
@@ -139,26 +150,32 @@ class BlockPool:
         w = self.index.weight(job)
         free, ref = self._free, self._ref
         # Slots the request takes: every block of the prompt not hit, including the
-        # partial last block of token traffic, plus the reserve (its output).
+        # partial last block of token traffic, plus the reserve (its output). The hit
+        # blocks are all cached, and a job's chained ids are distinct, so the passes below
+        # may run over every block instead of the hits and the rest apart.
         slots = -(-job.prompt_tokens // w) if job.unit == 1 else job.elements
-        rest = blocks[hits:].tolist()
-        new = [b for b in rest if b not in free and b not in ref]
+        listed = blocks.tolist()
+        new = [b for b in listed if b not in free and b not in ref]
         transient = (slots - len(blocks)) * w + reserve
         need = len(new) * w + transient
         if self.capacity is not None and not force:
             # vLLM checks the free blocks before it touches anything.
-            pinned = sum(free[b] for b in blocks[:hits].tolist() if b in free)
-            pinned += sum(free[b] for b in rest if b in free)
+            pinned = sum(free[b] for b in listed if b in free)
             if need > self.capacity - self.used_tokens() + self.free_tokens - pinned:
                 return None
         # Take the request's cached blocks out of the free queue (hits, and any copy
-        # cached beyond the hit limit).
-        held = blocks[:hits].tolist()
-        for b in held:
-            self._take(b, w)
-        for b in rest:
-            if b in free or b in ref:
-                self._take(b, w)
+        # cached beyond the hit limit), summing what leaves the queue once, not per block.
+        weight = self._weight
+        taken = 0
+        for b in listed:
+            tokens = free.pop(b, None)
+            if tokens is not None:
+                taken += tokens
+                weight[b] = tokens
+                ref[b] = 1
+            elif b in ref:
+                ref[b] += 1
+        self.free_tokens -= taken
         if self.capacity is not None:
             short = self.used_tokens() + need - self.capacity
             if short > 0:
@@ -169,23 +186,13 @@ class BlockPool:
                 transient = max(0, min(transient, room - len(new) * w))
         for b in new:
             ref[b] = 1
-            self._weight[b] = w
+            weight[b] = w
         self.block_tokens_used += len(new) * w
         self.reserved += transient
         # The blocks this request holds, in prompt order (freed tail first on release).
-        held.extend(b for b in rest if b in ref)
+        held = [b for b in listed if b in ref]
         matched = self._matched(job, hits)
         return BlockLease(job, matched, self.rules.hit(job, matched), transient, held)
-
-    def _take(self, b: int, w: int) -> None:
-        free, ref = self._free, self._ref
-        tokens = free.pop(b, None)
-        if tokens is not None:
-            self.free_tokens -= tokens
-            self._weight[b] = tokens
-            ref[b] = 1
-        else:
-            ref[b] += 1
 
     def commit(self, lease: Lease) -> None:
         """Nothing to do: vLLM registers block hashes when it allocates them."""
@@ -194,6 +201,7 @@ class BlockPool:
         free, ref, weight = self._free, self._ref, self._weight
         assert isinstance(lease, BlockLease)
         held = lease.blocks
+        freed = 0
         for b in reversed(held):
             r = ref.get(b)
             if r is None:
@@ -202,9 +210,10 @@ class BlockPool:
                 del ref[b]
                 tokens = weight.pop(b)
                 free[b] = tokens
-                self.free_tokens += tokens
+                freed += tokens
             else:
                 ref[b] = r - 1
+        self.free_tokens += freed
         self.reserved -= lease.reserved
         lease.reserved = 0
         lease.blocks = []

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
-from typing import Callable, Hashable
+from typing import Callable, Hashable, TypeGuard
 
 from advisor.index.radix import Node, RadixTree
 from advisor.ingest.ids import ITEM
@@ -28,6 +28,25 @@ PRIORITIES: dict[str, Callable[[Node], object]] = {
     "lfu": lambda n: (n.count, n.last_access),
     "fifo": lambda n: n.created,
 }
+
+
+# A job's kept walk of a tree: the tree, its version then, the match (node, matched ids,
+# touched leaf: ``RadixTree.match_prefix``) and the nodes walked.
+Walk = tuple[RadixTree, int, Node, int, Node | None, list[Node]]
+
+
+def _still_walks(walked: Walk | None, tree: RadixTree) -> TypeGuard[Walk]:
+    """Whether a job's kept walk (``BranchPool._walk_key``) is the walk of ``tree`` now: none
+    of the nodes it read (the root, every node walked) changed key or children since."""
+    if walked is None or walked[0] is not tree:
+        return False
+    version = walked[1]
+    if tree.root.changed > version:
+        return False
+    for node in walked[5]:
+        if node.changed > version:
+            return False
+    return True
 
 
 @dataclass(eq=False)
@@ -58,6 +77,8 @@ class BranchPool:
         # The job memo's key of ``_limit``: equal rules share it (a tuple of a str and an
         # int hashes in C, where the frozen dataclass's hash is a Python call per lookup).
         self._memo_key = ("limit", rules.engine, rules.page)
+        # The job memo's key of the job's last walk in this pool (a ``Walk``, by ``locate``).
+        self._walk_key = ("walk", id(self))
 
     # --- helpers -------------------------------------------------------------------------
 
@@ -65,7 +86,7 @@ class BranchPool:
         tree = self.trees.get(job.namespace)
         if tree is None:
             # Token traffic is paged (SGLang page_size); a hash id is one whole block.
-            tree = RadixTree(self.rules.page if job.unit == 1 else 1)
+            tree = RadixTree(self.rules.page if job.unit == 1 else 1, track_changes=True)
             self.trees[job.namespace] = tree
             self._units[id(tree)] = job.unit
         self.clock += 1
@@ -101,17 +122,25 @@ class BranchPool:
         tree = self.trees.get(job.namespace)
         if tree is None:
             return 0, job.namespace
-        limit = job.memo.get(self._memo_key)
-        if limit is None:
-            limit = self._limit(job)
-        if not touch:
-            node, matched, _ = tree.match_prefix(limit, False, False)
-        else:
+        if touch:
             self.clock += 1
             tree.clock = self.clock
-            node, matched, touched = tree.match_prefix(limit, False)
-            if touched is not None:
-                self._offer(touched, tree)
+        # A scheduler matches every waiting request each round, mostly along paths that have
+        # not changed shape since (``RadixTree.version``): then the walk would visit the same
+        # nodes, so only their stamps are redone.
+        walked = job.memo.get(self._walk_key)
+        if _still_walks(walked, tree):
+            _, _, node, matched, touched, path = walked
+            if touch:
+                now = tree.clock
+                for n in path:
+                    n.last_access = now
+        else:
+            path = []
+            node, matched, touched = tree.match_prefix(self._limit(job), False, touch, path)
+            job.memo[self._walk_key] = (tree, tree.version, node, matched, touched, path)
+        if touch and touched is not None:
+            self._offer(touched, tree)
         return matched, (job.namespace if node is tree.root else node)
 
     def parent_of(self, key: Hashable) -> Hashable | None:
@@ -131,7 +160,16 @@ class BranchPool:
 
     def acquire(self, job: Job, reserve: int = 0, force: bool = False) -> BranchLease | None:
         tree = self._tree(job)
-        node, matched, touched = tree.match_prefix(self._limit(job))
+        walked = job.memo.get(self._walk_key)
+        if _still_walks(walked, tree) and (not walked[5] or walked[5][-1] is walked[2]):
+            # The scheduler's walk still holds and ends on a node boundary, where SGLang's
+            # match splits nothing: the same match, so only the stamps are redone.
+            _, _, node, matched, touched, path = walked
+            now = tree.clock
+            for n in path:
+                n.last_access = now
+        else:
+            node, matched, touched = tree.match_prefix(self._limit(job))
         self._offer(touched, tree)
         unit = self._units[id(tree)]
         cached = self.rules.hit(job, matched)

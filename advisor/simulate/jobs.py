@@ -141,8 +141,24 @@ class JobStore(Sequence[Job]):
                    self._arrival[r], self._out[r], None if t == NO_TENANT else self._tenant_list[t])
 
     def __iter__(self) -> Iterator[Job]:
-        for i in range(len(self)):
-            yield self[i]
+        # ``self[i]`` inlined: every run walks the whole store, so its per-call checks and
+        # attribute lookups add up. The jobs are the same, one fresh ``Job`` per request.
+        if not self._sealed:
+            self.seal()
+        fd = self._file.fileno()
+        order, offset, elements = self._order, self._offset, self._elements
+        names, namespace, tenants, tenant = self._name_list, self._namespace, self._tenant_list, self._tenant
+        prompt, unit, arrival, out = self._prompt, self._unit, self._arrival, self._out
+        pread = os.pread
+        for i in range(len(offset)):
+            r = i if order is None else order[i]
+            n = elements[r] * ITEM
+            key = pread(fd, n, offset[r]) if n else b""
+            if len(key) != n:
+                raise OSError("the simulator's spill file was truncated")
+            t = tenant[r]
+            yield Job(i, names[namespace[r]], key, prompt[r], unit[r], arrival[r], out[r],
+                      None if t == NO_TENANT else tenants[t])
 
     def record_of(self, i: int) -> int:
         """The input (file-order) position of the request at arrival position ``i``."""

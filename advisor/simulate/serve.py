@@ -77,6 +77,10 @@ class Engine:
     _finish: list[tuple[int, int, int, Lease]] = field(default_factory=list)
     _rng: random.Random = field(default_factory=random.Random)
     _dirty: bool = True
+    # Whether the waiting queue is known to be in job index order (FCFS's order). Requests
+    # joining in index order and leaving from the head keep it so; FCFS's stable sort of
+    # such a queue would change nothing, so it is skipped.
+    _in_order: bool = True
     per_request: array | None = None  # cached tokens by job index, when asked for
     _passes: int = 0
 
@@ -88,6 +92,8 @@ class Engine:
         return len(self.waiting) + len(self._finish)
 
     def submit(self, job: Job) -> None:
+        if self.waiting and job.index < self.waiting[-1].index:
+            self._in_order = False
         self.waiting.append(job)
         self._dirty = True
 
@@ -135,40 +141,55 @@ class Engine:
     def _prefill(self) -> bool:
         """Admit and run one prefill batch; False when nothing could be admitted."""
         cfg = self.config
+        pool = self.pool
+        waiting = self.waiting  # sorted and cut in place below: still self.waiting after
         self._passes += 1
         if (self._passes % REFRESH_EVERY == 0 and cfg.policy in ("fcfs", "lof", "random")
-                and self.pool.refreshes_waiting):
+                and pool.refreshes_waiting):
             # SGLang's waiting-prefix refresh (cache-agnostic policies under LRU): touch
             # the prefixes of the first 128 waiting requests, the head last, so LRU does
             # not evict what the head of the queue is about to use.
-            for job in reversed(self.waiting[:REFRESH_HEAD]):
-                self.pool.peek(job, touch=True)
-        order_waiting(cfg.policy, self.waiting, self.pool, self._rng)
+            for job in reversed(waiting[:REFRESH_HEAD]):
+                pool.peek(job, touch=True)
+        self._order()
         budget = cfg.max_prefill_tokens
+        # Admission neither finishes nor starts a decode, so the free batch slots are fixed.
+        room = cfg.max_running - len(self._finish)
         batch: list[Lease] = []
-        for job in self.waiting:
-            if len(self._finish) + len(batch) >= cfg.max_running:
+        peek, acquire = pool.peek, pool.acquire
+        for job in waiting:
+            if len(batch) >= room:
                 break
             if batch:
-                guess = job.prompt_tokens - job.tokens_of(self.pool.peek(job))
+                guess = job.prompt_tokens - job.tokens_of(peek(job))
                 if guess > budget:
                     break
-            lease = self.pool.acquire(job, job.output_len - 1, False)
+            lease = acquire(job, job.output_len - 1, False)
             if lease is None:
                 break
             batch.append(lease)
             budget -= job.prompt_tokens - lease.cached
         if not batch:
             return False
-        taken = {id(lease.job) for lease in batch}
-        self.waiting = [j for j in self.waiting if id(j) not in taken]
+        # Admission stops at the first request that does not fit (no skipping ahead), so
+        # the batch is exactly the head of the queue.
+        del waiting[: len(batch)]
         self._run_batch(batch)
         return True
+
+    def _order(self) -> None:
+        """Put the waiting queue in the policy's admission order (``order_waiting``)."""
+        policy = self.config.policy
+        if policy == "fcfs":
+            if self._in_order:
+                return  # the sort would leave the queue as it is
+            self._in_order = True
+        order_waiting(policy, self.waiting, self.pool, self._rng)
 
     def _force_head(self) -> None:
         """Nothing runs and the head cannot fit: run it with what fits (a request longer
         than the pool), so the simulation never deadlocks."""
-        order_waiting(self.config.policy, self.waiting, self.pool, self._rng)
+        self._order()
         job = self.waiting.pop(0)
         lease = self.pool.acquire(job, job.output_len - 1, True)
         assert lease is not None
@@ -180,16 +201,22 @@ class Engine:
         seconds = self.config.cost.batch_seconds([(lease.cached, lease.job.prompt_tokens) for lease in batch])
         self.time += seconds
         self.busy_prefill_seconds += seconds
+        # Loop invariants bound once: a batch can hold hundreds of requests.
+        now = self.time
+        steps = self.decode_steps
+        commit = self.pool.commit
+        per_request = self.per_request
+        measure_from = self.measure_from
+        t = self.totals
         for lease in batch:
             job = lease.job
-            self.pool.commit(lease)
-            if self.per_request is not None:
-                self.per_request[job.index] = lease.cached
-            if job.index >= self.measure_from:
-                t = self.totals
+            commit(lease)
+            if per_request is not None:
+                per_request[job.index] = lease.cached
+            if job.index >= measure_from:
                 t.add(job, lease.cached, lease.matched)
                 t.queue_delay.append(start - job.arrival)
-                t.ttft.append(self.time - job.arrival)
+                t.ttft.append(now - job.arrival)
                 t.output_tokens += job.output_len
                 t.first_arrival = min(t.first_arrival, job.arrival)
                 self.prefill_tokens += job.prompt_tokens - lease.cached
@@ -200,8 +227,8 @@ class Engine:
             if remaining <= 0:
                 self._done(lease)
             else:
-                self._context += job.prompt_tokens - self.decode_steps
-                heapq.heappush(self._finish, (self.decode_steps + remaining, job.index, self.decode_steps, lease))
+                self._context += job.prompt_tokens - steps
+                heapq.heappush(self._finish, (steps + remaining, job.index, steps, lease))
         self._dirty = True
 
 
