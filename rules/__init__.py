@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 # The traffic rules' modules, in code order; imported here (small, no imports of their own):
 # advisor.findings builds TRAFFIC_RULES from them on every command.
 TRAFFIC_MODULES = tuple(importlib.import_module(f"{__name__}.{name}") for name in (
-    "tr101_dynamic_content", "tr102_misplaced_content", "tr103_template_layout", "tr201_section_order",
+    "tr101_dynamic_content", "tr102_misplaced_content", "tr103_template_layout", "tr104_unstable_spelling",
+    "tr201_section_order",
     "tr301_low_reuse", "tr401_capacity_pressure", "tr501_tenant_starvation", "tr601_cache_granularity",
 ))
 

@@ -17,7 +17,7 @@ as a JSONL file holds them, and what the rule must say about it:
         conversations:                     # multi-turn chat: one record per user turn, the history
           - system: "..."                  #   appended (`{turn}`: the request's turn, `{ago}`: how
             turns: [[user, assistant], ...] #  many turns before it a message was first sent)
-        api: analyze                       # or simulate (advisor.api), default analyze
+        api: analyze                       # or simulate, prescribe (advisor.api), default analyze
         options: {...}                     # its keyword arguments; `chat_template` is the text
         expect: {kind: datetime}           # a finding of the rule whose JSON holds these values
         expect: none                       # no finding of the rule (a clean control)
@@ -37,7 +37,7 @@ from typing import Any
 import pytest
 import yaml
 
-from advisor.api import analyze, simulate
+from advisor.api import analyze, prescribe, simulate
 from advisor.rules import TRAFFIC_MODULES, traffic_cases_file
 
 PLACEHOLDER = re.compile(r"\{(\w+)(?::([\w.<>]+))?\}")
@@ -114,7 +114,7 @@ def findings(case: dict[str, Any], tmp_path: Path) -> list[dict[str, Any]]:
         path = tmp_path / "chat_template.jinja"
         path.write_text(options["chat_template"], encoding="utf-8")
         options["chat_template"] = path
-    run = {"analyze": analyze, "simulate": simulate}[case.get("api", "analyze")]
+    run = {"analyze": analyze, "simulate": simulate, "prescribe": prescribe}[case.get("api", "analyze")]
     result = run(case_records(case), **options)
     assert result.skipped_count == 0, [s.reason for s in result.skipped]
     return [f.to_dict() for f in result.findings]
@@ -122,7 +122,7 @@ def findings(case: dict[str, Any], tmp_path: Path) -> list[dict[str, Any]]:
 
 # The codes the traffic diagnosis gives; TR401 and TR501 (simulate) and TR601 (analyze
 # --model on a hybrid model) have no case file yet.
-DIAGNOSED = ("TR101", "TR102", "TR103", "TR201", "TR301")
+DIAGNOSED = ("TR101", "TR102", "TR103", "TR104", "TR201", "TR301")
 
 
 def test_every_traffic_rule_has_cases() -> None:

@@ -36,7 +36,9 @@ from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, CHAT_MARKUP, DE
                                      TurnMove, TurnsMove, json_unescaped, shared_turn_bodies, sort_call_arguments,
                                      number_call_ids, sort_content_keys, system_into_first_user,
                                      unescaped_context, TOOL_INDENTS, tool_texts)
-from advisor.prescribe.canonical import canonical_fixes
+from advisor.prescribe.canonical import KEPT, canonical_fix, canonical_fixes, canonical_rounds
+from advisor.prescribe.causes import REPORTED_AS, causes
+from advisor.prescribe.causes import findings as cause_findings
 from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, canonical_tool_keys, editable, reorder_blocks,
                                        sort_tools, sort_tools_and_keys)
 from advisor.ingest.traffic import Request
@@ -790,13 +792,22 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     count = len(plans)
     # On top of the chosen moves; where the diagnosis named no cause, on the traffic as logged
     # and in its default placement only (no system-message unit was found to move).
-    canon = (_canonical_order(m, fixes_of(choice), after, CANONICAL_GAIN) if plans
-             else _canonical_order(m, [], after, CANONICAL_GAIN, variants=1))
+    canon = (_canonical_order(m, fixes_of(choice), after, CANONICAL_GAIN, diagnosis.findings) if plans
+             else _canonical_order(m, [], after, CANONICAL_GAIN, diagnosis.findings, variants=1))
     if canon is not None:
-        # The canonical order recovers more than the fixes above: it is the prescription.
-        cached, changed_all, fixed_all, description, details = canon
-        actions.append(Action("canonical-order", description, "", rate(cached), cached - after, changed_all,
-                              None, details))
+        # The canonical order recovers more than the fixes above: it is the prescription,
+        # answering the causes it names (findings of their own where the diagnosis has none).
+        cached, changed_all, fixed_all, description, details, (new, named) = canon
+        diagnosis = dataclasses.replace(diagnosis, findings=diagnosis.findings + new)
+        details["causes"] = named
+        # The action answers the cause worth most: its own finding, or the diagnosis's of it.
+        top = named[0] if named else None
+        mine = [k for k, f in enumerate(diagnosis.findings) if top is not None and f in new and f.code == top["code"]]
+        theirs = [k for k, f in enumerate(diagnosis.findings)
+                  if top is not None and f.code in REPORTED_AS[top["code"]] and f not in new]
+        cause_at = (mine + theirs + [None])[0]
+        actions.append(Action("canonical-order", description, top["code"] if top else "", rate(cached),
+                              cached - after, changed_all, cause_at, details))
         after, count = cached, count + 1
         after_unlimited = m.cached(fixed_all, unlimited=True) if capacity is not None else after
     dynamic = [k for k in used if plans[k].code in ("TR101", "TR102")]
@@ -923,16 +934,19 @@ def _system_printed_late(m: Measurer, sample: int = 16) -> bool:
 SENDS_MORE: tuple[Fix, ...] = (system_into_first_user,)
 
 
-def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, variants: int = 3,
-                     ) -> tuple[int, int, list[Sequence], str, dict[str, Any]] | None:
+def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, known: list[Finding],
+                     variants: int = 3,
+                     ) -> tuple[int, int, list[Sequence], str, dict[str, Any], tuple[list[Finding], list[dict[str, Any]]]] | None:
     """Every request in the canonical order (``advisor.prescribe.canonical``) on top of the
     chosen fixes, the first ``variants`` placements of what varies measured: the best, where
-    it recovers ``share`` of the prompt tokens more than the chosen fixes alone; else None."""
+    it recovers ``share`` of the prompt tokens more than the chosen fixes alone, with the
+    findings of its causes that ``known`` lacks (``advisor.prescribe.causes``); else None."""
     best: tuple[int, int, list[Sequence], str, dict[str, Any]] | None = None
     # Counted on the traffic the chosen fixes leave: what they moved is ordered with the rest.
     start = [_applied(chosen, r, m.apply) if r is not None else None for r in m.editable]
     done = {id(r): s for r, s in zip(m.editable, start) if r is not None}
-    variants_of = canonical_fixes(start, m.joiner)[:variants]
+    rounds = canonical_rounds(start)
+    variants_of = canonical_fixes(start, m.joiner, rounds)[:variants]
     for k, (description, fix, details) in enumerate(variants_of):
         if k and not _differs(fix, variants_of[0][1], start, m.apply):
             continue  # no request has a varying unit in its system message to move: the default again
@@ -944,7 +958,20 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, v
             best = (cached, changed, fixed, description, dict(details))
     if best is None or best[0] - after < share * m.prompt_tokens:
         return None
-    return best
+    cached, to = best[0], best[4]["to"]
+
+    def worth(change: str) -> int:
+        # What the canonical form loses with one of its changes left out.
+        fix = canonical_fix(rounds.keeping(frozenset({change})), to, m.joiner)
+        return cached - m.cached(m.rewritten([_then(done, fix, m.apply)])[0], own_rate=True)
+
+    def offset_of(index: int) -> int:
+        # Where the request as logged and as rewritten first differ.
+        return common_bytes(pack(m.seqs[index].ids), 0, pack(best[2][index].ids), 0) // ITEM
+
+    # Named under the counts of the traffic as the chosen fixes leave it (the first round's).
+    found = causes(start, rounds.canons[0], moved_out=to != KEPT)
+    return (*best, cause_findings(found, worth, offset_of, m.prompt_tokens, known))
 
 
 def _differs(fix: Fix, other: Fix, requests: list[Request | None],

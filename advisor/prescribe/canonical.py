@@ -48,6 +48,9 @@ ROUNDS = 3
 # (one without a newline) and a paragraph a paragraph's (one without a blank line).
 TEXT, PARA, LINE, MEMBER, TOOL = "text", "paragraph", "line", "member", "tool"
 STATIC, SHARED, UNIQUE = 0, 1, 2  # volatility classes, in canonical order
+# The three changes the canonical form makes, each of which a ``Canon`` can leave out: one
+# spelling per unit, static units in one order, what varies after what every session shares.
+SPELLING, ORDER, PLACEMENT = "spelling", "order", "placement"
 
 # Where the unique units of the first system message go, per variant.
 KEPT = "end-of-message"
@@ -218,7 +221,7 @@ def _tool_name(tool: Any) -> str:
     return name if isinstance(name, str) else ""
 
 
-def _text_parts(content: Any) -> list[str] | None:
+def text_parts(content: Any) -> list[str] | None:
     """The texts of a content list made of text parts only; None otherwise (an image, an
     audio clip: their place among the texts must not change)."""
     if not isinstance(content, list) or not content:
@@ -304,8 +307,11 @@ class Canon:
     """Canonical forms under one traffic's counts (memoized: a fix applied to every request
     rewrites each distinct text once)."""
 
-    def __init__(self, counts: Counts) -> None:
+    def __init__(self, counts: Counts, keep: frozenset[str] = frozenset()) -> None:
         self.counts = counts
+        # Changes left out (SPELLING, ORDER, PLACEMENT): what a cause is worth is what the
+        # canonical form loses without it.
+        self.keep = keep
         self.memo: dict[Key, str] = {}
 
     def info(self, key: Key) -> tuple[int, int, int]:
@@ -318,7 +324,7 @@ class Canon:
 
     def surface(self, key: Key, text: str) -> str:
         forms = self.counts.surfaces.get(key)
-        return forms.most_common(1)[0][0] if forms else text
+        return forms.most_common(1)[0][0] if forms and SPELLING not in self.keep else text
 
     def text(self, text: str, kind: str = TEXT) -> str:
         """The canonical form of one unit: its most common surface form, and unless it is
@@ -338,15 +344,16 @@ class Canon:
 
     def ordered(self, kind: str, units: tuple[str, ...] | list[str]) -> list[tuple[str, int]]:
         """The units, each in canonical form, in canonical order, with their class."""
+        # A JSON object's members in another order are its spelling, not its layout.
+        sort_static = (SPELLING if kind == MEMBER else ORDER) not in self.keep
         rows = []
         for k, unit in enumerate(units):
             cls, n, rank = self.info((kind, normalized(unit)))
             # Static units in the log's first order; the others keep their own order (the
             # order passages were retrieved in, examples chosen in, is the client's meaning).
-            order = (cls, rank if cls == STATIC else k)
+            order = (cls, rank if cls == STATIC and sort_static else k)
             rows.append((order, self.text(unit, kind), cls))
-        rows.sort(key=lambda row: row[0])
-        return [(unit, cls) for _, unit, cls in rows]
+        return [(unit, cls) for _, unit, cls in _placed(rows, PLACEMENT not in self.keep)]
 
     def tools(self, tools: tuple[Any, ...]) -> tuple[Any, ...]:
         """The tool list by volatility, ties by name: a per-request subset of one pool then
@@ -356,16 +363,17 @@ class Canon:
             surface = json.dumps(tool, ensure_ascii=False)
             key = (TOOL, normalized(surface))
             cls, n, _ = self.info(key)
-            rows.append(((cls, -n if cls == SHARED else 0, _tool_name(tool), k), key, surface))
-        rows.sort(key=lambda row: row[0])
-        return tuple(json.loads(self.surface(key, surface)) for _, key, surface in rows)
+            name = _tool_name(tool) if cls != STATIC or ORDER not in self.keep else ""
+            rows.append(((cls, -n if cls == SHARED else 0, name, k), (key, surface), cls))
+        placed = _placed(rows, PLACEMENT not in self.keep)
+        return tuple(json.loads(self.surface(key, surface)) for _, (key, surface), _ in placed)
 
     def content(self, content: Any) -> Any:
         """A message content in canonical form: a text, or a list whose text parts are the
         units (a list holding other parts keeps its order, each text part canonical)."""
         if isinstance(content, str):
             return self.text(content)
-        texts = _text_parts(content)
+        texts = text_parts(content)
         if texts is not None:
             return [{"type": "text", "text": text} for text, _ in self.ordered(TEXT, texts)]
         if isinstance(content, list):
@@ -376,7 +384,7 @@ class Canon:
         """The canonical text without its unique units, and those units as one text; None
         when it has none to move or nothing would be left."""
         key = (TEXT, normalized(text))
-        if self.info(key)[0] == STATIC:
+        if self.info(key)[0] == STATIC or PLACEMENT in self.keep:
             return None
         split = split_text(self.surface(key, text))
         if split is None:
@@ -387,6 +395,18 @@ class Canon:
         if not kept or not moved:
             return None
         return split.join(kept), split.join(moved, bare=True)
+
+
+def _placed(rows: list[tuple[Any, Any, int]], move: bool) -> list[tuple[Any, Any, int]]:
+    """Rows (sort key, payload, class) in canonical order; without ``move``, only the static
+    rows are put in order, each in a place a static row held (what varies stays put)."""
+    if move:
+        return sorted(rows, key=lambda row: row[0])
+    slots = [k for k, row in enumerate(rows) if row[2] == STATIC]
+    out = list(rows)
+    for k, row in zip(slots, sorted((rows[k] for k in slots), key=lambda row: row[0])):
+        out[k] = row
+    return out
 
 
 # ---------------------------------------------------------------- the fixes
@@ -416,7 +436,7 @@ def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, jo
     if system is None or user < system:
         return
     content = messages[system].get("content")
-    texts = [content] if isinstance(content, str) else _text_parts(content)
+    texts = [content] if isinstance(content, str) else text_parts(content)
     if not texts or len(texts) != 1:
         return  # parts: which of them to cut is not one text's choice
     cut = canon.split_out(texts[0])
@@ -511,6 +531,10 @@ class Rounds:
     def split_out(self, text: str) -> tuple[str, str] | None:
         return self.last.split_out(text)
 
+    def keeping(self, keep: frozenset[str]) -> Rounds:
+        """The same rounds with the changes ``keep`` names left out."""
+        return Rounds([Canon(canon.counts, keep) for canon in self.canons])
+
 
 def canonical_rounds(requests: list[Request | None]) -> Rounds:
     """Count, rewrite, count the rewrite again, until a round changes nothing (at most ROUNDS):
@@ -527,15 +551,23 @@ def canonical_rounds(requests: list[Request | None]) -> Rounds:
     return Rounds(canons)
 
 
-def canonical_fixes(requests: list[Request | None], joiner: str) -> list[tuple[str, Fix, dict[str, Any]]]:
+def canonical_fix(canon: Canon | Rounds, to: str, joiner: str) -> Fix:
+    """The rewrite into ``canon``'s forms as a fix (``to``: where the system message's
+    varying units go)."""
+    def fix(req: Request) -> Request | None:
+        return rewrite(req, canon, to, joiner)
+    return fix
+
+
+def canonical_fixes(requests: list[Request | None], joiner: str,
+                    rounds: Rounds | None = None) -> list[tuple[str, Fix, dict[str, Any]]]:
     """The canonical-order fix, one variant per place for the first system message's unique
-    units, the default first: (description, fix, details)."""
-    canon = canonical_rounds(requests)
+    units, the default first: (description, fix, details). ``rounds``: the canonical forms
+    of ``requests`` where the caller has them."""
+    canon = rounds if rounds is not None else canonical_rounds(requests)
 
     def fix_for(to: str) -> Fix:
-        def fix(req: Request) -> Request | None:
-            return rewrite(req, canon, to, joiner)
-        return fix
+        return canonical_fix(canon, to, joiner)
 
     lead = ("Send every request in one canonical order: tools and content that every session shares first "
             "(in one order, one spelling; tools most requested first), then content shared by some sessions, ")

@@ -1,0 +1,226 @@
+"""The causes behind a canonical-order rewrite, named from the same model that makes it.
+
+``advisor.prescribe.canonical`` rewrites each request so that what the traffic shares comes
+first, in one order and one spelling. Each difference between a request and its canonical
+form is one of a few kinds, read off the units and their volatility (never off a workload's
+wording):
+
+- spelling (TR104): a unit arrives in a spelling other than its most common one, and the
+  two differ only by Unicode normalization (``normalization``), by whitespace and line
+  breaks (``wrapping``), or by the order of a JSON object's keys (``key-order``);
+- order (TR201): units every session sends arrive in another order than the log first
+  showed them: tool definitions (``tool-order``), paragraphs (``section-order``), lines or
+  table rows (``row-order``), content parts (``part-order``);
+- placement (TR102): a unit that varies comes ahead of a unit every session sends in the
+  same container: a per-request one (``per-request-content``), one drawn from a pool that
+  several sessions share, such as retrieved passages or sampled examples
+  (``pooled-content``), a tool list filtered per request (``tool-subset``); or the varying
+  units of the system message, which only the last user turn can hold without breaking
+  what every request shares (``system-message-content``).
+
+A request counts once per kind. The caller measures what each cause is worth.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from advisor.findings import Finding
+from advisor.ingest.traffic import Request
+from advisor.prescribe import canonical
+from advisor.prescribe.canonical import (
+    LINE, MEMBER, PARA, STATIC, TEXT, TOOL, UNIQUE, Canon, normalized, split_text, text_parts,
+)
+
+SPELLING, ORDER, PLACEMENT = "TR104", "TR201", "TR102"
+# The change of the canonical form each code's causes are undone by, to measure them.
+CHANGE = {SPELLING: canonical.SPELLING, ORDER: canonical.ORDER, PLACEMENT: canonical.PLACEMENT}
+# A cause whose leaving out costs the canonical form less than this share of the prompt
+# tokens is not named: it is not why the rewrite is worth asking for.
+CAUSE_SHARE = 0.01
+# The diagnosis's own codes for each cause: where it reports one, it has found that content
+# (the varying span, the units out of order) and the canonical form is that finding's fix,
+# so the cause is not named twice. It never reports a spelling, nor a tool list cut to a
+# per-request subset as such (it sees the tools part where the subsets differ).
+REPORTED_AS = {SPELLING: frozenset(), ORDER: frozenset({"TR201"}), PLACEMENT: frozenset({"TR101", "TR102"})}
+UNREPORTED_KINDS = frozenset({"tool-subset"})
+WHAT = {
+    "normalization": "the same text in another Unicode normalization (NFC or NFD)",
+    "wrapping": "the same text wrapped or spaced otherwise",
+    "key-order": "the same JSON object with its keys in another order",
+    "tool-order": "the same tool definitions in another order",
+    "section-order": "the same sections in another order",
+    "row-order": "the same lines or table rows in another order",
+    "part-order": "the same content parts in another order",
+    "tool-subset": "a per-request subset of the tools, varying tools ahead of those every request sends",
+    "pooled-content": ("content drawn from a pool that several sessions share (retrieved passages, sampled "
+                       "examples) ahead of content every request sends"),
+    "per-request-content": "content of its own ahead of content every request sends",
+    "system-message-content": "content of its own in the system message, ahead of the conversation",
+}
+EXAMPLE_CHARS = 80  # of a unit's text, in a cause's example
+_SPACES = re.compile(r"\s+")
+# The order kind of units of each split kind.
+_ORDER_KIND = {PARA: "section-order", LINE: "row-order", TEXT: "part-order", MEMBER: "key-order"}
+
+
+@dataclass
+class Cause:
+    """One kind of difference, over the requests that show it."""
+
+    code: str
+    kind: str
+    requests: int = 0
+    example: str = ""
+    first: Request | None = field(default=None, repr=False)
+    index: int = -1  # of the first request that shows it, in the list given to ``causes``
+
+
+def causes(requests: Iterable[Request | None], canon: Canon, moved_out: bool = False) -> list[Cause]:
+    """The kinds of difference between each request and its canonical form under ``canon``
+    (the counts of the traffic as it is), most requests first. ``moved_out``: the chosen
+    variant moves the system message's varying units to the last user turn."""
+    found: dict[tuple[str, str], Cause] = {}
+    for index, req in enumerate(requests):
+        if req is None:
+            continue
+        seen: dict[tuple[str, str], str] = {}
+        _request(req, canon, seen, moved_out)
+        for key, example in seen.items():
+            cause = found.get(key)
+            if cause is None:
+                cause = found[key] = Cause(key[0], key[1], example=_excerpt(example), first=req, index=index)
+            cause.requests += 1
+    return sorted(found.values(), key=lambda c: (-c.requests, c.code, c.kind))
+
+
+def findings(found: list[Cause], worth: Callable[[str], int], offset_of: Callable[[int], int], prompt_tokens: int,
+             known: Iterable[Finding] = ()) -> tuple[list[Finding], list[dict[str, Any]]]:
+    """The causes worth naming, by code: each code's kinds by the requests that show them,
+    worth what the canonical form loses with that code's change left out (``worth(change)``,
+    in cached tokens); a code worth less than ``CAUSE_SHARE`` of the prompt tokens is not
+    named. ``offset_of(index)``: the token where the request at ``index`` first differs from
+    its canonical form, the finding's offset. Returns the findings the diagnosis lacks (one per code, for the kinds ``known``
+    does not report) and every named cause as the action lists it (code, kind, requests,
+    tokens; the most requested kind of each code), worth most first."""
+    codes = {f.code for f in known}
+    new: list[Finding] = []
+    named: list[dict[str, Any]] = []
+    for code in (SPELLING, ORDER, PLACEMENT):
+        mine = [c for c in found if c.code == code]
+        if not mine:
+            continue
+        tokens = worth(CHANGE[code])
+        if tokens < CAUSE_SHARE * prompt_tokens:
+            continue
+        named.append({"code": code, "kind": mine[0].kind, "requests": mine[0].requests, "tokens": tokens})
+        fresh = [c for c in mine if c.kind in UNREPORTED_KINDS or not REPORTED_AS[code] & codes]
+        if not fresh:
+            continue
+        top = fresh[0]  # (most requests first)
+        kinds = "; ".join(f"{WHAT[c.kind]} ({c.requests:,} requests)" for c in fresh)
+        new.append(Finding(
+            code=code, path=top.first.source if top.first else "", line=top.first.line if top.first else 0,
+            token_offset=offset_of(top.index), kind=top.kind, requests=top.requests, tokens_lost=tokens, example=top.example,
+            message=(f"{kinds}: the canonical form recovers about {tokens:,} cacheable tokens of it "
+                     f"(measured by leaving this change out). Example: {top.example!r}"),
+            details={"kinds": {c.kind: c.requests for c in fresh}, "examples": [c.example for c in fresh],
+                     "from": "canonical-order"}))
+    # The cause worth most first: the one the action answers.
+    return new, sorted(named, key=lambda c: -c["tokens"])
+
+
+def spelling_kind(a: str, b: str) -> str:
+    """How two spellings of one unit differ."""
+    if unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b):
+        return "normalization"
+    if _SPACES.sub(" ", a).strip() == _SPACES.sub(" ", b).strip():
+        return "wrapping"
+    try:
+        if json.loads(a) == json.loads(b):
+            return "key-order"
+    except ValueError:
+        pass
+    return "normalization"  # NFC and whitespace both differ: the key made them one
+
+
+def _request(req: Request, canon: Canon, seen: dict[tuple[str, str], str], moved_out: bool) -> None:
+    if req.kind == "prompt" and req.prompt:
+        _text(req.prompt, TEXT, canon, seen)
+        return
+    if req.kind != "messages":
+        return
+    if req.tools:
+        _tools(req.tools, canon, seen)
+    for message in req.messages or ():
+        content = message.get("content")
+        if isinstance(content, str):
+            _text(content, TEXT, canon, seen)
+            if moved_out and message.get("role") == "system" and canon.split_out(content) is not None:
+                seen.setdefault((PLACEMENT, "system-message-content"), content)
+        elif (parts := text_parts(content)) is not None:
+            _units(parts, TEXT, canon, seen)
+        elif isinstance(content, list):
+            for part in content:
+                if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
+                    _text(part["text"], TEXT, canon, seen)
+
+
+def _tools(tools: tuple[Any, ...], canon: Canon, seen: dict[tuple[str, str], str]) -> None:
+    infos = []
+    for tool in tools:
+        surface = json.dumps(tool, ensure_ascii=False)
+        key = (TOOL, normalized(surface))
+        chosen = canon.surface(key, surface)
+        if chosen != surface:
+            seen.setdefault((SPELLING, spelling_kind(surface, chosen)), surface)
+        infos.append((canon.info(key), surface))
+    # Compared by key: a tool that only changes its spelling is not a tool out of order.
+    if [normalized(s) for _, s in infos] == [normalized(json.dumps(t, ensure_ascii=False)) for t in canon.tools(tools)]:
+        return
+    varying = next((surface for (info, surface) in infos if info[0] != STATIC), None)
+    if varying is not None:
+        seen.setdefault((PLACEMENT, "tool-subset"), varying)
+    else:
+        seen.setdefault((ORDER, "tool-order"), infos[0][1])
+
+
+def _text(text: str, kind: str, canon: Canon, seen: dict[tuple[str, str], str]) -> None:
+    key = (kind, normalized(text))
+    chosen = canon.surface(key, text)
+    if chosen != text:
+        seen.setdefault((SPELLING, spelling_kind(text, chosen)), text)
+    if kind == MEMBER or canon.info(key)[0] == STATIC:
+        return  # kept whole, as the canonical form keeps it
+    split = split_text(chosen)
+    if split is not None:
+        _units(split.units, split.kind, canon, seen)
+
+
+def _units(units: list[str] | tuple[str, ...], kind: str, canon: Canon, seen: dict[tuple[str, str], str]) -> None:
+    """Placement and order within one container, then each unit on its own."""
+    infos = [canon.info((kind, normalized(u))) for u in units]
+    last_static = max((k for k, info in enumerate(infos) if info[0] == STATIC), default=-1)
+    for k, info in enumerate(infos[:last_static]):
+        if info[0] != STATIC:
+            seen.setdefault((PLACEMENT, "per-request-content" if info[0] == UNIQUE else "pooled-content"), units[k])
+            break
+    ranks = [info[2] for info in infos if info[0] == STATIC]
+    if ranks != sorted(ranks):
+        first = next(u for u, info in zip(units, infos) if info[0] == STATIC)
+        order_kind = _ORDER_KIND.get(kind, "section-order")
+        seen.setdefault((SPELLING if kind == MEMBER else ORDER, order_kind), first)
+    for unit in units:
+        _text(unit, kind, canon, seen)
+
+
+def _excerpt(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= EXAMPLE_CHARS else flat[:EXAMPLE_CHARS - 1] + "…"
+
+

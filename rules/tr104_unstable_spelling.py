@@ -1,0 +1,43 @@
+r"""## What it does
+Reports content that every session sends in one form but some requests spell differently:
+another Unicode normalization (`normalization`: NFC against NFD, a client that decomposes
+accents), another line wrapping or whitespace (`wrapping`: a prompt hard-wrapped at each
+client's width), or another order of a JSON object's keys (`key-order`). The units are
+compared by an equivalence key (NFC, whitespace runs as one space, JSON keys sorted); the
+most common spelling of a key is its canonical one. `prescribe` names it where rewriting
+every request into the canonical form (one spelling, one order) recovers at least 3% of the
+prompt tokens, and measures each cause by leaving it out.
+
+## Why is this bad?
+Equal to a reader is not equal to the cache: "café" in NFC and in NFD are different bytes,
+so different tokens, and every token after the first differing one is recomputed. A shared
+prompt wrapped at 72 columns for one client and at 80 for another is two prefixes.
+
+## Example
+```json
+{"messages": [{"role": "system", "content": "Réponds en français, poliment."}, ...]}
+{"messages": [{"role": "system", "content": "Re\u0301ponds en franc\u0327ais, poliment."}, ...]}
+```
+
+## Use instead
+Normalize once where the prompt is built (`unicodedata.normalize("NFC", text)`), keep one
+wrapping (or none) for shared text, and serialize JSON with sorted keys
+(`json.dumps(value, sort_keys=True)`).
+
+## Fix
+`advisor prescribe` rewrites the logged requests into the canonical form and measures it
+(`--emit-rewritten FILE` writes them). It changes no template or traffic file.
+"""
+
+# TR104 unstable-spelling: the docstring above is the rule's documentation (`advisor rule
+# TR104` prints it, the SARIF driver carries it as the rule's help). The finding comes from
+# the causes of the canonical order (advisor.prescribe.causes) in `advisor prescribe` and
+# `report`; nothing here detects it. No imports: advisor.findings builds TRAFFIC_RULES from
+# these constants on every command.
+
+CODE = "TR104"
+NAME = "unstable-spelling"
+SEVERITY = "warning"
+SUMMARY = "The same content arrives spelled differently (Unicode normalization, wrapping, JSON key order)."
+# `__doc__` is None under `python -OO` (docstrings dropped): the rule then has no documentation.
+DOCS = (__doc__ or "").strip()
