@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # one at a time); Qwen 2.5 and 3 share the vocabulary.
 FAMILIES = ("llama3", "cl100k", "qwen3")
 ENCODINGS = {name: load_tokenizer(name).tiktoken_encoding for name in FAMILIES}
-FAST = {name: fast_bpe.fast_ordinary(enc) for name, enc in ENCODINGS.items()}
+FAST = {name: fast_bpe.fast_ordinary(enc, enabled=True) for name, enc in ENCODINGS.items()}
 # Characters each split pattern treats apart: whitespace of every kind (vertical tab, form
 # feed, NEL, line and paragraph separators, no-break and ideographic spaces), zero-width
 # characters, combining marks, letters and digits of several scripts, contractions, emoji.
@@ -109,17 +109,20 @@ def test_an_encoder_that_differs_on_the_probe_is_not_used(monkeypatch: pytest.Mo
             return [i + 1 for i in ids] if "\n   \n" in text else ids
 
     monkeypatch.setattr(riptoken, "CoreBPE", OffByOneOnNewlines)
-    assert fast_bpe.fast_ordinary(ENCODINGS["llama3"]) is None
+    assert fast_bpe.fast_ordinary(ENCODINGS["llama3"], enabled=True) is None
 
 
-def test_turned_off_by_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ADVISOR_FAST_BPE", "0")
+def test_off_unless_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ADVISOR_FAST_BPE", raising=False)
     assert fast_bpe.fast_ordinary(ENCODINGS["llama3"]) is None
+    monkeypatch.setenv("ADVISOR_FAST_BPE", "1")
+    assert fast_bpe.fast_ordinary(ENCODINGS["llama3"]) is not None
 
 
 def test_the_memo_switches_encoders_without_changing_an_id(monkeypatch: pytest.MonkeyPatch) -> None:
     # A small threshold: the first pieces go through tiktoken, the rest through riptoken.
     monkeypatch.setattr(memo, "FAST_AFTER_CHARS", 2000)
+    monkeypatch.setenv("ADVISOR_FAST_BPE", "1")
     tok = load_tokenizer("llama3")
     encoder = MemoEncoder(tok)
     first = encoder._ordinary  # noqa: SLF001

@@ -6,8 +6,13 @@ the same kind of backtracking regex) and encodes about 1.8 times as fast on one 
 releasing the GIL as tiktoken does. Exact is checked, not assumed: riptoken's encoder is
 kept only when it gives exactly tiktoken's ids on ``PROBE`` (many scripts, code, digits,
 whitespace runs, emoji, combining marks); otherwise, or when riptoken is not installed or
-``ADVISOR_FAST_BPE=0``, tiktoken encodes as before. The tests compare the two id for id on
+not asked for, tiktoken encodes as before. The tests compare the two id for id on
 a larger corpus and on random text for every family.
+
+It is off unless ``ADVISOR_FAST_BPE=1``: riptoken holds a second copy of the vocabulary
+(about 36 MB more at the peak on the demo traffic, 123 -> 159 MB), which would put
+``analyze``'s memory above the peer tools' median, and it only pays on traffic that shares
+little (on the demo traffic the memo leaves it nothing to gain).
 
 tokie, faster still (3.5x tiktoken here), was measured and left out: its pre-tokenizer
 splits whitespace runs differently (``"\\n   \\n"`` is one piece to tiktoken, two to tokie),
@@ -43,10 +48,11 @@ PROBE = (
 )
 
 
-def fast_ordinary(encoding: Any) -> Callable[[str], bytes] | None:
-    """``encoding.encode_ordinary`` as packed uint32 ids through riptoken, or None where
-    riptoken is missing, turned off, or not exact on the probe for this vocabulary."""
-    if os.environ.get("ADVISOR_FAST_BPE", "1") == "0":
+def fast_ordinary(encoding: Any, enabled: bool | None = None) -> Callable[[str], bytes] | None:
+    """``encoding.encode_ordinary`` as packed uint32 ids through riptoken, or None where it
+    is not ``enabled`` (default: ``ADVISOR_FAST_BPE=1``), missing, or not exact on the probe
+    for this vocabulary."""
+    if not (enabled if enabled is not None else os.environ.get("ADVISOR_FAST_BPE") == "1"):
         return None
     try:
         import riptoken

@@ -53,7 +53,7 @@ def cut_after_blank_lines(piece: str) -> list[str]:
 DEFAULT_BUDGET_BYTES = 256 * 1024 * 1024
 SHORT_LIMIT = 65_536  # short pieces kept without LRU (a few MB at most)
 SEEN_LIMIT = 1_000_000  # hashes of pieces seen once (~60 MB at most)
-# riptoken's encoder (advisor.ingest.fast_bpe) costs about 0.15 s to build and saves about
+# riptoken's encoder (advisor.ingest.fast_bpe, where asked for) costs about 0.15 s to build and saves about
 # 45% of tiktoken's time per character: built once this much text has missed the memo
 # (about 0.3 s of tiktoken's work), so a small log never pays for it.
 FAST_AFTER_CHARS = 1_000_000
