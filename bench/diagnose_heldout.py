@@ -119,6 +119,8 @@ SETS["heldout12"] = heldout12
 SETS["heldout13"] = heldout13
 SETS["heldout14"] = heldout14
 SETS["heldout15"] = heldout15
+from tests.diagnose import param  # noqa: E402  (the parametric set: param, param-qwen25, param-gptoss)
+SETS.update(param.SETS)
 
 CLASS_CODES = {"dynamic": {"TR101"}, "order": {"TR201"}}
 # Codes that are not the placement finding (DESIGN.md names no code for it yet). TR103 names
