@@ -185,6 +185,11 @@ def report(rows: Sequence[Row], command: str, tolerance: int, limit: int | None)
         "- **after-fix error**: |prescribe's `hit_rate_after` - truth|, the truth being the brute-force oracle's hit "
         "rate of the hand-fixed traffic (cross-checked against `advisor analyze`).",
         "",
+        "The findings are `advisor analyze`'s (the causes `prescribe` names for its canonical order are not counted). "
+        "The truth is one hand fix per workload (values and per-request blocks to the end of the last user turn, "
+        "one order for shuffled content), not always the best placement: a prescription can beat it, and then its "
+        "error counts against it like a miss.",
+        "",
         f"{len(rows)} workloads ({n_defect} with defects, {len(rows) - n_defect} clean controls)"
         + (f", a deterministic sample of {limit} of {len(param.SPECS)}." if limit and limit < len(param.SPECS) else "."),
         "",
