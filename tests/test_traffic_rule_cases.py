@@ -120,8 +120,8 @@ def findings(case: dict[str, Any], tmp_path: Path) -> list[dict[str, Any]]:
     return [f.to_dict() for f in result.findings]
 
 
-# The codes the traffic diagnosis gives; TR401 and TR501 (simulate) and TR601 (analyze
-# --model on a hybrid model) have no case file yet.
+# The codes the traffic diagnosis gives (TR104: prescribe's causes of the canonical order);
+# TR401 and TR501 (simulate) and TR601 (analyze --model on a hybrid model) have no case file yet.
 DIAGNOSED = ("TR101", "TR102", "TR103", "TR104", "TR201", "TR301")
 
 

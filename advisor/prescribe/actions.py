@@ -37,7 +37,7 @@ from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, CHAT_MARKUP, DE
                                      number_call_ids, sort_content_keys, system_into_first_user,
                                      unescaped_context, TOOL_INDENTS, tool_texts)
 from advisor.prescribe.canonical import KEPT, canonical_fix, canonical_fixes, canonical_rounds
-from advisor.prescribe.causes import REPORTED_AS, causes
+from advisor.prescribe.causes import causes
 from advisor.prescribe.causes import findings as cause_findings
 from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, canonical_tool_keys, editable, reorder_blocks,
                                        sort_tools, sort_tools_and_keys)
@@ -799,16 +799,12 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     if canon is not None:
         # The canonical order recovers more than the fixes above: it is the prescription,
         # answering the causes it names (findings of their own where the diagnosis has none).
-        cached, changed_all, fixed_all, description, details, (new, named) = canon
+        cached, changed_all, fixed_all, description, details, (new, named, answer) = canon
         diagnosis = dataclasses.replace(diagnosis, findings=diagnosis.findings + new)
         details["causes"] = named
         # The action answers the cause worth most: its own finding, or the diagnosis's of it.
-        top = named[0] if named else None
-        mine = [k for k, f in enumerate(diagnosis.findings) if top is not None and f in new and f.code == top["code"]]
-        theirs = [k for k, f in enumerate(diagnosis.findings)
-                  if top is not None and f.code in REPORTED_AS[top["code"]] and f not in new]
-        cause_at = (mine + theirs + [None])[0]
-        actions.append(Action("canonical-order", description, top["code"] if top else "", rate(cached),
+        cause_at = next((k for k, f in enumerate(diagnosis.findings) if f is answer), None)
+        actions.append(Action("canonical-order", description, named[0]["code"] if named else "", rate(cached),
                               cached - after, changed_all, cause_at, details))
         after, count = cached, count + 1
         after_unlimited = m.cached(fixed_all, unlimited=True) if capacity is not None else after
@@ -936,9 +932,13 @@ def _system_printed_late(m: Measurer, sample: int = 16) -> bool:
 SENDS_MORE: tuple[Fix, ...] = (system_into_first_user,)
 
 
+# What ``advisor.prescribe.causes.findings`` returns: new findings, the causes, the answer.
+CauseFindings = tuple[list[Finding], list[dict[str, Any]], "Finding | None"]
+
+
 def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, known: list[Finding],
                      variants: int = 3,
-                     ) -> tuple[int, int, list[Sequence], str, dict[str, Any], tuple[list[Finding], list[dict[str, Any]]]] | None:
+                     ) -> tuple[int, int, list[Sequence], str, dict[str, Any], CauseFindings] | None:
     """Every request in the canonical order (``advisor.prescribe.canonical``) on top of the
     chosen fixes, the first ``variants`` placements of what varies measured: the best, where
     it recovers ``share`` of the prompt tokens more than the chosen fixes alone, with the

@@ -24,7 +24,6 @@ A request counts once per kind. The caller measures what each cause is worth.
 from __future__ import annotations
 
 import json
-import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -64,7 +63,6 @@ WHAT = {
     "system-message-content": "content of its own in the system message, ahead of the conversation",
 }
 EXAMPLE_CHARS = 80  # of a unit's text, in a cause's example
-_SPACES = re.compile(r"\s+")
 # The order kind of units of each split kind.
 _ORDER_KIND = {PARA: "section-order", LINE: "row-order", TEXT: "part-order", MEMBER: "key-order"}
 
@@ -100,17 +98,21 @@ def causes(requests: Iterable[Request | None], canon: Canon, moved_out: bool = F
 
 
 def findings(found: list[Cause], worth: Callable[[str], int], offset_of: Callable[[int], int], prompt_tokens: int,
-             known: Iterable[Finding] = ()) -> tuple[list[Finding], list[dict[str, Any]]]:
+             known: list[Finding]) -> tuple[list[Finding], list[dict[str, Any]], Finding | None]:
     """The causes worth naming, by code: each code's kinds by the requests that show them,
     worth what the canonical form loses with that code's change left out (``worth(change)``,
     in cached tokens); a code worth less than ``CAUSE_SHARE`` of the prompt tokens is not
     named. ``offset_of(index)``: the token where the request at ``index`` first differs from
-    its canonical form, the finding's offset. Returns the findings the diagnosis lacks (one per code, for the kinds ``known``
-    does not report) and every named cause as the action lists it (code, kind, requests,
-    tokens; the most requested kind of each code), worth most first."""
+    its canonical form, the finding's offset.
+
+    Returns the findings the diagnosis (``known``) lacks, one per code (``REPORTED_AS``);
+    every named cause as the action lists it (code, kind, requests, tokens; the most
+    requested kind of each code), worth most first; and the finding that answers the first
+    of them, its own or the diagnosis's."""
     codes = {f.code for f in known}
     new: list[Finding] = []
     named: list[dict[str, Any]] = []
+    answers: dict[str, Finding | None] = {}
     for code in (SPELLING, ORDER, PLACEMENT):
         mine = [c for c in found if c.code == code]
         if not mine:
@@ -121,6 +123,7 @@ def findings(found: list[Cause], worth: Callable[[str], int], offset_of: Callabl
         named.append({"code": code, "kind": mine[0].kind, "requests": mine[0].requests, "tokens": tokens})
         fresh = [c for c in mine if c.kind in UNREPORTED_KINDS or not REPORTED_AS[code] & codes]
         if not fresh:
+            answers[code] = next((f for f in known if f.code in REPORTED_AS[code]), None)
             continue
         top = fresh[0]  # (most requests first)
         kinds = "; ".join(f"{WHAT[c.kind]} ({c.requests:,} requests)" for c in fresh)
@@ -131,15 +134,17 @@ def findings(found: list[Cause], worth: Callable[[str], int], offset_of: Callabl
                      f"(measured by leaving this change out). Example: {top.example!r}"),
             details={"kinds": {c.kind: c.requests for c in fresh}, "examples": [c.example for c in fresh],
                      "from": "canonical-order"}))
+        answers[code] = new[-1]
     # The cause worth most first: the one the action answers.
-    return new, sorted(named, key=lambda c: -c["tokens"])
+    named.sort(key=lambda c: -c["tokens"])
+    return new, named, answers[named[0]["code"]] if named else None
 
 
 def spelling_kind(a: str, b: str) -> str:
     """How two spellings of one unit differ."""
     if unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b):
         return "normalization"
-    if _SPACES.sub(" ", a).strip() == _SPACES.sub(" ", b).strip():
+    if a.split() == b.split():
         return "wrapping"
     try:
         if json.loads(a) == json.loads(b):
