@@ -27,7 +27,7 @@ from advisor.diagnose.blocks import CHAT_MARKER
 from advisor.diagnose.brackets import balanced, close_bracket, members, open_brackets, unescaped
 from advisor.diagnose.spans import (COMPOUND, LIST_MARK, classify, classify_inside, compound_bounds,
                                     differing_range, expand)
-from advisor.ingest.ids import ITEM, find_item, pack, unpack
+from advisor.ingest.ids import ITEM, common_bytes, find_item, pack, unpack
 
 # Per-request content that opens its message (at most HEAD static tokens of it before:
 # chat markup, a label) and is at least LONG_SPAN tokens long is ahead of static content:
@@ -54,6 +54,12 @@ MIN_LOSS = 0.005     # of the aligned prompt tokens: smaller losses are not repo
 # alignment sees reordered must cost at least this share to be more than shared
 # sentences that happen to swap places in unique documents.
 MIN_SWAP_LOSS = 0.01
+# A difference only one request shows is one change: every later request finds an earlier
+# one like it. It is a defect only where both variants stay live (a value with two settings,
+# one prompt's units in two orders); a change for good (a date that rolled over, a deploy)
+# or a second prompt (an A/B test's arm) costs one cold prefill that no fix saves. Below
+# this many requests, a finding must show which (``_recurs``, ``_rearranged``).
+MIN_CHANGES = 2
 # The static content a span hides runs on for at least this many tokens (typically): a
 # sentence that recurs in many documents (a phrase bank, boilerplate) is not a prompt.
 # Or, when another span follows soon, all the shared content after it is this long.
@@ -131,6 +137,9 @@ class Structure:
         self._unpacked: dict[int, list[int]] = {}
         self._static: dict[tuple[bytes, bytes, float], bool] = {}
         self._units: dict[int, list[bool]] = {}  # by id of the aligner's swaps, which live as long as it
+        # The gaps of each request that ``spans`` reported (read by ``swaps``).
+        self._reported: dict[int, list[Gap]] = {}
+        self._sets: dict[int, frozenset[tuple[int, int]]] = {}  # pairs of ids recent neighbours hold
         self._history_gaps: set[int] = set()  # ids of the aligner's gaps read as history edits
 
     def _is_static(self, key: bytes, given: bytes = b"", share: float = STATIC_SHARE) -> bool:
@@ -323,9 +332,10 @@ class Structure:
             totals = sorted(g.rejoin for g in group)
             if runs[len(runs) // 2] < MIN_STATIC and totals[len(totals) // 2] < MIN_STATIC_TOTAL:
                 continue
-            # One request is all a value with two settings shows (every later request finds
-            # an earlier one with its own setting); it must hide a long static stretch.
-            if len(requests) < 2 and (runs[0] < MIN_STATIC or totals[0] < MIN_STATIC_TOTAL):
+            # One request is all a value with two settings shows; it must hide a long static
+            # stretch, and the setting it replaced must come back.
+            if len(requests) < MIN_CHANGES and (runs[0] < MIN_STATIC or totals[0] < MIN_STATIC_TOTAL
+                                                or not self._recurs(group[0])):
                 continue
             keys = Counter(g.key for g in group)
             key = min(keys, key=lambda k: (-keys[k], k))
@@ -344,6 +354,8 @@ class Structure:
             if finding is not None:
                 finding.first_request = min(requests)
                 out.append(finding)
+                for g in group:
+                    self._reported.setdefault(g.request, []).append(g)
         out.sort(key=lambda f: (f.token_offset, -f.requests))
         return _merged(_history_folded(out))
 
@@ -1008,6 +1020,8 @@ class Structure:
         return far
 
     def swaps(self, scale: float = 1.0) -> list[SwapFinding]:
+        """Order findings: the aligner's runs in another order and the gaps that permute the
+        neighbour's units. Read after ``spans``, whose reported gaps they may sit behind."""
         found = self._run_swaps(scale)
         for f in self._permuted_swaps(scale):
             # The same reordered stretch, seen by the aligner where its units are long
@@ -1025,9 +1039,10 @@ class Structure:
 
     def _permuted_swaps(self, scale: float) -> list[SwapFinding]:
         """Order findings from gaps that are a permutation of the neighbour's units."""
-        if not self.permuted:
+        permuted = [(g, units) for g, units in self.permuted if not self._behind_change(g.request, g.ref, g.start)]
+        if not permuted:
             return []
-        parent = list(range(len(self.permuted)))
+        parent = list(range(len(permuted)))
 
         def find(x: int) -> int:
             while parent[x] != x:
@@ -1036,7 +1051,7 @@ class Structure:
             return x
 
         owner: dict[str, int] = {}
-        for k, (_, units) in enumerate(self.permuted):
+        for k, (_, units) in enumerate(permuted):
             for u in units:
                 if len(u.strip()) < 8:
                     continue  # a blank line or a separator row is in every such stretch
@@ -1045,14 +1060,14 @@ class Structure:
                 else:
                     owner[u] = k
         groups: dict[int, list[int]] = {}
-        for k in range(len(self.permuted)):
+        for k in range(len(permuted)):
             groups.setdefault(find(k), []).append(k)
         # The same units exactly, in another order, are no sentences that happen to swap:
         # a span's threshold. (Short units near the prompt's end show in few pairs.)
         need = MIN_LOSS * self.al.aligned_tokens
         out = []
         for root in sorted(groups):
-            members = [self.permuted[k] for k in groups[root]]
+            members = [permuted[k] for k in groups[root]]
             lost = sum(g.length + g.rejoin for g, _ in members)
             if lost < need:
                 continue
@@ -1090,7 +1105,8 @@ class Structure:
 
         # Only stretches with static units in another order (``_static_units``) speak
         # for an order; the others are per-request content that shares sentences.
-        real = [t for t in (self._trimmed(s) for s in al.swaps) if t is not None]
+        real = [t for t in (self._trimmed(s) for s in al.swaps if not self._behind_change(s.request, s.ref, s.start))
+                if t is not None]
         for s in real:
             for k in s.keys[1:]:
                 ra, rb = find(s.keys[0]), find(k)
@@ -1105,9 +1121,9 @@ class Structure:
             group = groups[root]
             requests = {s.request for s in group}
             lost = sum(s.lost for s in group)
-            # One request may be all that shows it: with two orders in the traffic, every
-            # later request finds an earlier one in its own order.
-            if lost < need:
+            # One request is all two orders show: one prompt's units rearranged, not
+            # another prompt that also holds units of its own.
+            if lost < need or (len(requests) < MIN_CHANGES and not all(self._rearranged(s) for s in group)):
                 continue
             keys = sorted({k for s in group for k in s.keys})
             heads = sorted({(h, s.left) for s in group for h in s.heads})[:32]
@@ -1119,6 +1135,63 @@ class Structure:
             out.append(swap)
         out.sort(key=lambda f: f.token_offset)
         return out
+
+    def _behind_change(self, request: int, ref: int, start: int) -> bool:
+        """Whether ``request`` already parts from its neighbour ``ref`` before ``start`` by
+        content of its own (held by few requests) that no reported span covers. Units
+        reordered behind per-request content that stays where it is lose nothing to their
+        order: in one order they would still follow a prefix no other request holds. (Units
+        behind a reported value lose to their order once the value moves.)"""
+        mine = self._request(request) if ref >= 0 else None
+        theirs = self._request(ref) if mine is not None else None
+        if mine is None or theirs is None:
+            return False
+        lcp = common_bytes(mine, 0, theirs, 0) // ITEM
+        if lcp >= start:
+            return False
+        stretch = mine[lcp * ITEM:start * ITEM]
+        # Text the neighbour holds elsewhere (more units of the reordering): its pairs of
+        # tokens are the neighbour's, but where units meet in a new order (the slack of
+        # ``_unit_permutation``). A value of its own is new pairs, even of digits it holds.
+        held = self._token_pairs(ref)
+        ids = unpack(stretch)
+        if sum(1 for p in zip(ids, ids[1:]) if p not in held) <= max(2, len(ids) // 5):
+            return False
+        if any(g.start - SEAM <= lcp < g.start + g.length + SEAM for g in self._reported.get(request, ())):
+            return False
+        # Content other requests hold too (a tool of a per-request subset) is not this
+        # request's own: in one order of the units it may be shared.
+        return not self._is_static(stretch, b"", UNIT_SHARE)
+
+    def _token_pairs(self, index: int) -> frozenset[tuple[int, int]]:
+        """The pairs of consecutive ids request ``index`` holds (the last few kept: swaps
+        share neighbours)."""
+        got = self._sets.pop(index, None)
+        if got is None:
+            ids = self._ids(index) or []
+            got = frozenset(zip(ids, ids[1:]))
+            if len(self._sets) >= UNPACKED:
+                del self._sets[next(iter(self._sets))]
+        self._sets[index] = got
+        return got
+
+    def _recurs(self, g: Gap) -> bool:
+        """Whether the neighbour's setting of gap ``g``, with a few tokens either side, comes
+        back after ``g``'s request: two settings live side by side, not one replaced."""
+        b = self._ids(g.ref) if g.ref >= 0 else None
+        if b is None:
+            return True
+        key = pack(b[max(0, g.ref_start - SEAM):g.ref_start + g.ref_length + min(SEAM, g.run)])
+        return any(i > g.request and find_item(d, key, 0) >= 0 for i, d in zip(self.al.kept_ids, self.al.kept))
+
+    @staticmethod
+    def _rearranged(s: Swap) -> bool:
+        """Whether swap ``s``'s stretch, in the request and in its neighbour, is its runs and
+        nothing else (but the seams where units meet): the same units in another order."""
+        covered = sum(n for _, n in s.runs)
+        mine = s.end - s.start
+        theirs = max(r + n for r, (_, n) in zip(s.refs, s.runs)) - min(s.refs) if s.refs else mine
+        return max(mine, theirs) - covered <= SEAM * len(s.runs)
 
     def _swap_finding(self, group: list[Swap], keys: list[bytes], requests: set[int], lost: int,
                       scale: float) -> SwapFinding:

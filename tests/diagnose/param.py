@@ -488,7 +488,8 @@ def _locale(rng: random.Random, c: Ctx) -> list[ReqPair]:
 
 def tool_order_pairs(c: Ctx, orders: Sequence[Sequence[str]], canonical: Sequence[str]) -> list[ReqPair]:
     """Tool lists per request; MARK at the description of the first tool where the request's list
-    stops agreeing with the closest other request's (every layout here prints descriptions first)."""
+    stops agreeing with the closest other request's, UNIT at the first tool's, where the lists start
+    to differ at all (every layout here prints descriptions first)."""
     out = []
     for i, order in enumerate(orders):
         k = max((len(commonprefix([list(order), list(o)])) for j, o in enumerate(orders) if j != i), default=0)
@@ -496,6 +497,9 @@ def tool_order_pairs(c: Ctx, orders: Sequence[Sequence[str]], canonical: Sequenc
         tools = c.text.tools(order)
         fn = tools[k]["function"]
         fn["description"] = MARK + fn["description"]
+        if k:
+            first = tools[0]["function"]
+            first["description"] = UNIT + first["description"]
         base = c.base(i)
         orig, fixed = base.copy(), base.copy()
         orig.tools, fixed.tools = tools, c.text.tools(canonical)
