@@ -2,8 +2,10 @@ r"""## What it does
 Reports content that every session sends in one form but some requests spell differently:
 another Unicode normalization (`normalization`: NFC against NFD, a client that decomposes
 accents), another line wrapping or whitespace (`wrapping`: a prompt hard-wrapped at each
-client's width), or another order of a JSON object's keys (`key-order`). The units are
-compared by an equivalence key (NFC, whitespace runs as one space, JSON keys sorted); the
+client's width), or another order of a JSON object's keys (`key-order`) or of a delimited
+table's columns (`column-order`: a CSV export whose columns each client orders its own way).
+The units are compared by an equivalence key (NFC, whitespace runs as one space, JSON keys
+sorted, a table's columns sorted by their header); the
 most common spelling of a key is its canonical one. `prescribe` names it where rewriting
 every request into the canonical form (one spelling, one order) recovers at least 3% of the
 prompt tokens, and measures each cause by leaving it out.
@@ -21,8 +23,8 @@ prompt wrapped at 72 columns for one client and at 80 for another is two prefixe
 
 ## Use instead
 Normalize once where the prompt is built (`unicodedata.normalize("NFC", text)`), keep one
-wrapping (or none) for shared text, and serialize JSON with sorted keys
-(`json.dumps(value, sort_keys=True)`).
+wrapping (or none) for shared text, serialize JSON with sorted keys
+(`json.dumps(value, sort_keys=True)`) and write a table's columns in one order.
 
 ## Fix
 `advisor prescribe` rewrites the logged requests into the canonical form and measures it

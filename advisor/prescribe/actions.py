@@ -37,6 +37,7 @@ from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, CHAT_MARKUP, DE
                                      number_call_ids, sort_content_keys, system_into_first_user,
                                      unescaped_context, TOOL_INDENTS, tool_texts)
 from advisor.prescribe.canonical import KEPT, canonical_fix, canonical_fixes, canonical_rounds
+from advisor.prescribe.causes import PLACEMENT as PLACEMENT_CODE
 from advisor.prescribe.causes import causes
 from advisor.prescribe.causes import findings as cause_findings
 from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, canonical_tool_keys, editable, reorder_blocks,
@@ -761,12 +762,30 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
             diagnosis, plans, choice, after, changed_all, fixed_all, kept = first
             memo.clear()
             memo.update(kept)
+    # The canonical order on top of the chosen moves; where the diagnosis named no cause, on
+    # the traffic as logged and in its default placement only (no system-message unit was
+    # found to move). On top of moves it may keep less than alone (a move that cut a unit
+    # the order would have sorted whole): then it is measured alone too, and the better kept.
+    canon = (_canonical_order(m, fixes_of(choice), after, CANONICAL_GAIN, diagnosis.findings) if plans
+             else _canonical_order(m, [], after, CANONICAL_GAIN, diagnosis.findings, variants=1))
+    alone = None
+    if any(v is not None for v in choice):
+        alone = _canonical_order(m, [], max(after, canon[0] if canon is not None else 0), CANONICAL_GAIN,
+                                 diagnosis.findings)
+    superseded = list(choice) if alone is not None else []
+    if alone is not None:
+        canon, choice, after, changed_all = alone, [None] * len(plans), before, 0
     for k, plan in enumerate(plans):
-        v = choice[k]
+        v = superseded[k] if superseded else choice[k]
         description, _, details = plan.variants[v if v is not None else 0]
         details = dict(details)
         kind = details.pop(AS, plan.kind)
-        if v is None:
+        if superseded and v is not None:
+            # No part of the prescription: it gains nothing there.
+            gain, changed = 0, 0
+            description += (" Measured on this traffic: the canonical order below recovers more without it; "
+                            "not recommended.")
+        elif v is None:
             gain = measure([0 if j == k else None for j in range(len(plans))])[0] - before
             description += " Measured on this traffic: it lowers the hit rate of the other fixes; not recommended."
             changed = 0
@@ -791,15 +810,13 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
         after_unlimited = measure(choice, unlimited=True)[0] if used else before_unlimited
     else:
         after_unlimited = after
-    count = len(plans)
-    # On top of the chosen moves; where the diagnosis named no cause, on the traffic as logged
-    # and in its default placement only (no system-message unit was found to move).
-    canon = (_canonical_order(m, fixes_of(choice), after, CANONICAL_GAIN, diagnosis.findings) if plans
-             else _canonical_order(m, [], after, CANONICAL_GAIN, diagnosis.findings, variants=1))
+    # (Superseded moves are no action to take with the canonical order: "all" is that alone.)
+    count = 0 if superseded else len(plans)
     if canon is not None:
         # The canonical order recovers more than the fixes above: it is the prescription,
         # answering the causes it names (findings of their own where the diagnosis has none).
-        cached, changed_all, fixed_all, description, details, (new, named, answer) = canon
+        cached, changed_all, fixed_all, description, details, named_causes = canon
+        new, named, answer = named_causes()
         diagnosis = dataclasses.replace(diagnosis, findings=diagnosis.findings + new)
         details["causes"] = named
         # The action answers the cause worth most: its own finding, or the diagnosis's of it.
@@ -809,7 +826,11 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
         after, count = cached, count + 1
         after_unlimited = m.cached(fixed_all, unlimited=True) if capacity is not None else after
     dynamic = [k for k in used if plans[k].code in ("TR101", "TR102")]
-    if dynamic and len(dynamic) < len(used):
+    if superseded and canon is not None:
+        # The canonical order alone: what varies is moved by its placement change (the
+        # tokens it loses with that change left out).
+        dynamic_gain = sum(c["tokens"] for c in named if c["code"] == PLACEMENT_CODE)
+    elif dynamic and len(dynamic) < len(used):
         only = [choice[k] if k in dynamic else None for k in range(len(plans))]
         dynamic_gain = measure(only, unlimited=True)[0] - before_unlimited
     else:
@@ -938,7 +959,7 @@ CauseFindings = tuple[list[Finding], list[dict[str, Any]], "Finding | None"]
 
 def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, known: list[Finding],
                      variants: int = 3,
-                     ) -> tuple[int, int, list[Sequence], str, dict[str, Any], CauseFindings] | None:
+                     ) -> tuple[int, int, list[Sequence], str, dict[str, Any], Callable[[], CauseFindings]] | None:
     """Every request in the canonical order (``advisor.prescribe.canonical``) on top of the
     chosen fixes, the first ``variants`` placements of what varies measured: the best, where
     it recovers ``share`` of the prompt tokens more than the chosen fixes alone, with the
@@ -971,9 +992,13 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
         # Where the request as logged and as rewritten first differ.
         return common_bytes(pack(m.seqs[index].ids), 0, pack(best[2][index].ids), 0) // ITEM
 
-    # Named under the counts of the traffic as the chosen fixes leave it (the first round's).
-    found = causes(start, rounds.canons[0], moved_out=to != KEPT)
-    return (*best, cause_findings(found, worth, offset_of, m.prompt_tokens, known))
+    def named() -> CauseFindings:
+        # Named under the counts of the traffic as the chosen fixes leave it (the first
+        # round's); only for the form the prescription keeps, as each cause costs a measure.
+        found = causes(start, rounds.canons[0], moved_out=to != KEPT)
+        return cause_findings(found, worth, offset_of, m.prompt_tokens, known)
+
+    return (*best, named)
 
 
 def _differs(fix: Fix, other: Fix, requests: list[Request | None],
@@ -1038,10 +1063,11 @@ def section_order(diagnosis: Diagnosis, last: str | None = "user") -> list[str]:
     values and, last, what the requests end with (``last``: its role)."""
     order = ["system prompt (static)"]
     for f in diagnosis.findings:
-        if f.code == "TR201" and f.kind == "tool-order":
+        if f.code == "TR201" and f.kind == "tool-order" and f.details.get("from") != "canonical-order":
             order.append("tool definitions, sorted by name: " + ", ".join(b.removeprefix("tool ") for b in f.details["blocks"]))
     for f in diagnosis.findings:
-        if f.code == "TR201" and f.kind != "tool-order":
+        # (A cause the canonical order names has no blocks of its own: that order is its layout.)
+        if f.code == "TR201" and f.kind != "tool-order" and f.details.get("from") != "canonical-order":
             order.extend(f.details["canonical_order"])
     order.append("retrieval context and conversation history")
     for f in diagnosis.findings:

@@ -40,6 +40,8 @@ Key = tuple[str, str]  # (kind of unit, normalized text)
 
 # A key in this share of the sessions is part of the traffic's fixed prompt.
 STATIC_SHARE = 0.9
+# A delimited table has a header and at least two rows (``columns_sorted``).
+TABLE_ROWS = 3
 # Rounds of count-and-rewrite at most: one usually settles it, a second catches units that
 # became equal by the first (one spelling, one order).
 ROUNDS = 3
@@ -65,8 +67,9 @@ _LABEL = re.compile(r"^(?:#{1,6} .*|[^\n]{1,80}:)$")
 _CUE = re.compile(r"^[^\n]{1,80}:$")
 # A fenced code block: one unit, unless it holds a JSON object (its members, fences kept).
 _FENCE = re.compile(r"^(```[^\n]*\n)(.*)(\n```)$", re.DOTALL)
-# The layouts a JSON object is re-serialized in: only one that reproduces it exactly is used.
-_JSON_LAYOUTS: tuple[tuple[int | None, tuple[str, str]], ...] = (
+# The layouts a JSON object is re-serialized in: only one that reproduces it exactly is used
+# (an indented object's own indent is tried too: one space, three, a tab).
+_JSON_LAYOUTS: tuple[tuple[int | str | None, tuple[str, str]], ...] = (
     (None, (", ", ": ")), (None, (",", ":")), (2, (",", ": ")), (4, (",", ": ")))
 
 
@@ -77,8 +80,8 @@ MEMO_TEXTS = 4096
 
 @functools.lru_cache(maxsize=4 * MEMO_TEXTS)
 def normalized(text: str) -> str:
-    """The equivalence key's text: NFC, JSON keys sorted where the text parses, whitespace
-    runs as one space."""
+    """The equivalence key's text: NFC, JSON keys sorted where the text parses, a delimited
+    table's columns sorted by their header, whitespace runs as one space."""
     text = unicodedata.normalize("NFC", text)
     body = text.strip()
     if body.startswith(("{", "[")):
@@ -88,8 +91,32 @@ def normalized(text: str) -> str:
             value = None
         if isinstance(value, (dict, list)):
             text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    elif "," in body or "\t" in body:
+        text = columns_sorted(text)
     # (``str.split`` cuts at exactly the characters ``\s`` matches, at C speed.)
     return " ".join(text.split())
+
+
+def columns_sorted(text: str) -> str:
+    """``text`` with each delimited table in it (at least TABLE_ROWS lines with one count of
+    commas or tabs, headed by a row of distinct bare names without digits) in the order of its
+    header's names: a table's column order is its rows' key order, and means as little."""
+    lines = text.split("\n")
+    k = 0
+    while k < len(lines):
+        sep = "\t" if "\t" in lines[k] else ","
+        width = lines[k].count(sep)
+        end = k + 1
+        while width and end < len(lines) and lines[end].count(sep) == width:
+            end += 1
+        header = lines[k].split(sep)
+        # (Names are bare: prose's ", " is no separator.)
+        if (end - k >= TABLE_ROWS and len(set(header)) == len(header) and all(h and h == h.strip() for h in header)
+                and not any(map(str.isdigit, lines[k]))):
+            order = sorted(range(len(header)), key=lambda c: header[c])
+            lines[k:end] = [sep.join(row[c] for c in order) for row in (line.split(sep) for line in lines[k:end])]
+        k = end
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------- the splitter
@@ -104,7 +131,7 @@ class Split:
     kind: str
     units: tuple[str, ...]
     fixed: tuple[str, ...]
-    layout: tuple[int | None, tuple[str, str], bool] | None = None
+    layout: tuple[int | str | None, tuple[str, str], bool] | None = None
 
     def join(self, units: list[str], bare: bool = False) -> str:
         """The text with ``units`` in the slots (fewer units fill the first slots); ``bare``
@@ -123,8 +150,9 @@ class Split:
 
 @functools.lru_cache(maxsize=MEMO_TEXTS)
 def split_text(text: str) -> Split | None:
-    """The units of a text by the one fallback chain: a JSON object's members, paragraphs,
-    lines; None for a text of one unit (or one that cannot be cut safely)."""
+    """The units of a text by the one fallback chain: a JSON object's members (under a label
+    line or not), paragraphs, lines; None for a text of one unit (or one that cannot be cut
+    safely)."""
     body = text.strip()
     if not body:
         return None
@@ -137,7 +165,12 @@ def split_text(text: str) -> Split | None:
             return None  # code, whose lines are not units; only a JSON object's members are
         fixed = (lead + fence.group(1) + inner.fixed[0],) + inner.fixed[1:-1] + (inner.fixed[-1] + fence.group(3) + trail,)
         return dataclasses.replace(inner, fixed=fixed)
-    return _json_split(body, lead, trail) or _paragraph_split(body, lead, trail) or _line_split(body, lead, trail)
+    # A JSON object under a label ("Config:" and the object on the lines after it): the
+    # label stays first, the members are the units.
+    brace = body.find("\n{")
+    labelled = _json_split(body[brace + 1:], lead + body[:brace + 1], trail) if brace > 0 else None
+    return (_json_split(body, lead, trail) or labelled or _paragraph_split(body, lead, trail)
+            or _line_split(body, lead, trail))
 
 
 def _json_split(body: str, lead: str, trail: str) -> Split | None:
@@ -149,7 +182,11 @@ def _json_split(body: str, lead: str, trail: str) -> Split | None:
         return None
     if not isinstance(value, dict) or len(value) < 2:
         return None
-    for indent, separators in _JSON_LAYOUTS:
+    second = body.split("\n", 2)[1] if body.startswith("{\n") else ""
+    margin = second[:len(second) - len(second.lstrip(" \t"))]
+    own: tuple[tuple[int | str | None, tuple[str, str]], ...] = (
+        ((len(margin) if margin.strip(" ") == "" else margin, (",", ": ")),) if margin else ())
+    for indent, separators in _JSON_LAYOUTS + own:
         for ascii_only in (False, True):
             # Only a layout that gives the text back exactly: a rewrite never reformats it.
             if json.dumps(value, indent=indent, separators=separators, ensure_ascii=ascii_only) == body:

@@ -33,7 +33,8 @@ from advisor.findings import Finding
 from advisor.ingest.traffic import Request
 from advisor.prescribe import canonical
 from advisor.prescribe.canonical import (
-    LINE, MEMBER, PARA, STATIC, TEXT, TOOL, UNIQUE, Canon, normalized, split_text, text_parts,
+    LINE, MEMBER, PARA, STATIC, TEXT, TOOL, UNIQUE, Canon, columns_sorted, normalized, split_text,
+    text_parts,
 )
 
 SPELLING, ORDER, PLACEMENT = "TR104", "TR201", "TR102"
@@ -52,6 +53,7 @@ WHAT = {
     "normalization": "the same text in another Unicode normalization (NFC or NFD)",
     "wrapping": "the same text wrapped or spaced otherwise",
     "key-order": "the same JSON object with its keys in another order",
+    "column-order": "the same delimited table with its columns in another order",
     "tool-order": "the same tool definitions in another order",
     "section-order": "the same sections in another order",
     "row-order": "the same lines or table rows in another order",
@@ -151,6 +153,8 @@ def spelling_kind(a: str, b: str) -> str:
             return "key-order"
     except ValueError:
         pass
+    if columns_sorted(a) == columns_sorted(b):
+        return "column-order"
     return "normalization"  # NFC and whitespace both differ: the key made them one
 
 

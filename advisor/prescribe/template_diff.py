@@ -79,6 +79,8 @@ def template_diffs(folder: Path | None, diagnosis: Diagnosis, destinations: dict
     sorted_text = set(text_sorts)
     out: list[TemplateDiff] = []
     for k, f in enumerate(diagnosis.findings):
+        if f.details.get("from") == "canonical-order":
+            continue  # a cause the canonical order names: its rewrite is the fix, no template's block
         if f.details.get("layout"):
             # Where the chat template prints the system prompt: the requests change (the
             # system text sent in the first user turn), no prompt template does.

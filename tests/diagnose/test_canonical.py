@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from advisor.ingest.traffic import Request, parse_record
-from advisor.prescribe.canonical import KEPT, LAST_USER, LAST_USER_START, canonical_fixes, split_text
+from advisor.prescribe.canonical import KEPT, LAST_USER, LAST_USER_START, canonical_fixes, normalized, split_text
+from advisor.prescribe.causes import spelling_kind
 
 WORDS = ["alpha", "beta", "gamma", "delta", "Café", "naïve", "rules", "tone", "date:", "12:00", "#", "|", "-"]
 
@@ -199,6 +200,60 @@ def test_splitter_chain() -> None:
     assert split_text("```\nline b\nline a\n```") is None  # code keeps its lines in order
     split = split_text('```json\n{\n  "a": 1,\n  "b": 2\n}\n```')
     assert split is not None and split.join(list(reversed(split.units))) == '```json\n{\n  "b": 2,\n  "a": 1\n}\n```'
+
+
+def test_a_labelled_json_object_splits_into_members_in_its_own_indent() -> None:
+    split = split_text('Config:\n{\n "b": 2,\n "a": "x"\n}')
+    assert split is not None and split.kind == "member" and split.fixed[0] == "Config:\n"
+    assert split.join(list(reversed(split.units))) == 'Config:\n{\n "a": "x",\n "b": 2\n}'
+    # A layout json.dumps cannot give back (a list kept on one line under an indent): lines.
+    split = split_text('Config:\n{\n "b": 2,\n "a": [1, 2]\n}')
+    assert split is not None and split.kind == "line"
+
+
+json_value = st.recursive(st.none() | st.booleans() | st.integers(-999, 999) | st.text(max_size=6),
+                          lambda inner: st.lists(inner, max_size=3), max_leaves=6)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.dictionaries(st.text(min_size=1, max_size=6), json_value, min_size=2, max_size=5),
+       st.sampled_from([1, 2, 3, 4, "\t"]), st.sampled_from(["", "Config:\n", "## Settings\nThe settings:\n"]))
+def test_an_indented_json_object_round_trips_through_its_members(obj: dict[str, Any], indent: int | str,
+                                                                  label: str) -> None:
+    text = label + json.dumps(obj, indent=indent, ensure_ascii=False)
+    split = split_text(text)
+    assert split is not None and split.kind == "member"
+    assert split.join(list(split.units)) == text
+    back = split.join(list(reversed(split.units)))
+    assert back.startswith(label) and json.loads(back[len(label):]) == obj
+
+
+cell = st.text(alphabet="abcdefxyz 0123456789.", min_size=1, max_size=5)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.text(alphabet="abcdefghij_", min_size=1, max_size=6), min_size=2, max_size=5, unique=True),
+       st.integers(2, 5), st.randoms(use_true_random=False), st.sampled_from([",", "\t"]), st.data())
+def test_a_table_in_any_column_order_has_one_key(header: list[str], rows: int, rng: Any, sep: str,
+                                                 data: Any) -> None:
+    body = [[data.draw(cell) for _ in header] for _ in range(rows)]
+    order = list(range(len(header)))
+    rng.shuffle(order)
+
+    def table(cols: list[int]) -> str:
+        return "Price list:\n" + "\n".join(sep.join(r[c] for c in cols) for r in [header, *body]) + "\nThanks."
+
+    a, b = table(order), table(list(range(len(header))))
+    assert normalized(a) == normalized(b)
+    if a.split() != b.split():  # (one cell's spaces may make two orders one text but for spacing)
+        assert spelling_kind(a, b) == "column-order"
+
+
+def test_prose_with_commas_is_no_table() -> None:
+    text = "Hello, world\nGood morning, all\nSee you, soon"
+    assert normalized(text) == " ".join(text.split())  # ", " separates no names
+    assert normalized("a1,b\nc,d\ne,f") == "a1,b c,d e,f"  # a header with a digit: values, no table
+    assert normalized("b,a\n1,2\n3,4") == "a,b 2,1 4,3"
 
 
 def test_variants_are_default_first_and_none_when_nothing_changes() -> None:
