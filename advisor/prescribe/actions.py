@@ -764,12 +764,13 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
             memo.update(kept)
     # The canonical order on top of the chosen moves; where the diagnosis named no cause, on
     # the traffic as logged and in its default placement only (no system-message unit was
-    # found to move). On top of moves it may keep less than alone (a move that cut a unit
-    # the order would have sorted whole): then it is measured alone too, and the better kept.
+    # found to move). On top of moves it may keep less than alone: a move may cut a unit the
+    # order would have sorted whole, which only units seen in another order (TR201) have to
+    # lose. There it is measured alone too (one more count of the log), and the better kept.
     canon = (_canonical_order(m, fixes_of(choice), after, CANONICAL_GAIN, diagnosis.findings) if plans
              else _canonical_order(m, [], after, CANONICAL_GAIN, diagnosis.findings, variants=1))
     alone = None
-    if any(v is not None for v in choice):
+    if any(v is not None for v in choice) and any(f.code == "TR201" for f in diagnosis.findings):
         alone = _canonical_order(m, [], max(after, canon[0] if canon is not None else 0), CANONICAL_GAIN,
                                  diagnosis.findings)
     superseded = list(choice) if alone is not None else []
