@@ -168,9 +168,9 @@ def split_text(text: str) -> Split | None:
     # A JSON object under a label ("Config:" and the object on the lines after it): the
     # label stays first, the members are the units.
     brace = body.find("\n{")
-    labelled = _json_split(body[brace + 1:], lead + body[:brace + 1], trail) if brace > 0 else None
-    return (_json_split(body, lead, trail) or labelled or _paragraph_split(body, lead, trail)
-            or _line_split(body, lead, trail))
+    return (_json_split(body, lead, trail)
+            or (_json_split(body[brace + 1:], lead + body[:brace + 1], trail) if brace > 0 else None)
+            or _paragraph_split(body, lead, trail) or _line_split(body, lead, trail))
 
 
 def _json_split(body: str, lead: str, trail: str) -> Split | None:
