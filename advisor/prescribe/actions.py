@@ -36,7 +36,7 @@ from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, CHAT_MARKUP, DE
                                      TurnMove, TurnsMove, json_unescaped, shared_turn_bodies, sort_call_arguments,
                                      number_call_ids, sort_content_keys, system_into_first_user,
                                      unescaped_context, TOOL_INDENTS, tool_texts)
-from advisor.prescribe.canonical import KEPT, canonical_fix, canonical_fixes, canonical_rounds
+from advisor.prescribe.canonical import KEPT, canonical_fix, canonical_fixes, canonical_rounds, forget_units
 from advisor.prescribe.causes import PLACEMENT as PLACEMENT_CODE
 from advisor.prescribe.causes import causes
 from advisor.prescribe.causes import findings as cause_findings
@@ -865,6 +865,9 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     layout = max(0, min(diagnosis.attribution.layout, prompt - before_unlimited - gain))
     attribution = Attribution(prompt, before, dynamic_part, gain - dynamic_part,
                               prompt - before_unlimited - gain - layout, eviction, measured=True, layout=layout)
+    # The canonical form's memos of texts and units are this traffic's: what follows (the
+    # simulations of the advisory) reuses their memory.
+    forget_units()
     return Prescription(
         requests=len(seqs), prompt_tokens=prompt, cached_before=before, cached_after=max(before, after),
         actions=actions, section_order=section_order(diagnosis, last_turn(seqs)), findings=diagnosis.findings,
@@ -959,34 +962,37 @@ CauseFindings = tuple[list[Finding], list[dict[str, Any]], "Finding | None"]
 
 
 def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, known: list[Finding],
-                     variants: int = 3,
+                     variants: int | None = None,
                      ) -> tuple[int, int, list[Sequence], str, dict[str, Any], Callable[[], CauseFindings]] | None:
     """Every request in the canonical order (``advisor.prescribe.canonical``) on top of the
     chosen fixes, the first ``variants`` placements of what varies measured: the best, where
     it recovers ``share`` of the prompt tokens more than the chosen fixes alone, with the
     findings of its causes that ``known`` lacks (``advisor.prescribe.causes``); else None."""
-    best: tuple[int, int, list[Sequence], str, dict[str, Any]] | None = None
     # Counted on the traffic the chosen fixes leave: what they moved is ordered with the rest.
     start = [_applied(chosen, r, m.apply) if r is not None else None for r in m.editable]
     done = {id(r): s for r, s in zip(m.editable, start) if r is not None}
     rounds = canonical_rounds(start)
     variants_of = canonical_fixes(start, m.joiner, rounds)[:variants]
-    for k, (description, fix, details) in enumerate(variants_of):
+    top: tuple[int, int] | None = None  # (cached, variant): only the best one's traffic is rebuilt
+    for k, (_, fix, _) in enumerate(variants_of):
         if k and not _differs(fix, variants_of[0][1], start, m.apply):
             continue  # no request has a varying unit in its system message to move: the default again
-        fixed, changed = m.rewritten([_then(done, fix, m.apply)])
         # At the rewritten traffic's own rate: one spelling and one wrapping change the
         # token count itself, not only which tokens are shared.
-        cached = m.cached(fixed, own_rate=True)
-        if best is None or cached > best[0]:
-            best = (cached, changed, fixed, description, dict(details))
-    if best is None or best[0] - after < share * m.prompt_tokens:
+        cached = m.cached(m.rewritten([_then(done, fix, m.apply)])[0], own_rate=True)
+        if top is None or cached > top[0]:
+            top = (cached, k)
+    if top is None or top[0] - after < share * m.prompt_tokens:
         return None
+    description, fix, details = variants_of[top[1]]
+    fixed, changed = m.rewritten([_then(done, fix, m.apply)])
+    best = (top[0], changed, fixed, description, dict(details))
     cached, to = best[0], best[4]["to"]
+    kept = rounds.sharing_out() if best[4].get("shared_out") else rounds
 
     def worth(change: str) -> int:
         # What the canonical form loses with one of its changes left out.
-        fix = canonical_fix(rounds.keeping(frozenset({change})), to, m.joiner)
+        fix = canonical_fix(kept.keeping(frozenset({change})), to, m.joiner)
         return cached - m.cached(m.rewritten([_then(done, fix, m.apply)])[0], own_rate=True)
 
     def offset_of(index: int) -> int:
@@ -996,7 +1002,7 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
     def named() -> CauseFindings:
         # Named under the counts of the traffic as the chosen fixes leave it (the first
         # round's); only for the form the prescription keeps, as each cause costs a measure.
-        found = causes(start, rounds.canons[0], moved_out=to != KEPT)
+        found = causes(start, kept.canons[0], moved_out=to != KEPT)
         return cause_findings(found, worth, offset_of, m.prompt_tokens, known)
 
     return (*best, named)

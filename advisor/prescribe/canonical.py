@@ -17,8 +17,12 @@ One mechanism for every shape of content, a pure function of the traffic:
    any other is split further, so a varying paragraph still puts its static lines first.
    Messages are never reordered, and a message's rewrite depends only on its own content
    and the global counts: a conversation's next request still extends its previous one.
-4. Slots. The unique units of the first system message may instead go to the start or the
-   end of the last user message: one variant each, the caller measures and keeps the best.
+4. Slots. The unique units of the first system message may instead go to the last user
+   message: after the units every session opens it with (a static instruction ahead of the
+   question: it stays in the prefix all share), or at its end. A fourth variant moves every
+   unit not all sessions send there (examples drawn from a pool, a tenant's persona), the
+   shared ones in one order by first-seen rank and a label line over them first, so that
+   requests drawing the same ones share them. The caller measures each and keeps the best.
 """
 
 from __future__ import annotations
@@ -337,6 +341,13 @@ def _units(text: str, kind: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+def forget_units() -> None:
+    """Drop the memos of the pure steps (texts, their splits, their keys): one traffic's."""
+    normalized.cache_clear()
+    split_text.cache_clear()
+    _units.cache_clear()
+
+
 # ---------------------------------------------------------------- the canonical form
 
 
@@ -344,11 +355,15 @@ class Canon:
     """Canonical forms under one traffic's counts (memoized: a fix applied to every request
     rewrites each distinct text once)."""
 
-    def __init__(self, counts: Counts, keep: frozenset[str] = frozenset()) -> None:
+    def __init__(self, counts: Counts, keep: frozenset[str] = frozenset(), shared_out: bool = False) -> None:
         self.counts = counts
         # Changes left out (SPELLING, ORDER, PLACEMENT): what a cause is worth is what the
         # canonical form loses without it.
         self.keep = keep
+        # What the system message moves out: its unique units, or (``shared_out``) every unit
+        # not all sessions send, the shared ones in one order (examples sampled from a pool:
+        # requests holding the same ones then share them).
+        self.shared_out = shared_out
         self.memo: dict[Key, str] = {}
 
     def info(self, key: Key) -> tuple[int, int, int]:
@@ -387,10 +402,17 @@ class Canon:
         for k, unit in enumerate(units):
             cls, n, rank = self.info((kind, normalized(unit)))
             # Static units in the log's first order; the others keep their own order (the
-            # order passages were retrieved in, examples chosen in, is the client's meaning).
-            order = (cls, rank if cls == STATIC and sort_static else k)
+            # order passages were retrieved in, examples chosen in, is the client's meaning),
+            # unless ``shared_out`` puts the shared ones in one order too: each by the rank
+            # of its text without a label line ("Examples:" over whichever example came first).
+            if cls == SHARED and self.shared_out:
+                body = _labelled(unit)
+                if body is not None:
+                    rank = self.counts.rank.get((kind, normalized(body[1])), rank)
+            order = (cls, rank if (cls == STATIC and sort_static) or (cls == SHARED and self.shared_out) else k)
             rows.append((order, self.text(unit, kind), cls))
-        return [(unit, cls) for _, unit, cls in _placed(rows, PLACEMENT not in self.keep)]
+        out = [(unit, cls) for _, unit, cls in _placed(rows, PLACEMENT not in self.keep)]
+        return _label_first(out) if self.shared_out else out
 
     def tools(self, tools: tuple[Any, ...]) -> tuple[Any, ...]:
         """The tool list by volatility, ties by name: a per-request subset of one pool then
@@ -418,8 +440,9 @@ class Canon:
         return content
 
     def split_out(self, text: str) -> tuple[str, str] | None:
-        """The canonical text without its unique units, and those units as one text; None
-        when it has none to move or nothing would be left."""
+        """The canonical text without its unique units (``shared_out``: without every unit
+        not all sessions send), and those units as one text; None when it has none to move
+        or nothing would be left."""
         key = (TEXT, normalized(text))
         if self.info(key)[0] == STATIC or PLACEMENT in self.keep:
             return None
@@ -427,11 +450,54 @@ class Canon:
         if split is None:
             return None
         rows = self.ordered(split.kind, split.units)
-        kept = [unit for unit, cls in rows if cls != UNIQUE]
-        moved = [unit for unit, cls in rows if cls == UNIQUE]
+        out = SHARED if self.shared_out else UNIQUE
+        kept = [unit for unit, cls in rows if cls < out]
+        moved = [unit for unit, cls in rows if cls >= out]
         if not kept or not moved:
             return None
         return split.join(kept), split.join(moved, bare=True)
+
+    def is_static(self, text: str) -> bool:
+        return self.info((TEXT, normalized(text)))[0] == STATIC
+
+    def static_lead(self, text: str) -> tuple[str, str]:
+        """``text`` cut after its leading static units: (head, rest), the head "" where the
+        text does not start with one, the rest "" where it is all static."""
+        if self.is_static(text):
+            return text, ""
+        split = split_text(text)
+        if split is None or split.layout is not None:
+            return "", text  # one unit, or a JSON object (re-serialized whole, never cut)
+        n = 0
+        while n < len(split.units) and self.info((split.kind, normalized(split.units[n])))[0] == STATIC:
+            n += 1
+        if n == 0:
+            return "", text
+        if n == len(split.units):
+            return text, ""
+        head = split.fixed[0] + "".join(unit + gap for unit, gap in zip(split.units[:n], split.fixed[1:n])) + split.units[n - 1]
+        # (The break after the head is dropped: the moved text brings its own.)
+        return head, "".join(unit + gap for unit, gap in zip(split.units[n:], split.fixed[n + 1:]))
+
+
+def _labelled(unit: str) -> tuple[str, str] | None:
+    """(label line, the rest) of a unit opened by a label line ("Examples:\\nQ: ..."); else None."""
+    label, newline, rest = unit.partition("\n")
+    return (label, rest) if newline and rest.strip() and _CUE.match(label) else None
+
+
+def _label_first(rows: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Units put in one order with the one label line among what varies ahead of all of it:
+    the label labels every unit drawn under it, not the one that happened to come first."""
+    varying = [k for k, (_, cls) in enumerate(rows) if cls != STATIC]
+    labelled = [k for k in varying if _labelled(rows[k][0]) is not None]
+    if len(labelled) != 1 or labelled[0] == varying[0]:
+        return rows
+    out = list(rows)
+    label, rest = _labelled(rows[labelled[0]][0]) or ("", "")
+    out[labelled[0]] = (rest, rows[labelled[0]][1])
+    out[varying[0]] = (label + "\n" + rows[varying[0]][0], rows[varying[0]][1])
+    return out
 
 
 def _placed(rows: list[tuple[Any, Any, int]], move: bool) -> list[tuple[Any, Any, int]]:
@@ -455,14 +521,28 @@ def _gap(joiner: str) -> str:
     return "\n" * max(0, 2 - joiner.count("\n"))
 
 
-def _insert(content: Any, moved: str, at_start: bool, joiner: str) -> Any:
+def _insert(content: Any, moved: str, at_start: bool, joiner: str, canon: Canon | Rounds) -> Any:
+    """``content`` with ``moved`` at its end, or (``at_start``) after what every session
+    sends first in it (a static instruction ahead of the question): at its start where
+    nothing leads."""
     if isinstance(content, str):
         if not content:
             return moved
-        return moved + "\n\n" + content if at_start else content + "\n\n" + moved
+        if not at_start:
+            return content + "\n\n" + moved
+        head, tail = canon.static_lead(content)
+        if not head:
+            return moved + "\n\n" + content
+        return head + "\n\n" + moved + ("\n\n" + tail if tail else "")
     if isinstance(content, list):
-        part = [{"type": "text", "text": moved + _gap(joiner) if at_start else _gap(joiner) + moved}]
-        return part + list(content) if at_start else list(content) + part
+        if not at_start:
+            return list(content) + [{"type": "text", "text": _gap(joiner) + moved}]
+        lead = 0
+        while lead < len(content) and _is_text(content[lead]) and canon.is_static(content[lead]["text"]):
+            lead += 1
+        gap = _gap(joiner)
+        part = {"type": "text", "text": (gap if lead else "") + moved + (gap if lead < len(content) else "")}
+        return list(content[:lead]) + [part] + list(content[lead:])
     return moved
 
 
@@ -481,7 +561,7 @@ def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, jo
         return
     kept, moved = cut
     messages[system] = dict(messages[system], content=kept if isinstance(content, str) else [{"type": "text", "text": kept}])
-    messages[user] = dict(messages[user], content=_insert(messages[user].get("content"), moved, to == LAST_USER_START, joiner))
+    messages[user] = dict(messages[user], content=_insert(messages[user].get("content"), moved, to == LAST_USER_START, joiner, canon))
 
 
 def rewrite(req: Request, canon: Canon | Rounds, to: str = KEPT, joiner: str = "") -> Request | None:
@@ -568,9 +648,19 @@ class Rounds:
     def split_out(self, text: str) -> tuple[str, str] | None:
         return self.last.split_out(text)
 
+    def is_static(self, text: str) -> bool:
+        return self.last.is_static(text)
+
+    def static_lead(self, text: str) -> tuple[str, str]:
+        return self.last.static_lead(text)
+
     def keeping(self, keep: frozenset[str]) -> Rounds:
         """The same rounds with the changes ``keep`` names left out."""
-        return Rounds([Canon(canon.counts, keep) for canon in self.canons])
+        return Rounds([Canon(canon.counts, keep, canon.shared_out) for canon in self.canons])
+
+    def sharing_out(self) -> Rounds:
+        """The same rounds moving every unit of the system message not all sessions send."""
+        return Rounds([Canon(canon.counts, canon.keep, True) for canon in self.canons])
 
 
 def canonical_rounds(requests: list[Request | None]) -> Rounds:
@@ -610,8 +700,13 @@ def canonical_fixes(requests: list[Request | None], joiner: str,
             "(in one order, one spelling; tools most requested first), then content shared by some sessions, ")
     return [
         (lead + "then what varies, at the end of its message.", fix_for(KEPT), {"to": KEPT}),
-        (lead + "and what varies in the system message at the start of the last user turn.",
+        (lead + "and what varies in the system message after the opening every session sends in the last "
+         "user turn.",
          fix_for(LAST_USER_START), {"to": LAST_USER_START}),
         (lead + "and what varies in the system message at the end of the last user turn.",
          fix_for(LAST_USER), {"to": LAST_USER}),
+        (lead + "and what not every session sends in the system message after the opening every session "
+         "sends in the last user turn, what several share in one order (examples drawn from a pool; "
+         "passages too, where their order carries no meaning).",
+         canonical_fix(canon.sharing_out(), LAST_USER_START, joiner), {"to": LAST_USER_START, "shared_out": True}),
     ]

@@ -73,7 +73,7 @@ def traffic(draw: Any) -> list[dict[str, Any]]:
 
 
 @settings(max_examples=60, deadline=None)
-@given(traffic(), st.sampled_from([0, 1, 2]))
+@given(traffic(), st.sampled_from([0, 1, 2, 3]))
 def test_every_unit_is_kept(records: list[dict[str, Any]], variant: int) -> None:
     reqs = requests(records)
     for before, after in zip(reqs, apply(variant, reqs)):
@@ -259,9 +259,65 @@ def test_prose_with_commas_is_no_table() -> None:
 def test_variants_are_default_first_and_none_when_nothing_changes() -> None:
     records = [{"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": f"q{k}"}]} for k in range(3)]
     variants = canonical_fixes(requests(records), "")
-    assert [v[2]["to"] for v in variants] == [KEPT, LAST_USER_START, LAST_USER]
+    assert [v[2]["to"] for v in variants] == [KEPT, LAST_USER_START, LAST_USER, LAST_USER_START]
+    assert [bool(v[2].get("shared_out")) for v in variants] == [False, False, False, True]
     reqs = requests(records)
     assert all(v[1](r) is None for v in variants for r in reqs if r is not None)
     prompts = [{"prompt": f"Rules.\n\nValue {k}"} for k in range(3)]
     out = apply(0, requests(prompts))
     assert [r.prompt for r in out] == [f"Rules.\n\nValue {k}" for k in range(3)]
+
+
+def test_what_moves_goes_after_the_opening_every_session_sends() -> None:
+    """A unique unit of the system message moved to the last user turn lands after the
+    instruction every request opens that turn with, not ahead of it: that instruction stays
+    in the prefix all requests share."""
+    rules, opening = "Answer briefly.\nCite sources.", "Use the rules above and answer in one sentence."
+    records = [{"messages": [{"role": "system", "content": f"{rules}\n\nToday: 2026-01-0{k + 1}"},
+                             {"role": "user", "content": f"{opening}\n\nQuestion {k}: why?"}]} for k in range(8)]
+    for k, r in enumerate(apply(1, requests(records))):
+        assert r.messages is not None
+        assert r.messages[0]["content"] == rules
+        assert r.messages[1]["content"] == f"{opening}\n\nToday: 2026-01-0{k + 1}\n\nQuestion {k}: why?"
+    # The same in content parts: a part of its own after the opening part.
+    parts = [{"messages": [{"role": "system", "content": f"{rules}\n\nToday: 2026-01-0{k + 1}"},
+                           {"role": "user", "content": [{"type": "text", "text": opening},
+                                                        {"type": "text", "text": f"Question {k}: why?"}]}]}
+             for k in range(8)]
+    for k, r in enumerate(apply(1, requests(parts), joiner="\n\n")):
+        assert r.messages is not None
+        assert [p["text"] for p in r.messages[1]["content"]] == [opening, f"Today: 2026-01-0{k + 1}", f"Question {k}: why?"]
+    # Nothing every request opens with: the start of the turn, as before.
+    bare = [{"messages": [{"role": "system", "content": f"{rules}\n\nToday: 2026-01-0{k + 1}"},
+                          {"role": "user", "content": f"Question {k}: why?"}]} for k in range(8)]
+    assert all(r.messages is not None and r.messages[1]["content"].startswith("Today:") for r in apply(1, requests(bare)))
+
+
+def test_examples_sampled_from_a_pool_move_out_in_one_order() -> None:
+    """Few-shot examples sampled per request (each in some requests, none in nearly all): the
+    variant that moves what not every session sends puts them after the opening of the last
+    user turn, every request's examples in one global order; the rest of the system message
+    stays, in its order."""
+    import random
+
+    rng = random.Random(3)
+    pool = [f"Q: question {k}?\nA: answer number {k}." for k in range(6)]
+    opening = "Follow the examples above."
+    records, chosen = [], []
+    for k in range(24):
+        picked = rng.sample(pool, 3)
+        chosen.append(picked)
+        system = "Be helpful.\n\nExamples:\n" + "\n\n".join(picked) + "\n\nStyle:\nShort answers."
+        records.append({"messages": [{"role": "system", "content": system},
+                                     {"role": "user", "content": f"{opening}\n\nQuestion {k}?"}]})
+    before: set[tuple[str, str]] = set()
+    for k, r in enumerate(apply(3, requests(records))):
+        assert r.messages is not None
+        assert r.messages[0]["content"] == "Be helpful.\n\nStyle:\nShort answers."
+        user = r.messages[1]["content"]
+        assert user.startswith(opening + "\n\nExamples:\n") and user.endswith(f"\n\nQuestion {k}?")
+        shown = user[len(opening + "\n\nExamples:\n"):-len(f"\n\nQuestion {k}?")].split("\n\n")
+        assert sorted(shown) == sorted(chosen[k])
+        before |= {(a, b) for i, a in enumerate(shown) for b in shown[i + 1:]}
+    # One order for all: no two examples ever come the other way round.
+    assert not any((b, a) in before for a, b in before)
