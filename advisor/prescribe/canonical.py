@@ -457,6 +457,16 @@ class Canon:
             return None
         return split.join(kept), split.join(moved, bare=True)
 
+    def split_parts(self, parts: list[str]) -> tuple[list[str], list[str]] | None:
+        """``split_out`` for a content of text parts (in canonical order), each a unit."""
+        if PLACEMENT in self.keep:
+            return None
+        out = SHARED if self.shared_out else UNIQUE
+        classes = [self.info((TEXT, normalized(part)))[0] for part in parts]
+        kept = [part for part, cls in zip(parts, classes) if cls < out]
+        moved = [part for part, cls in zip(parts, classes) if cls >= out]
+        return (kept, moved) if kept and moved else None
+
     def is_static(self, text: str) -> bool:
         return self.info((TEXT, normalized(text)))[0] == STATIC
 
@@ -521,46 +531,57 @@ def _gap(joiner: str) -> str:
     return "\n" * max(0, 2 - joiner.count("\n"))
 
 
-def _insert(content: Any, moved: str, at_start: bool, joiner: str, canon: Canon | Rounds) -> Any:
-    """``content`` with ``moved`` at its end, or (``at_start``) after what every session
-    sends first in it (a static instruction ahead of the question): at its start where
-    nothing leads."""
-    if isinstance(content, str):
-        if not content:
-            return moved
+def _insert(content: Any, moved: list[str], at_start: bool, joiner: str, canon: Canon | Rounds) -> Any:
+    """``content`` with the ``moved`` texts (a text's units, or text parts) at its end, or
+    (``at_start``) after what every session sends first in it (a static instruction ahead of
+    the question): at its start where nothing leads."""
+    if isinstance(content, str) or not isinstance(content, list):
+        text = "\n\n".join(moved)
+        if not isinstance(content, str) or not content:
+            return text
         if not at_start:
-            return content + "\n\n" + moved
+            return content + "\n\n" + text
         head, tail = canon.static_lead(content)
         if not head:
-            return moved + "\n\n" + content
-        return head + "\n\n" + moved + ("\n\n" + tail if tail else "")
-    if isinstance(content, list):
-        if not at_start:
-            return list(content) + [{"type": "text", "text": _gap(joiner) + moved}]
+            return text + "\n\n" + content
+        return head + "\n\n" + text + ("\n\n" + tail if tail else "")
+    lead = len(content)
+    if at_start:
         lead = 0
         while lead < len(content) and _is_text(content[lead]) and canon.is_static(content[lead]["text"]):
             lead += 1
-        gap = _gap(joiner)
-        part = {"type": "text", "text": (gap if lead else "") + moved + (gap if lead < len(content) else "")}
-        return list(content[:lead]) + [part] + list(content[lead:])
-    return moved
+    gap = _gap(joiner)
+    parts = [{"type": "text", "text": text} for text in moved]
+    if lead:
+        parts[0]["text"] = gap + parts[0]["text"]
+    if lead < len(content):
+        parts[-1]["text"] += gap
+    return list(content[:lead]) + parts + list(content[lead:])
 
 
 def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, joiner: str) -> None:
-    """Move the unique units of the first system message to the last user message, in place."""
+    """Move the unique units of the first system message (``shared_out``: every unit not all
+    sessions send; of a content of text parts, whole parts) to the last user message, in place."""
     system = next((k for k, m in enumerate(messages) if m.get("role") == "system"), None)
     user = max((k for k, m in enumerate(messages) if m.get("role") == "user"), default=-1)
     if system is None or user < system:
         return
     content = messages[system].get("content")
     texts = [content] if isinstance(content, str) else text_parts(content)
-    if not texts or len(texts) != 1:
-        return  # parts: which of them to cut is not one text's choice
-    cut = canon.split_out(texts[0])
-    if cut is None:
+    if not texts:
         return
-    kept, moved = cut
-    messages[system] = dict(messages[system], content=kept if isinstance(content, str) else [{"type": "text", "text": kept}])
+    if len(texts) == 1:
+        cut = canon.split_out(texts[0])
+        if cut is None:
+            return
+        kept, moved = [cut[0]], [cut[1]]
+    else:  # text parts: each is a unit of its own, moved whole
+        parts = canon.split_parts(texts)
+        if parts is None:
+            return
+        kept, moved = parts
+    messages[system] = dict(messages[system], content=kept[0] if isinstance(content, str) else
+                            [{"type": "text", "text": text} for text in kept])
     messages[user] = dict(messages[user], content=_insert(messages[user].get("content"), moved, to == LAST_USER_START, joiner, canon))
 
 
@@ -647,6 +668,9 @@ class Rounds:
 
     def split_out(self, text: str) -> tuple[str, str] | None:
         return self.last.split_out(text)
+
+    def split_parts(self, parts: list[str]) -> tuple[list[str], list[str]] | None:
+        return self.last.split_parts(parts)
 
     def is_static(self, text: str) -> bool:
         return self.last.is_static(text)

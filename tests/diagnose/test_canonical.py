@@ -321,3 +321,17 @@ def test_examples_sampled_from_a_pool_move_out_in_one_order() -> None:
         before |= {(a, b) for i, a in enumerate(shown) for b in shown[i + 1:]}
     # One order for all: no two examples ever come the other way round.
     assert not any((b, a) in before for a, b in before)
+
+
+def test_a_part_of_the_system_message_moves_whole() -> None:
+    """A system message sent as text parts: a part not every request sends moves to the last
+    user turn as a part of its own, after the parts every request opens that turn with."""
+    rules, style, opening = "Rules:\n- Be brief.", "Style:\n- Be kind.", "Use the rules above."
+    records = [{"messages": [
+        {"role": "system", "content": [{"type": "text", "text": t} for t in (rules, f"Ticket {k}: printer jam {k}", style)]},
+        {"role": "user", "content": [{"type": "text", "text": opening}, {"type": "text", "text": f"Why {k}?"}]}]}
+        for k in range(8)]
+    for k, r in enumerate(apply(1, requests(records), joiner="\n\n")):
+        assert r.messages is not None
+        assert [p["text"] for p in r.messages[0]["content"]] == [rules, style]
+        assert [p["text"] for p in r.messages[1]["content"]] == [opening, f"Ticket {k}: printer jam {k}", f"Why {k}?"]
