@@ -36,7 +36,8 @@ from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, CHAT_MARKUP, DE
                                      TurnMove, TurnsMove, json_unescaped, shared_turn_bodies, sort_call_arguments,
                                      number_call_ids, sort_content_keys, system_into_first_user,
                                      unescaped_context, TOOL_INDENTS, tool_texts)
-from advisor.prescribe.canonical import KEPT, canonical_fix, canonical_fixes, canonical_rounds, forget_units
+from advisor.prescribe.canonical import (KEPT, canonical_fix, canonical_fixes, canonical_rounds, forget_units,
+                                         holds_pool)
 from advisor.prescribe.causes import PLACEMENT as PLACEMENT_CODE
 from advisor.prescribe.causes import causes
 from advisor.prescribe.causes import findings as cause_findings
@@ -766,11 +767,13 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     # the traffic as logged and in its default placement only (no system-message unit was
     # found to move). On top of moves it may keep less than alone: a move may cut a unit the
     # order would have sorted whole, which only units seen in another order (TR201) have to
-    # lose. There it is measured alone too (one more count of the log), and the better kept.
+    # lose, or units drawn from a pool (``holds_pool``). There it is measured alone too (one
+    # more count of the log), and the better kept.
     canon = (_canonical_order(m, fixes_of(choice), after, CANONICAL_GAIN, diagnosis.findings) if plans
              else _canonical_order(m, [], after, CANONICAL_GAIN, diagnosis.findings, variants=1))
     alone = None
-    if any(v is not None for v in choice) and any(f.code == "TR201" for f in diagnosis.findings):
+    if any(v is not None for v in choice) and (any(f.code == "TR201" for f in diagnosis.findings)
+                                               or holds_pool(m.editable)):
         alone = _canonical_order(m, [], max(after, canon[0] if canon is not None else 0), CANONICAL_GAIN,
                                  diagnosis.findings)
     superseded = list(choice) if alone is not None else []

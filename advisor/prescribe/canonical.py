@@ -21,8 +21,8 @@ One mechanism for every shape of content, a pure function of the traffic:
    message: after the units every session opens it with (a static instruction ahead of the
    question: it stays in the prefix all share), or at its end. A fourth variant moves every
    unit not all sessions send there (examples drawn from a pool, a tenant's persona), the
-   shared ones in one order by first-seen rank and a label line over them first, so that
-   requests drawing the same ones share them. The caller measures each and keeps the best.
+   shared ones in one order by first-seen rank and the label line over the pool first, so
+   that requests drawing the same ones share them. The caller measures each and keeps the best.
 """
 
 from __future__ import annotations
@@ -402,17 +402,10 @@ class Canon:
         for k, unit in enumerate(units):
             cls, n, rank = self.info((kind, normalized(unit)))
             # Static units in the log's first order; the others keep their own order (the
-            # order passages were retrieved in, examples chosen in, is the client's meaning),
-            # unless ``shared_out`` puts the shared ones in one order too: each by the rank
-            # of its text without a label line ("Examples:" over whichever example came first).
-            if cls == SHARED and self.shared_out:
-                body = _labelled(unit)
-                if body is not None:
-                    rank = self.counts.rank.get((kind, normalized(body[1])), rank)
-            order = (cls, rank if (cls == STATIC and sort_static) or (cls == SHARED and self.shared_out) else k)
+            # order passages were retrieved in, examples chosen in, is the client's meaning).
+            order = (cls, rank if cls == STATIC and sort_static else k)
             rows.append((order, self.text(unit, kind), cls))
-        out = [(unit, cls) for _, unit, cls in _placed(rows, PLACEMENT not in self.keep)]
-        return _label_first(out) if self.shared_out else out
+        return [(unit, cls) for _, unit, cls in _placed(rows, PLACEMENT not in self.keep)]
 
     def tools(self, tools: tuple[Any, ...]) -> tuple[Any, ...]:
         """The tool list by volatility, ties by name: a per-request subset of one pool then
@@ -455,7 +448,41 @@ class Canon:
         moved = [unit for unit, cls in rows if cls >= out]
         if not kept or not moved:
             return None
+        if self.shared_out and ORDER not in self.keep:
+            moved = self._pooled(split.kind, moved)
         return split.join(kept), split.join(moved, bare=True)
+
+    def _pooled(self, kind: str, units: list[str]) -> list[str]:
+        """Units moved out together, those several sessions share in one order (first-seen
+        rank), so requests drawing the same ones from a pool share them; the unique ones
+        after, as they came. A unit opened by a label line whose text the log also shows
+        without it ("Examples:" over whichever example was drawn first) counts as that text,
+        and the label heads the first unit of its pool."""
+        label = ""
+        rows = []
+        for k, unit in enumerate(units):
+            text = unit
+            split = _labelled(unit)
+            if split is not None and (kind, normalized(split[1])) in self.counts.rank:
+                if label and split[0] != label:
+                    return units  # two pools under two labels: which unit is whose is not known
+                label, text = split
+            cls, _, rank = self.info((kind, normalized(text)))
+            if cls != SHARED:
+                # A unit of its own may hold the pool (the examples under their label in one
+                # text part): its units in the same order.
+                inner = split_text(text)
+                if inner is not None and inner.layout is None:
+                    text = inner.join(self._pooled(inner.kind, list(inner.units)))
+            rows.append(((cls, rank if cls == SHARED else k), text))
+        rows.sort(key=lambda row: row[0])
+        out = [text for _, text in rows]
+        if label:
+            # The first unit the log shows under that label (the pool's first, as drawn).
+            first = next((k for k, text in enumerate(out)
+                          if (kind, normalized(label + "\n" + text)) in self.counts.rank), 0)
+            out[first] = label + "\n" + out[first]
+        return out
 
     def split_parts(self, parts: list[str]) -> tuple[list[str], list[str]] | None:
         """``split_out`` for a content of text parts (in canonical order), each a unit."""
@@ -465,7 +492,9 @@ class Canon:
         classes = [self.info((TEXT, normalized(part)))[0] for part in parts]
         kept = [part for part, cls in zip(parts, classes) if cls < out]
         moved = [part for part, cls in zip(parts, classes) if cls >= out]
-        return (kept, moved) if kept and moved else None
+        if not kept or not moved:
+            return None
+        return kept, self._pooled(TEXT, moved) if self.shared_out and ORDER not in self.keep else moved
 
     def is_static(self, text: str) -> bool:
         return self.info((TEXT, normalized(text)))[0] == STATIC
@@ -473,18 +502,20 @@ class Canon:
     def static_lead(self, text: str) -> tuple[str, str]:
         """``text`` cut after its leading static units: (head, rest), the head "" where the
         text does not start with one, the rest "" where it is all static."""
-        if self.is_static(text):
-            return text, ""
         split = split_text(text)
         if split is None or split.layout is not None:
-            return "", text  # one unit, or a JSON object (re-serialized whole, never cut)
+            # One unit, or a JSON object (re-serialized whole, never cut).
+            return (text, "") if self.is_static(text) else ("", text)
         n = 0
         while n < len(split.units) and self.info((split.kind, normalized(split.units[n])))[0] == STATIC:
             n += 1
         if n == 0:
             return "", text
         if n == len(split.units):
-            return text, ""
+            # All of it static: what comes after its units (a cue the model answers after,
+            # "Answer:") stays last.
+            trail = split.fixed[-1]
+            return (text, "") if not trail.strip() else (text[:len(text) - len(trail)], trail.lstrip())
         head = split.fixed[0] + "".join(unit + gap for unit, gap in zip(split.units[:n], split.fixed[1:n])) + split.units[n - 1]
         # (The break after the head is dropped: the moved text brings its own.)
         return head, "".join(unit + gap for unit, gap in zip(split.units[n:], split.fixed[n + 1:]))
@@ -494,20 +525,6 @@ def _labelled(unit: str) -> tuple[str, str] | None:
     """(label line, the rest) of a unit opened by a label line ("Examples:\\nQ: ..."); else None."""
     label, newline, rest = unit.partition("\n")
     return (label, rest) if newline and rest.strip() and _CUE.match(label) else None
-
-
-def _label_first(rows: list[tuple[str, int]]) -> list[tuple[str, int]]:
-    """Units put in one order with the one label line among what varies ahead of all of it:
-    the label labels every unit drawn under it, not the one that happened to come first."""
-    varying = [k for k, (_, cls) in enumerate(rows) if cls != STATIC]
-    labelled = [k for k in varying if _labelled(rows[k][0]) is not None]
-    if len(labelled) != 1 or labelled[0] == varying[0]:
-        return rows
-    out = list(rows)
-    label, rest = _labelled(rows[labelled[0]][0]) or ("", "")
-    out[labelled[0]] = (rest, rows[labelled[0]][1])
-    out[varying[0]] = (label + "\n" + rows[varying[0]][0], rows[varying[0]][1])
-    return out
 
 
 def _placed(rows: list[tuple[Any, Any, int]], move: bool) -> list[tuple[Any, Any, int]]:
@@ -627,6 +644,30 @@ def count(requests: list[Request | None]) -> Counts:
         counts.add(req, session)
     counts.total = len(sessions)
     return counts
+
+
+def holds_pool(requests: list[Request | None]) -> bool:
+    """Whether the first system messages hold units several sessions send but not nearly all
+    (examples drawn from a pool, a tenant's persona): what the ``shared_out`` form moves and
+    sorts. One pass over their top-level units, not a count of the whole traffic."""
+    sessions: dict[str, set[Hashable]] = {}
+    seen: set[Hashable] = set()
+    units: dict[str, tuple[str, ...]] = {}
+    for k, req in enumerate(requests):
+        if req is None or not req.messages:
+            continue
+        session: Hashable = req.session if req.session is not None else ("request", k)
+        seen.add(session)
+        system = next((m for m in req.messages if m.get("role") == "system"), None)
+        content = system.get("content") if system is not None else None
+        texts = [content] if isinstance(content, str) else text_parts(content) or []
+        for text in texts:
+            if text not in units:
+                split = split_text(text) if len(texts) == 1 else None
+                units[text] = tuple(normalized(u) for u in (split.units if split is not None else (text,)))
+            for key in units[text]:
+                sessions.setdefault(key, set()).add(session)
+    return any(2 <= len(held) < STATIC_SHARE * len(seen) for held in sessions.values())
 
 
 class Rounds:

@@ -174,8 +174,9 @@ def _request(req: Request, canon: Canon, seen: dict[tuple[str, str], str], moved
                 seen.setdefault((PLACEMENT, "system-message-content"), content)
         elif (parts := text_parts(content)) is not None:
             _units(parts, TEXT, canon, seen)
-            if moved_out and message.get("role") == "system" and len(parts) > 1 and canon.split_parts(parts) is not None:
-                seen.setdefault((PLACEMENT, "system-message-content"), parts[0])
+            cut = canon.split_parts(parts) if moved_out and message.get("role") == "system" and len(parts) > 1 else None
+            if cut is not None:
+                seen.setdefault((PLACEMENT, "system-message-content"), cut[1][0])
         elif isinstance(content, list):
             for part in content:
                 if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):

@@ -335,3 +335,36 @@ def test_a_part_of_the_system_message_moves_whole() -> None:
         assert r.messages is not None
         assert [p["text"] for p in r.messages[0]["content"]] == [rules, style]
         assert [p["text"] for p in r.messages[1]["content"]] == [opening, f"Ticket {k}: printer jam {k}", f"Why {k}?"]
+
+
+def test_a_label_heads_only_its_own_pool() -> None:
+    """A labelled unit whose text the log never shows without its label is one unit: its label
+    is not put over other content that moves with it (a tenant's line)."""
+    records = [{"messages": [{"role": "system", "content": f"Be helpful.\n\nYou speak for tenant {k % 3}.\n\nAccount:\nuser id {k}"},
+                             {"role": "user", "content": f"Question {k}?"}]} for k in range(9)]
+    for k, r in enumerate(apply(3, requests(records))):
+        assert r.messages is not None
+        user = r.messages[1]["content"]
+        assert f"Account:\nuser id {k}" in user and f"Account:\nYou speak" not in user
+
+
+def test_moving_the_pool_out_is_idempotent() -> None:
+    ex = ["Q: q0?\nA: a0.", "Q: q1?\nA: a1.", "Q: q2?\nA: a2."]
+    records = [{"messages": [{"role": "system", "content": "Be helpful.\n\nExamples:\n" + ex[k % 3] + "\n\n" + ex[(k + 1) % 3]},
+                             {"role": "user", "content": ("Follow.\n\n" if k % 2 else "") + f"Question {k}?"}]} for k in range(6)]
+    reqs = requests(records)
+    fix = canonical_fixes(reqs, "")[3][1]
+    once = apply(3, reqs)
+    assert all(fix(r) is None for r in once)
+    for r in once:  # the label heads the examples, and what the user wrote stays as written
+        assert r.messages is not None and r.messages[1]["content"].startswith("Examples:\nQ: q")
+
+
+def test_a_closing_cue_stays_last() -> None:
+    """Moved into a user turn that is all static, text goes after it but before the cue the
+    model answers after ("Answer:")."""
+    records = [{"messages": [{"role": "system", "content": f"Rules.\n\nToday {k}"},
+                             {"role": "user", "content": "Summarize the rules.\n\nAnswer:"}]} for k in range(6)]
+    for k, r in enumerate(apply(1, requests(records))):
+        assert r.messages is not None
+        assert r.messages[1]["content"] == f"Summarize the rules.\n\nToday {k}\n\nAnswer:"
