@@ -111,6 +111,7 @@ def _measure_traffic(seqs: list[Sequence], opts: ReportOptions, renderer, decode
         repeated += cached * 2 >= seq.prompt_tokens
     res = overall.result
     diagnosis = diagnoser.finish(res.cached_tokens)
+    del diagnoser  # its alignment index of every request: prescribe makes its own
     prescription = prescribe(seqs, renderer, diagnosis, page)
     branches = top_branches(res, decode, 3)
     files = []

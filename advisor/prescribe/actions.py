@@ -52,9 +52,9 @@ EARLIEST = 64  # requests: the earliest ones, whose texts the finding's examples
 OPENING = 48  # tokens: a span this near the start of the prompt may be a message of its own
 # Bytes (about) of rewritten requests and their ids a Measurer keeps to answer the search's
 # repeated rewrites; a larger log is measured with the work redone past it. The count is of
-# payloads, not of the Python objects around them (about twice as much): at 16 MB `plan`
+# payloads, not of the Python objects around them (about twice as much): at 8 MB `plan`
 # of 400 requests peaks under 400 MB (at 256 MB it took 540 MB for a few percent of time).
-MEMO_BUDGET = 16 * 1024 * 1024
+MEMO_BUDGET = 8 * 1024 * 1024
 MEMO_ENTRY = 160  # bytes: what an entry costs besides its payload (its key, tuple and slot)
 
 
@@ -772,6 +772,7 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     canon = (_canonical_order(m, fixes_of(choice), after, CANONICAL_GAIN, diagnosis.findings) if plans
              else _canonical_order(m, [], after, CANONICAL_GAIN, diagnosis.findings, variants=1))
     alone = None
+    forget_units()  # the texts on top of the moves: the log's come next
     if any(v is not None for v in choice) and (any(f.code == "TR201" for f in diagnosis.findings)
                                                or holds_pool(m.editable)):
         alone = _canonical_order(m, [], max(after, canon[0] if canon is not None else 0), CANONICAL_GAIN,
@@ -1001,6 +1002,10 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
     def offset_of(index: int) -> int:
         # Where the request as logged and as rewritten first differ.
         return common_bytes(pack(m.seqs[index].ids), 0, pack(best[2][index].ids), 0) // ITEM
+
+    # The memos of the forms measured hold every text of this traffic; worth and named (for
+    # the form kept only) fill what they need again.
+    rounds.forget()
 
     def named() -> CauseFindings:
         # Named under the counts of the traffic as the chosen fixes leave it (the first

@@ -719,6 +719,12 @@ class Rounds:
     def static_lead(self, text: str) -> tuple[str, str]:
         return self.last.static_lead(text)
 
+    def forget(self) -> None:
+        """Drop the memos of the forms made so far (they are made again on demand)."""
+        for canon in self.canons:
+            canon.memo.clear()
+        self._tools.clear()
+
     def keeping(self, keep: frozenset[str]) -> Rounds:
         """The same rounds with the changes ``keep`` names left out."""
         return Rounds([Canon(canon.counts, keep, canon.shared_out) for canon in self.canons])
