@@ -442,15 +442,18 @@ class Canon:
         split = split_text(self.surface(key, text))
         if split is None:
             return None
-        rows = self.ordered(split.kind, split.units)
+        cut = self._cut(split.kind, self.ordered(split.kind, split.units))
+        return None if cut is None else (split.join(cut[0]), split.join(cut[1], bare=True))
+
+    def _cut(self, kind: str, rows: list[tuple[str, int]]) -> tuple[list[str], list[str]] | None:
+        """Units (with their class) as (kept, moved out), the moved pool in one order where
+        ``shared_out``; None when nothing moves or nothing would be left."""
         out = SHARED if self.shared_out else UNIQUE
         kept = [unit for unit, cls in rows if cls < out]
         moved = [unit for unit, cls in rows if cls >= out]
         if not kept or not moved:
             return None
-        if self.shared_out and ORDER not in self.keep:
-            moved = self._pooled(split.kind, moved)
-        return split.join(kept), split.join(moved, bare=True)
+        return kept, self._pooled(kind, moved) if self.shared_out and ORDER not in self.keep else moved
 
     def _pooled(self, kind: str, units: list[str]) -> list[str]:
         """Units moved out together, those several sessions share in one order (first-seen
@@ -488,13 +491,7 @@ class Canon:
         """``split_out`` for a content of text parts (in canonical order), each a unit."""
         if PLACEMENT in self.keep:
             return None
-        out = SHARED if self.shared_out else UNIQUE
-        classes = [self.info((TEXT, normalized(part)))[0] for part in parts]
-        kept = [part for part, cls in zip(parts, classes) if cls < out]
-        moved = [part for part, cls in zip(parts, classes) if cls >= out]
-        if not kept or not moved:
-            return None
-        return kept, self._pooled(TEXT, moved) if self.shared_out and ORDER not in self.keep else moved
+        return self._cut(TEXT, [(part, self.info((TEXT, normalized(part)))[0]) for part in parts])
 
     def is_static(self, text: str) -> bool:
         return self.info((TEXT, normalized(text)))[0] == STATIC
@@ -552,7 +549,7 @@ def _insert(content: Any, moved: list[str], at_start: bool, joiner: str, canon: 
     """``content`` with the ``moved`` texts (a text's units, or text parts) at its end, or
     (``at_start``) after what every session sends first in it (a static instruction ahead of
     the question): at its start where nothing leads."""
-    if isinstance(content, str) or not isinstance(content, list):
+    if not isinstance(content, list):
         text = "\n\n".join(moved)
         if not isinstance(content, str) or not content:
             return text
