@@ -122,12 +122,13 @@ SETS["heldout15"] = heldout15
 from tests.diagnose import param  # noqa: E402  (the parametric set: param, param-qwen25, param-gptoss)
 SETS.update(param.SETS)
 
-CLASS_CODES = {"dynamic": {"TR101"}, "order": {"TR201"}}
+# (TR104: the same content spelled otherwise, a class of its own.)
+CLASS_CODES = {"dynamic": {"TR101"}, "order": {"TR201"}, "spelling": {"TR104"}}
 # Codes that are not the placement finding (DESIGN.md names no code for it yet). TR103 names
 # where the chat template prints the tools: a cost of the template that no change to the
 # requests removes, claimed for no move (prescribe measures none for it).
-NOT_PLACEMENT = {"TR101", "TR103", "TR201", "TR301", "TR401", "TR501"}
-DEFECT_CODES = {"TR101", "TR201"}
+NOT_PLACEMENT = {"TR101", "TR103", "TR104", "TR201", "TR301", "TR401", "TR501"}
+DEFECT_CODES = {"TR101", "TR104", "TR201"}
 CLAIM_SHARE = 0.01
 GAIN_LIMIT = 0.01
 ERROR_LIMIT = 0.02
@@ -231,6 +232,8 @@ def class_of(f: Found) -> str | None:
         return "dynamic"
     if f.code in CLASS_CODES["order"]:
         return "order"
+    if f.code in CLASS_CODES["spelling"]:
+        return "spelling"
     if f.code.startswith("TR") and is_placement(f):
         return "placement"
     return None
@@ -536,7 +539,7 @@ def main(argv: list[str] | None = None) -> int:
     chosen = SETS[args.set_name]
     extra = set_args(chosen)
     if args.list:
-        codes = {"dynamic": "TR101", "order": "TR201", "placement": "TR102"}
+        codes = {"dynamic": "TR101", "order": "TR201", "placement": "TR102", "spelling": "TR104"}
         for name, kind, expect, shape, _fn, _notes in chosen.REGISTRY:
             planted = ",".join("|".join(codes[c] for c in e.split("|")) for e in expect) or "clean"
             print(f"{name:36s} {kind:9s} {planted:18s} {shape}")

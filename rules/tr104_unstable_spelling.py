@@ -6,9 +6,10 @@ client's width), or another order of a JSON object's keys (`key-order`) or of a 
 table's columns (`column-order`: a CSV export whose columns each client orders its own way).
 The units are compared by an equivalence key (NFC, whitespace runs as one space, JSON keys
 sorted, a table's columns sorted by their header); the
-most common spelling of a key is its canonical one. `prescribe` names it where rewriting
-every request into the canonical form (one spelling, one order) recovers at least 3% of the
-prompt tokens, and measures each cause by leaving it out.
+most common spelling of a key is its canonical one. `analyze` reports it where a varying span's
+paragraph equals its neighbour's under that key (`advisor/diagnose/spelling.py`); `prescribe`
+names it too where rewriting every request into the canonical form (one spelling, one order)
+recovers at least 3% of the prompt tokens, and measures each cause by leaving it out.
 
 ## Why is this bad?
 Equal to a reader is not equal to the cache: "café" in NFC and in NFD are different bytes,
@@ -32,9 +33,9 @@ wrapping (or none) for shared text, serialize JSON with sorted keys
 """
 
 # TR104 unstable-spelling: the docstring above is the rule's documentation (`advisor rule
-# TR104` prints it, the SARIF driver carries it as the rule's help). The finding comes from
-# the causes of the canonical order (advisor.prescribe.causes) in `advisor prescribe` and
-# `report`; nothing here detects it. No imports: advisor.findings builds TRAFFIC_RULES from
+# TR104` prints it, the SARIF driver carries it as the rule's help). The diagnosis finds it
+# (advisor.diagnose.structure, by the key of advisor.diagnose.spelling), and so do the causes
+# of the canonical order (advisor.prescribe.causes); nothing here detects it. No imports: advisor.findings builds TRAFFIC_RULES from
 # these constants on every command.
 
 CODE = "TR104"

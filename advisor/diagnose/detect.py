@@ -21,13 +21,14 @@ from advisor.diagnose.layout import (SAMPLE, LayoutSample, ToolsLayout, TruthTes
                                      span_is_layout, ToolsBlock, ToolsFirstReplay, tools_blocks, tools_first, tools_layout,
                                      truth_test)
 from advisor.diagnose.order import OrderDetector, OrderFinding
+from advisor.diagnose.spelling import SPELLED
 from advisor.diagnose.structure import SpanFinding, Structure, SwapFinding
 from advisor.findings import Finding
 from advisor.ingest.ids import pack, unpack_array
 from advisor.ingest.pipeline import Sequence
 from advisor.ingest.tokenizers import Tokenizer
 
-# The codes found here (TR101, TR102, TR103, TR201, TR301) have their names and docs in
+# The codes found here (TR101, TR102, TR103, TR104, TR201, TR301) have their names and docs in
 # advisor.findings.TRAFFIC_RULES, beside the simulator's TR401/TR501.
 # Single-shot: below this hit rate, with nothing a template change could recover.
 LOW_REUSE_HIT_RATE = 0.15
@@ -454,10 +455,13 @@ def _layout_finding(parts: list[tuple[int, int, int, bool]], requests: int, lost
 
 
 def _inside_span(offset: int, spans: list[SpanFinding]) -> bool:
-    """Whether ``offset`` falls inside a span of per-request content. Units that recur in
-    varying order there (sentences of passages drawn from one pool) are that content's own
-    variety: moving the span out of the shared prefix is the fix, not an order for them."""
-    return any(d.code == "TR102" and d.token_offset <= offset < d.token_offset + d.span_tokens for d in spans)
+    """Whether ``offset`` falls inside a span of per-request content, or of content spelled
+    otherwise. Units that recur in varying order there (sentences of passages drawn from one
+    pool) are that content's own variety: moving the span out of the shared prefix is the
+    fix, not an order for them. A respelled unit's pieces in another order (a table's cells,
+    its columns reordered) are the respelling itself."""
+    return any(d.code in ("TR102", "TR104") and d.token_offset <= offset < d.token_offset + d.span_tokens
+               for d in spans)
 
 
 def _dynamic_finding(f: SpanFinding) -> Finding:
@@ -466,6 +470,10 @@ def _dynamic_finding(f: SpanFinding) -> Finding:
         message = (f"per-request content ({f.span_tokens:,} tokens typical) at token {f.token_offset} comes before "
                    f"content most requests share: {f.requests:,} requests lose about {f.tokens_lost:,} cacheable "
                    "tokens after it. Put the shared content first and the per-request content after it.")
+    elif f.code == "TR104":
+        message = (f"{SPELLED[f.kind]} at token {f.token_offset}: "
+                   f"{f.requests:,} requests lose about {f.tokens_lost:,} cacheable tokens after it. Send one "
+                   "spelling (one Unicode normalization, one wrapping, one key or column order).")
     elif f.in_history:
         message = (f"{f.kind} value at token {f.token_offset} (after '{where[-40:]}') is re-rendered into the "
                    f"conversation's history at every turn: {f.requests:,} requests lose about {f.tokens_lost:,} "

@@ -27,6 +27,7 @@ from advisor.diagnose.blocks import CHAT_MARKER
 from advisor.diagnose.brackets import balanced, close_bracket, members, open_brackets, unescaped
 from advisor.diagnose.spans import (COMPOUND, LIST_MARK, classify, classify_inside, compound_bounds,
                                     differing_range, expand)
+from advisor.diagnose.spelling import respelled, spelling_kind
 from advisor.ingest.ids import ITEM, common_bytes, find_item, pack, unpack
 
 # Per-request content that opens its message (at most HEAD static tokens of it before:
@@ -89,6 +90,13 @@ FOLD_NEAR = 16        # tokens: a history value this close to another value's fi
 HISTORY_REQUESTS = 4  # requests a value re-rendered into histories shows in, at least
 LABEL_CHARS = 12  # characters of the label before a value in a history that name it
 STATIC_AFTER_LONG = 128  # tokens of static content that end a long per-request span
+# Tokens read on each side of a span for the unit holding it (a paragraph, or the message up
+# to its edge), the unit compared under the spelling key (``advisor.diagnose.spelling``).
+UNIT_REACH = 1024
+SPELLING_PAIRS = 8  # pairs of requests read for whether a span is a spelling
+# What ends such a unit: a blank line, or chat markup spelled as text (a vocabulary without
+# the layout's special tokens).
+_UNIT_EDGE = re.compile(r"\n[ \t]*\n|" + CHAT_MARKER.pattern)
 
 
 @dataclass
@@ -330,12 +338,16 @@ class Structure:
                 continue
             runs = sorted(g.run for g in group)
             totals = sorted(g.rejoin for g in group)
-            if runs[len(runs) // 2] < MIN_STATIC and totals[len(totals) // 2] < MIN_STATIC_TOTAL:
-                continue
-            # One request is all a value with two settings shows; it must hide a long static
-            # stretch, and the setting it replaced must come back.
-            if len(requests) < MIN_CHANGES and (runs[0] < MIN_STATIC or totals[0] < MIN_STATIC_TOTAL
-                                                or not self._recurs(group[0])):
+            # A span must hide a long static stretch (a sentence that recurs in many documents
+            # is not a prompt), typically; and where one request is all it shows (a value with
+            # two settings), also in that request, with the setting it replaced coming back.
+            # Not so the same content spelled otherwise: the key shows it is one text, and
+            # two spellings of one text are a defect wherever they show (nothing means one
+            # rather than the other), unlike a date that rolled over.
+            if ((runs[len(runs) // 2] < MIN_STATIC and totals[len(totals) // 2] < MIN_STATIC_TOTAL)
+                    or (len(requests) < MIN_CHANGES and (runs[0] < MIN_STATIC or totals[0] < MIN_STATIC_TOTAL
+                                                         or not self._recurs(group[0])))) \
+                    and not self._respelled(group[0]):
                 continue
             keys = Counter(g.key for g in group)
             key = min(keys, key=lambda k: (-keys[k], k))
@@ -422,7 +434,7 @@ class Structure:
                         continue
                 if near and 0 < g.start - end <= RECORD_BRIDGE:
                     ids = ids if ids is not None else self._ids(request)
-                    if ids is not None and self._one_record(ids, p, g):
+                    if ids is not None and (self._one_record(ids, p, g) or self._one_respelling(ids, p, g)):
                         merged[-1] = (first, _joined(p, g))
                         continue
                 merged.append((k, g))
@@ -456,6 +468,18 @@ class Structure:
             if self._static_window(ids, at, p.left) and self._static_window(ids, at + MIN_RUN, p.left):
                 return False
         return self._permutation(_joined(p, g)) is None
+
+    def _one_respelling(self, ids: list[int], p: Gap, g: Gap) -> bool:
+        """Whether gaps ``p`` and ``g`` are one paragraph spelled otherwise than the
+        neighbour's (a wrapping parts at each line break): no paragraph break between them,
+        and the stretch from the first to the end of the second equal to the neighbour's under
+        the spelling key."""
+        theirs = self._ids(p.ref)
+        if theirs is None or any(t in self.specials for t in ids[p.start:g.start + g.length]):
+            return False
+        mine = self.decode(ids[p.start:g.start + g.length])
+        return not _UNIT_EDGE.search(mine) and respelled(
+            mine, self.decode(theirs[p.ref_start:g.ref_start + g.ref_length]))
 
     def _glued(self, ids: list[int], start: int, end: int) -> bool:
         """Whether tokens ``[start, end)`` decode to a piece of a compound token (no space,
@@ -538,7 +562,16 @@ class Structure:
             decoded.append((g, ids, start, end))
         if not decoded:
             return None
-        code, pulls = ("TR101", []) if history else self._code(decoded)
+        # (Read on the first pairs, as the span's end is: each costs two units decoded.)
+        spelled = None if history else self._spelling([g for g, _ids, _start, _end in decoded[:SPELLING_PAIRS]])
+        spelling = spelled[0] if spelled else None
+        code, pulls = ("TR101", []) if history else ("TR104", []) if spelling else self._code(decoded)
+        if spelled and known:
+            # The spellings of one unit part at as many places as there are pairs of them
+            # (each wrap width its own breaks): the finding is the unit from the first, to
+            # its end.
+            offset = min(g.ref_start for g in known if g.ref == ref)
+            median = max(1, spelled[1] - offset)
         if code == "TR102":
             # Content ahead of the static text (a document) ends where the prompt resumes,
             # not at boilerplate most documents share: ends tested on a longer stretch.
@@ -600,7 +633,7 @@ class Structure:
         if value_offset is not None and abs(value_offset - offset) <= 16:
             offset = min(offset, value_offset)
         kinds = (Counter(classify_inside(v) for v in values) if code == "TR101" and values
-                 else Counter({"per-request-content": 1}))
+                 else Counter({spelling or "per-request-content": 1}))
         kind = min(kinds, key=lambda k: (-kinds[k], k))
         if not label:
             label, _, right_text = contexts[0]
@@ -609,6 +642,68 @@ class Structure:
         lost_all = sum(g.rejoin * weight(g.request) for g in group)
         return SpanFinding(code, offset, kind, round(counted * scale), round(lost_all * scale), values,
                            label, right_text, median, contexts, in_history=history)
+
+    def _spelling(self, gaps: list[Gap]) -> tuple[str, int] | None:
+        """How the span is the neighbour's content spelled otherwise (``spelling_kind``), where
+        it is in most of the pairs read: the unit holding it in each request (its paragraph,
+        within its message) is equal to the neighbour's under the spelling key. A value that
+        varies changes the key; another Unicode normalization, another wrapping, a table's
+        columns or a JSON object's keys in another order do not. With the kind, the token
+        where the first such unit ends in its neighbour."""
+        kinds: Counter[str] = Counter()
+        read, unit_end = 0, 0
+        for g in gaps:
+            ids = self._ids(g.request)
+            if ids is None:
+                continue
+            ref, lo, hi = g.ref, g.ref_start, g.ref_start + g.ref_length
+            if ref < 0:
+                # A stretch ahead of static content has no span of the neighbour's own: its
+                # unit there is the one ending where the static run starts.
+                ref, at = self._ahead_refs.get((g.request, g.start), (-1, 0))
+                lo, hi = at - 1, at
+            theirs = self._ids(ref) if ref >= 0 and hi > 0 else None
+            if theirs is None:
+                continue
+            read += 1
+            mine_unit, _ = self._unit_around(ids, g.start, g.start + g.length)
+            their_unit, end = self._unit_around(theirs, lo, hi)
+            if respelled(mine_unit, their_unit):
+                kinds[spelling_kind(mine_unit, their_unit)] += 1
+                unit_end = unit_end or end()
+        if not read or 2 * sum(kinds.values()) <= read:
+            return None
+        return min(kinds, key=lambda k: (-kinds[k], k)), unit_end
+
+    def _respelled(self, g: Gap) -> bool:
+        """Whether gap ``g`` is its unit spelled otherwise (``_spelling``), tested where its
+        own text and the neighbour's are (cheaply: a varying value never is)."""
+        ids, theirs = self._ids(g.request), self._ids(g.ref) if g.ref >= 0 else None
+        if ids is None or theirs is None:
+            return False
+        mine, other = self.decode(ids[g.start:g.start + g.length]), self.decode(theirs[g.ref_start:g.ref_start + g.ref_length])
+        return respelled(mine, other) and self._spelling([g]) is not None
+
+    def _unit_around(self, ids: list[int], start: int, end: int) -> tuple[str, Callable[[], int]]:
+        """The text of the paragraph holding tokens [start, end), inside their message: from
+        the last blank line (or special token) before them to the first one after; and how
+        to find the token it ends at (a search over decodings: asked for once a finding)."""
+        lo = max(0, start - UNIT_REACH)
+        lo = max((k + 1 for k in range(lo, start) if ids[k] in self.specials), default=lo)
+        hi = min(len(ids), end + UNIT_REACH)
+        hi = next((k for k in range(end, hi) if ids[k] in self.specials), hi)
+        # Decoded whole: a character cut between two tokens decodes whole only so. Where the
+        # span sits in it is found from its pieces' lengths (a cut character may make it one
+        # off, which a paragraph's edges do not notice).
+        text = self.decode(ids[lo:hi])
+        a = len(self.decode(ids[lo:start]))
+        b = a + len(self.decode(ids[start:end]))
+        cut = [m.end() for m in _UNIT_EDGE.finditer(text, 0, a)]
+        # (The break after is looked for past the varying tokens: a wrapping may differ in one.)
+        tail = _UNIT_EDGE.search(text, b)
+        if tail is None:
+            return text[cut[-1] if cut else 0:], lambda: hi
+        return text[cut[-1] if cut else 0:tail.start()], lambda: lo + _token_at(self.decode, ids[lo:hi], tail.start())
 
     def _lines_moved(self, group: list[Gap], permuted: set[bytes]) -> bool:
         """Whether most of a sample of ``group``'s gaps (those re-joining at a unit seen
@@ -1341,11 +1436,15 @@ def _history_folded(found: list[SpanFinding]) -> list[SpanFinding]:
 
 def _merged(found: list[SpanFinding]) -> list[SpanFinding]:
     """Per-request content seen from several pairs of requests that share some of its
-    words (questions from one template) is one finding at the point where it starts."""
+    words (questions from one template) is one finding at the point where it starts; so is
+    one unit spelled otherwise."""
     out: list[SpanFinding] = []
     for f in found:
-        same = next((o for o in out if o.code == f.code == "TR102"
-                     and abs(o.token_offset - f.token_offset) <= 4), None)
+        # (A unit spelled otherwise shows where each pair of spellings first parts: one
+        # finding, at the first.)
+        same = next((o for o in out if (o.code == f.code == "TR102" and abs(o.token_offset - f.token_offset) <= 4)
+                     or (o.code == f.code == "TR104" and o.token_offset <= f.token_offset < o.token_offset + o.span_tokens)),
+                    None)
         if same is None:
             out.append(f)
             continue

@@ -31,12 +31,12 @@ import dataclasses
 import functools
 import json
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
+from advisor.diagnose.spelling import normalized
 from advisor.ingest.traffic import Request
 
 Fix = Callable[[Request], "Request | None"]
@@ -44,8 +44,6 @@ Key = tuple[str, str]  # (kind of unit, normalized text)
 
 # A key in this share of the sessions is part of the traffic's fixed prompt.
 STATIC_SHARE = 0.9
-# A delimited table has a header and at least two rows (``columns_sorted``).
-TABLE_ROWS = 3
 # Rounds of count-and-rewrite at most: one usually settles it, a second catches units that
 # became equal by the first (one spelling, one order).
 ROUNDS = 3
@@ -80,47 +78,6 @@ _JSON_LAYOUTS: tuple[tuple[int | str | None, tuple[str, str]], ...] = (
 # Texts repeat across requests (a system prompt in every one): the pure steps below are
 # memoized, bounded so that a log of unique texts holds at most this many of each.
 MEMO_TEXTS = 4096
-
-
-@functools.lru_cache(maxsize=4 * MEMO_TEXTS)
-def normalized(text: str) -> str:
-    """The equivalence key's text: NFC, JSON keys sorted where the text parses, a delimited
-    table's columns sorted by their header, whitespace runs as one space."""
-    text = unicodedata.normalize("NFC", text)
-    body = text.strip()
-    if body.startswith(("{", "[")):
-        try:
-            value = json.loads(body)
-        except ValueError:
-            value = None
-        if isinstance(value, (dict, list)):
-            text = json.dumps(value, sort_keys=True, ensure_ascii=False)
-    elif "," in body or "\t" in body:
-        text = columns_sorted(text)
-    # (``str.split`` cuts at exactly the characters ``\s`` matches, at C speed.)
-    return " ".join(text.split())
-
-
-def columns_sorted(text: str) -> str:
-    """``text`` with each delimited table in it (at least TABLE_ROWS lines with one count of
-    commas or tabs, headed by a row of distinct bare names without digits) in the order of its
-    header's names: a table's column order is its rows' key order, and means as little."""
-    lines = text.split("\n")
-    k = 0
-    while k < len(lines):
-        sep = "\t" if "\t" in lines[k] else ","
-        width = lines[k].count(sep)
-        end = k + 1
-        while width and end < len(lines) and lines[end].count(sep) == width:
-            end += 1
-        header = lines[k].split(sep)
-        # (Names are bare: prose's ", " is no separator.)
-        if (end - k >= TABLE_ROWS and len(set(header)) == len(header) and all(h and h == h.strip() for h in header)
-                and not any(map(str.isdigit, lines[k]))):
-            order = sorted(range(len(header)), key=lambda c: header[c])
-            lines[k:end] = [sep.join(row[c] for c in order) for row in (line.split(sep) for line in lines[k:end])]
-        k = end
-    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------- the splitter

@@ -24,7 +24,6 @@ A request counts once per kind. The caller measures what each cause is worth.
 from __future__ import annotations
 
 import json
-import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,10 +31,8 @@ from typing import Any
 from advisor.findings import Finding
 from advisor.ingest.traffic import Request
 from advisor.prescribe import canonical
-from advisor.prescribe.canonical import (
-    LINE, MEMBER, PARA, STATIC, TEXT, TOOL, UNIQUE, Canon, columns_sorted, normalized, split_text,
-    text_parts,
-)
+from advisor.diagnose.spelling import SPELLED, normalized, spelling_kind
+from advisor.prescribe.canonical import LINE, MEMBER, PARA, STATIC, TEXT, TOOL, UNIQUE, Canon, split_text, text_parts
 
 SPELLING, ORDER, PLACEMENT = "TR104", "TR201", "TR102"
 # The change of the canonical form each code's causes are undone by, to measure them.
@@ -45,15 +42,11 @@ CHANGE = {SPELLING: canonical.SPELLING, ORDER: canonical.ORDER, PLACEMENT: canon
 CAUSE_SHARE = 0.01
 # The diagnosis's own codes for each cause: where it reports one, it has found that content
 # (the varying span, the units out of order) and the canonical form is that finding's fix,
-# so the cause is not named twice. It never reports a spelling, nor a tool list cut to a
-# per-request subset as such (it sees the tools part where the subsets differ).
-REPORTED_AS = {SPELLING: frozenset(), ORDER: frozenset({"TR201"}), PLACEMENT: frozenset({"TR101", "TR102"})}
+# so the cause is not named twice. It never reports a tool list cut to a per-request subset
+# as such (it sees the tools part where the subsets differ).
+REPORTED_AS = {SPELLING: frozenset({"TR104"}), ORDER: frozenset({"TR201"}), PLACEMENT: frozenset({"TR101", "TR102"})}
 UNREPORTED_KINDS = frozenset({"tool-subset"})
-WHAT = {
-    "normalization": "the same text in another Unicode normalization (NFC or NFD)",
-    "wrapping": "the same text wrapped or spaced otherwise",
-    "key-order": "the same JSON object with its keys in another order",
-    "column-order": "the same delimited table with its columns in another order",
+WHAT = SPELLED | {
     "tool-order": "the same tool definitions in another order",
     "section-order": "the same sections in another order",
     "row-order": "the same lines or table rows in another order",
@@ -140,22 +133,6 @@ def findings(found: list[Cause], worth: Callable[[str], int], offset_of: Callabl
     # The cause worth most first: the one the action answers.
     named.sort(key=lambda c: -c["tokens"])
     return new, named, answers[named[0]["code"]] if named else None
-
-
-def spelling_kind(a: str, b: str) -> str:
-    """How two spellings of one unit differ."""
-    if unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b):
-        return "normalization"
-    if a.split() == b.split():
-        return "wrapping"
-    try:
-        if json.loads(a) == json.loads(b):
-            return "key-order"
-    except ValueError:
-        pass
-    if columns_sorted(a) == columns_sorted(b):
-        return "column-order"
-    return "normalization"  # NFC and whitespace both differ: the key made them one
 
 
 def _request(req: Request, canon: Canon, seen: dict[tuple[str, str], str], moved_out: bool) -> None:

@@ -455,7 +455,7 @@ def _ip(rng: random.Random, c: Ctx) -> list[ReqPair]:
     return value_pairs(c, "Client address: ", ips)
 
 
-@shape("unicode-nfc-nfd", ("dynamic",), SYS, "a German or Turkish block, NFC from some clients and NFD from others")
+@shape("unicode-nfc-nfd", ("spelling",), SYS, "a German or Turkish block, NFC from some clients and NFD from others")
 def _nfd(rng: random.Random, c: Ctx) -> list[ReqPair]:
     lang = "de" if c.text.lang in ("en", "de") else "tr"
     block = "\n".join(f"- {r}" for r in rng.sample(TEXT[lang]["rule"], 4))
@@ -465,7 +465,7 @@ def _nfd(rng: random.Random, c: Ctx) -> list[ReqPair]:
     return block_pairs(c, "Hinweise / Notlar:\n", [unicodedata.normalize(f, block) for f in forms], block)
 
 
-@shape("hard-wrap", ("dynamic",), SYS, "a policy paragraph hard-wrapped at the client's width (60/72/80/100)")
+@shape("hard-wrap", ("spelling",), SYS, "a policy paragraph hard-wrapped at the client's width (60/72/80/100)")
 def _wrap(rng: random.Random, c: Ctx) -> list[ReqPair]:
     para = " ".join(TEXT["en"]["doc"]) if c.text.lang == "zh" else " ".join(TEXT[c.text.lang]["doc"])
     widths = [rng.choice((60, 72, 80, 100)) for _ in range(c.n)]
@@ -544,7 +544,7 @@ def _csv_rows(rng: random.Random, c: Ctx) -> list[ReqPair]:
     return block_pairs(c, "Price list (CSV):\n", [render(rng.sample(rows, len(rows))) for _ in range(c.n)], render(rows))
 
 
-@shape("csv-columns", ("order",), SYS, "a CSV price list whose column order varies per client")
+@shape("csv-columns", ("spelling",), SYS, "a CSV price list whose column order varies per client")
 def _csv_cols(rng: random.Random, c: Ctx) -> list[ReqPair]:
     header, rows = csv_table(rng)
 

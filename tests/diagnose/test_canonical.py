@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from advisor.ingest.traffic import Request, parse_record
 from advisor.prescribe.canonical import KEPT, LAST_USER, LAST_USER_START, canonical_fixes, normalized, split_text
-from advisor.prescribe.causes import spelling_kind
+from advisor.diagnose.spelling import spelling_kind
 
 WORDS = ["alpha", "beta", "gamma", "delta", "Café", "naïve", "rules", "tone", "date:", "12:00", "#", "|", "-"]
 

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from advisor.ingest.traffic import Request, parse_record
 from advisor.prescribe.canonical import Canon, canonical_fixes, canonical_rounds, count
-from advisor.prescribe.causes import causes, spelling_kind
+from advisor.diagnose.spelling import spelling_kind
+from advisor.prescribe.causes import causes
 
 WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "theta", "kappa", "lambda", "sigma",
          "Café", "naïve", "résumé", "Größe", "crème", "brûlée"]

@@ -17,7 +17,7 @@ from tests.diagnose import param
 
 SEED = 12
 CLAIM_SHARE = 0.01
-DEFECT_CODES = ("TR101", "TR102", "TR201")
+DEFECT_CODES = ("TR101", "TR102", "TR104", "TR201")
 
 
 def controls() -> list[param.Spec]:
