@@ -769,13 +769,14 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     # order would have sorted whole, which only units seen in another order (TR201) have to
     # lose, or units drawn from a pool (``holds_pool``). There it is measured alone too (one
     # more count of the log), and the better kept.
-    canon = (_canonical_order(m, fixes_of(choice), after, CANONICAL_GAIN, diagnosis.findings) if plans
-             else _canonical_order(m, [], after, CANONICAL_GAIN, diagnosis.findings, variants=1))
+    share = 0.0 if any(f.code in CANONICAL_ONLY for f in diagnosis.findings) else CANONICAL_GAIN
+    canon = (_canonical_order(m, fixes_of(choice), after, share, diagnosis.findings) if plans
+             else _canonical_order(m, [], after, share, diagnosis.findings, variants=1))
     alone = None
     forget_units()  # the texts on top of the moves: the log's come next
     if any(v is not None for v in choice) and (any(f.code == "TR201" for f in diagnosis.findings)
                                                or holds_pool(m.editable)):
-        alone = _canonical_order(m, [], max(after, canon[0] if canon is not None else 0), CANONICAL_GAIN,
+        alone = _canonical_order(m, [], max(after, canon[0] if canon is not None else 0), share,
                                  diagnosis.findings)
     superseded = list(choice) if alone is not None else []
     if alone is not None:
@@ -979,14 +980,17 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
     variants_of = canonical_fixes(start, m.joiner, rounds)[:variants]
     top: tuple[int, int] | None = None  # (cached, variant): only the best one's traffic is rebuilt
     for k, (_, fix, _) in enumerate(variants_of):
-        if k and not _differs(fix, variants_of[0][1], start, m.apply):
-            continue  # no request has a varying unit in its system message to move: the default again
+        if any(not _differs(fix, earlier, start, m.apply) for _, earlier, _ in variants_of[:k]):
+            # The traffic gives this variant nothing of its own to move (no varying unit in
+            # a system message, no unit drawn from a pool): an earlier variant again.
+            continue
         # At the rewritten traffic's own rate: one spelling and one wrapping change the
         # token count itself, not only which tokens are shared.
         cached = m.cached(m.rewritten([_then(done, fix, m.apply)])[0], own_rate=True)
         if top is None or cached > top[0]:
             top = (cached, k)
-    if top is None or top[0] - after < share * m.prompt_tokens:
+    # (A finding only the canonical form answers takes it at any gain: ``share`` 0.)
+    if top is None or top[0] - after < max(1.0, share * m.prompt_tokens):
         return None
     description, fix, details = variants_of[top[1]]
     fixed, changed = m.rewritten([_then(done, fix, m.apply)])
@@ -1057,6 +1061,9 @@ HIDDEN_SHARE = 0.01   # ... and costs at least this share of the prompt tokens
 # (clean traffic gains up to ~1.3% by reordering what it shares: passages retrieved per
 # request, a pasted document). Less is not worth asking a client to resend everything.
 CANONICAL_GAIN = 0.03
+# Findings whose one fix is the canonical form (content spelled otherwise: no move answers
+# it): where the diagnosis reports one, the canonical order is kept at any gain.
+CANONICAL_ONLY = frozenset({"TR104"})
 
 
 # What ends the prompt, by the role of the requests' last message (most of them).
