@@ -1,15 +1,16 @@
 r"""## What it does
-Reports content that every session sends in one form but some requests spell differently:
+Reports content that clients send in two spellings, each live (the other comes back):
 another Unicode normalization (`normalization`: NFC against NFD, a client that decomposes
 accents), another line wrapping or whitespace (`wrapping`: a prompt hard-wrapped at each
 client's width), or another order of a JSON object's keys (`key-order`) or of a delimited
 table's columns (`column-order`: a CSV export whose columns each client orders its own way).
-The units are compared by an equivalence key (NFC, whitespace runs as one space, JSON keys
-sorted, a table's columns sorted by their header); the
-most common spelling of a key is its canonical one. `analyze` reports it where a varying span's
-paragraph equals its neighbour's under that key (`advisor/diagnose/spelling.py`); `prescribe`
-names it too where rewriting every request into the canonical form (one spelling, one order)
-recovers at least 3% of the prompt tokens, and measures each cause by leaving it out.
+The units are compared by an equivalence key (NFC; lines reflowed with each line's own
+indentation kept, as it nests code, YAML and lists; JSON keys sorted, numbers as written; a
+CSV table's columns sorted by their header); the most common spelling of a key is its
+canonical one. `analyze` reports it where a varying span's paragraph equals its neighbour's
+under that key (`advisor/diagnose/spelling.py`). `prescribe` answers it with the canonical
+form, or with its spelling change alone at any gain where the whole form recovers less than
+3% of the prompt tokens, and names the kinds the diagnosis did not report.
 
 ## Why is this bad?
 Equal to a reader is not equal to the cache: "café" in NFC and in NFD are different bytes,
@@ -41,6 +42,7 @@ wrapping (or none) for shared text, serialize JSON with sorted keys
 CODE = "TR104"
 NAME = "unstable-spelling"
 SEVERITY = "warning"
-SUMMARY = "The same content arrives spelled differently (Unicode normalization, wrapping, JSON key order)."
+SUMMARY = ("The same content arrives spelled differently (Unicode normalization, wrapping, JSON key or CSV "
+           "column order).")
 # `__doc__` is None under `python -OO` (docstrings dropped): the rule then has no documentation.
 DOCS = (__doc__ or "").strip()

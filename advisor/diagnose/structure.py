@@ -333,21 +333,26 @@ class Structure:
             if reordered and sum(g.rejoin for g in group) >= need:
                 group = [g for g in group if not self._moved(g)]
             requests = {g.request for g in group}
-            lost = sum(g.rejoin for g in group)
-            if not group or lost < need:
+            if not group:
                 continue
             runs = sorted(g.run for g in group)
             totals = sorted(g.rejoin for g in group)
-            # A span must hide a long static stretch (a sentence that recurs in many documents
-            # is not a prompt), typically; and where one request is all it shows (a value with
-            # two settings), also in that request, with the setting it replaced coming back.
-            # Not so the same content spelled otherwise: the key shows it is one text, and
-            # two spellings of one text are a defect wherever they show (nothing means one
-            # rather than the other), unlike a date that rolled over.
-            if ((runs[len(runs) // 2] < MIN_STATIC and totals[len(totals) // 2] < MIN_STATIC_TOTAL)
-                    or (len(requests) < MIN_CHANGES and (runs[0] < MIN_STATIC or totals[0] < MIN_STATIC_TOTAL
-                                                         or not self._recurs(group[0])))) \
-                    and not self._respelled(group[0]):
+            # A span must cost enough and hide a long static stretch (a sentence that recurs
+            # in many documents is not a prompt), typically, and in the one request that shows
+            # it where only one does. Not so the same content spelled otherwise: the key shows
+            # it is one text, and the span's own tokens are lost too (spelled alike, they are
+            # shared). Tested only where a filter would drop the group: it costs decodes.
+            spelled = False
+            if (sum(g.rejoin for g in group) < need
+                    or (runs[len(runs) // 2] < MIN_STATIC and totals[len(totals) // 2] < MIN_STATIC_TOTAL)
+                    or (len(requests) < MIN_CHANGES and (runs[0] < MIN_STATIC or totals[0] < MIN_STATIC_TOTAL))):
+                spelled = sum(g.rejoin + g.length for g in group) >= need and self._respelled(group)
+                if not spelled:
+                    continue
+            # One request is all a value with two settings shows: the setting it replaced
+            # must come back (a spelling too: one rewrapped for good is a deploy, a cold
+            # prefill no fix saves).
+            if len(requests) < MIN_CHANGES and not self._recurs(group[0]):
                 continue
             keys = Counter(g.key for g in group)
             key = min(keys, key=lambda k: (-keys[k], k))
@@ -359,10 +364,11 @@ class Structure:
             # Content one arm of an A/B test holds is static for that arm, though the arm
             # may be well under half the log: many requests re-joining it say so.
             share = FAMILY_SHARE if len(requests) >= FAMILY_REQUESTS else STATIC_SHARE
+            # (A spelling shares its own content with the neighbour, whatever follows it.)
             if not self._history_edit(group) and not any(self._is_static(h, left, share) for h, left in pairs[:6]) \
-                    and not self._static_within(group, share):
+                    and not self._static_within(group, share) and not (spelled or self._respelled(group)):
                 continue  # re-joins content a few requests share (retrieved passages)
-            finding = self._span_finding(group, requests, lost, scale)
+            finding = self._span_finding(group, requests, scale, spelled)
             if finding is not None:
                 finding.first_request = min(requests)
                 out.append(finding)
@@ -521,7 +527,10 @@ class Structure:
                 return True
         return False
 
-    def _span_finding(self, group: list[Gap], requests: set[int], lost: int, scale: float) -> SpanFinding | None:
+    def _span_finding(self, group: list[Gap], requests: set[int], scale: float, spelled: bool = False,
+                      ) -> SpanFinding | None:
+        """The finding of a group of spans. ``spelled``: the group passed the filters as a
+        spelling only, so it is that or nothing."""
         lengths = sorted(g.length for g in group)
         median = lengths[len(lengths) // 2]
         # Where the span sits in one request: the oldest neighbour's own coordinates.
@@ -563,15 +572,17 @@ class Structure:
         if not decoded:
             return None
         # (Read on the first pairs, as the span's end is: each costs two units decoded.)
-        spelled = None if history else self._spelling([g for g, _ids, _start, _end in decoded[:SPELLING_PAIRS]])
-        spelling = spelled[0] if spelled else None
+        spelling = None if history else self._spelling([g for g, _ids, _start, _end in decoded[:SPELLING_PAIRS]])
+        if spelled and spelling is None:
+            return None
         code, pulls = ("TR101", []) if history else ("TR104", []) if spelling else self._code(decoded)
-        if spelled and known:
+        if spelling and known and ref_ids is not None:
             # The spellings of one unit part at as many places as there are pairs of them
             # (each wrap width its own breaks): the finding is the unit from the first, to
-            # its end.
-            offset = min(g.ref_start for g in known if g.ref == ref)
-            median = max(1, spelled[1] - offset)
+            # its end, in the oldest neighbour's coordinates.
+            parted = min(g.ref_start for g in known if g.ref == ref)
+            offset = _word_bounds(self.decode, ref_ids, parted, parted + 1)[0]
+            median = max(1, self._unit_around(ref_ids, offset, offset + 1)[1]() - offset)
         if code == "TR102":
             # Content ahead of the static text (a document) ends where the prompt resumes,
             # not at boilerplate most documents share: ends tested on a longer stretch.
@@ -639,19 +650,19 @@ class Structure:
             label, _, right_text = contexts[0]
         # Each aligned request stands for its sampling stride of the log.
         counted = sum(weight(r) for r in requests)
-        lost_all = sum(g.rejoin * weight(g.request) for g in group)
+        # (Content spelled otherwise is lost itself: spelled alike, the span is shared too.)
+        lost_all = sum((g.rejoin + (g.length if spelling else 0)) * weight(g.request) for g in group)
         return SpanFinding(code, offset, kind, round(counted * scale), round(lost_all * scale), values,
                            label, right_text, median, contexts, in_history=history)
 
-    def _spelling(self, gaps: list[Gap]) -> tuple[str, int] | None:
+    def _spelling(self, gaps: list[Gap]) -> str | None:
         """How the span is the neighbour's content spelled otherwise (``spelling_kind``), where
         it is in most of the pairs read: the unit holding it in each request (its paragraph,
         within its message) is equal to the neighbour's under the spelling key. A value that
         varies changes the key; another Unicode normalization, another wrapping, a table's
-        columns or a JSON object's keys in another order do not. With the kind, the token
-        where the first such unit ends in its neighbour."""
+        columns or a JSON object's keys in another order do not."""
         kinds: Counter[str] = Counter()
-        read, unit_end = 0, 0
+        read = 0
         for g in gaps:
             ids = self._ids(g.request)
             if ids is None:
@@ -667,22 +678,23 @@ class Structure:
                 continue
             read += 1
             mine_unit, _ = self._unit_around(ids, g.start, g.start + g.length)
-            their_unit, end = self._unit_around(theirs, lo, hi)
+            their_unit, _ = self._unit_around(theirs, lo, hi)
             if respelled(mine_unit, their_unit):
                 kinds[spelling_kind(mine_unit, their_unit)] += 1
-                unit_end = unit_end or end()
         if not read or 2 * sum(kinds.values()) <= read:
             return None
-        return min(kinds, key=lambda k: (-kinds[k], k)), unit_end
+        return min(kinds, key=lambda k: (-kinds[k], k))
 
-    def _respelled(self, g: Gap) -> bool:
-        """Whether gap ``g`` is its unit spelled otherwise (``_spelling``), tested where its
-        own text and the neighbour's are (cheaply: a varying value never is)."""
+    def _respelled(self, group: list[Gap]) -> bool:
+        """Whether the spans of ``group`` are their units spelled otherwise (``_spelling``),
+        first tested where the first one's own text and the neighbour's are (cheaply: a
+        varying value never is; a table's columns only show whole, in its unit)."""
+        g = group[0]
         ids, theirs = self._ids(g.request), self._ids(g.ref) if g.ref >= 0 else None
         if ids is None or theirs is None:
             return False
         mine, other = self.decode(ids[g.start:g.start + g.length]), self.decode(theirs[g.ref_start:g.ref_start + g.ref_length])
-        return respelled(mine, other) and self._spelling([g]) is not None
+        return respelled(mine, other) and self._spelling(group[:SPELLING_PAIRS]) is not None
 
     def _unit_around(self, ids: list[int], start: int, end: int) -> tuple[str, Callable[[], int]]:
         """The text of the paragraph holding tokens [start, end), inside their message: from
@@ -1276,8 +1288,12 @@ class Structure:
         b = self._ids(g.ref) if g.ref >= 0 else None
         if b is None:
             return True
-        key = pack(b[max(0, g.ref_start - SEAM):g.ref_start + g.ref_length + min(SEAM, g.run)])
-        return any(i > g.request and find_item(d, key, 0) >= 0 for i, d in zip(self.al.kept_ids, self.al.kept))
+        lo, end = max(0, g.ref_start - SEAM), g.ref_start + g.ref_length
+        # (A long setting is told by itself: what follows it may be each request's own, a
+        # question right after the end of a system message.)
+        keys = [pack(b[lo:end + min(SEAM, g.run)])] + ([pack(b[lo:end])] if g.ref_length >= MIN_STATIC else [])
+        return any(i > g.request and find_item(d, key, 0) >= 0
+                   for key in keys for i, d in zip(self.al.kept_ids, self.al.kept))
 
     @staticmethod
     def _rearranged(s: Swap) -> bool:
@@ -1437,14 +1453,13 @@ def _history_folded(found: list[SpanFinding]) -> list[SpanFinding]:
 def _merged(found: list[SpanFinding]) -> list[SpanFinding]:
     """Per-request content seen from several pairs of requests that share some of its
     words (questions from one template) is one finding at the point where it starts; so is
-    one unit spelled otherwise."""
+    one kind of spelling."""
     out: list[SpanFinding] = []
     for f in found:
-        # (A unit spelled otherwise shows where each pair of spellings first parts: one
-        # finding, at the first.)
+        # (Content spelled otherwise shows where each pair of spellings first parts, in each
+        # of its units: one cause, one finding of its kind, at the first.)
         same = next((o for o in out if (o.code == f.code == "TR102" and abs(o.token_offset - f.token_offset) <= 4)
-                     or (o.code == f.code == "TR104" and o.token_offset <= f.token_offset < o.token_offset + o.span_tokens)),
-                    None)
+                     or (o.code == f.code == "TR104" and o.kind == f.kind)), None)
         if same is None:
             out.append(f)
             continue
