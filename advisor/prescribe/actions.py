@@ -36,8 +36,8 @@ from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, CHAT_MARKUP, DE
                                      TurnMove, TurnsMove, json_unescaped, shared_turn_bodies, sort_call_arguments,
                                      number_call_ids, sort_content_keys, system_into_first_user,
                                      unescaped_context, TOOL_INDENTS, tool_texts)
-from advisor.prescribe.canonical import (KEPT, canonical_fix, canonical_fixes, canonical_rounds, forget_units,
-                                         holds_pool)
+from advisor.prescribe.canonical import (KEPT, ORDER, PLACEMENT, canonical_fix, canonical_fixes, canonical_rounds,
+                                         forget_units, holds_pool)
 from advisor.prescribe.causes import PLACEMENT as PLACEMENT_CODE
 from advisor.prescribe.causes import causes
 from advisor.prescribe.causes import findings as cause_findings
@@ -763,20 +763,23 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
             diagnosis, plans, choice, after, changed_all, fixed_all, kept = first
             memo.clear()
             memo.update(kept)
-    # The canonical order on top of the chosen moves; where the diagnosis named no cause, on
-    # the traffic as logged and in its default placement only (no system-message unit was
-    # found to move). On top of moves it may keep less than alone: a move may cut a unit the
+    # The canonical order on top of the chosen moves (where the diagnosis named no cause, on
+    # the traffic as logged), every placement the traffic gives a variant of its own measured:
+    # a cause the diagnosis misses may still be one. On top of moves it may keep less than alone: a move may cut a unit the
     # order would have sorted whole, which only units seen in another order (TR201) have to
     # lose, or units drawn from a pool (``holds_pool``). There it is measured alone too (one
     # more count of the log), and the better kept.
-    share = 0.0 if any(f.code in CANONICAL_ONLY for f in diagnosis.findings) else CANONICAL_GAIN
-    canon = (_canonical_order(m, fixes_of(choice), after, share, diagnosis.findings) if plans
-             else _canonical_order(m, [], after, share, diagnosis.findings, variants=1))
+    canon = _canonical_order(m, fixes_of(choice) if plans else [], after, CANONICAL_GAIN, diagnosis.findings)
+    if canon is None and any(f.code in CANONICAL_ONLY for f in diagnosis.findings):
+        # A finding only the canonical form answers: its spelling alone (one spelling per
+        # unit, nothing reordered or moved), at any gain.
+        canon = _canonical_order(m, fixes_of(choice) if plans else [], after, 0.0, diagnosis.findings,
+                                 keep=frozenset({ORDER, PLACEMENT}))
     alone = None
     forget_units()  # the texts on top of the moves: the log's come next
     if any(v is not None for v in choice) and (any(f.code == "TR201" for f in diagnosis.findings)
                                                or holds_pool(m.editable)):
-        alone = _canonical_order(m, [], max(after, canon[0] if canon is not None else 0), share,
+        alone = _canonical_order(m, [], max(after, canon[0] if canon is not None else 0), CANONICAL_GAIN,
                                  diagnosis.findings)
     superseded = list(choice) if alone is not None else []
     if alone is not None:
@@ -967,17 +970,19 @@ CauseFindings = tuple[list[Finding], list[dict[str, Any]], "Finding | None"]
 
 
 def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, known: list[Finding],
-                     variants: int | None = None,
+                     keep: frozenset[str] = frozenset(),
                      ) -> tuple[int, int, list[Sequence], str, dict[str, Any], Callable[[], CauseFindings]] | None:
-    """Every request in the canonical order (``advisor.prescribe.canonical``) on top of the
-    chosen fixes, the first ``variants`` placements of what varies measured: the best, where
+    """Every request in the canonical order (``advisor.prescribe.canonical``; without the
+    changes ``keep`` names) on top of the chosen fixes, each placement of what varies
+    measured: the best, where
     it recovers ``share`` of the prompt tokens more than the chosen fixes alone, with the
     findings of its causes that ``known`` lacks (``advisor.prescribe.causes``); else None."""
     # Counted on the traffic the chosen fixes leave: what they moved is ordered with the rest.
     start = [_applied(chosen, r, m.apply) if r is not None else None for r in m.editable]
     done = {id(r): s for r, s in zip(m.editable, start) if r is not None}
     rounds = canonical_rounds(start)
-    variants_of = canonical_fixes(start, m.joiner, rounds)[:variants]
+    rounds = rounds.keeping(keep) if keep else rounds
+    variants_of = canonical_fixes(start, m.joiner, rounds)
     top: tuple[int, int] | None = None  # (cached, variant): only the best one's traffic is rebuilt
     for k, (_, fix, _) in enumerate(variants_of):
         if any(not _differs(fix, earlier, start, m.apply) for _, earlier, _ in variants_of[:k]):
@@ -993,6 +998,9 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
     if top is None or top[0] - after < max(1.0, share * m.prompt_tokens):
         return None
     description, fix, details = variants_of[top[1]]
+    if keep:
+        description = ("Send every unit in its most common spelling (one Unicode normalization, one wrapping, one "
+                       "key and column order); nothing else reordered or moved.")
     fixed, changed = m.rewritten([_then(done, fix, m.apply)])
     best = (top[0], changed, fixed, description, dict(details))
     cached, to = best[0], best[4]["to"]
@@ -1000,7 +1008,7 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
 
     def worth(change: str) -> int:
         # What the canonical form loses with one of its changes left out.
-        fix = canonical_fix(kept.keeping(frozenset({change})), to, m.joiner)
+        fix = canonical_fix(kept.keeping(keep | {change}), to, m.joiner)
         return cached - m.cached(m.rewritten([_then(done, fix, m.apply)])[0], own_rate=True)
 
     def offset_of(index: int) -> int:
@@ -1062,7 +1070,7 @@ HIDDEN_SHARE = 0.01   # ... and costs at least this share of the prompt tokens
 # request, a pasted document). Less is not worth asking a client to resend everything.
 CANONICAL_GAIN = 0.03
 # Findings whose one fix is the canonical form (content spelled otherwise: no move answers
-# it): where the diagnosis reports one, the canonical order is kept at any gain.
+# it): where the diagnosis reports one, its spelling change alone is kept at any gain.
 CANONICAL_ONLY = frozenset({"TR104"})
 
 

@@ -36,6 +36,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
+from advisor.diagnose.blocks import CHAT_MARKER
 from advisor.diagnose.spelling import normalized
 from advisor.ingest.traffic import Request
 
@@ -219,6 +220,55 @@ def _tool_name(tool: Any) -> str:
     return name if isinstance(name, str) else ""
 
 
+# A role a chat layout names: in its markup (Llama 3's header, Command R's "<|USER_TOKEN|>"),
+# as the text between two markers (harmony's "<|start|>user<|message|>"), or as the first line
+# of a turn (ChatML's "<|im_start|>user\n", Gemma's "<start_of_turn>model\n").
+_ROLE_WORD = r"(system|developer|user|assistant|model|chatbot|tool|ipython)"
+_ROLE_IN_MARK = re.compile(rf"(?i)(?<![a-z]){_ROLE_WORD}(?![a-z])")
+_ROLE_LINE = re.compile(rf"{_ROLE_WORD}(\n|$)")
+_ROLES = {"model": "assistant", "chatbot": "assistant"}  # the layouts' names for the assistant
+# Roles that hold a prompt's instructions: what the placement variants move out of.
+SYSTEM_ROLES = ("system", "developer")
+
+
+def prompt_turns(prompt: str) -> list[tuple[int, int, str]] | None:
+    """The turns of a prompt rendered in a chat layout, read off its markup as text (the
+    markers a tokenizer holds as special tokens: ``blocks.CHAT_MARKER``): (start, end, role)
+    of each turn's body. None for a prompt without such markup (one text). A layout is never
+    named: a turn starts where the markup or the text names a role, and its body is the last
+    text between two markers before the next turn (harmony names a channel first), the
+    markup and the role line around it left out."""
+    marks = list(CHAT_MARKER.finditer(prompt))
+    if len(marks) < 2:
+        return None
+    out: list[tuple[int, int, str]] = []
+    role: str | None = None
+    body: tuple[int, int] | None = None
+
+    def close() -> None:
+        if role is not None and body is not None:
+            out.append((body[0], body[1], _ROLES.get(role.lower(), role.lower())))
+
+    for k, mark in enumerate(marks):
+        start, end = mark.end(), marks[k + 1].start() if k + 1 < len(marks) else len(prompt)
+        segment = prompt[start:end]
+        named = _ROLE_IN_MARK.search(mark.group(0))
+        hit = named if named is not None else _ROLE_LINE.match(segment)
+        if hit is not None:
+            close()
+            role, body = hit.group(1), None
+            if named is None:
+                start += hit.end()  # (the role line is markup)
+        if not prompt[start:end].strip():
+            continue  # markup between turns ("\n" after ChatML's end of turn)
+        if role is None:
+            role = "system"  # text ahead of every role the layout names: its preamble (DeepSeek's)
+        # (The layout's own break before the body, Llama 3's blank line, stays markup.)
+        body = (start + len(prompt[start:end]) - len(prompt[start:end].lstrip("\n")), end)
+    close()
+    return out or None
+
+
 def text_parts(content: Any) -> list[str] | None:
     """The texts of a content list made of text parts only; None otherwise (an image, an
     audio clip: their place among the texts must not change)."""
@@ -268,7 +318,8 @@ def _nodes(request: Request) -> list[tuple[str, str]]:
         out.append((json.dumps(tool, ensure_ascii=False), TOOL))
     texts: list[str] = []
     if request.kind == "prompt" and request.prompt:
-        texts.append(request.prompt)
+        turns = prompt_turns(request.prompt)
+        texts += [request.prompt] if turns is None else [request.prompt[a:b] for a, b, _ in turns]
     for message in request.messages or ():
         content = message.get("content")
         texts += [content] if isinstance(content, str) else [p["text"] for p in content or () if _is_text(p)]
@@ -531,37 +582,56 @@ def _insert(content: Any, moved: list[str], at_start: bool, joiner: str, canon: 
 
 
 def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, joiner: str) -> None:
-    """Move the unique units of the first system message (``shared_out``: every unit not all
-    sessions send; of a content of text parts, whole parts) to the last user message, in place."""
-    system = next((k for k, m in enumerate(messages) if m.get("role") == "system"), None)
+    """Move the unique units of the first system message that has any (``shared_out``: every
+    unit not all sessions send; of a content of text parts, whole parts) to the last user
+    message, in place. (A layout may open with a system turn of its own, harmony's date
+    header, ahead of the one holding the instructions.)"""
     user = max((k for k, m in enumerate(messages) if m.get("role") == "user"), default=-1)
-    if system is None or user < system:
+    found = next(((k, cut) for k in range(max(0, user)) if messages[k].get("role") in SYSTEM_ROLES
+                  and (cut := _cut_of(messages[k].get("content"), canon)) is not None), None)
+    if found is None:
         return
+    system, (kept, moved) = found
     content = messages[system].get("content")
-    texts = [content] if isinstance(content, str) else text_parts(content)
-    if not texts:
-        return
-    if len(texts) == 1:
-        cut = canon.split_out(texts[0])
-        if cut is None:
-            return
-        kept, moved = [cut[0]], [cut[1]]
-    else:  # text parts: each is a unit of its own, moved whole
-        parts = canon.split_parts(texts)
-        if parts is None:
-            return
-        kept, moved = parts
     messages[system] = dict(messages[system], content=kept[0] if isinstance(content, str) else
                             [{"type": "text", "text": text} for text in kept])
     messages[user] = dict(messages[user], content=_insert(messages[user].get("content"), moved, to == LAST_USER_START, joiner, canon))
+
+
+def _cut_of(content: Any, canon: Canon | Rounds) -> tuple[list[str], list[str]] | None:
+    """A system message's content as (kept, moved) texts; None where nothing moves."""
+    texts = [content] if isinstance(content, str) else text_parts(content)
+    if not texts:
+        return None
+    if len(texts) == 1:
+        cut = canon.split_out(texts[0])
+        return None if cut is None else ([cut[0]], [cut[1]])
+    return canon.split_parts(texts)  # text parts: each is a unit of its own, moved whole
+
+
+def _prompt(req: Request, prompt: str, canon: Canon | Rounds, to: str, joiner: str) -> Request | None:
+    """A prompt in canonical form: each turn's body as a message's content would be (the
+    markup between them as it was), or the whole text where it has no chat markup."""
+    turns = prompt_turns(prompt)
+    if turns is None:
+        out = canon.text(prompt)
+    else:
+        messages = [{"role": role, "content": canon.content(prompt[a:b])} for a, b, role in turns]
+        if to != KEPT:
+            _move_out(messages, canon, to, joiner)
+        pieces, at = [], 0
+        for (a, b, _), message in zip(turns, messages):
+            pieces += [prompt[at:a], message["content"]]
+            at = b
+        out = "".join(pieces) + prompt[at:]
+    return dataclasses.replace(req, prompt=out) if out != prompt else None
 
 
 def rewrite(req: Request, canon: Canon | Rounds, to: str = KEPT, joiner: str = "") -> Request | None:
     """The request in canonical form (``to``: where the system message's unique units go);
     None when that changes nothing."""
     if req.kind == "prompt" and req.prompt:
-        prompt = canon.text(req.prompt)
-        return dataclasses.replace(req, prompt=prompt) if prompt != req.prompt else None
+        return _prompt(req, req.prompt, canon, to, joiner)
     if req.kind != "messages" or not req.messages:
         return None
     tools = canon.tools(req.tools) if req.tools else req.tools
@@ -601,27 +671,43 @@ def count(requests: list[Request | None]) -> Counts:
 
 
 def holds_pool(requests: list[Request | None]) -> bool:
-    """Whether the first system messages hold units several sessions send but not nearly all
+    """Whether the system messages hold units several sessions send but not nearly all
     (examples drawn from a pool, a tenant's persona): what the ``shared_out`` form moves and
     sorts. One pass over their top-level units, not a count of the whole traffic."""
     sessions: dict[str, set[Hashable]] = {}
     seen: set[Hashable] = set()
     units: dict[str, tuple[str, ...]] = {}
     for k, req in enumerate(requests):
-        if req is None or not req.messages:
+        if req is None or not (req.messages or req.prompt):
             continue
         session: Hashable = req.session if req.session is not None else ("request", k)
         seen.add(session)
-        system = next((m for m in req.messages if m.get("role") == "system"), None)
-        content = system.get("content") if system is not None else None
-        texts = [content] if isinstance(content, str) else text_parts(content) or []
-        for text in texts:
-            if text not in units:
-                split = split_text(text) if len(texts) == 1 else None
-                units[text] = tuple(normalized(u) for u in (split.units if split is not None else (text,)))
-            for key in units[text]:
-                sessions.setdefault(key, set()).add(session)
+        for content in _system_contents(req):
+            texts = [content] if isinstance(content, str) else text_parts(content) or []
+            for text in texts:
+                if text not in units:
+                    split = split_text(text) if len(texts) == 1 else None
+                    units[text] = tuple(normalized(u) for u in (split.units if split is not None else (text,)))
+                for key in units[text]:
+                    sessions.setdefault(key, set()).add(session)
     return any(2 <= len(held) < STATIC_SHARE * len(seen) for held in sessions.values())
+
+
+def _system_contents(req: Request) -> list[Any]:
+    """The contents of the system messages ahead of the first user turn (of a prompt, its
+    turns' bodies): what the placement variants move units out of."""
+    if req.kind == "prompt" and req.prompt:
+        turns = prompt_turns(req.prompt) or []
+        messages: Any = [{"role": role, "content": req.prompt[a:b]} for a, b, role in turns]
+    else:
+        messages = req.messages or ()
+    out = []
+    for message in messages:
+        if message.get("role") == "user":
+            break
+        if message.get("role") in SYSTEM_ROLES:
+            out.append(message.get("content"))
+    return out
 
 
 class Rounds:

@@ -32,7 +32,9 @@ from advisor.findings import Finding
 from advisor.ingest.traffic import Request
 from advisor.prescribe import canonical
 from advisor.diagnose.spelling import SPELLED, normalized, spelling_kind
-from advisor.prescribe.canonical import LINE, MEMBER, PARA, STATIC, TEXT, TOOL, UNIQUE, Canon, split_text, text_parts
+from advisor.prescribe.canonical import (
+    LINE, MEMBER, PARA, STATIC, SYSTEM_ROLES, TEXT, TOOL, UNIQUE, Canon, prompt_turns, split_text, text_parts,
+)
 
 SPELLING, ORDER, PLACEMENT = "TR104", "TR201", "TR102"
 # The change of the canonical form each code's causes are undone by, to measure them.
@@ -105,6 +107,7 @@ def findings(found: list[Cause], worth: Callable[[str], int], offset_of: Callabl
     requested kind of each code), worth most first; and the finding that answers the first
     of them, its own or the diagnosis's."""
     codes = {f.code for f in known}
+    spelled = {f.kind for f in known if f.code in REPORTED_AS[SPELLING]}
     new: list[Finding] = []
     named: list[dict[str, Any]] = []
     answers: dict[str, Finding | None] = {}
@@ -116,7 +119,9 @@ def findings(found: list[Cause], worth: Callable[[str], int], offset_of: Callabl
         if tokens < CAUSE_SHARE * prompt_tokens:
             continue
         named.append({"code": code, "kind": mine[0].kind, "requests": mine[0].requests, "tokens": tokens})
-        fresh = [c for c in mine if c.kind in UNREPORTED_KINDS or not REPORTED_AS[code] & codes]
+        # (A spelling the diagnosis reports is reported of its kind: others are new.)
+        fresh = [c for c in mine if c.kind in UNREPORTED_KINDS or not REPORTED_AS[code] & codes
+                 or (code == SPELLING and c.kind not in spelled)]
         if not fresh:
             answers[code] = next((f for f in known if f.code in REPORTED_AS[code]), None)
             continue
@@ -136,22 +141,28 @@ def findings(found: list[Cause], worth: Callable[[str], int], offset_of: Callabl
 
 
 def _request(req: Request, canon: Canon, seen: dict[tuple[str, str], str], moved_out: bool) -> None:
+    messages: tuple[dict[str, Any], ...] | list[dict[str, Any]] = req.messages or ()
     if req.kind == "prompt" and req.prompt:
-        _text(req.prompt, TEXT, canon, seen)
-        return
-    if req.kind != "messages":
+        turns = prompt_turns(req.prompt)
+        if turns is None:
+            _text(req.prompt, TEXT, canon, seen)
+            return
+        # (As the canonical form reads it: each turn's body a message's content.)
+        messages = [{"role": role, "content": req.prompt[a:b]} for a, b, role in turns]
+    elif req.kind != "messages":
         return
     if req.tools:
         _tools(req.tools, canon, seen)
-    for message in req.messages or ():
+    for message in messages:
         content = message.get("content")
+        system = moved_out and message.get("role") in SYSTEM_ROLES
         if isinstance(content, str):
             _text(content, TEXT, canon, seen)
-            if moved_out and message.get("role") == "system" and canon.split_out(content) is not None:
+            if system and canon.split_out(content) is not None:
                 seen.setdefault((PLACEMENT, "system-message-content"), content)
         elif (parts := text_parts(content)) is not None:
             _units(parts, TEXT, canon, seen)
-            cut = canon.split_parts(parts) if moved_out and message.get("role") == "system" and len(parts) > 1 else None
+            cut = canon.split_parts(parts) if system and len(parts) > 1 else None
             if cut is not None:
                 seen.setdefault((PLACEMENT, "system-message-content"), cut[1][0])
         elif isinstance(content, list):

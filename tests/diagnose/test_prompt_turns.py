@@ -1,0 +1,113 @@
+"""A raw prompt's turns, read off its chat markup (advisor.prescribe.canonical.prompt_turns).
+
+Prompts are rendered from generated conversations by the real chat templates of
+tests/chat_templates (through this repository's renderer, as `advisor analyze --chat-template`
+renders them), so the oracle is the conversation itself: each message's content is the body
+of one turn, in order, under its role. No layout is named in the code under test.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from advisor.ingest.source import make_renderer
+from advisor.ingest.traffic import Request, parse_record
+from advisor.prescribe.canonical import (KEPT, LAST_USER_START, canonical_rounds, prompt_turns, rewrite)
+
+TEMPLATES = Path(__file__).resolve().parents[1] / "chat_templates"
+# (tokenizer, chat template): the default Llama 3 layout, ChatML, harmony, Gemma's turns,
+# Phi-4's, DeepSeek's full-width markers.
+LAYOUTS = [("llama3", None), ("qwen2.5", TEMPLATES / "qwen25.jinja"), ("cl100k", TEMPLATES / "gpt_oss.jinja"),
+           ("llama3", TEMPLATES / "gemma3.jinja"), ("llama3", TEMPLATES / "phi4.jinja"),
+           ("llama3", TEMPLATES / "deepseek.jinja")]
+WORDS = ("Lieferung", "facture", "zamówienie", "đơn hàng", "παράδοση", "वापसी", "refund", "order", "the", "a",
+         "42", "Q:", "A:", "- item", "## Notes")
+
+PARAGRAPH = st.lists(st.sampled_from(WORDS), min_size=3, max_size=14).map(" ".join)
+CONTENT = st.lists(PARAGRAPH, min_size=1, max_size=4).map("\n\n".join)
+
+
+@functools.cache
+def _renderer(layout: tuple[str, Path | None]) -> Any:
+    return make_renderer(layout[0], layout[1], None, [])
+
+
+def _render(layout: tuple[str, Path | None], record: dict[str, Any]) -> str:
+    text = _renderer(layout).text_of(parse_record(record, "turns", 1))
+    assert text is not None
+    return text
+
+
+@settings(max_examples=25, deadline=None)
+@given(layout=st.sampled_from(LAYOUTS), system=CONTENT, turns=st.lists(CONTENT, min_size=1, max_size=5))
+def test_each_message_is_one_turn_in_order(layout: tuple[str, Path | None], system: str, turns: list[str]) -> None:
+    if len(turns) % 2 == 0:
+        turns = turns[:-1]  # the conversation ends on a user turn
+    # (Each content told apart by its own opening word: a message found is that message.)
+    messages = [{"role": "system", "content": "Intro " + system}] + [
+        {"role": "user" if k % 2 == 0 else "assistant", "content": f"Turn{k} {text}"} for k, text in enumerate(turns)]
+    prompt = _render(layout, {"messages": messages})
+    found = prompt_turns(prompt)
+    assert found is not None
+    bodies = [(role, prompt[a:b]) for a, b, role in found]
+    # Every message is in one body (a layout may open a turn with text of its own: harmony's
+    # "# Instructions"; Gemma folds the system text into the first user turn), in order; a
+    # user or assistant message is its body, under its role.
+    k = 0
+    for message in messages:
+        while k < len(bodies) and message["content"].rstrip() not in bodies[k][1]:
+            k += 1
+        assert k < len(bodies), (message, bodies)
+        if message["role"] != "system":
+            assert bodies[k] == (message["role"], message["content"]) or bodies[k][1].endswith(message["content"])
+            assert bodies[k][0] == message["role"]
+            k += 1
+
+
+def test_a_prompt_without_markup_is_one_text() -> None:
+    assert prompt_turns("Summarize the following report.\n\nRevenue rose 4%.") is None
+    assert prompt_turns("<|im_start|>only one marker and no turn") is None
+
+
+def _prompt_requests(layout: tuple[str, Path | None], n: int = 30) -> list[Request]:
+    """Rules, 2 of 6 examples sampled per request in the system turn, a question per request."""
+    rng = random.Random(str(layout))
+    pool = [f"Q: {rng.choice(WORDS)} {k}?\nA: {' '.join(rng.sample(WORDS, 6))}." for k in range(6)]
+    rules = "Rules:\n- " + "\n- ".join(" ".join(rng.sample(WORDS, 8)) for _ in range(5))
+    out = []
+    for i in range(n):
+        system = rules + "\n\nExamples:\n" + "\n\n".join(rng.sample(pool, 2))
+        record = {"messages": [{"role": "system", "content": system},
+                               {"role": "user", "content": f"Answer in one line.\n\nQuestion {i}: {' '.join(rng.sample(WORDS, 5))}"}]}
+        out.append(parse_record({"prompt": _render(layout, record)}, "turns", i + 1))
+    return out
+
+
+@pytest.mark.parametrize("layout", LAYOUTS[:3], ids=["llama3", "chatml", "harmony"])
+def test_a_prompt_s_rewrite_changes_only_turn_bodies(layout: tuple[str, Path | None]) -> None:
+    requests = _prompt_requests(layout)
+    rounds = canonical_rounds(list(requests))
+    for req in requests:
+        assert req.prompt is not None
+        before = prompt_turns(req.prompt)
+        assert before is not None
+        for to in (KEPT, LAST_USER_START):
+            new = rewrite(req, rounds, to) or req
+            assert new.prompt is not None
+            after = prompt_turns(new.prompt)
+            assert after is not None and [r for _, _, r in after] == [r for _, _, r in before]
+            # The markup around the bodies is the prompt's own, byte for byte.
+            outside = [req.prompt[:before[0][0]]] + [req.prompt[b:a] for (_, b, _), (a, _, _) in zip(before, before[1:])]
+            outside_new = [new.prompt[:after[0][0]]] + [new.prompt[b:a] for (_, b, _), (a, _, _) in zip(after, after[1:])]
+            assert outside_new == outside
+            # The examples move to the last user turn, behind its static opening.
+            if to == LAST_USER_START and new is not req:
+                user = next(new.prompt[a:b] for a, b, role in reversed(after) if role == "user")
+                assert user.startswith("Answer in one line.\n\nQ: ") or user.startswith("Answer in one line.\n\nExamples:")
