@@ -576,13 +576,19 @@ class Structure:
         if spelled and spelling is None:
             return None
         code, pulls = ("TR101", []) if history else ("TR104", []) if spelling else self._code(decoded)
-        if spelling and known and ref_ids is not None:
+        unit = ""
+        if spelling:
             # The spellings of one unit part at as many places as there are pairs of them
             # (each wrap width its own breaks): the finding is the unit from the first, to
-            # its end, in the oldest neighbour's coordinates.
-            parted = min(g.ref_start for g in known if g.ref == ref)
-            offset = _word_bounds(self.decode, ref_ids, parted, parted + 1)[0]
-            median = max(1, self._unit_around(ref_ids, offset, offset + 1)[1]() - offset)
+            # its end, in the oldest neighbour's coordinates (else the earliest request's).
+            if known and ref_ids is not None:
+                parted = min(g.ref_start for g in known if g.ref == ref)
+                at, at_ids = _word_bounds(self.decode, ref_ids, parted, parted + 1)[0], ref_ids
+            else:
+                opening = min(decoded, key=lambda d: d[0].start)
+                at, at_ids = opening[0].start, opening[1]
+            unit, unit_end = self._unit_around(at_ids, at, at + 1)
+            offset, median = at, max(1, unit_end() - at)
         if code == "TR102":
             # Content ahead of the static text (a document) ends where the prompt resumes,
             # not at boilerplate most documents share: ends tested on a longer stretch.
@@ -641,6 +647,9 @@ class Structure:
                     values.append(v)
             elif len(values) < 3 and mine.strip():
                 values.append(_short(mine, 80))
+        if unit:
+            # (The spans of a wrapping are its line breaks: the unit is what a reader knows.)
+            values = [_short(unit, 80)]
         if value_offset is not None and abs(value_offset - offset) <= 16:
             offset = min(offset, value_offset)
         kinds = (Counter(classify_inside(v) for v in values) if code == "TR101" and values
