@@ -177,7 +177,7 @@ def report(rows: Sequence[Row], command: str, tolerance: int, limit: int | None)
         "For every workload `bench/diagnose_heldout.py`'s `evaluate` runs `advisor analyze` and `advisor prescribe` "
         "(with the setup's `--tokenizer`/`--chat-template`) and compares with the planted truth:",
         "",
-        f"- **recall**: every planted defect is reported with the right class (TR101 dynamic, TR201 order, the "
+        f"- **recall**: every planted defect is reported with the right class (TR101 dynamic, TR201 order, TR104 spelling, the "
         f"placement finding; `a|b` accepts either) within {tolerance} tokens of where requests stop sharing or of "
         "the start of the unit holding it. *Lenient* counts dynamic and placement as one family.",
         f"- **false findings**: a TR101/TR201/placement finding claiming more than {bench.CLAIM_SHARE:.0%} of the "

@@ -49,7 +49,7 @@ def analyze_command(
     diagnose_limit: int = typer.Option(50_000, min=0, callback=bounded("--diagnose-limit"), help="Diagnose the first N text requests (0: all); "
                                        "bounds the diagnosis' memory on huge logs."),
     diagnose: Optional[bool] = typer.Option(None, "--diagnose/--no-diagnose",
-                                            help="Traffic findings (TR101/TR201/TR301) and loss attribution; "
+                                            help="Traffic findings (TR101-TR104, TR201, TR301) and loss attribution; "
                                             "on by default, off with --workers/--dask."),
     model: Optional[str] = typer.Option(None, "--model", help=MODEL_HELP),
     gpu: Optional[str] = typer.Option(None, "--gpu", help="GPU of the deployment (sets vLLM's hybrid block on Gated "

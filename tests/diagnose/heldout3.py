@@ -696,7 +696,9 @@ def _env(rng: random.Random, s: Scribe) -> list[Pair]:
     return out
 
 
-@workload("csv-column-order-ids", "input_ids", ("order",),
+# (A table's columns in another order are one content spelled otherwise since issue 33: the
+# diagnosis reports TR104 column-order there, the kind of its own the issue asks for.)
+@workload("csv-column-order-ids", "input_ids", ("order|spelling",),
           "a 20-row CSV price table whose four columns come in one of 24 orders (a dict rebuilt per request) after the "
           "opening; as token ids",
           notes="every row changes with the column order, so no row is shared as a unit; the fix is one column order")
