@@ -101,8 +101,11 @@ def columns_sorted(text: str) -> str:
         sep = "\t" if "\t" in lines[k] else ","
         rows = [_fields(lines[k], sep)]
         end = k + 1
-        while len(rows[0]) > 1 and end < len(lines) and len(_fields(lines[end], sep)) == len(rows[0]):
-            rows.append(_fields(lines[end], sep))
+        while len(rows[0]) > 1 and end < len(lines):
+            row = _fields(lines[end], sep)
+            if len(row) != len(rows[0]):
+                break
+            rows.append(row)
             end += 1
         header = rows[0]
         # (Names are bare: prose's ", " is no separator.)
@@ -128,10 +131,10 @@ def _row(fields: list[str]) -> str:
 
 
 def spelling_kind(a: str, b: str) -> str:
-    """How two spellings of one key differ."""
+    """How two spellings of one key differ (their keys are equal: indentation is too)."""
     if unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b):
         return NORMALIZATION
-    if key(a) == key(b) and a.split() == b.split():
+    if a.split() == b.split():
         return WRAPPING
     x, y = _json(a.strip()), _json(b.strip())
     if x is not None and x == y:

@@ -231,7 +231,8 @@ _ROLES = {"model": "assistant", "chatbot": "assistant"}  # the layouts' names fo
 SYSTEM_ROLES = ("system", "developer")
 
 
-def prompt_turns(prompt: str) -> list[tuple[int, int, str]] | None:
+@functools.lru_cache(maxsize=MEMO_TEXTS)
+def prompt_turns(prompt: str) -> tuple[tuple[int, int, str], ...] | None:
     """The turns of a prompt rendered in a chat layout, read off its markup as text (the
     markers a tokenizer holds as special tokens: ``blocks.CHAT_MARKER``): (start, end, role)
     of each turn's body. None for a prompt without such markup (one text). A layout is never
@@ -266,7 +267,13 @@ def prompt_turns(prompt: str) -> list[tuple[int, int, str]] | None:
         # (The layout's own break before the body, Llama 3's blank line, stays markup.)
         body = (start + len(prompt[start:end]) - len(prompt[start:end].lstrip("\n")), end)
     close()
-    return out or None
+    return tuple(out) or None
+
+
+def prompt_messages(prompt: str) -> list[dict[str, Any]] | None:
+    """A prompt's turns as messages (each body a message's content); None without markup."""
+    turns = prompt_turns(prompt)
+    return None if turns is None else [{"role": role, "content": prompt[a:b]} for a, b, role in turns]
 
 
 def text_parts(content: Any) -> list[str] | None:
@@ -354,6 +361,7 @@ def forget_units() -> None:
     normalized.cache_clear()
     split_text.cache_clear()
     _units.cache_clear()
+    prompt_turns.cache_clear()
 
 
 # ---------------------------------------------------------------- the canonical form
@@ -587,8 +595,7 @@ def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, jo
     message, in place. (A layout may open with a system turn of its own, harmony's date
     header, ahead of the one holding the instructions.)"""
     user = max((k for k, m in enumerate(messages) if m.get("role") == "user"), default=-1)
-    found = next(((k, cut) for k in range(max(0, user)) if messages[k].get("role") in SYSTEM_ROLES
-                  and (cut := _cut_of(messages[k].get("content"), canon)) is not None), None)
+    found = moving_out(messages, canon)
     if found is None:
         return
     system, (kept, moved) = found
@@ -596,6 +603,15 @@ def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, jo
     messages[system] = dict(messages[system], content=kept[0] if isinstance(content, str) else
                             [{"type": "text", "text": text} for text in kept])
     messages[user] = dict(messages[user], content=_insert(messages[user].get("content"), moved, to == LAST_USER_START, joiner, canon))
+
+
+def moving_out(messages: list[dict[str, Any]] | tuple[dict[str, Any], ...],
+               canon: Canon | Rounds) -> tuple[int, tuple[list[str], list[str]]] | None:
+    """The system message a placement variant moves units out of (the first ahead of the last
+    user turn that has any) and its content as (kept, moved) texts; None where none moves."""
+    user = max((k for k, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    return next(((k, cut) for k in range(max(0, user)) if messages[k].get("role") in SYSTEM_ROLES
+                 and (cut := _cut_of(messages[k].get("content"), canon)) is not None), None)
 
 
 def _cut_of(content: Any, canon: Canon | Rounds) -> tuple[list[str], list[str]] | None:
@@ -696,11 +712,8 @@ def holds_pool(requests: list[Request | None]) -> bool:
 def _system_contents(req: Request) -> list[Any]:
     """The contents of the system messages ahead of the first user turn (of a prompt, its
     turns' bodies): what the placement variants move units out of."""
-    if req.kind == "prompt" and req.prompt:
-        turns = prompt_turns(req.prompt) or []
-        messages: Any = [{"role": role, "content": req.prompt[a:b]} for a, b, role in turns]
-    else:
-        messages = req.messages or ()
+    messages = (prompt_messages(req.prompt) or [] if req.kind == "prompt" and req.prompt
+                else req.messages or ())
     out = []
     for message in messages:
         if message.get("role") == "user":

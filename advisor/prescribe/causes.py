@@ -33,7 +33,7 @@ from advisor.ingest.traffic import Request
 from advisor.prescribe import canonical
 from advisor.diagnose.spelling import SPELLED, normalized, spelling_kind
 from advisor.prescribe.canonical import (
-    LINE, MEMBER, PARA, STATIC, SYSTEM_ROLES, TEXT, TOOL, UNIQUE, Canon, prompt_turns, split_text, text_parts,
+    LINE, MEMBER, PARA, STATIC, TEXT, TOOL, UNIQUE, Canon, moving_out, prompt_messages, split_text, text_parts,
 )
 
 SPELLING, ORDER, PLACEMENT = "TR104", "TR201", "TR102"
@@ -143,28 +143,27 @@ def findings(found: list[Cause], worth: Callable[[str], int], offset_of: Callabl
 def _request(req: Request, canon: Canon, seen: dict[tuple[str, str], str], moved_out: bool) -> None:
     messages: tuple[dict[str, Any], ...] | list[dict[str, Any]] = req.messages or ()
     if req.kind == "prompt" and req.prompt:
-        turns = prompt_turns(req.prompt)
+        # (As the canonical form reads it: each turn's body a message's content.)
+        turns = prompt_messages(req.prompt)
         if turns is None:
             _text(req.prompt, TEXT, canon, seen)
             return
-        # (As the canonical form reads it: each turn's body a message's content.)
-        messages = [{"role": role, "content": req.prompt[a:b]} for a, b, role in turns]
+        messages = turns
     elif req.kind != "messages":
         return
     if req.tools:
         _tools(req.tools, canon, seen)
+    # The system message the chosen variant moves units out of: what it moves.
+    found = moving_out(messages, canon) if moved_out else None
+    if found is not None:
+        content = messages[found[0]].get("content")
+        seen.setdefault((PLACEMENT, "system-message-content"), content if isinstance(content, str) else found[1][1][0])
     for message in messages:
         content = message.get("content")
-        system = moved_out and message.get("role") in SYSTEM_ROLES
         if isinstance(content, str):
             _text(content, TEXT, canon, seen)
-            if system and canon.split_out(content) is not None:
-                seen.setdefault((PLACEMENT, "system-message-content"), content)
         elif (parts := text_parts(content)) is not None:
             _units(parts, TEXT, canon, seen)
-            cut = canon.split_parts(parts) if system and len(parts) > 1 else None
-            if cut is not None:
-                seen.setdefault((PLACEMENT, "system-message-content"), cut[1][0])
         elif isinstance(content, list):
             for part in content:
                 if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
