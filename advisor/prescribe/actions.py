@@ -694,6 +694,162 @@ def _best_choice(plans: list[Plan], cached_of: Callable[[list[int | None]], int]
     return choice
 
 
+class _Search:
+    """The plans of one look at the findings and what each choice of their variants
+    measures (memoized: cached and changed requests per choice; the rewritten traffic itself
+    is not kept, one list of sequences per choice tried held the whole search in memory, only
+    rebuilt for the choice carried out)."""
+
+    def __init__(self, m: Measurer, plans: list[Plan]) -> None:
+        self.m, self.plans = m, plans
+        self.memo: dict[tuple[int | None, ...], tuple[int, int]] = {}
+
+    def fixes_of(self, choice: list[int | None]) -> list[Fix]:
+        picked = sorted((self.plans[k].stage, k, v) for k, v in enumerate(choice) if v is not None)
+        return [self.plans[k].variants[v][1] for _, k, v in picked]
+
+    def measure(self, choice: list[int | None], unlimited: bool = False) -> tuple[int, int]:
+        key = tuple(choice) + ((-1,) if unlimited else ())
+        if key not in self.memo:
+            fixes = self.fixes_of(choice)
+            if not fixes:
+                self.memo[key] = (self.m.cached(self.m.seqs, unlimited=unlimited), 0)
+            else:
+                fixed, changed = self.m.rewritten(fixes)
+                self.memo[key] = (self.m.cached(fixed, unlimited=unlimited, own_rate=_sends_more(fixes)), changed)
+        return self.memo[key]
+
+    def rewrite(self, choice: list[int | None]) -> list[Sequence]:
+        fixes = self.fixes_of(choice)
+        return self.m.rewritten(fixes)[0] if fixes else self.m.seqs
+
+    def only(self, k: int, v: int | None) -> list[int | None]:
+        """The choice of variant ``v`` of plan ``k`` alone."""
+        return [v if j == k else None for j in range(len(self.plans))]
+
+
+@dataclass
+class _Chosen:
+    """The moves carried out: the search they were chosen in, the choice, what it caches
+    and changes, the traffic it makes, and the diagnosis it answers."""
+
+    search: _Search
+    choice: list[int | None]
+    after: int
+    changed: int
+    fixed: list[Sequence]
+    diagnosis: Diagnosis
+
+
+def _chosen(search: _Search, diagnosis: Diagnosis, before: int) -> _Chosen:
+    plans, m = search.plans, search.m
+    choice = _best_choice(plans, lambda c: search.measure(c)[0])
+    after, changed = search.measure(choice) if plans else (before, 0)
+    return _Chosen(search, choice, after, changed, search.rewrite(choice) if plans else m.seqs, diagnosis)
+
+
+def _second_look(first: _Chosen, planned: Callable[[Diagnosis], list[Plan]], renderer: Renderer,
+                 before: int) -> _Chosen:
+    """A defect that breaks every prefix early (units in a new order per request) hides a
+    value behind it; once the fixes are in, the traffic shows it: planned and measured with
+    the others, where that gains enough for a finding (else the first look stands)."""
+    m, diagnosis = first.search.m, first.diagnosis
+    hidden = (_hidden_findings(first.fixed, renderer, diagnosis)
+              if any(v is not None for v in first.choice) else [])
+    hidden += _layout_findings(m, diagnosis, before, m.prompt_tokens)
+    if not hidden:
+        return first
+    diagnosis = dataclasses.replace(diagnosis, findings=diagnosis.findings + hidden)
+    again = _chosen(_Search(m, planned(diagnosis)), diagnosis, before)
+    return first if again.after - first.after < HIDDEN_SHARE * m.prompt_tokens else again
+
+
+# What ``_canonical_order`` returns: cached, changed, traffic, description, details, causes.
+Canonical = tuple[int, int, list[Sequence], str, dict[str, Any], Callable[[], "CauseFindings"]]
+
+
+def _canonical_pick(c: _Chosen) -> tuple[Canonical | None, bool]:
+    """The canonical order on top of the chosen moves, and whether it stands alone instead.
+
+    Where the diagnosis named no cause it runs on the traffic as logged, every placement the
+    traffic gives a variant of its own measured: a cause the diagnosis misses may still be
+    one. On top of moves it may keep less than alone: a move may cut a unit the order would
+    have sorted whole, which only units seen in another order (TR201) have to lose, or units
+    drawn from a pool (``holds_pool``). There it is measured alone too (one more count of the
+    log), and the better kept."""
+    m, findings = c.search.m, c.diagnosis.findings
+    chosen = c.search.fixes_of(c.choice) if c.search.plans else []
+    canon = _canonical_order(m, chosen, c.after, CANONICAL_GAIN, findings)
+    if canon is None and any(f.code in CANONICAL_ONLY for f in findings):
+        # A finding only the canonical form answers: its spelling alone (one spelling per
+        # unit, nothing reordered or moved), at any gain.
+        canon = _canonical_order(m, chosen, c.after, 0.0, findings, keep=frozenset({ORDER, PLACEMENT}))
+    forget_units()  # the texts on top of the moves: the log's come next
+    if not any(v is not None for v in c.choice):
+        return canon, False
+    if not (any(f.code == "TR201" for f in findings) or holds_pool(m.editable)):
+        return canon, False
+    alone = _canonical_order(m, [], max(c.after, canon[0] if canon is not None else 0), CANONICAL_GAIN, findings)
+    return (alone, True) if alone is not None else (canon, False)
+
+
+def _plan_actions(c: _Chosen, superseded: bool, before: int, after: int, rate: Callable[[int], float]) -> list[Action]:
+    """One action per plan: the variant chosen (or, left out, the default), with what it
+    gains measured with the others."""
+    actions = []
+    for k, plan in enumerate(c.search.plans):
+        v = c.choice[k]
+        description, _, details = plan.variants[v if v is not None else 0]
+        details = dict(details)
+        kind = details.pop(AS, plan.kind)
+        if superseded and v is not None:
+            # No part of the prescription: it gains nothing there.
+            gain, changed = 0, 0
+            description += (" Measured on this traffic: the canonical order below recovers more without it; "
+                            "not recommended.")
+        elif v is None:
+            gain = c.search.measure(c.search.only(k, 0))[0] - before
+            description += " Measured on this traffic: it lowers the hit rate of the other fixes; not recommended."
+            changed = 0
+        else:
+            without = list(c.choice)
+            without[k] = None
+            gain = after - c.search.measure(without)[0]
+            changed = c.search.measure(c.search.only(k, v))[1]
+            if gain <= 0 and not plan.free:
+                description += " Measured on this traffic: no gain; not recommended."
+            elif gain <= 0:
+                description += " Measured with the other actions: no gain of its own here (free to adopt)."
+        actions.append(Action(kind, description, plan.code, rate(before + gain), gain, changed,
+                              plan.finding, details))
+    for k, f in enumerate(c.diagnosis.findings):
+        if f.code == "TR301":
+            actions.append(Action("none", "No template change raises the hit rate of single-shot traffic: "
+                                  "every prompt is new content. Do not size a prefix cache for it.",
+                                  f.code, rate(before), 0, 0, k))
+    return actions
+
+
+def _pin_action(m: Measurer, c: _Chosen, used: list[int], before: int, after: int,
+                fixed: list[Sequence]) -> tuple[Action | None, int]:
+    """Where eviction costs hits, pinning the most shared prefix: the action, and what the
+    prescription caches with it."""
+    pin = pin_candidate(m.seqs, m.page_size)
+    if pin is None:
+        return None, after
+    cached = m.cached(m.seqs, pin=pin)
+    action = Action(
+        "pin-system-prompt",
+        f"Pin the shared prefix ({len(pin):,} tokens, the system prompt) in the KV cache so that eviction "
+        f"never drops it (capacity {m.capacity:,} tokens).", "", cached / m.prompt_tokens if m.prompt_tokens else 0.0,
+        cached - before, 0)
+    pin_all = pin_candidate(fixed, m.page_size)
+    if pin_all is not None:
+        adds = _sends_more(c.search.plans[k].variants[c.choice[k] or 0][1] for k in used)
+        after = max(after, m.cached(fixed, pin=pin_all, own_rate=adds))
+    return action, after
+
+
 def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, page_size: int = 1,
               capacity: int | None = None) -> Prescription:
     """The actions for the findings, measured together (all, then each left out); with
@@ -712,115 +868,22 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     def planned(d: Diagnosis) -> list[Plan]:
         return plans_for(d, texts, m.holds, has_tools, static, turns, m.joiner, shared, bodies, edges, varying)
 
-    plans = planned(diagnosis)
-    actions: list[Action] = []
-
     def rate(cached: int) -> float:
         return cached / prompt if prompt else 0.0
 
-    # Cached and changed requests per choice; the rewritten traffic itself is not kept (one
-    # list of sequences per choice tried held the whole search in memory), only rebuilt for
-    # the choice carried out.
-    memo: dict[tuple[int | None, ...], tuple[int, int]] = {}
-
-    def fixes_of(choice: list[int | None]) -> list[Fix]:
-        picked = sorted((plans[k].stage, k, v) for k, v in enumerate(choice) if v is not None)
-        return [plans[k].variants[v][1] for _, k, v in picked]
-
-    def measure(choice: list[int | None], unlimited: bool = False) -> tuple[int, int]:
-        key = tuple(choice) + ((-1,) if unlimited else ())
-        if key not in memo:
-            fixes = fixes_of(choice)
-            if not fixes:
-                memo[key] = (m.cached(seqs, unlimited=unlimited), 0)
-            else:
-                fixed, changed = m.rewritten(fixes)
-                memo[key] = (m.cached(fixed, unlimited=unlimited, own_rate=_sends_more(fixes)), changed)
-        return memo[key]
-
-    def rewrite(choice: list[int | None]) -> list[Sequence]:
-        fixes = fixes_of(choice)
-        return m.rewritten(fixes)[0] if fixes else seqs
-
-    choice = _best_choice(plans, lambda c: measure(c)[0])
-    after, changed_all = measure(choice) if plans else (before, 0)
-    fixed_all = rewrite(choice) if plans else seqs
-    hidden = _hidden_findings(fixed_all, renderer, diagnosis) if any(v is not None for v in choice) else []
-    hidden += _layout_findings(m, diagnosis, before, prompt)
-    if hidden:
-        # A defect that breaks every prefix early (units in a new order per request) hides
-        # a value behind it; once the fixes are in, the traffic shows it: planned and
-        # measured with the others.
-        first = (diagnosis, plans, choice, after, changed_all, fixed_all, dict(memo))
-        diagnosis = dataclasses.replace(diagnosis, findings=diagnosis.findings + hidden)
-        plans = planned(diagnosis)
-        memo.clear()
-        choice = _best_choice(plans, lambda c: measure(c)[0])
-        after, changed_all = measure(choice)
-        fixed_all = rewrite(choice)
-        if after - first[3] < HIDDEN_SHARE * prompt:
-            # What the second look found gains nothing worth a finding: the first plan stands.
-            diagnosis, plans, choice, after, changed_all, fixed_all, kept = first
-            memo.clear()
-            memo.update(kept)
-    # The canonical order on top of the chosen moves (where the diagnosis named no cause, on
-    # the traffic as logged), every placement the traffic gives a variant of its own measured:
-    # a cause the diagnosis misses may still be one. On top of moves it may keep less than alone: a move may cut a unit the
-    # order would have sorted whole, which only units seen in another order (TR201) have to
-    # lose, or units drawn from a pool (``holds_pool``). There it is measured alone too (one
-    # more count of the log), and the better kept.
-    canon = _canonical_order(m, fixes_of(choice) if plans else [], after, CANONICAL_GAIN, diagnosis.findings)
-    if canon is None and any(f.code in CANONICAL_ONLY for f in diagnosis.findings):
-        # A finding only the canonical form answers: its spelling alone (one spelling per
-        # unit, nothing reordered or moved), at any gain.
-        canon = _canonical_order(m, fixes_of(choice) if plans else [], after, 0.0, diagnosis.findings,
-                                 keep=frozenset({ORDER, PLACEMENT}))
-    alone = None
-    forget_units()  # the texts on top of the moves: the log's come next
-    if any(v is not None for v in choice) and (any(f.code == "TR201" for f in diagnosis.findings)
-                                               or holds_pool(m.editable)):
-        alone = _canonical_order(m, [], max(after, canon[0] if canon is not None else 0), CANONICAL_GAIN,
-                                 diagnosis.findings)
-    superseded = list(choice) if alone is not None else []
-    if alone is not None:
-        canon, choice, after, changed_all = alone, [None] * len(plans), before, 0
-    for k, plan in enumerate(plans):
-        v = superseded[k] if superseded else choice[k]
-        description, _, details = plan.variants[v if v is not None else 0]
-        details = dict(details)
-        kind = details.pop(AS, plan.kind)
-        if superseded and v is not None:
-            # No part of the prescription: it gains nothing there.
-            gain, changed = 0, 0
-            description += (" Measured on this traffic: the canonical order below recovers more without it; "
-                            "not recommended.")
-        elif v is None:
-            gain = measure([0 if j == k else None for j in range(len(plans))])[0] - before
-            description += " Measured on this traffic: it lowers the hit rate of the other fixes; not recommended."
-            changed = 0
-        else:
-            without = list(choice)
-            without[k] = None
-            gain = after - measure(without)[0]
-            changed = measure([v if j == k else None for j in range(len(plans))])[1]
-            if gain <= 0 and not plan.free:
-                description += " Measured on this traffic: no gain; not recommended."
-            elif gain <= 0:
-                description += " Measured with the other actions: no gain of its own here (free to adopt)."
-        actions.append(Action(kind, description, plan.code, rate(before + gain), gain, changed,
-                              plan.finding, details))
-    for k, f in enumerate(diagnosis.findings):
-        if f.code == "TR301":
-            actions.append(Action("none", "No template change raises the hit rate of single-shot traffic: "
-                                  "every prompt is new content. Do not size a prefix cache for it.",
-                                  f.code, rate(before), 0, 0, k))
-    used = [k for k, v in enumerate(choice) if v is not None]
+    c = _second_look(_chosen(_Search(m, planned(diagnosis)), diagnosis, before), planned, renderer, before)
+    canon, superseded = _canonical_pick(c)
+    plans, search, diagnosis = c.search.plans, c.search, c.diagnosis
+    after, changed_all, fixed_all = (before, 0, seqs) if superseded else (c.after, c.changed, c.fixed)
+    used = [] if superseded else [k for k, v in enumerate(c.choice) if v is not None]
+    actions = _plan_actions(c, superseded, before, c.after, rate)
     if capacity is not None:
-        after_unlimited = measure(choice, unlimited=True)[0] if used else before_unlimited
+        after_unlimited = search.measure(c.choice, unlimited=True)[0] if used else before_unlimited
     else:
         after_unlimited = after
     # (Superseded moves are no action to take with the canonical order: "all" is that alone.)
     count = 0 if superseded else len(plans)
+    named: list[dict[str, Any]] = []
     if canon is not None:
         # The canonical order recovers more than the fixes above: it is the prescription,
         # answering the causes it names (findings of their own where the diagnosis has none).
@@ -834,29 +897,13 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
                               cached - after, changed_all, cause_at, details))
         after, count = cached, count + 1
         after_unlimited = m.cached(fixed_all, unlimited=True) if capacity is not None else after
-    dynamic = [k for k in used if plans[k].code in ("TR101", "TR102")]
-    if superseded and canon is not None:
-        # The canonical order alone: what varies is moved by its placement change (the
-        # tokens it loses with that change left out).
-        dynamic_gain = sum(c["tokens"] for c in named if c["code"] == PLACEMENT_CODE)
-    elif dynamic and len(dynamic) < len(used):
-        only = [choice[k] if k in dynamic else None for k in range(len(plans))]
-        dynamic_gain = measure(only, unlimited=True)[0] - before_unlimited
-    else:
-        dynamic_gain = after_unlimited - before_unlimited if dynamic else 0
+    dynamic_gain = _dynamic_gain(search, c.choice, used, superseded and canon is not None, named,
+                                 before_unlimited, after_unlimited)
     if capacity is not None and before_unlimited > before:
         # Eviction costs hits: keep the most shared prefix resident.
-        pin = pin_candidate(seqs, page_size)
+        pin, after = _pin_action(m, c, used, before, after, fixed_all)
         if pin is not None:
-            cached = m.cached(seqs, pin=pin)
-            actions.append(Action(
-                "pin-system-prompt",
-                f"Pin the shared prefix ({len(pin):,} tokens, the system prompt) in the KV cache so that eviction "
-                f"never drops it (capacity {capacity:,} tokens).", "", rate(cached), cached - before, 0))
-            pin_all = pin_candidate(fixed_all, page_size)
-            if pin_all is not None:
-                adds = _sends_more(plans[k].variants[v][1] for k, v in enumerate(choice) if v is not None)
-                after = max(after, m.cached(fixed_all, pin=pin_all, own_rate=adds))
+            actions.append(pin)
             count += 1
     if count > 1:
         actions.append(Action("all", "All the actions above together.", "", rate(after), after - before,
@@ -882,6 +929,20 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
         attribution=attribution, not_rewritable=m.not_rewritable, page_size=page_size, capacity=capacity,
         rewritten=fixed_all,
     )
+
+
+def _dynamic_gain(search: _Search, choice: list[int | None], used: list[int], alone: bool,
+                  named: list[dict[str, Any]], before_unlimited: int, after_unlimited: int) -> int:
+    """What the moves of varying content (TR101, TR102) recover, for the attribution."""
+    if alone:
+        # The canonical order alone: what varies is moved by its placement change (the
+        # tokens it loses with that change left out).
+        return sum(c["tokens"] for c in named if c["code"] == PLACEMENT_CODE)
+    dynamic = [k for k in used if search.plans[k].code in ("TR101", "TR102")]
+    if dynamic and len(dynamic) < len(used):
+        only = [choice[k] if k in dynamic else None for k in range(len(search.plans))]
+        return search.measure(only, unlimited=True)[0] - before_unlimited
+    return after_unlimited - before_unlimited if dynamic else 0
 
 
 def _hidden_findings(fixed: list[Sequence], renderer: Renderer, diagnosis: Diagnosis) -> list[Finding]:
