@@ -59,21 +59,9 @@ def template_diffs(folder: Path | None, diagnosis: Diagnosis, destinations: dict
     lists in the templates and the loops over them are sorted). ``text_sorts``: findings
     whose measured action sorts lines or paragraphs by their text (the template loop that
     writes them gets a case-sensitive ``sort`` filter)."""
-    files = []
-    for p in (template_files(folder) if folder is not None else []):
-        try:  # inside the folder once symlinks are resolved, regular, capped: never a file from elsewhere
-            data = safe_open.read_bytes(p, max_bytes=safe_open.MAX_TEMPLATE_BYTES, what="template", within=folder)
-        except AdvisorError:
-            continue  # refused files get no diff (lint reports them)
-        files.append((p, data.decode("utf-8", errors="replace")))
+    files = _read_templates(folder)
     base = folder if folder is not None else (chat_template.parent if chat_template is not None else Path("."))
-    chat_files = list(files)
-    if chat_template is not None and chat_template.is_file():
-        try:
-            data = safe_open.read_bytes(chat_template, max_bytes=safe_open.MAX_TEMPLATE_BYTES, what="chat template")
-            chat_files.append((chat_template, data.decode("utf-8", errors="replace")))
-        except AdvisorError:
-            pass
+    chat_files = files + _read_chat_template(chat_template)
     pinned = set(pins)
     sorted_tools = set(tool_sorts)
     sorted_text = set(text_sorts)
@@ -106,6 +94,30 @@ def template_diffs(folder: Path | None, diagnosis: Diagnosis, destinations: dict
             out.extend(_order_diffs(folder, files, f, k, sizes))
     return out
 
+
+
+def _read_templates(folder: Path | None) -> list[tuple[Path, str]]:
+    """The folder's templates and their text; a file safe_open refuses gets no diff (lint
+    reports it): inside the folder once symlinks are resolved, regular, capped."""
+    files = []
+    for p in (template_files(folder) if folder is not None else []):
+        try:
+            data = safe_open.read_bytes(p, max_bytes=safe_open.MAX_TEMPLATE_BYTES, what="template", within=folder)
+        except AdvisorError:
+            continue
+        files.append((p, data.decode("utf-8", errors="replace")))
+    return files
+
+
+def _read_chat_template(path: Path | None) -> list[tuple[Path, str]]:
+    """The chat template and its text, when there is one that safe_open reads."""
+    if path is None or not path.is_file():
+        return []
+    try:
+        data = safe_open.read_bytes(path, max_bytes=safe_open.MAX_TEMPLATE_BYTES, what="chat template")
+    except AdvisorError:
+        return []
+    return [(path, data.decode("utf-8", errors="replace"))]
 
 # A clock read in a chat template: strftime_now("%d %b %Y"), quotes escaped in a JSON file.
 _STRFTIME = re.compile(r"""strftime_now\(\s*(\\?)(["'])(.*?)\1\2\s*\)""")
