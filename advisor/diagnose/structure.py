@@ -268,21 +268,7 @@ class Structure:
         al = self.al
         if not al.gaps and not al.swaps:
             return []
-        # Only static units (held by most requests) in another order are a reordering: a
-        # conversation's last message that comes back inside its history in the next turn
-        # is out of order against the neighbour too, but it is per-request content.
-        real, moved_keys, echoed = [], set(), set()
-        ahead: list[Gap] = []
-        for s in al.swaps:
-            static = self._static_units(s)
-            if sum(static) >= 2:
-                real.append(s)
-                moved_keys |= {k for k, r in zip(s.keys, static) if r}
-            else:  # the static content such a stretch re-joins is where the span ends
-                echoed |= {k for k, h in zip(s.keys, s.heads) if self._is_static(h, s.left)}
-                gap = self._ahead_of_static(s)
-                if gap is not None:
-                    ahead.append(gap)
+        real, moved_keys, echoed, ahead = self._swaps_read()
         swapped = {s.request: (s.start, s.end) for s in real}
         # (Where the traffic shows units reordered, stretches out of order are that.)
         candidates = [g for g in al.gaps + ([] if real else ahead) if not _within(swapped.get(g.request), g.start)]
@@ -310,20 +296,7 @@ class Structure:
             any(x.key in permuted and x.key not in shown_by for x in g) or self._lines_moved(g, permuted)))]
         groups += history_groups
         need = MIN_LOSS * al.aligned_tokens
-        self.permuted = []
-        for k, group in enumerate(groups):
-            if sum(g.length + g.rejoin for g in group) < need:
-                continue  # too small to report either way: not worth decoding
-            rest = []
-            for g in group:
-                units = self._permutation(g)
-                if units is not None:
-                    # The same lines (or list items) as the neighbour's, in another order:
-                    # an order defect whose units are too short for the aligner's runs.
-                    self.permuted.append((g, units))
-                else:
-                    rest.append(g)
-            groups[k] = rest
+        groups = self._without_permuted(groups, need)
         # Where the traffic shows reordered units, the end of a reordered stretch (units
         # the neighbour holds elsewhere) is part of that, not a value (tested below, on
         # the groups that would be reported: decoding every gap's neighbour costs).
@@ -332,50 +305,100 @@ class Structure:
         for group in groups:
             if reordered and sum(g.rejoin for g in group) >= need:
                 group = [g for g in group if not self._moved(g)]
-            requests = {g.request for g in group}
-            if not group:
-                continue
-            runs = sorted(g.run for g in group)
-            totals = sorted(g.rejoin for g in group)
-            # A span must cost enough and hide a long static stretch (a sentence that recurs
-            # in many documents is not a prompt), typically, and in the one request that shows
-            # it where only one does. Not so the same content spelled otherwise: the key shows
-            # it is one text, and the span's own tokens are lost too (spelled alike, they are
-            # shared). Tested only where a filter would drop the group: it costs decodes.
-            spelled = False
-            if (sum(g.rejoin for g in group) < need
-                    or (runs[len(runs) // 2] < MIN_STATIC and totals[len(totals) // 2] < MIN_STATIC_TOTAL)
-                    or (len(requests) < MIN_CHANGES and (runs[0] < MIN_STATIC or totals[0] < MIN_STATIC_TOTAL))):
-                spelled = sum(g.rejoin + g.length for g in group) >= need and self._respelled(group)
-                if not spelled:
-                    continue
-            # One request is all a value with two settings shows: the setting it replaced
-            # must come back (a spelling too: one rewrapped for good is a deploy, a cold
-            # prefill no fix saves).
-            if len(requests) < MIN_CHANGES and not self._recurs(group[0]):
-                continue
-            keys = Counter(g.key for g in group)
-            key = min(keys, key=lambda k: (-keys[k], k))
-            # The content re-joined, tested whole: an anchor alone may be boilerplate that
-            # every retrieved passage starts with.
-            # Several spans' heads: a re-join that starts inside a shared end of two values
-            # holds a piece of the value.
-            pairs = list(dict.fromkeys((g.head, g.left) for g in sorted(group, key=lambda g: (g.key != key, g.request))))
-            # Content one arm of an A/B test holds is static for that arm, though the arm
-            # may be well under half the log: many requests re-joining it say so.
-            share = FAMILY_SHARE if len(requests) >= FAMILY_REQUESTS else STATIC_SHARE
-            # (A spelling shares its own content with the neighbour, whatever follows it.)
-            if not self._history_edit(group) and not any(self._is_static(h, left, share) for h, left in pairs[:6]) \
-                    and not self._static_within(group, share) and not (spelled or self._respelled(group)):
-                continue  # re-joins content a few requests share (retrieved passages)
-            finding = self._span_finding(group, requests, scale, spelled)
+            finding = self._group_finding(group, need, scale) if group else None
             if finding is not None:
-                finding.first_request = min(requests)
                 out.append(finding)
-                for g in group:
-                    self._reported.setdefault(g.request, []).append(g)
         out.sort(key=lambda f: (f.token_offset, -f.requests))
         return _merged(_history_folded(out))
+
+    def _swaps_read(self) -> tuple[list[Swap], set[bytes], set[bytes], list[Gap]]:
+        """The aligner's swaps read: the real reorderings, the keys of the static units they
+        move, the keys per-request content re-joins (echoed), and the gaps ahead of static
+        content that the other swaps are. Only static units (held by most requests) in
+        another order are a reordering: a conversation's last message that comes back
+        inside its history in the next turn is out of order against the neighbour too, but
+        it is per-request content."""
+        real, moved_keys, echoed = [], set(), set()
+        ahead: list[Gap] = []
+        for s in self.al.swaps:
+            static = self._static_units(s)
+            if sum(static) >= 2:
+                real.append(s)
+                moved_keys |= {k for k, r in zip(s.keys, static) if r}
+            else:  # the static content such a stretch re-joins is where the span ends
+                echoed |= {k for k, h in zip(s.keys, s.heads) if self._is_static(h, s.left)}
+                gap = self._ahead_of_static(s)
+                if gap is not None:
+                    ahead.append(gap)
+        return real, moved_keys, echoed, ahead
+
+    def _without_permuted(self, groups: list[list[Gap]], need: float) -> list[list[Gap]]:
+        """The groups without their gaps that are the same lines (or list items) as the
+        neighbour's in another order: an order defect whose units are too short for the
+        aligner's runs, kept in ``self.permuted``. A group too small to report either way is
+        left as it is: not worth decoding."""
+        self.permuted = []
+        out = []
+        for group in groups:
+            if sum(g.length + g.rejoin for g in group) < need:
+                out.append(group)
+                continue
+            rest = []
+            for g in group:
+                units = self._permutation(g)
+                if units is not None:
+                    self.permuted.append((g, units))
+                else:
+                    rest.append(g)
+            out.append(rest)
+        return out
+
+    def _group_finding(self, group: list[Gap], need: float, scale: float) -> SpanFinding | None:
+        """The finding of one group of gaps, where it passes the filters."""
+        requests = {g.request for g in group}
+        runs = sorted(g.run for g in group)
+        totals = sorted(g.rejoin for g in group)
+        # A span must cost enough and hide a long static stretch (a sentence that recurs
+        # in many documents is not a prompt), typically, and in the one request that shows
+        # it where only one does. Not so the same content spelled otherwise: the key shows
+        # it is one text, and the span's own tokens are lost too (spelled alike, they are
+        # shared). Tested only where a filter would drop the group: it costs decodes.
+        spelled = False
+        if (sum(g.rejoin for g in group) < need
+                or (runs[len(runs) // 2] < MIN_STATIC and totals[len(totals) // 2] < MIN_STATIC_TOTAL)
+                or (len(requests) < MIN_CHANGES and (runs[0] < MIN_STATIC or totals[0] < MIN_STATIC_TOTAL))):
+            spelled = sum(g.rejoin + g.length for g in group) >= need and self._respelled(group)
+            if not spelled:
+                return None
+        # One request is all a value with two settings shows: the setting it replaced
+        # must come back (a spelling too: one rewrapped for good is a deploy, a cold
+        # prefill no fix saves).
+        if len(requests) < MIN_CHANGES and not self._recurs(group[0]):
+            return None
+        if not self._rejoins_static(group, requests, spelled):
+            return None  # re-joins content a few requests share (retrieved passages)
+        finding = self._span_finding(group, requests, scale, spelled)
+        if finding is not None:
+            finding.first_request = min(requests)
+            for g in group:
+                self._reported.setdefault(g.request, []).append(g)
+        return finding
+
+    def _rejoins_static(self, group: list[Gap], requests: set[int], spelled: bool) -> bool:
+        """Whether the group re-joins content most requests hold (or is a history edit, or a
+        spelling, which shares its own content with the neighbour whatever follows it)."""
+        keys = Counter(g.key for g in group)
+        key = min(keys, key=lambda k: (-keys[k], k))
+        # The content re-joined, tested whole: an anchor alone may be boilerplate that
+        # every retrieved passage starts with.
+        # Several spans' heads: a re-join that starts inside a shared end of two values
+        # holds a piece of the value.
+        pairs = list(dict.fromkeys((g.head, g.left) for g in sorted(group, key=lambda g: (g.key != key, g.request))))
+        # Content one arm of an A/B test holds is static for that arm, though the arm
+        # may be well under half the log: many requests re-joining it say so.
+        share = FAMILY_SHARE if len(requests) >= FAMILY_REQUESTS else STATIC_SHARE
+        return (self._history_edit(group) or any(self._is_static(h, left, share) for h, left in pairs[:6])
+                or self._static_within(group, share) or spelled or self._respelled(group))
 
     def _history_edit(self, group: list[Gap]) -> bool:
         """Whether the group's spans are edits of a conversation's history: the content
@@ -533,42 +556,12 @@ class Structure:
         spelling only, so it is that or nothing."""
         lengths = sorted(g.length for g in group)
         median = lengths[len(lengths) // 2]
-        # Where the span sits in one request: the oldest neighbour's own coordinates.
-        known = [g for g in group if g.ref >= 0]
-        ref_ids: list[int] | None = None
-        if known:
-            ref = min(g.ref for g in known)
-            starts = sorted(g.ref_start for g in known if g.ref == ref)
-            # The median: a few neighbours see this span joined with an earlier one.
-            offset = starts[(len(starts) - 1) // 2]
-            ref_ids = self._ids(ref)
-            if ref_ids is not None:
-                # A span that starts inside a word (two numbers sharing their first digits)
-                # is the whole word: a move must carry all of it.
-                offset = _word_bounds(self.decode, ref_ids, offset, offset + 1)[0]
-        else:
-            offset = min(g.start for g in group)
         # A value re-rendered into a conversation's history: what follows it is that
         # conversation's own (no static content to run on to), and it is a value in the
         # history, not content opening a message.
         history = self._history_edit(group)
-        if history and known:
-            # Conversations of their own lengths hold it at their own offsets: the usual one.
-            first: dict[int, int] = {}
-            for g in sorted(known, key=lambda g: g.start):
-                first.setdefault(g.request, g.ref_start)
-            places = sorted(first.values())
-            offset = places[(len(places) - 1) // 2]
-        earliest = sorted(group, key=lambda g: (g.request, g.start))
-        decoded: list[tuple[Gap, list[int], int, int]] = []
-        for g in earliest[:24]:
-            ids = self._ids(g.request)
-            if ids is None:
-                continue
-            start, end = _word_bounds(self.decode, ids, g.start, g.start + g.length)
-            if len(decoded) < 8 and not history:
-                end = self._static_end(ids, end, g.left)
-            decoded.append((g, ids, start, end))
+        offset, ref_ids = self._span_offset(group, history)
+        decoded = self._decoded_spans(group, history)
         if not decoded:
             return None
         # (Read on the first pairs, as the span's end is: each costs two units decoded.)
@@ -578,35 +571,92 @@ class Structure:
         code, pulls = ("TR101", []) if history else ("TR104", []) if spelling else self._code(decoded)
         unit = ""
         if spelling:
-            # The spellings of one unit part at as many places as there are pairs of them
-            # (each wrap width its own breaks): the finding is the unit from the first, to
-            # its end, in the oldest neighbour's coordinates (else the earliest request's).
-            if known and ref_ids is not None:
-                parted = min(g.ref_start for g in known if g.ref == ref)
-                at, at_ids = _word_bounds(self.decode, ref_ids, parted, parted + 1)[0], ref_ids
-            else:
-                opening = min(decoded, key=lambda d: d[0].start)
-                at, at_ids = opening[0].start, opening[1]
-            unit, unit_end = self._unit_around(at_ids, at, at + 1)
-            offset, median = at, max(1, unit_end() - at)
+            unit, offset, median = self._spelled_unit(group, decoded, ref_ids)
         if code == "TR102":
             # Content ahead of the static text (a document) ends where the prompt resumes,
             # not at boilerplate most documents share: ends tested on a longer stretch.
             decoded = [(g, ids, start, self._static_end(ids, end, g.left, long=True) if k < 8 else end)
                        for k, (g, ids, start, end) in enumerate(decoded)]
-        if code == "TR102" and any(pulls):
-            # The content starts where the static head of its message ends.
-            for k, (g, _ids, _start, _end) in enumerate(decoded):
-                if g.ref_start == offset and g.start == g.ref_start:
-                    offset = max(0, offset - pulls[k])
-                    break
-            else:
-                # Pairs that share the first retrieved item part after it: where the content
-                # starts in the requests themselves, the most common place.
-                heads = Counter(start - p for (_g, _ids, start, _end), p in zip(decoded, pulls))
-                offset = min(heads, key=lambda x: (-heads[x], x))
-            decoded = [(g, ids, start - p, end) for (g, ids, start, end), p in zip(decoded, pulls)]
-            median = sorted(end - start for _, _, start, end in decoded)[len(decoded) // 2]
+            if any(pulls):
+                decoded, offset, median = _pulled(decoded, pulls, offset)
+        contexts, values, value_offset, label, right_text = self._span_contexts(decoded, code, history, offset)
+        if unit:
+            # (The spans of a wrapping are its line breaks: the unit is what a reader knows.)
+            values = [_short(unit, 80)]
+        if value_offset is not None and abs(value_offset - offset) <= 16:
+            offset = min(offset, value_offset)
+        kinds = (Counter(classify_inside(v) for v in values) if code == "TR101" and values
+                 else Counter({spelling or "per-request-content": 1}))
+        kind = min(kinds, key=lambda k: (-kinds[k], k))
+        if not label:
+            label, _, right_text = contexts[0]
+        # Each aligned request stands for its sampling stride of the log.
+        counted = sum(weight(r) for r in requests)
+        # (Content spelled otherwise is lost itself: spelled alike, the span is shared too.)
+        lost_all = sum((g.rejoin + (g.length if spelling else 0)) * weight(g.request) for g in group)
+        return SpanFinding(code, offset, kind, round(counted * scale), round(lost_all * scale), values,
+                           label, right_text, median, contexts, in_history=history)
+
+    def _span_offset(self, group: list[Gap], history: bool) -> tuple[int, list[int] | None]:
+        """Where the span sits in one request: the oldest neighbour's own coordinates (and
+        that neighbour's ids), else the earliest request's."""
+        known = [g for g in group if g.ref >= 0]
+        if not known:
+            return min(g.start for g in group), None
+        ref = min(g.ref for g in known)
+        starts = sorted(g.ref_start for g in known if g.ref == ref)
+        # The median: a few neighbours see this span joined with an earlier one.
+        offset = starts[(len(starts) - 1) // 2]
+        ref_ids = self._ids(ref)
+        if ref_ids is not None:
+            # A span that starts inside a word (two numbers sharing their first digits)
+            # is the whole word: a move must carry all of it.
+            offset = _word_bounds(self.decode, ref_ids, offset, offset + 1)[0]
+        if history:
+            # Conversations of their own lengths hold it at their own offsets: the usual one.
+            first: dict[int, int] = {}
+            for g in sorted(known, key=lambda g: g.start):
+                first.setdefault(g.request, g.ref_start)
+            places = sorted(first.values())
+            offset = places[(len(places) - 1) // 2]
+        return offset, ref_ids
+
+    def _decoded_spans(self, group: list[Gap], history: bool) -> list[tuple[Gap, list[int], int, int]]:
+        """The earliest spans of the group, each with its request's ids and its word-bounded
+        start and end (the first few run on to where static content resumes)."""
+        decoded: list[tuple[Gap, list[int], int, int]] = []
+        for g in sorted(group, key=lambda g: (g.request, g.start))[:24]:
+            ids = self._ids(g.request)
+            if ids is None:
+                continue
+            start, end = _word_bounds(self.decode, ids, g.start, g.start + g.length)
+            if len(decoded) < 8 and not history:
+                end = self._static_end(ids, end, g.left)
+            decoded.append((g, ids, start, end))
+        return decoded
+
+    def _spelled_unit(self, group: list[Gap], decoded: list[tuple[Gap, list[int], int, int]],
+                      ref_ids: list[int] | None) -> tuple[str, int, int]:
+        """A spelling's unit, its offset and length. The spellings of one unit part at as
+        many places as there are pairs of them (each wrap width its own breaks): the finding
+        is the unit from the first, to its end, in the oldest neighbour's coordinates (else
+        the earliest request's)."""
+        known = [g for g in group if g.ref >= 0]
+        if known and ref_ids is not None:
+            ref = min(g.ref for g in known)
+            parted = min(g.ref_start for g in known if g.ref == ref)
+            at, at_ids = _word_bounds(self.decode, ref_ids, parted, parted + 1)[0], ref_ids
+        else:
+            opening = min(decoded, key=lambda d: d[0].start)
+            at, at_ids = opening[0].start, opening[1]
+        unit, unit_end = self._unit_around(at_ids, at, at + 1)
+        return unit, at, max(1, unit_end() - at)
+
+    def _span_contexts(self, decoded: list[tuple[Gap, list[int], int, int]], code: str, history: bool,
+                       offset: int) -> tuple[list[tuple[str, str, str]], list[str], int | None, str, str]:
+        """Each span's (before, span, after) text, up to three values, and, for a value
+        (TR101), the token offset where the first one starts, the text before it and the
+        static text from the line after it."""
         contexts: list[tuple[str, str, str]] = []
         values: list[str] = []
         value_offset = None
@@ -647,22 +697,7 @@ class Structure:
                     values.append(v)
             elif len(values) < 3 and mine.strip():
                 values.append(_short(mine, 80))
-        if unit:
-            # (The spans of a wrapping are its line breaks: the unit is what a reader knows.)
-            values = [_short(unit, 80)]
-        if value_offset is not None and abs(value_offset - offset) <= 16:
-            offset = min(offset, value_offset)
-        kinds = (Counter(classify_inside(v) for v in values) if code == "TR101" and values
-                 else Counter({spelling or "per-request-content": 1}))
-        kind = min(kinds, key=lambda k: (-kinds[k], k))
-        if not label:
-            label, _, right_text = contexts[0]
-        # Each aligned request stands for its sampling stride of the log.
-        counted = sum(weight(r) for r in requests)
-        # (Content spelled otherwise is lost itself: spelled alike, the span is shared too.)
-        lost_all = sum((g.rejoin + (g.length if spelling else 0)) * weight(g.request) for g in group)
-        return SpanFinding(code, offset, kind, round(counted * scale), round(lost_all * scale), values,
-                           label, right_text, median, contexts, in_history=history)
+        return contexts, values, value_offset, label, right_text
 
     def _spelling(self, gaps: list[Gap]) -> str | None:
         """How the span is the neighbour's content spelled otherwise (``spelling_kind``), where
@@ -873,77 +908,11 @@ class Structure:
         mark = CHAT_MARKER.search(right)
         if mark is not None:
             right = right[:mark.start()]
-        for sep in ("\n", ", ", "; ", ",", ". "):  # (members of compact JSON; sentences)
-            # Both hold the same context on each side: cut it at the separator nearest the
-            # span, or keep all of it (a unit then runs into context both share).
-            lo = left.rfind(sep)
-            hi = right.find(sep)
-            if lo < 0 and hi < 0 and not left_end and mark is None:
-                continue
-            head = left[lo + len(sep):] if lo >= 0 else left
-            tail = right[:hi] if hi >= 0 else right
-            if lo < 0 and left_end:
-                lo = 0
-            if hi < 0 and mark is not None:
-                hi = 0
-            bracket = False
-            if sep in (",", ", "):
-                # Members of one JSON object or array, parameters of one signature: its
-                # brackets end the first and last.
-                # (The bracket still open on the span's line, so that the first member
-                # is whole: "(los: str, aos: str," ahead of a gap opens at "(".)
-                line = left[left.rfind("\n") + 1:]
-                # (Quotes pair up only from the line's start: a window that begins
-                # inside a string would read it inside out.)
-                opened = open_brackets(line, "\n" in left or left_end or g.start <= CONTEXT)
-                if opened:
-                    head, lo, bracket = line[opened[-1][0] + 1:], max(lo, 0), True
-                close = [k for k in (tail.find("}"), tail.find("]"), tail.find(")")) if k >= 0]
-                if close and "\n" not in tail[:min(close)]:
-                    tail, hi = tail[:min(close)], max(hi, 0)
-            if sep in (". ", ", ", "; "):
-                # Sentences of a paragraph, items of a list: its line and the label opening
-                # it bound them.
-                nl = head.rfind("\n")
-                if nl >= 0:
-                    head, lo = head[nl + 1:], max(lo, 0)
-                nl = tail.find("\n")
-                if nl >= 0:
-                    tail, hi = tail[:nl], max(hi, 0)
-            text_a = head + span_a + tail
-            text_b = head + span_b + tail
-            if sep in (". ", ", ", "; ") and not bracket:
-                # (The label's colon may end the shared text and its space start the span.)
-                colon = text_a.rfind(": ", 0, len(head) + 1)
-                if colon >= 0 and text_b.rfind(": ", 0, len(head) + 1) == colon:
-                    text_a, text_b, lo = text_a[colon + 2:], text_b[colon + 2:], max(lo, 0)
-            units_a, units_b = text_a.split(sep), text_b.split(sep)
-            if sep == ". ":
-                units_a, units_b = [u.rstrip(".") for u in units_a], [u.rstrip(".") for u in units_b]
-            if (len(units_a) >= 2 and units_a != units_b and Counter(units_a) == Counter(units_b)
-                    and sum(1 for u in units_a if u.strip()) >= 2):
-                # Context kept whole is not a unit of its own (it runs on past the window).
-                found = units_a[(1 if lo < 0 else 0):len(units_a) - (1 if hi < 0 else 0)]
-                if bracket and not all(balanced(u) for u in found):
-                    continue  # commas inside members' strings or brackets: the bracket test reads it
+        for sep in _UNIT_SEPARATORS:
+            found = _permuted_units(sep, (left, span_a, span_b, right), left_end, mark is not None,
+                                    g.start <= CONTEXT)
+            if found is not None:
                 return found
-            if sep == "\n" and units_a != units_b:
-                # Members of a JSON object in another order: the same lines but for the
-                # comma the last member goes without.
-                bare_a = [u.rstrip().rstrip(",") for u in units_a]
-                bare_b = [u.rstrip().rstrip(",") for u in units_b]
-                if bare_a != bare_b and Counter(bare_a) == Counter(bare_b) and sum(1 for u in bare_a if u.strip()) >= 2:
-                    return bare_a[(1 if lo < 0 else 0):len(bare_a) - (1 if hi < 0 else 0)]
-                # Items of a list numbered or lettered after the shuffle: the markers stay
-                # in place, the items' texts move.
-                marks_a = [LIST_MARK.match(u) for u in units_a]
-                marks_b = [LIST_MARK.match(u) for u in units_b]
-                if sum(1 for m in marks_a if m) >= 2 and [m.group(0) if m else None for m in marks_a] == \
-                        [m.group(0) if m else None for m in marks_b]:
-                    items_a = [u[m.end():] if m else u for u, m in zip(units_a, marks_a)]
-                    items_b = [u[m.end():] if m else u for u, m in zip(units_b, marks_b)]
-                    if items_a != items_b and Counter(items_a) == Counter(items_b):
-                        return items_a[(1 if lo < 0 else 0):len(items_a) - (1 if hi < 0 else 0)]
         return None
 
     def _code(self, decoded: list[tuple[Gap, list[int], int, int]]) -> tuple[str, list[int]]:
@@ -1476,6 +1445,119 @@ def _merged(found: list[SpanFinding]) -> list[SpanFinding]:
         same.requests = max(same.requests, f.requests)
         same.contexts.extend(f.contexts)
     return out
+
+
+def _pulled(decoded: list[tuple[Gap, list[int], int, int]], pulls: list[int],
+            offset: int) -> tuple[list[tuple[Gap, list[int], int, int]], int, int]:
+    """Content ahead of static text starts where the static head of its message ends
+    (``pulls`` tokens before each span): the spans from there, the offset and the median
+    length."""
+    for k, (g, _ids, _start, _end) in enumerate(decoded):
+        if g.ref_start == offset and g.start == g.ref_start:
+            offset = max(0, offset - pulls[k])
+            break
+    else:
+        # Pairs that share the first retrieved item part after it: where the content
+        # starts in the requests themselves, the most common place.
+        heads = Counter(start - p for (_g, _ids, start, _end), p in zip(decoded, pulls))
+        offset = min(heads, key=lambda x: (-heads[x], x))
+    decoded = [(g, ids, start - p, end) for (g, ids, start, end), p in zip(decoded, pulls)]
+    median = sorted(end - start for _, _, start, end in decoded)[len(decoded) // 2]
+    return decoded, offset, median
+
+
+_UNIT_SEPARATORS = ("\n", ", ", "; ", ",", ". ")  # (members of compact JSON; sentences)
+
+
+def _permuted_units(sep: str, texts: tuple[str, str, str, str], left_end: bool, right_end: bool,
+                    at_start: bool) -> list[str] | None:
+    """The units split at ``sep`` of two spans with the same context on each side
+    (``texts``: left, one span, the other, right), where the two hold the same units in
+    another order; ``left_end``/``right_end``: chat markup bounds the context there;
+    ``at_start``: the left context starts at the prompt's start."""
+    left, span_a, span_b, right = texts
+    # Both hold the same context on each side: cut it at the separator nearest the
+    # span, or keep all of it (a unit then runs into context both share).
+    lo, hi = left.rfind(sep), right.find(sep)
+    if lo < 0 and hi < 0 and not left_end and not right_end:
+        return None
+    head = left[lo + len(sep):] if lo >= 0 else left
+    tail = right[:hi] if hi >= 0 else right
+    if lo < 0 and left_end:
+        lo = 0
+    if hi < 0 and right_end:
+        hi = 0
+    bracket = False
+    if sep in (",", ", "):
+        # Members of one JSON object or array, parameters of one signature: its
+        # brackets end the first and last.
+        # (The bracket still open on the span's line, so that the first member
+        # is whole: "(los: str, aos: str," ahead of a gap opens at "(".)
+        line = left[left.rfind("\n") + 1:]
+        # (Quotes pair up only from the line's start: a window that begins
+        # inside a string would read it inside out.)
+        opened = open_brackets(line, "\n" in left or left_end or at_start)
+        if opened:
+            head, lo, bracket = line[opened[-1][0] + 1:], max(lo, 0), True
+        close = [k for k in (tail.find("}"), tail.find("]"), tail.find(")")) if k >= 0]
+        if close and "\n" not in tail[:min(close)]:
+            tail, hi = tail[:min(close)], max(hi, 0)
+    if sep in (". ", ", ", "; "):
+        # Sentences of a paragraph, items of a list: its line and the label opening
+        # it bound them.
+        head, tail, lo, hi = _within_line(head, tail, lo, hi)
+    text_a = head + span_a + tail
+    text_b = head + span_b + tail
+    if sep in (". ", ", ", "; ") and not bracket:
+        # (The label's colon may end the shared text and its space start the span.)
+        colon = text_a.rfind(": ", 0, len(head) + 1)
+        if colon >= 0 and text_b.rfind(": ", 0, len(head) + 1) == colon:
+            text_a, text_b, lo = text_a[colon + 2:], text_b[colon + 2:], max(lo, 0)
+    units_a, units_b = text_a.split(sep), text_b.split(sep)
+    if sep == ". ":
+        units_a, units_b = [u.rstrip(".") for u in units_a], [u.rstrip(".") for u in units_b]
+    # Context kept whole is not a unit of its own (it runs on past the window).
+    first, cut_end = (1 if lo < 0 else 0), (1 if hi < 0 else 0)
+    if (len(units_a) >= 2 and units_a != units_b and Counter(units_a) == Counter(units_b)
+            and sum(1 for u in units_a if u.strip()) >= 2):
+        found = units_a[first:len(units_a) - cut_end]
+        if bracket and not all(balanced(u) for u in found):
+            return None  # commas inside members' strings or brackets: the bracket test reads it
+        return found
+    if sep == "\n" and units_a != units_b:
+        return _reordered_lines(units_a, units_b, first, cut_end)
+    return None
+
+
+
+def _within_line(head: str, tail: str, lo: int, hi: int) -> tuple[str, str, int, int]:
+    """The context on each side cut at its line break (a cut side counts as bounded)."""
+    nl = head.rfind("\n")
+    if nl >= 0:
+        head, lo = head[nl + 1:], max(lo, 0)
+    nl = tail.find("\n")
+    if nl >= 0:
+        tail, hi = tail[:nl], max(hi, 0)
+    return head, tail, lo, hi
+
+def _reordered_lines(units_a: list[str], units_b: list[str], first: int, cut_end: int) -> list[str] | None:
+    """Lines that are the same units in another order once what moves with the order is
+    set aside: the comma the last member of a JSON object goes without, or the markers of a
+    list numbered or lettered after the shuffle (the markers stay in place, the items'
+    texts move)."""
+    bare_a = [u.rstrip().rstrip(",") for u in units_a]
+    bare_b = [u.rstrip().rstrip(",") for u in units_b]
+    if bare_a != bare_b and Counter(bare_a) == Counter(bare_b) and sum(1 for u in bare_a if u.strip()) >= 2:
+        return bare_a[first:len(bare_a) - cut_end]
+    marks_a = [LIST_MARK.match(u) for u in units_a]
+    marks_b = [LIST_MARK.match(u) for u in units_b]
+    if sum(1 for m in marks_a if m) >= 2 and [m.group(0) if m else None for m in marks_a] == \
+            [m.group(0) if m else None for m in marks_b]:
+        items_a = [u[m.end():] if m else u for u, m in zip(units_a, marks_a)]
+        items_b = [u[m.end():] if m else u for u, m in zip(units_b, marks_b)]
+        if items_a != items_b and Counter(items_a) == Counter(items_b):
+            return items_a[first:len(items_a) - cut_end]
+    return None
 
 
 def _word_bounds(decode: Callable[[Sequence[int]], str], ids: list[int], start: int, end: int,
