@@ -176,6 +176,25 @@ def _longest_whole(example: str) -> str:
     return max(example.split(_CUT), key=len) if _CUT in example else example
 
 
+@dataclass(frozen=True)
+class _Traffic:
+    """What the plans read from the traffic: a sample of each request's texts, whether a
+    text is held by a request, and the static messages, turns and edges."""
+
+    requests: list[list[str]]
+    holds: Callable[[str], bool] | None
+    has_tools: bool
+    static: frozenset[str]
+    turns: tuple[frozenset[str], str]
+    joiner: str
+    shared: frozenset[str]
+    shared_turns: frozenset[str]
+    edges: tuple[tuple[str, ...], tuple[str, ...]]
+    varying: bool
+    ordered: bool  # the diagnosis found units in another order (TR201)
+    texts: list[str]  # every text of ``requests``
+
+
 def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
               holds: Callable[[str], bool] | None = None, has_tools: bool = False,
               static: frozenset[str] = frozenset(),
@@ -184,149 +203,184 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
               edges: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()), varying: bool = False) -> list[Plan]:
     """The fixes for the findings; ``requests`` (per request of a sample: its message
     contents, prompt, tool definitions) choose among the anchors a span was seen with."""
-    out: list[Plan] = []
     requests = requests or []
-    texts = [t for r in requests for t in r]
-    ordered = any(f.code == "TR201" for f in diagnosis.findings)
+    t = _Traffic(requests, holds, has_tools, static, turns, joiner, shared, shared_turns, edges, varying,
+                 any(f.code == "TR201" for f in diagnosis.findings), [x for r in requests for x in r])
+    out: list[Plan] = []
     offered = False  # the whole-log moves of the system message, offered with one span only
     out += _layout_plans(diagnosis)
     for k, f in enumerate(diagnosis.findings):
         if f.code in ("TR101", "TR102") and not f.details.get("layout"):
-            contexts = list(f.hidden.get("contexts", []))
-            sizes = sorted(len(c[1]) for c in contexts)
-            if f.details.get("context_before"):
-                # The static text up to where the value starts, as the diagnosis read it.
-                contexts.append((f.details["context_before"], f.example, f.details.get("context_after", "")))
-            contexts = [_whole_characters(c) for c in contexts]
-            # Decoded from content printed through tojson: also as the message holds it.
-            contexts += [u for u in map(unescaped_context, contexts) if u is not None]
-            examples = [e for e in map(_longest_whole, f.details.get("examples", [])) if len(e.strip()) >= 4]
-            # (An example printed through tojson is in the message unescaped; one across
-            # JSON members, in a tool the template laid out its own way, by its longest string.)
-            injected = (f.code == "TR101" and holds is not None and bool(examples)
-                        and not any(holds(e) or holds(json_unescaped(e) or e) or _held_string(e, holds)
-                                    or _held_piece(e, holds) for e in examples))
-            cands = anchors(contexts)
-            typical = sizes[len(sizes) // 2] if sizes else 0
-            anchor = None if injected else choose(cands, requests, typical, contexts)
-            if not injected and _template_after(contexts, texts):
-                # What the decoded text goes on with after the span is in no message: the
-                # chat template's own text (a layout that prints the tools right after the
-                # system text). The span runs to the end of its message, where it finds more.
-                ends = list(dict.fromkeys(Anchor(a.left, "", True, "") for a in cands if a.left.strip()))
-                end = choose(ends, requests, typical, contexts)
-                if end is not None and (anchor is None or _hits(end, requests) > _hits(anchor, requests)):
-                    anchor = end
-            what = _what(f)
-            # Moves of whole messages need no anchor: a span seen across a message boundary
-            # (a call, its result) may have none, and still be message text.
-            messages = _message_variants(f, what, static, turns, shared, shared_turns)
-            if anchor is None and (injected or not messages):
-                # Not in any text of the requests: the chat template puts it there itself
-                # (a date_string kwarg, strftime_now reading the request's clock).
-                pins: list[tuple[str, Fix, dict[str, Any]]] = [(
-                    f"The {f.kind} value at token {f.token_offset} (e.g. '{_short(f.example)}') is not in the "
-                    "messages: the chat template renders it. Pass one fixed value (a constant date_string, "
-                    "a pinned clock for strftime_now) instead of a per-request one.", pin_template_values, {})]
-                pins.append(("Number the tool-call ids in the order the calls come (the results' "
-                             "tool_call_id to match), in every request: the chat template prints the id, and a "
-                             "random one per request starts a new prefix.", number_call_ids, {}))
-                if has_tools and not ordered:
-                    # What the template renders may be the tools, its own way (a signature
-                    # whose parameters follow the schema's key order): the same tools with
-                    # their keys in another order. (An order finding's plan sorts them
-                    # already; here the sort would stand in for the pin it comes with.)
-                    pins.append(("Serialize each tool definition with its keys sorted (recursively), in every "
-                                 "request (the template lays them out from their keys' order).", canonical_tool_keys,
-                                 {"keys": True, AS: "sort-tool-definitions"}))
-                    pins.append(_by_name_and_keys({AS: "sort-tool-definitions"}))
-                out.append(Plan("pin-template-value", f.code, k, tuple(pins)))
-                continue
-            variants: list[tuple[str, Fix, dict[str, Any]]] = []
-            variants += _history_variants(f, texts, joiner)
-            if anchor is not None:
-                variants += [
-                    (what + "to the end of the last user turn.", SpanMove(anchor, LAST_USER, joiner=joiner),
-                     {"to": LAST_USER}),
-                    (what + "to the end of its message (it is fixed for a conversation; the history after "
-                     "it stays shared).", SpanMove(anchor, MESSAGE_END, joiner=joiner), {"to": MESSAGE_END})]
-                if has_tools:
-                    variants.append(("Serialize the arguments of every tool call with their keys sorted, in every "
-                                     "request (the varying text is the same arguments in another order).",
-                                     sort_call_arguments, {AS: "fix-section-order"}))
-                if any('": ' in e for e in examples):
-                    variants.append(("Serialize the JSON of every tool result (any message that is one JSON "
-                                     "document) with its keys sorted, in every request (the varying text is "
-                                     "the same members in another order).", sort_content_keys,
-                                     {AS: "fix-section-order"}))
-                variants.append((what + "to the start of the last user turn (after every turn the requests share).",
-                                 SpanMove(anchor, LAST_USER_START, joiner=joiner), {"to": LAST_USER_START}))
-                if has_tools:
-                    variants.append((what + "to the end of the newest message (in an agent loop, the latest tool "
-                                     "result: each step extends the one before).", SpanMove(anchor, LAST_MESSAGE, joiner=joiner),
-                                     {"to": LAST_MESSAGE}))
-                marker = shared_marker(texts, anchor)
-                if marker:
-                    variants.append((what + "right after the content all requests share.",
-                                     SpanMove(anchor, AFTER_SHARED, marker, joiner), {"to": AFTER_SHARED}))
-                if anchor.to_end:
-                    variants.append((what + "as a message of its own after the static message that follows it.",
-                                     SpanMove(anchor, AFTER_STATIC, joiner=joiner), {"to": AFTER_STATIC}))
-            variants += messages
-            if not offered:
-                variants += _edge_variants(what, static, edges, varying)
-                offered = True
-            out.append(Plan("move-dynamic-content", f.code, k, tuple(variants)))
+            plan = _span_plan(t, k, f, not offered)
+            offered = offered or plan.kind == "move-dynamic-content"
+            out.append(plan)
         elif f.code == "TR201":
-            cores = list(f.hidden.get("cores") or [])
-            if f.kind == "tool-order":
-                # The tools' names find each definition in any layout (token ids decoded to
-                # text have no tools field to sort).
-                cores += [f'"{b[5:]}"' for b in f.details.get("blocks", []) if b.startswith("tool ")]
-            variants = []  # same list type as above
-            if f.kind == "tool-order":
-                variants.append(("Sort the tool definitions by name before sending them, in every request.",
-                                 sort_tools, {}))
-                variants.append(_by_name_and_keys({}))
-                kind = "sort-tool-definitions"
-            else:
-                kind = "fix-section-order"
-                units = _units_of(diagnosis, f)
-                if units:
-                    order = " > ".join(f.details["canonical_order"])
-                    variants.append((f"Always send these sections in one order, most widely shared first: {order}.",
-                                     _reorder(units), {}))
-            what = ("Always send these units in one order (" + ", ".join(f"'{b}'" for b in f.details["blocks"][:6])
-                    + (", ..." if len(f.details["blocks"]) > 6 else "") + "): ")
-            # Sorted lines and paragraphs first: where another way measures no better, the
-            # template diff (a sort filter on the loop) carries out the one kept.
-            for how, text in (("\n", "the lines sorted by their text"), ("\n\n", "the paragraphs sorted by their text"),
-                              ("auto", "sorted where they are"), ("json", "the JSON list sorted"),
-                              ("messages", "the messages in a fixed order"),
-                              (". ", "the sentences of their paragraph in a fixed order"),
-                              (", ", "the items of their list in a fixed order")):
-                if cores:
-                    # Lines and paragraphs sorted by text: the order a template loop's sort
-                    # filter gives, so the template diff can make the same move.
-                    by_text = how in ("\n\n", "\n")
-                    named: dict[str, Any] = {"how": how, "sorted": by_text}
-                    if kind != "fix-section-order":
-                        named[AS] = "fix-section-order"  # the units are messages or text, not tools
-                    variants.append((what + text + ".", UnitSort(cores, how, by_text), named))
-            if has_tools:
-                if f.kind != "tool-order":
-                    # The reordered units may be tool definitions the chat template lays out
-                    # its own way (one JSON per line, inside a system turn).
-                    variants.append(("Sort the tool definitions by name before sending them, in every request.",
-                                     sort_tools, {AS: "sort-tool-definitions"}))
-                    variants.append(_by_name_and_keys({AS: "sort-tool-definitions"}))
-                # Keys of a tool's JSON schema in a different order per request.
-                variants.append(("Serialize each tool definition with its keys sorted (recursively), in "
-                                 "every request.", canonical_tool_keys, {"keys": True}))
-            if variants:
-                out.append(Plan(kind, f.code, k, tuple(variants), stage=1, free=True))
+            order = _order_plan(t, diagnosis, k, f)
+            if order is not None:
+                out.append(order)
     return out
 
+
+def _span_anchor(t: _Traffic, f: Finding) -> tuple[Anchor | None, bool, list[str]]:
+    """The anchor that finds a span's value in the requests (None: none does), whether the
+    value is in no message (the chat template injects it), and its examples."""
+    contexts = list(f.hidden.get("contexts", []))
+    sizes = sorted(len(c[1]) for c in contexts)
+    if f.details.get("context_before"):
+        # The static text up to where the value starts, as the diagnosis read it.
+        contexts.append((f.details["context_before"], f.example, f.details.get("context_after", "")))
+    contexts = [_whole_characters(c) for c in contexts]
+    # Decoded from content printed through tojson: also as the message holds it.
+    contexts += [u for u in map(unescaped_context, contexts) if u is not None]
+    examples = [e for e in map(_longest_whole, f.details.get("examples", [])) if len(e.strip()) >= 4]
+    # (An example printed through tojson is in the message unescaped; one across
+    # JSON members, in a tool the template laid out its own way, by its longest string.)
+    holds = t.holds
+    injected = (f.code == "TR101" and holds is not None and bool(examples)
+                and not any(holds(e) or holds(json_unescaped(e) or e) or _held_string(e, holds)
+                            or _held_piece(e, holds) for e in examples))
+    if injected:
+        return None, True, examples
+    cands = anchors(contexts)
+    typical = sizes[len(sizes) // 2] if sizes else 0
+    anchor = choose(cands, t.requests, typical, contexts)
+    if _template_after(contexts, t.texts):
+        # What the decoded text goes on with after the span is in no message: the
+        # chat template's own text (a layout that prints the tools right after the
+        # system text). The span runs to the end of its message, where it finds more.
+        ends = list(dict.fromkeys(Anchor(a.left, "", True, "") for a in cands if a.left.strip()))
+        end = choose(ends, t.requests, typical, contexts)
+        if end is not None and (anchor is None or _hits(end, t.requests) > _hits(anchor, t.requests)):
+            anchor = end
+    return anchor, False, examples
+
+
+def _pin_plan(t: _Traffic, k: int, f: Finding) -> Plan:
+    """A value in no text of the requests: the chat template puts it there itself (a
+    date_string kwarg, strftime_now reading the request's clock)."""
+    pins: list[tuple[str, Fix, dict[str, Any]]] = [(
+        f"The {f.kind} value at token {f.token_offset} (e.g. '{_short(f.example)}') is not in the "
+        "messages: the chat template renders it. Pass one fixed value (a constant date_string, "
+        "a pinned clock for strftime_now) instead of a per-request one.", pin_template_values, {})]
+    pins.append(("Number the tool-call ids in the order the calls come (the results' "
+                 "tool_call_id to match), in every request: the chat template prints the id, and a "
+                 "random one per request starts a new prefix.", number_call_ids, {}))
+    if t.has_tools and not t.ordered:
+        # What the template renders may be the tools, its own way (a signature
+        # whose parameters follow the schema's key order): the same tools with
+        # their keys in another order. (An order finding's plan sorts them
+        # already; here the sort would stand in for the pin it comes with.)
+        pins.append(("Serialize each tool definition with its keys sorted (recursively), in every "
+                     "request (the template lays them out from their keys' order).", canonical_tool_keys,
+                     {"keys": True, AS: "sort-tool-definitions"}))
+        pins.append(_by_name_and_keys({AS: "sort-tool-definitions"}))
+    return Plan("pin-template-value", f.code, k, tuple(pins))
+
+
+def _span_plan(t: _Traffic, k: int, f: Finding, edges_too: bool) -> Plan:
+    """The moves of a varying span (TR101, TR102); ``edges_too``: with the whole-log moves
+    of the system message."""
+    anchor, injected, examples = _span_anchor(t, f)
+    what = _what(f)
+    # Moves of whole messages need no anchor: a span seen across a message boundary
+    # (a call, its result) may have none, and still be message text.
+    messages = _message_variants(f, what, t.static, t.turns, t.shared, t.shared_turns)
+    if anchor is None and (injected or not messages):
+        return _pin_plan(t, k, f)
+    variants: list[tuple[str, Fix, dict[str, Any]]] = []
+    variants += _history_variants(f, t.texts, t.joiner)
+    if anchor is not None:
+        variants += _anchored_variants(t, anchor, what, examples)
+    variants += messages
+    if edges_too:
+        variants += _edge_variants(what, t.static, t.edges, t.varying)
+    return Plan("move-dynamic-content", f.code, k, tuple(variants))
+
+
+def _anchored_variants(t: _Traffic, anchor: Anchor, what: str, examples: list[str]) -> list[tuple[str, Fix, dict[str, Any]]]:
+    """The moves of a span its anchor finds, to each destination the traffic allows."""
+    joiner = t.joiner
+    variants: list[tuple[str, Fix, dict[str, Any]]] = [
+        (what + "to the end of the last user turn.", SpanMove(anchor, LAST_USER, joiner=joiner),
+         {"to": LAST_USER}),
+        (what + "to the end of its message (it is fixed for a conversation; the history after "
+         "it stays shared).", SpanMove(anchor, MESSAGE_END, joiner=joiner), {"to": MESSAGE_END})]
+    if t.has_tools:
+        variants.append(("Serialize the arguments of every tool call with their keys sorted, in every "
+                         "request (the varying text is the same arguments in another order).",
+                         sort_call_arguments, {AS: "fix-section-order"}))
+    if any('": ' in e for e in examples):
+        variants.append(("Serialize the JSON of every tool result (any message that is one JSON "
+                         "document) with its keys sorted, in every request (the varying text is "
+                         "the same members in another order).", sort_content_keys,
+                         {AS: "fix-section-order"}))
+    variants.append((what + "to the start of the last user turn (after every turn the requests share).",
+                     SpanMove(anchor, LAST_USER_START, joiner=joiner), {"to": LAST_USER_START}))
+    if t.has_tools:
+        variants.append((what + "to the end of the newest message (in an agent loop, the latest tool "
+                         "result: each step extends the one before).", SpanMove(anchor, LAST_MESSAGE, joiner=joiner),
+                         {"to": LAST_MESSAGE}))
+    marker = shared_marker(t.texts, anchor)
+    if marker:
+        variants.append((what + "right after the content all requests share.",
+                         SpanMove(anchor, AFTER_SHARED, marker, joiner), {"to": AFTER_SHARED}))
+    if anchor.to_end:
+        variants.append((what + "as a message of its own after the static message that follows it.",
+                         SpanMove(anchor, AFTER_STATIC, joiner=joiner), {"to": AFTER_STATIC}))
+    return variants
+
+
+# The ways a unit sort carries out an order: how it splits the text, and what it is called.
+_SORTS = (("\n", "the lines sorted by their text"), ("\n\n", "the paragraphs sorted by their text"),
+          ("auto", "sorted where they are"), ("json", "the JSON list sorted"),
+          ("messages", "the messages in a fixed order"),
+          (". ", "the sentences of their paragraph in a fixed order"),
+          (", ", "the items of their list in a fixed order"))
+
+
+def _order_plan(t: _Traffic, diagnosis: Diagnosis, k: int, f: Finding) -> Plan | None:
+    """The ways to send the units of an order finding (TR201) in one order."""
+    cores = list(f.hidden.get("cores") or [])
+    if f.kind == "tool-order":
+        # The tools' names find each definition in any layout (token ids decoded to
+        # text have no tools field to sort).
+        cores += [f'"{b[5:]}"' for b in f.details.get("blocks", []) if b.startswith("tool ")]
+    variants: list[tuple[str, Fix, dict[str, Any]]] = []
+    if f.kind == "tool-order":
+        variants.append(("Sort the tool definitions by name before sending them, in every request.",
+                         sort_tools, {}))
+        variants.append(_by_name_and_keys({}))
+        kind = "sort-tool-definitions"
+    else:
+        kind = "fix-section-order"
+        units = _units_of(diagnosis, f)
+        if units:
+            order = " > ".join(f.details["canonical_order"])
+            variants.append((f"Always send these sections in one order, most widely shared first: {order}.",
+                             _reorder(units), {}))
+    what = ("Always send these units in one order (" + ", ".join(f"'{b}'" for b in f.details["blocks"][:6])
+            + (", ..." if len(f.details["blocks"]) > 6 else "") + "): ")
+    # Sorted lines and paragraphs first: where another way measures no better, the
+    # template diff (a sort filter on the loop) carries out the one kept.
+    for how, text in (_SORTS if cores else ()):
+        # Lines and paragraphs sorted by text: the order a template loop's sort
+        # filter gives, so the template diff can make the same move.
+        by_text = how in ("\n\n", "\n")
+        named: dict[str, Any] = {"how": how, "sorted": by_text}
+        if kind != "fix-section-order":
+            named[AS] = "fix-section-order"  # the units are messages or text, not tools
+        variants.append((what + text + ".", UnitSort(cores, how, by_text), named))
+    if t.has_tools:
+        if f.kind != "tool-order":
+            # The reordered units may be tool definitions the chat template lays out
+            # its own way (one JSON per line, inside a system turn).
+            variants.append(("Sort the tool definitions by name before sending them, in every request.",
+                             sort_tools, {AS: "sort-tool-definitions"}))
+            variants.append(_by_name_and_keys({AS: "sort-tool-definitions"}))
+        # Keys of a tool's JSON schema in a different order per request.
+        variants.append(("Serialize each tool definition with its keys sorted (recursively), in "
+                         "every request.", canonical_tool_keys, {"keys": True}))
+    return Plan(kind, f.code, k, tuple(variants), stage=1, free=True) if variants else None
 
 def _edge_variants(what: str, static: frozenset[str], edges: tuple[tuple[str, ...], tuple[str, ...]],
                    varying: bool) -> list[tuple[str, Fix, dict[str, Any]]]:
