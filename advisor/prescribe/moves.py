@@ -459,21 +459,7 @@ class SpanMove:
     def __call__(self, req: Request) -> Request | None:
         a = self.anchor
         if req.kind == "prompt" and req.prompt is not None:
-            got = cut(req.prompt, a)
-            if got is None:
-                return None
-            rest, moved = got
-            placed = self._place(rest, moved)
-            if placed is None and self.to == LAST_USER_START:
-                turns = [t for t in _TURN.finditer(rest) if t.group(2) == "user"]
-                if not turns:
-                    return None
-                at = turns[-1].start(3)
-                placed = rest[:at] + moved + "\n\n" + rest[at:]
-            if placed is None:
-                at = _prompt_end(rest, req.prompt.find(a.left) + len(a.left) if self.to == MESSAGE_END else -1)
-                placed = rest[:at].rstrip() + "\n\n" + moved + rest[at:]
-            return dataclasses.replace(req, prompt=placed)
+            return self._in_prompt(req, req.prompt)
         if req.kind != "messages" or not req.messages:
             return None
         messages = [dict(m) for m in req.messages]
@@ -488,17 +474,9 @@ class SpanMove:
         in_message = any(locate(t, a) is not None for m in messages
                          if (t := text_of(m.get("content"), self.joiner)) is not None)
         if req.tools and last_user >= 0 and not in_message:
-            got_tools = _cut_tools(list(req.tools), a)
-            if got_tools is not None:
-                tools, moved = got_tools
-                messages[last_user]["content"] = _append(messages[last_user].get("content"), moved)
-                return dataclasses.replace(req, tools=tuple(tools), messages=tuple(messages))
-            own = _own_tool(list(req.tools), a)
-            if own is not None:
-                # A tool of its own for this request (a tenant's): the shared tools first.
-                tools = list(req.tools)
-                tools.append(tools.pop(own))
-                return dataclasses.replace(req, tools=tuple(tools))
+            got = self._in_tools(req, messages, last_user)
+            if got is not None:
+                return got
         if a.to_end and not a.left:
             # A whole message of per-request content: the one before the static message.
             for j in range(1, len(messages)):
@@ -507,49 +485,88 @@ class SpanMove:
                     return self._move_message(req, messages, j - 1)
             return None
         for k, m in enumerate(messages):
-            original = m.get("content")
-            content = text_of(original, self.joiner)
-            if content is None:
-                continue
-            if locate(content, a) is None:
-                continue
-            if a.to_end and self.to == AFTER_STATIC:
-                return self._move_message(req, messages, k)
-            parts = _cut_parts(original, content, a, self.joiner) if self.to != AFTER_SHARED else None
-            if parts is not None:
-                kept, moved_parts = parts
-                if self.to == MESSAGE_END or k >= last_user:
-                    m["content"] = kept + moved_parts
-                else:
-                    m["content"] = kept
-                    target = messages[last_user]
-                    target["content"] = _append_parts(target.get("content"), moved_parts, self.joiner)
-                return dataclasses.replace(req, messages=tuple(messages))
-            got = _cut_json_member(content, a) or cut(content, a)
-            if got is None:
-                return None
-            rest, moved = got
-            placed = self._place(rest, moved)
-            if placed is not None:
-                m["content"] = with_text(original, placed)
-            elif self.to in (MESSAGE_END, AFTER_SHARED) or k >= last_user:
-                if not rest.strip():
-                    return self._move_message(req, messages, k)
-                m["content"] = with_text(original, rest.rstrip() + "\n\n" + moved)
-            else:
-                m["content"] = with_text(original, rest)
-                target = messages[last_user]
-                if self.to == LAST_USER_START and isinstance(target.get("content"), str):
-                    target["content"] = moved + "\n\n" + target["content"]
-                else:
-                    target["content"] = _append(target.get("content"), moved)
-                if not rest.strip():
-                    del messages[k]
-            new = tuple(messages)
-            return dataclasses.replace(req, messages=new) if new != tuple(req.messages) else None
+            content = text_of(m.get("content"), self.joiner)
+            if content is not None and locate(content, a) is not None:
+                return self._in_message(req, messages, k, content, last_user)
         if last_user >= 0 and self.to in (LAST_USER, LAST_USER_START):
             return self._cut_call_argument(req, messages, last_user)
         return None
+
+    def _in_prompt(self, req: Request, prompt: str) -> Request | None:
+        """The span cut out of a raw prompt and placed where ``to`` says, read off the
+        prompt's own markup."""
+        a = self.anchor
+        got = cut(prompt, a)
+        if got is None:
+            return None
+        rest, moved = got
+        placed = self._place(rest, moved)
+        if placed is None and self.to == LAST_USER_START:
+            turns = [t for t in _TURN.finditer(rest) if t.group(2) == "user"]
+            if not turns:
+                return None
+            at = turns[-1].start(3)
+            placed = rest[:at] + moved + "\n\n" + rest[at:]
+        if placed is None:
+            at = _prompt_end(rest, prompt.find(a.left) + len(a.left) if self.to == MESSAGE_END else -1)
+            placed = rest[:at].rstrip() + "\n\n" + moved + rest[at:]
+        return dataclasses.replace(req, prompt=placed)
+
+    def _in_tools(self, req: Request, messages: list[dict[str, Any]], last_user: int) -> Request | None:
+        """The span cut out of the tool definitions into the last user turn, or a tool of
+        the request's own sent after the shared ones (None: the tools do not hold it)."""
+        tools = list(req.tools or ())
+        got_tools = _cut_tools(tools, self.anchor)
+        if got_tools is not None:
+            kept, moved = got_tools
+            messages[last_user]["content"] = _append(messages[last_user].get("content"), moved)
+            return dataclasses.replace(req, tools=tuple(kept), messages=tuple(messages))
+        own = _own_tool(tools, self.anchor)
+        if own is None:
+            return None
+        # A tool of its own for this request (a tenant's): the shared tools first.
+        tools.append(tools.pop(own))
+        return dataclasses.replace(req, tools=tuple(tools))
+
+    def _in_message(self, req: Request, messages: list[dict[str, Any]], k: int, content: str,
+                    last_user: int) -> Request | None:
+        """The span found in message ``k`` (its text ``content``) moved where ``to`` says."""
+        a, m = self.anchor, messages[k]
+        original = m.get("content")
+        if a.to_end and self.to == AFTER_STATIC:
+            return self._move_message(req, messages, k)
+        parts = _cut_parts(original, content, a, self.joiner) if self.to != AFTER_SHARED else None
+        if parts is not None:
+            kept, moved_parts = parts
+            if self.to == MESSAGE_END or k >= last_user:
+                m["content"] = kept + moved_parts
+            else:
+                m["content"] = kept
+                target = messages[last_user]
+                target["content"] = _append_parts(target.get("content"), moved_parts, self.joiner)
+            return dataclasses.replace(req, messages=tuple(messages))
+        got = _cut_json_member(content, a) or cut(content, a)
+        if got is None:
+            return None
+        rest, moved = got
+        placed = self._place(rest, moved)
+        if placed is not None:
+            m["content"] = with_text(original, placed)
+        elif self.to in (MESSAGE_END, AFTER_SHARED) or k >= last_user:
+            if not rest.strip():
+                return self._move_message(req, messages, k)
+            m["content"] = with_text(original, rest.rstrip() + "\n\n" + moved)
+        else:
+            m["content"] = with_text(original, rest)
+            target = messages[last_user]
+            if self.to == LAST_USER_START and isinstance(target.get("content"), str):
+                target["content"] = moved + "\n\n" + target["content"]
+            else:
+                target["content"] = _append(target.get("content"), moved)
+            if not rest.strip():
+                del messages[k]
+        new = tuple(messages)
+        return dataclasses.replace(req, messages=new) if new != tuple(req.messages or ()) else None
 
     def _cut_call_argument(self, req: Request, messages: list[dict[str, Any]], last_user: int) -> Request | None:
         """A value in the arguments of a tool call the history replays (an id, a measurement
@@ -1069,6 +1086,29 @@ class UnitSort:
         if req.kind != "messages" or not req.messages:
             return None
         messages = [dict(m) for m in req.messages]
+        changed, holders = self._sort_contents(messages)
+        if (not changed and self.how == "messages" and holders
+                and any(messages[k].get("role") in _PREAMBLE_ROLES for k in holders)):
+            # A unit is a system message that this request sends after other turns: the
+            # system messages go first, the turns keep their order.
+            last_user = max((k for k, m in enumerate(messages) if m.get("role") == "user"), default=0)
+            head = messages[:last_user]
+            ordered = sorted(head, key=lambda m: m.get("role") not in _PREAMBLE_ROLES)
+            if ordered != head:
+                return dataclasses.replace(req, messages=tuple(ordered + messages[last_user:]))
+        if not changed and len(holders) >= 2 and self.how in ("auto", "messages"):
+            return self._sort_messages(req, messages, holders)
+        tools = req.tools
+        if self.how in ("auto", "json"):
+            # JSON the template prints from structured fields: a tool's enum or required list,
+            # a tool call's arguments (re-dumped by the template in the order they come).
+            tools, json_changed = self._sort_structured(req.tools, messages)
+            changed = changed or json_changed
+        return dataclasses.replace(req, messages=tuple(messages), tools=tools) if changed else None
+
+    def _sort_contents(self, messages: list[dict[str, Any]]) -> tuple[bool, list[int]]:
+        """Each message's units sorted in place (a content list's parts, a text holding two
+        units or more): whether any changed, and the messages that hold a unit."""
         changed = False
         holders = []
         for k, m in enumerate(messages):
@@ -1097,33 +1137,25 @@ class UnitSort:
                 if text is not None:
                     m["content"] = text
                     changed = True
-        if (not changed and self.how == "messages" and holders
-                and any(messages[k].get("role") in _PREAMBLE_ROLES for k in holders)):
-            # A unit is a system message that this request sends after other turns: the
-            # system messages go first, the turns keep their order.
-            last_user = max((k for k, m in enumerate(messages) if m.get("role") == "user"), default=0)
-            head = messages[:last_user]
-            ordered = sorted(head, key=lambda m: m.get("role") not in _PREAMBLE_ROLES)
-            if ordered != head:
-                return dataclasses.replace(req, messages=tuple(ordered + messages[last_user:]))
-        if not changed and len(holders) >= 2 and self.how in ("auto", "messages"):
-            return self._sort_messages(req, messages, holders)
-        tools = req.tools
-        if self.how in ("auto", "json"):
-            # JSON the template prints from structured fields: a tool's enum or required list,
-            # a tool call's arguments (re-dumped by the template in the order they come).
-            if req.tools:
-                new_tools = tuple(self._sort_lists(t) for t in req.tools)
-                if new_tools != tuple(req.tools):
-                    tools, changed = new_tools, True
-            for m in messages:
-                calls = m.get("tool_calls")
-                if isinstance(calls, list) and calls:
-                    new_calls = [self._sort_arguments(c) for c in calls]
-                    if new_calls != calls:
-                        m["tool_calls"] = new_calls
-                        changed = True
-        return dataclasses.replace(req, messages=tuple(messages), tools=tools) if changed else None
+        return changed, holders
+
+    def _sort_structured(self, tools: tuple[Any, ...] | None,
+                         messages: list[dict[str, Any]]) -> tuple[tuple[Any, ...] | None, bool]:
+        """The tools' lists the units name sorted, and the tool calls' arguments (in place in
+        ``messages``): the tools, and whether anything changed."""
+        changed = False
+        if tools:
+            new_tools = tuple(self._sort_lists(t) for t in tools)
+            if new_tools != tuple(tools):
+                tools, changed = new_tools, True
+        for m in messages:
+            calls = m.get("tool_calls")
+            if isinstance(calls, list) and calls:
+                new_calls = [self._sort_arguments(c) for c in calls]
+                if new_calls != calls:
+                    m["tool_calls"] = new_calls
+                    changed = True
+        return tools, changed
 
     def _mentions(self, text: str) -> bool:
         return any(text in c for c in self.cores)
@@ -1353,26 +1385,7 @@ class UnitSort:
         return None
 
     def _sort_segments(self, text: str, where: list[int], sep: str) -> str | None:
-        # Lines are sorted through the whole paragraph that holds them (a unit no core
-        # marks still gets its place); paragraphs from the first unit's to the last one's.
-        outer = "\n\n" if sep == "\n" else sep
-        lo = text.rfind(outer, 0, where[0])
-        lo = 0 if lo < 0 else lo + len(outer)
-        hi = text.find(outer, where[-1])
-        hi = len(text) if hi < 0 else hi
-        # Chat markup spelled in a prompt ends a paragraph too: the last line of a system
-        # message is not glued to the next turn's text (a question per request).
-        for m in _SPECIAL.finditer(text, lo, hi):
-            if m.end() <= where[0]:
-                lo = m.end()
-                role = _ROLE_LINE.match(text, lo)  # the role a ChatML or Gemma turn names as text
-                if role is not None and role.end() <= where[0]:
-                    lo = role.end()
-            elif m.start() > where[-1]:
-                hi = m.start()
-                break
-        if sep == "\n\n":
-            lo, hi = _code_units(text, lo, hi)
+        lo, hi = _segment_bounds(text, where, sep)
         segments = text[lo:hi].split(sep)
         if sep == "\n\n":
             # A paragraph that opens indented goes on with the unit before it (a function's
@@ -1398,30 +1411,57 @@ class UnitSort:
         # Every unit in a segment of its own, or this separator is too coarse.
         if sep != "\n" and any(_marks(s, self.cores) > 1 and len(segments) > 1 for s in segments if s):
             return None
+        ordered = self._ordered_segments(segments, holding, sep)
+        if ordered is None:
+            return None
+        new = sep.join(ordered)
+        return None if new == text[lo:hi] else text[:lo] + new + text[hi:]
+
+    def _ordered_segments(self, segments: list[str], holding: list[bool], sep: str) -> list[str] | None:
+        """The segments in one order: a list's items under their markers, else the run of
+        segments that hold units sorted by text (``by_text``), else all by rank."""
         if sep == "\n":
             numbered = _enumerated(segments, holding, self._rank, self.by_text) or \
                 _list_items(segments, holding, self._rank, self.by_text)
             if numbered is not None:
-                new = sep.join(numbered)
-                return None if new == text[lo:hi] else text[:lo] + new + text[hi:]
-        if self.by_text:
-            marked = [k for k, h in enumerate(holding) if h]
-            first, last = marked[0], marked[-1] + 1
-            run = segments[first:last]
-            if sep == "\n" and not all(holding[first:last]) and len({ln.lstrip()[:1] for ln in run}) > 1:
-                # Lines that do not all open alike may be units of several lines (a question
-                # and its answer): sorting the lines would split them.
-                return None
-            if sep == "\n" and _bodies_indented(run):
-                return None  # code: a signature's docstring and body are lines of its unit
-            ordered = segments[:first] + sorted(segments[first:last]) + segments[last:]
-        else:
-            ordered = sorted(segments, key=lambda s: self._rank(s))
-        new = sep.join(ordered)
-        if new == text[lo:hi]:
+                return numbered
+        if not self.by_text:
+            return sorted(segments, key=lambda s: self._rank(s))
+        marked = [k for k, h in enumerate(holding) if h]
+        first, last = marked[0], marked[-1] + 1
+        run = segments[first:last]
+        if sep == "\n" and not all(holding[first:last]) and len({ln.lstrip()[:1] for ln in run}) > 1:
+            # Lines that do not all open alike may be units of several lines (a question
+            # and its answer): sorting the lines would split them.
             return None
-        return text[:lo] + new + text[hi:]
+        if sep == "\n" and _bodies_indented(run):
+            return None  # code: a signature's docstring and body are lines of its unit
+        return segments[:first] + sorted(segments[first:last]) + segments[last:]
 
+
+def _segment_bounds(text: str, where: list[int], sep: str) -> tuple[int, int]:
+    """The stretch of ``text`` whose segments are sorted: lines through the whole paragraph
+    that holds them (a unit no core marks still gets its place), paragraphs from the first
+    unit's to the last one's."""
+    outer = "\n\n" if sep == "\n" else sep
+    lo = text.rfind(outer, 0, where[0])
+    lo = 0 if lo < 0 else lo + len(outer)
+    hi = text.find(outer, where[-1])
+    hi = len(text) if hi < 0 else hi
+    # Chat markup spelled in a prompt ends a paragraph too: the last line of a system
+    # message is not glued to the next turn's text (a question per request).
+    for m in _SPECIAL.finditer(text, lo, hi):
+        if m.end() <= where[0]:
+            lo = m.end()
+            role = _ROLE_LINE.match(text, lo)  # the role a ChatML or Gemma turn names as text
+            if role is not None and role.end() <= where[0]:
+                lo = role.end()
+        elif m.start() > where[-1]:
+            hi = m.start()
+            break
+    if sep == "\n\n":
+        lo, hi = _code_units(text, lo, hi)
+    return lo, hi
 
 def _bodies_indented(lines: Sequence[str]) -> bool:
     """Whether some of ``lines`` open at the margin and others indented, the indented ones
