@@ -186,9 +186,11 @@ def report(rows: Sequence[Row], command: str, tolerance: int, limit: int | None)
         "rate of the hand-fixed traffic (cross-checked against `advisor analyze`).",
         "",
         "The findings are `advisor analyze`'s (the causes `prescribe` names for its canonical order are not counted). "
-        "The truth is one hand fix per workload (values and per-request blocks to the end of the last user turn, "
-        "one order for shuffled content), not always the best placement: a prescription can beat it, and then its "
-        "error counts against it like a miss.",
+        "The truth is the hand fix (one order for shuffled content); a value or block that varies per request or per "
+        "tenant is written at every place that follows all the static content (the end of the last user turn, after "
+        "the user turn's static opening, the end of the system prompt) and the truth is the best place the oracle "
+        "measures. A prescription that beats the truth counts its error like a miss: the bench has no "
+        "better hand fix to hold it to.",
         "",
         f"{len(rows)} workloads ({n_defect} with defects, {len(rows) - n_defect} clean controls)"
         + (f", a deterministic sample of {limit} of {len(param.SPECS)}." if limit and limit < len(param.SPECS) else "."),
