@@ -32,16 +32,16 @@ from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, CHAT_MARKUP, DE
                                      LAST_USER_START, Anchor, HistoryMove, MessageMove, history_anchor, value_shape,
                                      HeadSwap, MessageToLastUser, SpanMove, StaticHoist, TailLift, UnitSort, static_edges,
                                      varying_preamble,
-                                     anchors, call_arguments_text, choose, locate, shared_marker, static_messages, static_turns, text_of,
-                                     TurnMove, TurnsMove, json_unescaped, shared_turn_bodies, sort_call_arguments,
-                                     number_call_ids, sort_content_keys, system_into_first_user,
+                                     anchors, call_arguments_text, choose, locate, shared_marker, static_messages, text_of,
+                                     TurnsMove, json_unescaped, shared_turn_bodies, sort_call_arguments,
+                                     number_call_ids, system_into_first_user,
                                      unescaped_context, TOOL_INDENTS, tool_texts)
 from advisor.prescribe.canonical import (KEPT, ORDER, PLACEMENT, canonical_fix, canonical_fixes, canonical_rounds,
                                          forget_units)
 from advisor.prescribe.causes import PLACEMENT as PLACEMENT_CODE
 from advisor.prescribe.causes import causes
 from advisor.prescribe.causes import findings as cause_findings
-from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, canonical_tool_keys, editable, reorder_blocks,
+from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, editable, reorder_blocks,
                                        sort_tools, sort_tools_and_keys)
 from advisor.ingest.traffic import Request
 
@@ -179,13 +179,12 @@ def _longest_whole(example: str) -> str:
 @dataclass(frozen=True)
 class _Traffic:
     """What the plans read from the traffic: a sample of each request's texts, whether a
-    text is held by a request, and the static messages, turns and edges."""
+    text is held by a request, and the static messages, turn bodies and edges."""
 
     requests: list[list[str]]
     holds: Callable[[str], bool] | None
     has_tools: bool
     static: frozenset[str]
-    turns: tuple[frozenset[str], str]
     joiner: str
     shared: frozenset[str]
     shared_turns: frozenset[str]
@@ -198,13 +197,13 @@ class _Traffic:
 def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
               holds: Callable[[str], bool] | None = None, has_tools: bool = False,
               static: frozenset[str] = frozenset(),
-              turns: tuple[frozenset[str], str] = (frozenset(), ""), joiner: str = DEFAULT_JOINER,
+              joiner: str = DEFAULT_JOINER,
               shared: frozenset[str] = frozenset(), shared_turns: frozenset[str] = frozenset(),
               edges: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()), varying: bool = False) -> list[Plan]:
     """The fixes for the findings; ``requests`` (per request of a sample: its message
     contents, prompt, tool definitions) choose among the anchors a span was seen with."""
     requests = requests or []
-    t = _Traffic(requests, holds, has_tools, static, turns, joiner, shared, shared_turns, edges, varying,
+    t = _Traffic(requests, holds, has_tools, static, joiner, shared, shared_turns, edges, varying,
                  any(f.code == "TR201" for f in diagnosis.findings), [x for r in requests for x in r])
     out: list[Plan] = []
     offered = False  # the whole-log moves of the system message, offered with one span only
@@ -270,9 +269,6 @@ def _pin_plan(t: _Traffic, k: int, f: Finding) -> Plan:
         # whose parameters follow the schema's key order): the same tools with
         # their keys in another order. (An order finding's plan sorts them
         # already; here the sort would stand in for the pin it comes with.)
-        pins.append(("Serialize each tool definition with its keys sorted (recursively), in every "
-                     "request (the template lays them out from their keys' order).", canonical_tool_keys,
-                     {"keys": True, AS: "sort-tool-definitions"}))
         pins.append(_by_name_and_keys({AS: "sort-tool-definitions"}))
     return Plan("pin-template-value", f.code, k, tuple(pins))
 
@@ -284,7 +280,7 @@ def _span_plan(t: _Traffic, k: int, f: Finding, edges_too: bool) -> Plan:
     what = _what(f)
     # Moves of whole messages need no anchor: a span seen across a message boundary
     # (a call, its result) may have none, and still be message text.
-    messages = _message_variants(f, what, t.static, t.turns, t.shared, t.shared_turns)
+    messages = _message_variants(f, what, t.static, t.shared, t.shared_turns)
     if anchor is None and (injected or not messages):
         return _pin_plan(t, k, f)
     variants: list[tuple[str, Fix, dict[str, Any]]] = []
@@ -309,11 +305,6 @@ def _anchored_variants(t: _Traffic, anchor: Anchor, what: str, examples: list[st
         variants.append(("Serialize the arguments of every tool call with their keys sorted, in every "
                          "request (the varying text is the same arguments in another order).",
                          sort_call_arguments, {AS: "fix-section-order"}))
-    if any('": ' in e for e in examples):
-        variants.append(("Serialize the JSON of every tool result (any message that is one JSON "
-                         "document) with its keys sorted, in every request (the varying text is "
-                         "the same members in another order).", sort_content_keys,
-                         {AS: "fix-section-order"}))
     variants.append((what + "to the start of the last user turn (after every turn the requests share).",
                      SpanMove(anchor, LAST_USER_START, joiner=joiner), {"to": LAST_USER_START}))
     if t.has_tools:
@@ -377,9 +368,6 @@ def _order_plan(t: _Traffic, diagnosis: Diagnosis, k: int, f: Finding) -> Plan |
             variants.append(("Sort the tool definitions by name before sending them, in every request.",
                              sort_tools, {AS: "sort-tool-definitions"}))
             variants.append(_by_name_and_keys({AS: "sort-tool-definitions"}))
-        # Keys of a tool's JSON schema in a different order per request.
-        variants.append(("Serialize each tool definition with its keys sorted (recursively), in "
-                         "every request.", canonical_tool_keys, {"keys": True}))
     return Plan(kind, f.code, k, tuple(variants), stage=1, free=True) if variants else None
 
 def _edge_variants(what: str, static: frozenset[str], edges: tuple[tuple[str, ...], tuple[str, ...]],
@@ -404,8 +392,8 @@ def _edge_variants(what: str, static: frozenset[str], edges: tuple[tuple[str, ..
     return out
 
 
-def _message_variants(f: Finding, what: str, static: frozenset[str], turns: tuple[frozenset[str], str],
-                      shared: frozenset[str], shared_turns: frozenset[str]) -> list[tuple[str, Fix, dict[str, Any]]]:
+def _message_variants(f: Finding, what: str, static: frozenset[str], shared: frozenset[str],
+                      shared_turns: frozenset[str]) -> list[tuple[str, Fix, dict[str, Any]]]:
     """Moves of whole messages for a span finding: they need no anchor, since a span seen
     across a message boundary may have none."""
     messages: list[tuple[str, Fix, dict[str, Any]]] = []
@@ -429,12 +417,6 @@ def _message_variants(f: Finding, what: str, static: frozenset[str], turns: tupl
         messages.append((what + "by sending its turns after the static turns that follow them (a "
                          "system prompt, fixed few-shot examples), right before the newest user turn.",
                          TurnsMove(shared, shared_turns), {"to": AFTER_STATIC}))
-    if turns[0]:
-        messages.append((what + "by sending its message after the static system messages that follow it.",
-                         TurnMove(*turns), {"to": AFTER_STATIC}))
-    if turns[1] and f.code == "TR102":
-        messages.append((what + "by sending its message after the system message that follows it.",
-                         TurnMove(turns[0], turns[1], True), {"to": AFTER_STATIC}))
     return messages
 
 
@@ -917,12 +899,12 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     before_unlimited = m.cached(seqs, unlimited=True) if capacity is not None else before
     # What the plans read from the traffic, once: a second look at the fixed traffic plans again.
     texts, has_tools = m.sample_texts(), any(r is not None and r.tools for r in m.editable)
-    static, turns = static_messages(m.editable), static_turns(m.editable)
+    static = static_messages(m.editable)
     shared, bodies = static_messages(m.editable, roles=None), shared_turn_bodies(m.editable)
     edges, varying = static_edges(m.editable), varying_preamble(m.editable, static)
 
     def planned(d: Diagnosis) -> list[Plan]:
-        return plans_for(d, texts, m.holds, has_tools, static, turns, m.joiner, shared, bodies, edges, varying)
+        return plans_for(d, texts, m.holds, has_tools, static, m.joiner, shared, bodies, edges, varying)
 
     def rate(cached: int) -> float:
         return cached / prompt if prompt else 0.0

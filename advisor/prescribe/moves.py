@@ -1712,29 +1712,6 @@ def number_call_ids(req: Request) -> Request | None:
     return dataclasses.replace(req, messages=tuple(messages))
 
 
-def sort_content_keys(req: Request) -> Request | None:
-    """The request with every message whose content is one JSON document (a tool result, a
-    canned record) serialized with its keys sorted, in the layout it came in: a tool that
-    builds its result from an unordered map sends the same members in another order."""
-    if req.kind != "messages" or not req.messages:
-        return None
-    messages = list(req.messages)
-    changed = False
-    for k, m in enumerate(messages):
-        body = m.get("content")
-        if not isinstance(body, str) or not body.lstrip().startswith(("{", "[")):
-            continue
-        try:
-            value = json.loads(body)
-        except ValueError:
-            continue
-        dumped = _dump_like(body, value, _keys_sorted(value))
-        if dumped is not None and dumped != body:
-            messages[k] = {**m, "content": dumped}
-            changed = True
-    return dataclasses.replace(req, messages=tuple(messages)) if changed else None
-
-
 def _keys_sorted(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _keys_sorted(value[k]) for k in sorted(value)}
@@ -1930,64 +1907,6 @@ def shared_turn_bodies(requests: Sequence[Request | None], share: float = 0.5) -
 
 
 _TURN = re.compile(r"(<\|start_header_id\|>(\w+)<\|end_header_id\|>\n\n)(.*?)(<\|eot_id\|>)", re.DOTALL)
-
-
-@dataclasses.dataclass
-class TurnMove:
-    """``MessageMove`` for a prompt decoded from token ids in the Llama 3 layout: the first
-    system turn whose text is not shared (after a ``head`` every such turn starts with,
-    the layout's own preamble) trades places with the static system turns after it."""
-
-    static: frozenset[str]
-    head: str
-    # Trade places with the next system turn whatever it holds (it may be static only once
-    # the other fixes have run: a clock moved out of it, its sections sorted).
-    any_next: bool = False
-
-    def __call__(self, req: Request) -> Request | None:
-        if req.kind != "prompt" or not req.prompt:
-            return None
-        text = req.prompt
-        turns = list(_TURN.finditer(text))
-        for k, t in enumerate(turns[:-1]):
-            if t.group(2) != "system" or t.group(3) in self.static:
-                continue
-            body = t.group(3)
-            head = self.head if body.startswith(self.head) else ""
-            j = k + 1
-            if self.any_next:
-                j += turns[j].group(2) == "system"
-            while not self.any_next and j < len(turns) and turns[j].group(2) == "system" and turns[j].group(3) in self.static:
-                j += 1
-            if j == k + 1:
-                return None
-            bodies = [turns[i].group(3) for i in range(k + 1, j)] + [body[len(head):]]
-            bodies[0] = head + bodies[0]
-            pieces = [text[:t.start()]]
-            for i, b in zip(range(k, j), bodies):
-                pieces.append(turns[i].group(1) + b + turns[i].group(4))
-            pieces.append(text[turns[j - 1].end():])
-            return dataclasses.replace(req, prompt="".join(pieces))
-        return None
-
-
-def static_turns(requests: Sequence[Request | None], share: float = 0.5) -> tuple[frozenset[str], str]:
-    """System turn texts of decoded prompts that at least ``share`` of them hold, and the
-    text every other first system turn starts with (to a paragraph break)."""
-    systems = [[t.group(3) for t in _TURN.finditer(r.prompt) if t.group(2) == "system"]
-               for r in requests if r is not None and r.kind == "prompt" and r.prompt]
-    static = _held_by_share((set(bodies) for bodies in systems), share)
-    firsts = [bodies[0] for bodies in systems if bodies]
-    varying = [b for b in firsts if b not in static]
-    head = ""
-    if len(varying) >= 2:
-        lo, hi = min(varying), max(varying)
-        m = 0
-        while m < min(len(lo), len(hi)) and lo[m] == hi[m]:
-            m += 1
-        cut = lo.rfind("\n\n", 0, m)
-        head = lo[:cut + 2] if cut >= 0 else ""
-    return static, head
 
 
 # --- static text at the edge of a message that varies -------------------------------------
