@@ -223,6 +223,24 @@ def report(rows: Sequence[Row], command: str, tolerance: int, limit: int | None)
     return "\n".join(out)
 
 
+def read_rows(paths: Sequence[Path], specs: Sequence[param.Spec]) -> list[Row]:
+    """The rows of ``specs`` from JSON files of ``diagnose_heldout.py --json``; every spec
+    must be there."""
+    import json
+
+    got: dict[str, Row] = {}
+    for path in paths:
+        for raw in json.loads(path.read_text(encoding="utf-8")):
+            found = [bench.Found(**f) for f in raw.pop("found")]
+            false = [bench.Found(**f) for f in raw.pop("false_claims")]
+            raw.pop("error", None)  # (a property of the row, written beside its fields)
+            got[raw["name"]] = Row(**raw, found=found, false_claims=false)
+    missing = [s.name for s in specs if s.name not in got]
+    if missing:
+        raise SystemExit(f"--rows: no row for {len(missing)} workloads, e.g. {missing[0]}")
+    return [got[s.name] for s in specs]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--limit", type=int, default=None, help="run a deterministic sample of this many workloads")
@@ -231,9 +249,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tolerance", type=int, default=16)
     ap.add_argument("--timeout", type=float, default=600.0)
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--rows", type=Path, nargs="+", default=None,
+                    help="report the rows `diagnose_heldout.py --set param* --json FILE` wrote for this checkout "
+                         "(the same workloads, the same evaluation) instead of running them again")
     args = ap.parse_args(argv)
     specs = chosen_specs(args.limit)
-    rows = run(specs, args.seed, args.jobs, args.tolerance, args.timeout)
+    rows = read_rows(args.rows, specs) if args.rows else run(specs, args.seed, args.jobs, args.tolerance, args.timeout)
     command = " ".join([".venv/bin/python bench/accuracy.py", *(argv if argv is not None else sys.argv[1:])])
     args.out.write_text(report(rows, command, args.tolerance, args.limit), encoding="utf-8")
     print(f"wrote {args.out}", file=sys.stderr)
