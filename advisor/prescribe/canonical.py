@@ -13,9 +13,7 @@ One mechanism for every shape of content, a pure function of the traffic:
    wrapping and key-order differences disappear by choosing one form.
 3. Order. In each container: static units in the order the log first showed them, then
    shared ones, then unique ones, each as they came (which passages a request retrieved and
-   in what order is the client's meaning; what every request sends is only layout); of the
-   unique ones, those drawn from what other sessions send (most of their own units recur:
-   retrieved passages) before those of their own (a clock, a question). A static unit is kept whole;
+   in what order is the client's meaning; what every request sends is only layout). A static unit is kept whole;
    any other is split further, so a varying paragraph still puts its static lines first.
    Messages are never reordered, and a message's rewrite depends only on its own content
    and the global counts: a conversation's next request still extends its previous one.
@@ -384,17 +382,6 @@ class Canon:
         self.shared_out = shared_out
         self.memo: dict[Key, str] = {}
 
-    def drawn(self, kind: str, unit: str) -> bool:
-        """Whether a unit no other session sends is still drawn from what others send: most
-        of its own units (a passage line, an example) are held by two sessions or more (the
-        retrieved passages of one request, a combination of a pool). It is less volatile
-        than a unit none of whose parts recur (a clock, a question), and goes before it."""
-        split = None if kind == MEMBER else split_text(unit)
-        if split is None:
-            return False
-        held = sum(self.info((split.kind, normalized(u)))[0] != UNIQUE for u in split.units if u.strip())
-        return 2 * held > sum(1 for u in split.units if u.strip())
-
     def info(self, key: Key) -> tuple[int, int, int]:
         """(class, session count, first-seen rank) of a key."""
         n = len(self.counts.sessions.get(key, ()))
@@ -431,10 +418,8 @@ class Canon:
         for k, unit in enumerate(units):
             cls, n, rank = self.info((kind, normalized(unit)))
             # Static units in the log's first order; the others keep their own order (the
-            # order passages were retrieved in, examples chosen in, is the client's meaning),
-            # a unit drawn from what other sessions send ahead of one of its own.
-            own = cls == UNIQUE and not self.drawn(kind, unit)
-            order = (cls, own, rank if cls == STATIC and sort_static else k)
+            # order passages were retrieved in, examples chosen in, is the client's meaning).
+            order = (cls, rank if cls == STATIC and sort_static else k)
             rows.append((order, self.text(unit, kind), cls))
         return [(unit, cls) for _, unit, cls in _placed(rows, PLACEMENT not in self.keep)]
 
@@ -508,8 +493,7 @@ class Canon:
                 inner = split_text(text)
                 if inner is not None and inner.layout is None:
                     text = inner.join(self._pooled(inner.kind, list(inner.units)))
-            own = cls == UNIQUE and not self.drawn(kind, text)
-            rows.append(((cls, own, rank if cls == SHARED else k), text))
+            rows.append(((cls, rank if cls == SHARED else k), text))
         rows.sort(key=lambda row: row[0])
         out = [text for _, text in rows]
         if label:
