@@ -220,9 +220,9 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
     return out
 
 
-def _span_anchor(t: _Traffic, f: Finding) -> tuple[Anchor | None, bool]:
-    """The anchor that finds a span's value in the requests (None: none does), and whether
-    the value is in no message (the chat template injects it)."""
+def _span_anchor(t: _Traffic, f: Finding) -> tuple[Anchor | None, bool, list[str]]:
+    """The anchor that finds a span's value in the requests (None: none does), whether the
+    value is in no message (the chat template injects it), and its examples."""
     contexts = list(f.hidden.get("contexts", []))
     sizes = sorted(len(c[1]) for c in contexts)
     if f.details.get("context_before"):
@@ -239,7 +239,7 @@ def _span_anchor(t: _Traffic, f: Finding) -> tuple[Anchor | None, bool]:
                 and not any(holds(e) or holds(json_unescaped(e) or e) or _held_string(e, holds)
                             or _held_piece(e, holds) for e in examples))
     if injected:
-        return None, True
+        return None, True, examples
     cands = anchors(contexts)
     typical = sizes[len(sizes) // 2] if sizes else 0
     anchor = choose(cands, t.requests, typical, contexts)
@@ -251,7 +251,7 @@ def _span_anchor(t: _Traffic, f: Finding) -> tuple[Anchor | None, bool]:
         end = choose(ends, t.requests, typical, contexts)
         if end is not None and (anchor is None or _hits(end, t.requests) > _hits(anchor, t.requests)):
             anchor = end
-    return anchor, False
+    return anchor, False, examples
 
 
 def _pin_plan(t: _Traffic, k: int, f: Finding) -> Plan:
@@ -276,7 +276,7 @@ def _pin_plan(t: _Traffic, k: int, f: Finding) -> Plan:
 def _span_plan(t: _Traffic, k: int, f: Finding, edges_too: bool) -> Plan:
     """The moves of a varying span (TR101, TR102); ``edges_too``: with the whole-log moves
     of the system message."""
-    anchor, injected = _span_anchor(t, f)
+    anchor, injected, examples = _span_anchor(t, f)
     what = _what(f)
     # Moves of whole messages need no anchor: a span seen across a message boundary
     # (a call, its result) may have none, and still be message text.
@@ -286,14 +286,14 @@ def _span_plan(t: _Traffic, k: int, f: Finding, edges_too: bool) -> Plan:
     variants: list[tuple[str, Fix, dict[str, Any]]] = []
     variants += _history_variants(f, t.texts, t.joiner)
     if anchor is not None:
-        variants += _anchored_variants(t, anchor, what)
+        variants += _anchored_variants(t, anchor, what, examples)
     variants += messages
     if edges_too:
         variants += _edge_variants(what, t.static, t.edges, t.varying)
     return Plan("move-dynamic-content", f.code, k, tuple(variants))
 
 
-def _anchored_variants(t: _Traffic, anchor: Anchor, what: str) -> list[tuple[str, Fix, dict[str, Any]]]:
+def _anchored_variants(t: _Traffic, anchor: Anchor, what: str, examples: list[str]) -> list[tuple[str, Fix, dict[str, Any]]]:
     """The moves of a span its anchor finds, to each destination the traffic allows."""
     joiner = t.joiner
     variants: list[tuple[str, Fix, dict[str, Any]]] = [
@@ -369,7 +369,6 @@ def _order_plan(t: _Traffic, diagnosis: Diagnosis, k: int, f: Finding) -> Plan |
                              sort_tools, {AS: "sort-tool-definitions"}))
             variants.append(_by_name_and_keys({AS: "sort-tool-definitions"}))
     return Plan(kind, f.code, k, tuple(variants), stage=1, free=True) if variants else None
-
 
 def _edge_variants(what: str, static: frozenset[str], edges: tuple[tuple[str, ...], tuple[str, ...]],
                    varying: bool) -> list[tuple[str, Fix, dict[str, Any]]]:
@@ -817,19 +816,18 @@ def _canonical_pick(c: _Chosen) -> tuple[Canonical | None, bool]:
     of the log), and the better kept."""
     m, findings = c.search.m, c.diagnosis.findings
     chosen = c.search.fixes_of(c.choice) if c.search.plans else []
-    # Against the chosen moves, the better fix; with no move to weigh it against, a gain worth
-    # rewriting every request for.
-    moved = any(v is not None for v in c.choice)
-    share = CANONICAL_EDGE if moved else CANONICAL_GAIN
+    # Against the moves of the findings, the better fix; with no move to weigh it against, a
+    # gain worth rewriting every request for.
+    share = CANONICAL_EDGE if c.search.plans else CANONICAL_GAIN
     canon = _canonical_order(m, chosen, c.after, share, findings)
     if canon is None and any(f.code in CANONICAL_ONLY for f in findings):
         # A finding only the canonical form answers: its spelling alone (one spelling per
         # unit, nothing reordered or moved), at any gain.
         canon = _canonical_order(m, chosen, c.after, 0.0, findings, keep=frozenset({ORDER, PLACEMENT}))
     forget_units()  # the texts on top of the moves: the log's come next
-    if not moved:
+    if not any(v is not None for v in c.choice):
         return canon, False
-    alone = _canonical_order(m, [], max(c.after, canon[0] if canon is not None else 0), CANONICAL_EDGE, findings)
+    alone = _canonical_order(m, [], max(c.after, canon[0] if canon is not None else 0), share, findings)
     return (alone, True) if alone is not None else (canon, False)
 
 
@@ -1165,12 +1163,12 @@ FIRST_USER = "first-user-turn"
 HIDDEN_NEAR = 16  # tokens: a finding this close to a known one is that one, seen again
 HIDDEN_REQUESTS = 3   # a hidden value shows in at least this many requests ...
 HIDDEN_SHARE = 0.01   # ... and costs at least this share of the prompt tokens
-# The canonical order rewrites every request: where no move was chosen to weigh it against
-# (no finding, or none a move measured to gain), it is prescribed where it recovers this share
+# The canonical order rewrites every request: where the findings have no move to weigh it
+# against (none at all, or none a move answers), it is prescribed where it recovers this share
 # of the prompt tokens (clean traffic gains up to ~1.3% by reordering what it shares: passages
 # retrieved per request, a pasted document). Less is not worth asking a client to resend everything.
 CANONICAL_GAIN = 0.03
-# Where moves were chosen, the canonical order is weighed against them: it is prescribed
+# Where the findings have moves, the canonical order is weighed against them: it is prescribed
 # where it recovers this share more (it places what varies after the static opening of the last
 # user turn, where no move puts it, and orders what a move leaves in place).
 CANONICAL_EDGE = 0.005
