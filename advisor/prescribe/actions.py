@@ -37,7 +37,7 @@ from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, CHAT_MARKUP, DE
                                      number_call_ids, system_into_first_user,
                                      unescaped_context, TOOL_INDENTS, tool_texts)
 from advisor.prescribe.canonical import (KEPT, ORDER, PLACEMENT, canonical_fix, canonical_fixes, canonical_rounds,
-                                         forget_units)
+                                         forget_units, holds_pool)
 from advisor.prescribe.causes import PLACEMENT as PLACEMENT_CODE
 from advisor.prescribe.causes import causes
 from advisor.prescribe.causes import findings as cause_findings
@@ -810,10 +810,9 @@ def _canonical_pick(c: _Chosen) -> tuple[Canonical | None, bool]:
     Where the diagnosis named no cause it runs on the traffic as logged, every placement the
     traffic gives a variant of its own measured: a cause the diagnosis misses may still be
     one. On top of moves it may keep less than alone: a move may cut a unit the order would
-    have sorted whole, or put a value where the order would not (the end of the last user
-    turn, behind a question, where after the turn's static opening the values' shared
-    digits stay shared). So where moves were chosen it is measured alone too (one more count
-    of the log), and the better kept."""
+    have sorted whole, which only units seen in another order (TR201) have to lose, or units
+    drawn from a pool (``holds_pool``). There it is measured alone too (one more count of the
+    log), and the better kept."""
     m, findings = c.search.m, c.diagnosis.findings
     chosen = c.search.fixes_of(c.choice) if c.search.plans else []
     # Against the moves of the findings, the better fix; with no move to weigh it against, a
@@ -826,6 +825,8 @@ def _canonical_pick(c: _Chosen) -> tuple[Canonical | None, bool]:
         canon = _canonical_order(m, chosen, c.after, 0.0, findings, keep=frozenset({ORDER, PLACEMENT}))
     forget_units()  # the texts on top of the moves: the log's come next
     if not any(v is not None for v in c.choice):
+        return canon, False
+    if not (any(f.code == "TR201" for f in findings) or holds_pool(m.editable)):
         return canon, False
     alone = _canonical_order(m, [], max(c.after, canon[0] if canon is not None else 0), share, findings)
     return (alone, True) if alone is not None else (canon, False)

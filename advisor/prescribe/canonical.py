@@ -686,6 +686,43 @@ def count(requests: list[Request | None]) -> Counts:
     return counts
 
 
+def holds_pool(requests: list[Request | None]) -> bool:
+    """Whether the system messages hold units several sessions send but not nearly all
+    (examples drawn from a pool, a tenant's persona): what the ``shared_out`` form moves and
+    sorts. One pass over their top-level units, not a count of the whole traffic."""
+    sessions: dict[str, set[Hashable]] = {}
+    seen: set[Hashable] = set()
+    units: dict[str, tuple[str, ...]] = {}
+    for k, req in enumerate(requests):
+        if req is None or not (req.messages or req.prompt):
+            continue
+        session: Hashable = req.session if req.session is not None else ("request", k)
+        seen.add(session)
+        for content in _system_contents(req):
+            texts = [content] if isinstance(content, str) else text_parts(content) or []
+            for text in texts:
+                if text not in units:
+                    split = split_text(text) if len(texts) == 1 else None
+                    units[text] = tuple(normalized(u) for u in (split.units if split is not None else (text,)))
+                for key in units[text]:
+                    sessions.setdefault(key, set()).add(session)
+    return any(2 <= len(held) < STATIC_SHARE * len(seen) for held in sessions.values())
+
+
+def _system_contents(req: Request) -> list[Any]:
+    """The contents of the system messages ahead of the first user turn (of a prompt, its
+    turns' bodies): what the placement variants move units out of."""
+    messages = (prompt_messages(req.prompt) or [] if req.kind == "prompt" and req.prompt
+                else req.messages or ())
+    out = []
+    for message in messages:
+        if message.get("role") == "user":
+            break
+        if message.get("role") in SYSTEM_ROLES:
+            out.append(message.get("content"))
+    return out
+
+
 class Rounds:
     """Canonical forms under successive counts: rewriting unifies surfaces and orders, so
     the rewritten traffic shares more than the logged one and its own counts can order it
