@@ -815,10 +815,7 @@ def _canonical_pick(c: _Chosen) -> tuple[Canonical | None, bool]:
     log), and the better kept."""
     m, findings = c.search.m, c.diagnosis.findings
     chosen = c.search.fixes_of(c.choice) if c.search.plans else []
-    # Against the moves of the findings, the better fix; with no move to weigh it against, a
-    # gain worth rewriting every request for.
-    share = CANONICAL_EDGE if c.search.plans else CANONICAL_GAIN
-    canon = _canonical_order(m, chosen, c.after, share, findings)
+    canon = _canonical_order(m, chosen, c.after, CANONICAL_GAIN, findings)
     if canon is None and any(f.code in CANONICAL_ONLY for f in findings):
         # A finding only the canonical form answers: its spelling alone (one spelling per
         # unit, nothing reordered or moved), at any gain.
@@ -828,7 +825,7 @@ def _canonical_pick(c: _Chosen) -> tuple[Canonical | None, bool]:
         return canon, False
     if not (any(f.code == "TR201" for f in findings) or holds_pool(m.editable)):
         return canon, False
-    alone = _canonical_order(m, [], max(c.after, canon[0] if canon is not None else 0), share, findings)
+    alone = _canonical_order(m, [], max(c.after, canon[0] if canon is not None else 0), CANONICAL_GAIN, findings)
     return (alone, True) if alone is not None else (canon, False)
 
 
@@ -1164,15 +1161,11 @@ FIRST_USER = "first-user-turn"
 HIDDEN_NEAR = 16  # tokens: a finding this close to a known one is that one, seen again
 HIDDEN_REQUESTS = 3   # a hidden value shows in at least this many requests ...
 HIDDEN_SHARE = 0.01   # ... and costs at least this share of the prompt tokens
-# The canonical order rewrites every request: where the findings have no move to weigh it
-# against (none at all, or none a move answers), it is prescribed where it recovers this share
-# of the prompt tokens (clean traffic gains up to ~1.3% by reordering what it shares: passages
-# retrieved per request, a pasted document). Less is not worth asking a client to resend everything.
+# The canonical order rewrites every request: it is prescribed where it recovers this share
+# of the prompt tokens more than the moves of the findings do, or with no finding at all
+# (clean traffic gains up to ~1.3% by reordering what it shares: passages retrieved per
+# request, a pasted document). Less is not worth asking a client to resend everything.
 CANONICAL_GAIN = 0.03
-# Where the findings have moves, the canonical order is weighed against them: it is prescribed
-# where it recovers this share more (it places what varies after the static opening of the last
-# user turn, where no move puts it, and orders what a move leaves in place).
-CANONICAL_EDGE = 0.005
 # Findings whose one fix is the canonical form (content spelled otherwise: no move answers
 # it): where the diagnosis reports one, its spelling change alone is kept at any gain.
 CANONICAL_ONLY = frozenset({"TR104"})
