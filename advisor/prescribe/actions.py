@@ -220,9 +220,9 @@ def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
     return out
 
 
-def _span_anchor(t: _Traffic, f: Finding) -> tuple[Anchor | None, bool, list[str]]:
-    """The anchor that finds a span's value in the requests (None: none does), whether the
-    value is in no message (the chat template injects it), and its examples."""
+def _span_anchor(t: _Traffic, f: Finding) -> tuple[Anchor | None, bool]:
+    """The anchor that finds a span's value in the requests (None: none does), and whether
+    the value is in no message (the chat template injects it)."""
     contexts = list(f.hidden.get("contexts", []))
     sizes = sorted(len(c[1]) for c in contexts)
     if f.details.get("context_before"):
@@ -239,7 +239,7 @@ def _span_anchor(t: _Traffic, f: Finding) -> tuple[Anchor | None, bool, list[str
                 and not any(holds(e) or holds(json_unescaped(e) or e) or _held_string(e, holds)
                             or _held_piece(e, holds) for e in examples))
     if injected:
-        return None, True, examples
+        return None, True
     cands = anchors(contexts)
     typical = sizes[len(sizes) // 2] if sizes else 0
     anchor = choose(cands, t.requests, typical, contexts)
@@ -251,7 +251,7 @@ def _span_anchor(t: _Traffic, f: Finding) -> tuple[Anchor | None, bool, list[str
         end = choose(ends, t.requests, typical, contexts)
         if end is not None and (anchor is None or _hits(end, t.requests) > _hits(anchor, t.requests)):
             anchor = end
-    return anchor, False, examples
+    return anchor, False
 
 
 def _pin_plan(t: _Traffic, k: int, f: Finding) -> Plan:
@@ -276,7 +276,7 @@ def _pin_plan(t: _Traffic, k: int, f: Finding) -> Plan:
 def _span_plan(t: _Traffic, k: int, f: Finding, edges_too: bool) -> Plan:
     """The moves of a varying span (TR101, TR102); ``edges_too``: with the whole-log moves
     of the system message."""
-    anchor, injected, examples = _span_anchor(t, f)
+    anchor, injected = _span_anchor(t, f)
     what = _what(f)
     # Moves of whole messages need no anchor: a span seen across a message boundary
     # (a call, its result) may have none, and still be message text.
@@ -286,14 +286,14 @@ def _span_plan(t: _Traffic, k: int, f: Finding, edges_too: bool) -> Plan:
     variants: list[tuple[str, Fix, dict[str, Any]]] = []
     variants += _history_variants(f, t.texts, t.joiner)
     if anchor is not None:
-        variants += _anchored_variants(t, anchor, what, examples)
+        variants += _anchored_variants(t, anchor, what)
     variants += messages
     if edges_too:
         variants += _edge_variants(what, t.static, t.edges, t.varying)
     return Plan("move-dynamic-content", f.code, k, tuple(variants))
 
 
-def _anchored_variants(t: _Traffic, anchor: Anchor, what: str, examples: list[str]) -> list[tuple[str, Fix, dict[str, Any]]]:
+def _anchored_variants(t: _Traffic, anchor: Anchor, what: str) -> list[tuple[str, Fix, dict[str, Any]]]:
     """The moves of a span its anchor finds, to each destination the traffic allows."""
     joiner = t.joiner
     variants: list[tuple[str, Fix, dict[str, Any]]] = [
