@@ -49,8 +49,10 @@ def _passage(p: Prose, doc: int, sentences: int) -> str:
     return title + "\n" + " ".join(local.kb_sentence() for _ in range(sentences))
 
 
-def generate(shape: Shape, engine: Engine) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(traffic as sent, traffic after the ideal fix), record for record."""
+def generate(shape: Shape, engine: Engine, pooled: bool = False) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(traffic as sent, traffic after the ideal fix), record for record. ``pooled``: the fix
+    also sends each request's passages in one order, the corpus's (where their order carries
+    no meaning, requests that drew the same passages then share them)."""
     rng = random.Random(f"docs-before/{shape.name}")
     prose = Prose(random.Random(f"docs-before/{shape.name}/prose"), COMPANIES[shape.seed % len(COMPANIES)])
     system = system_prompt(prose, shape.system_paragraphs, docs=2)
@@ -58,18 +60,20 @@ def generate(shape: Shape, engine: Engine) -> tuple[list[dict[str, Any]], list[d
     sent: list[dict[str, Any]] = []
     fixed: list[dict[str, Any]] = []
     for i in range(shape.requests):
-        docs = "Retrieved passages:\n\n" + "\n\n".join(rng.sample(corpus, shape.passages))
+        drawn = rng.sample(corpus, shape.passages)
+        docs = "Retrieved passages:\n\n" + "\n\n".join(drawn)
+        kept = "Retrieved passages:\n\n" + "\n\n".join(sorted(drawn, key=corpus.index)) if pooled else docs
         q = prose.question()
         if shape.kind == "prompt":
             sent.append(prompt(i, f"{docs}\n\nInstructions:\n{system}\n\nQuestion: {q}\nAnswer:"))
-            fixed.append(prompt(i, f"Instructions:\n{system}\n\n{docs}\n\nQuestion: {q}\nAnswer:"))
+            fixed.append(prompt(i, f"Instructions:\n{system}\n\n{kept}\n\nQuestion: {q}\nAnswer:"))
             continue
         if shape.placement == "same-message":
             orig = chat(i, [sys_msg(f"{docs}\n\n{system}"), user(q)])
-            good = chat(i, [sys_msg(f"{system}\n\n{docs}"), user(q)])
+            good = chat(i, [sys_msg(f"{system}\n\n{kept}"), user(q)])
         else:
             orig = chat(i, [sys_msg(docs), sys_msg(system), user(q)])
-            good = chat(i, [sys_msg(system), sys_msg(docs), user(q)])
+            good = chat(i, [sys_msg(system), sys_msg(kept), user(q)])
         if shape.kind == "input_ids":
             orig = {"id": orig["id"], "timestamp": orig["timestamp"], "input_ids": engine.ids(orig)}
             good = {"id": good["id"], "timestamp": good["timestamp"], "input_ids": engine.ids(good)}
@@ -78,6 +82,6 @@ def generate(shape: Shape, engine: Engine) -> tuple[list[dict[str, Any]], list[d
     return sent, fixed
 
 
-def truth(engine: Engine, fixed: list[dict[str, Any]]) -> float:
-    """The hit rate of the fixed traffic, by brute force."""
-    return hit_rate(engine, fixed)
+def truth(engine: Engine, *fixes: list[dict[str, Any]]) -> float:
+    """The hit rate of the fixed traffic, by brute force: the best of ``fixes``."""
+    return max(hit_rate(engine, fixed) for fixed in fixes)

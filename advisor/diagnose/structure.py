@@ -1529,7 +1529,6 @@ def _permuted_units(sep: str, texts: tuple[str, str, str, str], left_end: bool, 
     return None
 
 
-
 def _within_line(head: str, tail: str, lo: int, hi: int) -> tuple[str, str, int, int]:
     """The context on each side cut at its line break (a cut side counts as bounded)."""
     nl = head.rfind("\n")
@@ -1539,6 +1538,7 @@ def _within_line(head: str, tail: str, lo: int, hi: int) -> tuple[str, str, int,
     if nl >= 0:
         tail, hi = tail[:nl], max(hi, 0)
     return head, tail, lo, hi
+
 
 def _reordered_lines(units_a: list[str], units_b: list[str], first: int, cut_end: int) -> list[str] | None:
     """Lines that are the same units in another order once what moves with the order is

@@ -37,7 +37,7 @@ from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, CHAT_MARKUP, DE
                                      number_call_ids, system_into_first_user,
                                      unescaped_context, TOOL_INDENTS, tool_texts)
 from advisor.prescribe.canonical import (KEPT, ORDER, PLACEMENT, canonical_fix, canonical_fixes, canonical_rounds,
-                                         forget_units, holds_pool)
+                                         forget_units)
 from advisor.prescribe.causes import PLACEMENT as PLACEMENT_CODE
 from advisor.prescribe.causes import causes
 from advisor.prescribe.causes import findings as cause_findings
@@ -369,6 +369,7 @@ def _order_plan(t: _Traffic, diagnosis: Diagnosis, k: int, f: Finding) -> Plan |
                              sort_tools, {AS: "sort-tool-definitions"}))
             variants.append(_by_name_and_keys({AS: "sort-tool-definitions"}))
     return Plan(kind, f.code, k, tuple(variants), stage=1, free=True) if variants else None
+
 
 def _edge_variants(what: str, static: frozenset[str], edges: tuple[tuple[str, ...], tuple[str, ...]],
                    varying: bool) -> list[tuple[str, Fix, dict[str, Any]]]:
@@ -810,22 +811,25 @@ def _canonical_pick(c: _Chosen) -> tuple[Canonical | None, bool]:
     Where the diagnosis named no cause it runs on the traffic as logged, every placement the
     traffic gives a variant of its own measured: a cause the diagnosis misses may still be
     one. On top of moves it may keep less than alone: a move may cut a unit the order would
-    have sorted whole, which only units seen in another order (TR201) have to lose, or units
-    drawn from a pool (``holds_pool``). There it is measured alone too (one more count of the
-    log), and the better kept."""
+    have sorted whole, or put a value where the order would not (the end of the last user
+    turn, behind a question, where after the turn's static opening the values' shared
+    digits stay shared). So where moves were chosen it is measured alone too (one more count
+    of the log), and the better kept."""
     m, findings = c.search.m, c.diagnosis.findings
     chosen = c.search.fixes_of(c.choice) if c.search.plans else []
-    canon = _canonical_order(m, chosen, c.after, CANONICAL_GAIN, findings)
+    # Against the chosen moves, the better fix; with no move to weigh it against, a gain worth
+    # rewriting every request for.
+    moved = any(v is not None for v in c.choice)
+    share = CANONICAL_EDGE if moved else CANONICAL_GAIN
+    canon = _canonical_order(m, chosen, c.after, share, findings)
     if canon is None and any(f.code in CANONICAL_ONLY for f in findings):
         # A finding only the canonical form answers: its spelling alone (one spelling per
         # unit, nothing reordered or moved), at any gain.
         canon = _canonical_order(m, chosen, c.after, 0.0, findings, keep=frozenset({ORDER, PLACEMENT}))
     forget_units()  # the texts on top of the moves: the log's come next
-    if not any(v is not None for v in c.choice):
+    if not moved:
         return canon, False
-    if not (any(f.code == "TR201" for f in findings) or holds_pool(m.editable)):
-        return canon, False
-    alone = _canonical_order(m, [], max(c.after, canon[0] if canon is not None else 0), CANONICAL_GAIN, findings)
+    alone = _canonical_order(m, [], max(c.after, canon[0] if canon is not None else 0), CANONICAL_EDGE, findings)
     return (alone, True) if alone is not None else (canon, False)
 
 
@@ -1161,11 +1165,15 @@ FIRST_USER = "first-user-turn"
 HIDDEN_NEAR = 16  # tokens: a finding this close to a known one is that one, seen again
 HIDDEN_REQUESTS = 3   # a hidden value shows in at least this many requests ...
 HIDDEN_SHARE = 0.01   # ... and costs at least this share of the prompt tokens
-# The canonical order rewrites every request: it is prescribed where it recovers this share
-# of the prompt tokens more than the moves of the findings do, or with no finding at all
-# (clean traffic gains up to ~1.3% by reordering what it shares: passages retrieved per
-# request, a pasted document). Less is not worth asking a client to resend everything.
+# The canonical order rewrites every request: where no move was chosen to weigh it against
+# (no finding, or none a move measured to gain), it is prescribed where it recovers this share
+# of the prompt tokens (clean traffic gains up to ~1.3% by reordering what it shares: passages
+# retrieved per request, a pasted document). Less is not worth asking a client to resend everything.
 CANONICAL_GAIN = 0.03
+# Where moves were chosen, the canonical order is weighed against them: it is prescribed
+# where it recovers this share more (it places what varies after the static opening of the last
+# user turn, where no move puts it, and orders what a move leaves in place).
+CANONICAL_EDGE = 0.005
 # Findings whose one fix is the canonical form (content spelled otherwise: no move answers
 # it): where the diagnosis reports one, its spelling change alone is kept at any gain.
 CANONICAL_ONLY = frozenset({"TR104"})

@@ -13,7 +13,9 @@ One mechanism for every shape of content, a pure function of the traffic:
    wrapping and key-order differences disappear by choosing one form.
 3. Order. In each container: static units in the order the log first showed them, then
    shared ones, then unique ones, each as they came (which passages a request retrieved and
-   in what order is the client's meaning; what every request sends is only layout). A static unit is kept whole;
+   in what order is the client's meaning; what every request sends is only layout); of the
+   unique ones, those drawn from what other sessions send (most of their own units recur:
+   retrieved passages) before those of their own (a clock, a question). A static unit is kept whole;
    any other is split further, so a varying paragraph still puts its static lines first.
    Messages are never reordered, and a message's rewrite depends only on its own content
    and the global counts: a conversation's next request still extends its previous one.
@@ -382,6 +384,17 @@ class Canon:
         self.shared_out = shared_out
         self.memo: dict[Key, str] = {}
 
+    def drawn(self, kind: str, unit: str) -> bool:
+        """Whether a unit no other session sends is still drawn from what others send: most
+        of its own units (a passage line, an example) are held by two sessions or more (the
+        retrieved passages of one request, a combination of a pool). It is less volatile
+        than a unit none of whose parts recur (a clock, a question), and goes before it."""
+        split = None if kind == MEMBER else split_text(unit)
+        if split is None:
+            return False
+        held = sum(self.info((split.kind, normalized(u)))[0] != UNIQUE for u in split.units if u.strip())
+        return 2 * held > sum(1 for u in split.units if u.strip())
+
     def info(self, key: Key) -> tuple[int, int, int]:
         """(class, session count, first-seen rank) of a key."""
         n = len(self.counts.sessions.get(key, ()))
@@ -418,8 +431,10 @@ class Canon:
         for k, unit in enumerate(units):
             cls, n, rank = self.info((kind, normalized(unit)))
             # Static units in the log's first order; the others keep their own order (the
-            # order passages were retrieved in, examples chosen in, is the client's meaning).
-            order = (cls, rank if cls == STATIC and sort_static else k)
+            # order passages were retrieved in, examples chosen in, is the client's meaning),
+            # a unit drawn from what other sessions send ahead of one of its own.
+            own = cls == UNIQUE and not self.drawn(kind, unit)
+            order = (cls, own, rank if cls == STATIC and sort_static else k)
             rows.append((order, self.text(unit, kind), cls))
         return [(unit, cls) for _, unit, cls in _placed(rows, PLACEMENT not in self.keep)]
 
@@ -493,7 +508,8 @@ class Canon:
                 inner = split_text(text)
                 if inner is not None and inner.layout is None:
                     text = inner.join(self._pooled(inner.kind, list(inner.units)))
-            rows.append(((cls, rank if cls == SHARED else k), text))
+            own = cls == UNIQUE and not self.drawn(kind, text)
+            rows.append(((cls, own, rank if cls == SHARED else k), text))
         rows.sort(key=lambda row: row[0])
         out = [text for _, text in rows]
         if label:
@@ -684,43 +700,6 @@ def count(requests: list[Request | None]) -> Counts:
         counts.add(req, session)
     counts.total = len(sessions)
     return counts
-
-
-def holds_pool(requests: list[Request | None]) -> bool:
-    """Whether the system messages hold units several sessions send but not nearly all
-    (examples drawn from a pool, a tenant's persona): what the ``shared_out`` form moves and
-    sorts. One pass over their top-level units, not a count of the whole traffic."""
-    sessions: dict[str, set[Hashable]] = {}
-    seen: set[Hashable] = set()
-    units: dict[str, tuple[str, ...]] = {}
-    for k, req in enumerate(requests):
-        if req is None or not (req.messages or req.prompt):
-            continue
-        session: Hashable = req.session if req.session is not None else ("request", k)
-        seen.add(session)
-        for content in _system_contents(req):
-            texts = [content] if isinstance(content, str) else text_parts(content) or []
-            for text in texts:
-                if text not in units:
-                    split = split_text(text) if len(texts) == 1 else None
-                    units[text] = tuple(normalized(u) for u in (split.units if split is not None else (text,)))
-                for key in units[text]:
-                    sessions.setdefault(key, set()).add(session)
-    return any(2 <= len(held) < STATIC_SHARE * len(seen) for held in sessions.values())
-
-
-def _system_contents(req: Request) -> list[Any]:
-    """The contents of the system messages ahead of the first user turn (of a prompt, its
-    turns' bodies): what the placement variants move units out of."""
-    messages = (prompt_messages(req.prompt) or [] if req.kind == "prompt" and req.prompt
-                else req.messages or ())
-    out = []
-    for message in messages:
-        if message.get("role") == "user":
-            break
-        if message.get("role") in SYSTEM_ROLES:
-            out.append(message.get("content"))
-    return out
 
 
 class Rounds:

@@ -1463,6 +1463,7 @@ def _segment_bounds(text: str, where: list[int], sep: str) -> tuple[int, int]:
         lo, hi = _code_units(text, lo, hi)
     return lo, hi
 
+
 def _bodies_indented(lines: Sequence[str]) -> bool:
     """Whether some of ``lines`` open at the margin and others indented, the indented ones
     not list items (nested bullets sort as lines): units of several lines, a function and

@@ -95,7 +95,6 @@ def template_diffs(folder: Path | None, diagnosis: Diagnosis, destinations: dict
     return out
 
 
-
 def _read_templates(folder: Path | None) -> list[tuple[Path, str]]:
     """The folder's templates and their text; a file safe_open refuses gets no diff (lint
     reports it): inside the folder once symlinks are resolved, regular, capped."""
@@ -118,6 +117,7 @@ def _read_chat_template(path: Path | None) -> list[tuple[Path, str]]:
     except AdvisorError:
         return []
     return [(path, data.decode("utf-8", errors="replace"))]
+
 
 # A clock read in a chat template: strftime_now("%d %b %Y"), quotes escaped in a JSON file.
 _STRFTIME = re.compile(r"""strftime_now\(\s*(\\?)(["'])(.*?)\1\2\s*\)""")

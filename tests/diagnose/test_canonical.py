@@ -133,6 +133,24 @@ def test_rag_system_message_puts_instructions_first_and_the_time_last() -> None:
     assert first[0].messages is not None and first[0].messages[1]["content"].startswith("Now:")
 
 
+
+def test_passages_drawn_from_a_pool_go_before_a_value_of_their_own() -> None:
+    """Two units no other request sends, a clock and the passages a request retrieved (one
+    paragraph whose lines other requests retrieve too): the passages, drawn from a pool, are
+    the less volatile and come first; the clock, all its own, last. Their text is kept."""
+    pool = [f"[doc {k}] fact number {k} about the product." for k in range(8)]
+    rules = "Answer from the passages only.\nCite the passage number."
+    records = []
+    for k in range(12):
+        docs = "Context:\n" + "\n".join([pool[k % 8], pool[(3 * k + 1) % 8]])
+        text = "\n\n".join([f"Now: 2026-01-01 10:{k:02d}:{7 * k % 60:02d}", docs, rules])
+        records.append({"messages": [{"role": "system", "content": text}, {"role": "user", "content": f"q{k}"}]})
+    for k, r in enumerate(apply(0, requests(records))):
+        assert r.messages is not None
+        units = r.messages[0]["content"].split("\n\n")
+        assert units[0] == rules and units[1].startswith("Context:\n") and units[2].startswith("Now:"), units
+        assert sorted(units) == sorted(records[k]["messages"][0]["content"].split("\n\n"))
+
 def test_tool_subsets_share_one_order_and_one_key_order() -> None:
     def tool(name: str, flip: bool) -> dict[str, Any]:
         fn = {"name": name, "description": f"does {name}"}

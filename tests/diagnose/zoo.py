@@ -247,9 +247,13 @@ def token_offset(record: dict, needle: str) -> int:
 
 
 def truth(w: "Workload") -> float:
-    """The hit rate of the workload's fixed traffic under the brute-force oracle."""
-    ids = [record_ids(r) for r in w.fixed]
-    return sum(oracle.cached_tokens(ids)) / sum(map(len, ids))
+    """The hit rate of the workload's fixed traffic under the brute-force oracle: the best of
+    its fixes where it has several (the same fix with a pool's units in one order)."""
+    best = 0.0
+    for fixed in (w.fixed, *w.alternatives):
+        ids = [record_ids(r) for r in fixed]
+        best = max(best, sum(oracle.cached_tokens(ids)) / sum(map(len, ids)))
+    return best
 
 
 # --- workloads -------------------------------------------------------------------------------
@@ -262,29 +266,36 @@ class Workload:
     fixed: list[dict]
     expect: list[tuple[str, str]]          # (code, needle in the first request)
     axes: dict[str, str] = field(default_factory=dict)
+    alternatives: list[list[dict]] = field(default_factory=list)  # other fixes; the truth is the best
 
     @property
     def control(self) -> bool:
         return not self.expect
 
 
-Build = Callable[[random.Random, int, int, bool], tuple[Conv, list[str]]]
+# ``build(rng, i, n, fix)``: ``fix`` 0 is the request as sent, 1 the fix, 2 and on the
+# alternative fixes (an int, so that ``if fix`` reads as before).
+Build = Callable[[random.Random, int, int, int], tuple[Conv, list[str]]]
 
 
 def _make(name: str, kind: str, n: int, build: Build, axes: dict[str, str], codes: list[str],
-          seed: int) -> Workload:
-    """Requests from ``build(rng, i, n, fixed)``: the conversation and, for request 0, the
-    needles of the expected findings, in the order of ``codes``."""
-    rng_bad, rng_good = random.Random(seed), random.Random(seed)
-    records, fixed, needles = [], [], []
+          seed: int, fixes: int = 1) -> Workload:
+    """Requests from ``build(rng, i, n, fix)``: the conversation and, for request 0, the
+    needles of the expected findings, in the order of ``codes``; ``fixes`` fixes of it."""
+    rng_bad = random.Random(seed)
+    rngs = [random.Random(seed) for _ in range(fixes)]
+    records: list[dict] = []
+    fixed: list[list[dict]] = [[] for _ in range(fixes)]
+    needles: list[str] = []
     for i in range(n):
-        conv, found = build(rng_bad, i, n, False)
-        good, _ = build(rng_good, i, n, True)
+        conv, found = build(rng_bad, i, n, 0)
         records.append(to_record(conv, kind))
-        fixed.append(to_record(good, kind))
+        for f, rng in enumerate(rngs):
+            good, _ = build(rng, i, n, f + 1)
+            fixed[f].append(to_record(good, kind))
         if i == 0:
             needles = found
-    return Workload(name, kind, records, fixed, list(zip(codes, needles)), axes)
+    return Workload(name, kind, records, fixed[0], list(zip(codes, needles)), axes, fixed[1:])
 
 
 def _system(seed: str, style: str, count: int) -> tuple[str, list[str]]:
@@ -300,7 +311,7 @@ def span_workload(name: str, kind: str, style: str, size: int, values: list[str]
     head, secs = _system(name, style, size)
     tool_list = tools(name, 6) if "tools" in where else None
 
-    def build(rng: random.Random, i: int, n_: int, fix: bool) -> tuple[Conv, list[str]]:
+    def build(rng: random.Random, i: int, n_: int, fix: int) -> tuple[Conv, list[str]]:
         vals = [value(v, rng, i, n_) for v in values]
         lines = [f"{label or _label(v)}: {x}" if v not in ("greeting", "memory") else x for v, x in zip(values, vals)]
         parts = [head] + list(secs)
@@ -379,7 +390,7 @@ def order_workload(name: str, kind: str, unit: str, n: int = 40, partial: bool =
              "system-messages": sections(name + "m", 4, "caps"), "shot-messages": shots,
              "xml-docs": [f"<doc id=\"{k}\">\n{p}\n</doc>" for k, p in enumerate(passages(name, 5))]}[unit]
 
-    def build(rng: random.Random, i: int, n_: int, fix: bool) -> tuple[Conv, list[str]]:
+    def build(rng: random.Random, i: int, n_: int, fix: int) -> tuple[Conv, list[str]]:
         items = list(units)
         if partial:
             if rng.random() < 0.5:
@@ -442,8 +453,10 @@ def misplaced_workload(name: str, kind: str, what: str, n: int = 40, docs: int =
     kb = passages(name, 30)
     static = join("markdown", [head] + secs)
 
-    def build(rng: random.Random, i: int, n_: int, fix: bool) -> tuple[Conv, list[str]]:
+    def build(rng: random.Random, i: int, n_: int, fix: int) -> tuple[Conv, list[str]]:
         picked = rng.sample(kb, docs)
+        if fix == 2:  # the second fix: the passages in one order (the pool's), where it carries no meaning
+            picked.sort(key=kb.index)
         if what == "summary-first":
             content = "Conversation so far (summary):\n" + "\n".join(f"- {sentence(rng, 8, 20)}" for _ in range(8))
         else:
@@ -467,7 +480,7 @@ def misplaced_workload(name: str, kind: str, what: str, n: int = 40, docs: int =
 
     codes = ["TR102"] + (["TR101"] if extra == "clock" else [])
     return _make(name, kind, n, build, {"class": "misplaced", "what": what, "docs": str(docs), "extra": extra},
-                 codes, seed)
+                 codes, seed, fixes=1 if what == "summary-first" else 2)
 
 
 # --- clean controls ---------------------------------------------------------------------------
