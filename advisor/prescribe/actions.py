@@ -36,7 +36,7 @@ from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, CHAT_MARKUP, DE
                                      TurnsMove, json_unescaped, shared_turn_bodies, sort_call_arguments,
                                      number_call_ids, system_into_first_user,
                                      unescaped_context, TOOL_INDENTS, tool_texts)
-from advisor.prescribe.canonical import (KEPT, ORDER, PLACEMENT, canonical_fix, canonical_fixes, canonical_rounds,
+from advisor.prescribe.canonical import (CHANGES, KEPT, ORDER, PLACEMENT, canonical_fix, canonical_fixes, canonical_rounds,
                                          forget_units)
 from advisor.prescribe.causes import PLACEMENT as PLACEMENT_CODE
 from advisor.prescribe.causes import causes
@@ -581,6 +581,13 @@ class Measurer:
     def not_rewritable(self) -> int:
         return sum(1 for r in self.editable if r is None)
 
+    def one(self, fix: Fix, index: int) -> array | None:
+        """The ids of the request at ``index`` with ``fix`` applied (None: unchanged, or not
+        rewritable)."""
+        req = self.editable[index]
+        got = self.apply(fix, req) if req is not None else None
+        return None if got is None else self._rendered(got, self.seqs[index].request.kind == "input_ids")
+
     def rewritten(self, fixes: Iterable[Fix]) -> tuple[list[Sequence], int]:
         """The traffic with ``fixes`` applied in turn, rendered and tokenized; and how many
         requests changed."""
@@ -1112,9 +1119,16 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
         fix = canonical_fix(kept.keeping(keep | {change}), to, m.joiner)
         return cached - m.cached(m.rewritten([_then(done, fix, m.apply)])[0], own_rate=True)
 
-    def offset_of(index: int) -> int:
-        # Where the request as logged and as rewritten first differ.
-        return common_bytes(pack(m.seqs[index].ids), 0, pack(best[2][index].ids), 0) // ITEM
+    def offset_of(index: int, change: str) -> int:
+        # Where the request as logged first differs from its canonical form with only this
+        # cause's change made: the cause itself, not an earlier change of another kind
+        # (static tools put in name order ahead of the per-request tool that is the cause).
+        logged = pack(m.seqs[index].ids)
+        fix = canonical_fix(kept.keeping(keep | (CHANGES - {change})), to, m.joiner)
+        for ids in (m.one(_then(done, fix, m.apply), index), best[2][index].ids):
+            if ids is not None and ids != m.seqs[index].ids:
+                return common_bytes(logged, 0, pack(ids), 0) // ITEM
+        return 0
 
     # The memos of the forms measured hold every text of this traffic; worth and named (for
     # the form kept only) fill what they need again.

@@ -58,6 +58,7 @@ STATIC, SHARED, UNIQUE = 0, 1, 2  # volatility classes, in canonical order
 # The three changes the canonical form makes, each of which a ``Canon`` can leave out: one
 # spelling per unit, static units in one order, what varies after what every session shares.
 SPELLING, ORDER, PLACEMENT = "spelling", "order", "placement"
+CHANGES = frozenset({SPELLING, ORDER, PLACEMENT})
 
 # Where the unique units of the first system message go, per variant.
 KEPT = "end-of-message"

@@ -94,13 +94,13 @@ def causes(requests: Iterable[Request | None], canon: Canon, moved_out: bool = F
     return sorted(found.values(), key=lambda c: (-c.requests, c.code, c.kind))
 
 
-def findings(found: list[Cause], worth: Callable[[str], int], offset_of: Callable[[int], int], prompt_tokens: int,
+def findings(found: list[Cause], worth: Callable[[str], int], offset_of: Callable[[int, str], int], prompt_tokens: int,
              known: list[Finding]) -> tuple[list[Finding], list[dict[str, Any]], Finding | None]:
     """The causes worth naming, by code: each code's kinds by the requests that show them,
     worth what the canonical form loses with that code's change left out (``worth(change)``,
     in cached tokens); a code worth less than ``CAUSE_SHARE`` of the prompt tokens is not
-    named. ``offset_of(index)``: the token where the request at ``index`` first differs from
-    its canonical form, the finding's offset.
+    named. ``offset_of(index, change)``: the token where the request at ``index`` first
+    differs from its canonical form with only that change made, the finding's offset.
 
     Returns the findings the diagnosis (``known``) lacks, one per code (``REPORTED_AS``);
     every named cause as the action lists it (code, kind, requests, tokens; the most
@@ -129,7 +129,8 @@ def findings(found: list[Cause], worth: Callable[[str], int], offset_of: Callabl
         kinds = "; ".join(f"{WHAT[c.kind]} ({c.requests:,} requests)" for c in fresh)
         new.append(Finding(
             code=code, path=top.first.source if top.first else "", line=top.first.line if top.first else 0,
-            token_offset=offset_of(top.index), kind=top.kind, requests=top.requests, tokens_lost=tokens, example=top.example,
+            token_offset=offset_of(top.index, CHANGE[code]), kind=top.kind, requests=top.requests, tokens_lost=tokens,
+            example=top.example,
             message=(f"{kinds}: the canonical form recovers about {tokens:,} cacheable tokens of it "
                      f"(measured by leaving this change out). Example: {top.example!r}"),
             details={"kinds": {c.kind: c.requests for c in fresh}, "examples": [c.example for c in fresh],
