@@ -44,6 +44,7 @@ from advisor.ingest.traffic import Request
 
 Fix = Callable[[Request], "Request | None"]
 Key = tuple[str, str]  # (kind of unit, normalized text)
+POOLED = "pooled-"  # a memo key's kind, for a form with what several sessions share in one order
 
 # A key in this share of the sessions is part of the traffic's fixed prompt.
 STATIC_SHARE = 0.9
@@ -411,7 +412,16 @@ class Canon:
     def text(self, text: str, kind: str = TEXT) -> str:
         """The canonical form of one unit: its most common surface form, and unless it is
         static (or does not split), with its units in canonical order."""
-        memo = self.memo.get((kind, text))
+        return self._form(text, kind, False)
+
+    def whole(self, text: str) -> str:
+        """A prompt of one text (no chat markup) in canonical form; where ``shared_out``,
+        what several sessions share among its units in one order too, where it stands (a
+        text with no turn to move it to)."""
+        return self._form(text, TEXT, self.shared_out and ORDER not in self.keep)
+
+    def _form(self, text: str, kind: str, pooled: bool) -> str:
+        memo = self.memo.get((POOLED + kind if pooled else kind, text))
         if memo is not None:
             return memo
         key = (kind, normalized(text))
@@ -420,12 +430,28 @@ class Canon:
         out = self.surface(key, text)
         split = None if kind == MEMBER or self.info(key)[0] == STATIC else split_text(out)
         if split is not None:
-            out = split.join([unit for unit, _ in self.ordered(split.kind, split.units)])
-        self.memo[(kind, text)] = out
+            out = self._under_label(split, self.ordered(split.kind, split.units, pooled))
+        self.memo[(POOLED + kind if pooled else kind, text)] = out
         return out
 
-    def ordered(self, kind: str, units: tuple[str, ...] | list[str]) -> list[tuple[str, int]]:
-        """The units, each in canonical form, in canonical order, with their class."""
+    def _under_label(self, split: Split, rows: list[tuple[str, int]]) -> str:
+        """The units joined in canonical order. Where the text opens with a label whose run
+        holds static units ahead of what varies ("Retrieved passages:" over the passages and
+        the persona after them), those units go ahead of the label: it heads what it labels."""
+        lead = split.fixed[0]
+        label = lead.lstrip()
+        n = next((k for k, (_, cls) in enumerate(rows) if cls != STATIC), len(rows))
+        units = [unit for unit, _ in rows]
+        if (split.layout is not None or not _CUE.match(label.strip()) or not 0 < n < len(rows)
+                or PLACEMENT in self.keep):  # (a JSON object's members join as JSON: no label among them)
+            return split.join(units)
+        units[n] = label + units[n]
+        return dataclasses.replace(split, fixed=(lead[:len(lead) - len(label)],) + split.fixed[1:]).join(units)
+
+    def ordered(self, kind: str, units: tuple[str, ...] | list[str], pooled: bool = False) -> list[tuple[str, int]]:
+        """The units, each in canonical form, in canonical order, with their class;
+        ``pooled``: those several sessions share in one order (first-seen rank) too, as
+        ``_pooled`` orders what it moves out."""
         # A JSON object's members in another order are its spelling, not its layout.
         sort_static = (SPELLING if kind == MEMBER else ORDER) not in self.keep
         rows = []
@@ -435,7 +461,7 @@ class Canon:
             # order passages were retrieved in, examples chosen in, is the client's meaning),
             # a unit drawn from what other sessions send ahead of one of its own.
             own = cls == UNIQUE and not self.drawn(kind, unit)
-            order = (cls, own, rank if cls == STATIC and sort_static else k)
+            order = (cls, own, rank if (cls == STATIC and sort_static) or (cls == SHARED and pooled) else k)
             rows.append((order, self.text(unit, kind), cls))
         return [(unit, cls) for _, unit, cls in _placed(rows, PLACEMENT not in self.keep)]
 
@@ -481,8 +507,18 @@ class Canon:
         """Units (with their class) as (kept, moved out), the moved pool in one order where
         ``shared_out``; None when nothing moves or nothing would be left."""
         out = SHARED if self.shared_out else UNIQUE
-        kept = [unit for unit, cls in rows if cls < out]
-        moved = [unit for unit, cls in rows if cls >= out]
+        kept: list[str] = []
+        moved: list[str] = []
+        for unit, cls in rows:
+            if cls < out:
+                kept.append(unit)
+                continue
+            # What a moving unit opens with that every session sends stays (the static text a
+            # label's run took in ahead of its passages).
+            head, rest = self.static_lead(unit) if PLACEMENT not in self.keep else ("", unit)
+            if head and rest:
+                kept.append(head)
+            moved.append(rest or unit)
         if not kept or not moved:
             return None
         return kept, self._pooled(kind, moved) if self.shared_out and ORDER not in self.keep else moved
@@ -647,7 +683,8 @@ def _prompt(req: Request, prompt: str, canon: Canon | Rounds, to: str, joiner: s
     markup between them as it was), or the whole text where it has no chat markup."""
     turns = prompt_turns(prompt)
     if turns is None:
-        out = canon.text(prompt)
+        head, cue = _cue_cut(prompt, canon)
+        out = canon.whole(head) + cue
     else:
         messages = [{"role": role, "content": canon.content(prompt[a:b])} for a, b, role in turns]
         if to != KEPT:
@@ -658,6 +695,19 @@ def _prompt(req: Request, prompt: str, canon: Canon | Rounds, to: str, joiner: s
             at = b
         out = "".join(pieces) + prompt[at:]
     return dataclasses.replace(req, prompt=out) if out != prompt else None
+
+
+def _cue_cut(prompt: str, canon: Canon | Rounds) -> tuple[str, str]:
+    """A prompt without chat markup as (head, cue): its last unit, where every session sends
+    it and something ahead of it varies, is the cue the model answers after ("### Assistant",
+    "Answer:"): it ends the prompt whatever moves ahead of it. Else (prompt, "")."""
+    split = split_text(prompt)
+    last = canon.last if isinstance(canon, Rounds) else canon
+    if (split is None or split.layout is not None or last.info((TEXT, normalized(prompt)))[0] == STATIC
+            or last.info((split.kind, normalized(split.units[-1])))[0] != STATIC):
+        return prompt, ""
+    start = len(prompt) - len(split.fixed[-1]) - len(split.units[-1])
+    return prompt[:start], prompt[start:]
 
 
 def rewrite(req: Request, canon: Canon | Rounds, to: str = KEPT, joiner: str = "") -> Request | None:
@@ -725,6 +775,9 @@ class Rounds:
 
     def text(self, text: str) -> str:
         return str(self._through(text, Canon.text))
+
+    def whole(self, text: str) -> str:
+        return str(self._through(text, Canon.whole))
 
     def tools(self, tools: tuple[Any, ...]) -> tuple[Any, ...]:
         surfaces = tuple(json.dumps(tool, ensure_ascii=False) for tool in tools)

@@ -386,3 +386,55 @@ def test_a_closing_cue_stays_last() -> None:
     for k, r in enumerate(apply(1, requests(records))):
         assert r.messages is not None
         assert r.messages[1]["content"] == f"Summarize the rules.\n\nToday {k}\n\nAnswer:"
+
+
+def test_a_raw_prompt_ends_with_its_cue_whatever_moves_ahead_of_it() -> None:
+    """A prompt without chat markup (plain "### Role" labels, one text): its last unit, static
+    behind per-request text, is where the model answers; the per-request passages go after the
+    instructions, the question and the cue stay last, every word kept."""
+    pool = [f"[doc {k}] fact number {k} about the product." for k in range(8)]
+    rules = "Answer from the passages only.\n\nCite the passage number."
+    records = []
+    for k in range(10):
+        docs = "\n\n".join([pool[k % 8], pool[(3 * k + 1) % 8]])
+        records.append({"prompt": f"### System\n{docs}\n\n{rules}\n\n### User\nQuestion {k}?\n\n### Assistant\n"})
+    for variant in range(4):
+        for k, r in enumerate(apply(variant, requests(records))):
+            assert r.prompt is not None and r.prompt.endswith(f"### User\nQuestion {k}?\n\n### Assistant\n"), r.prompt
+            assert r.prompt.index("Cite the passage number.") < r.prompt.index("[doc ")
+            assert words(r) == words(requests([records[k]])[0])  # type: ignore[arg-type]
+
+
+def test_a_label_heads_what_it_labels_not_the_static_text_its_run_took_in() -> None:
+    """"Retrieved passages:" runs up to the next label, so the persona after the passages is in
+    its unit: the persona goes ahead of the label, the label stays over the passages, and where
+    the passages move out the persona stays in the system message."""
+    pool = [f"[doc {k}] fact number {k} about the product." for k in range(8)]
+    persona, rules = "You are Quill, the assistant of Kestrel.", "## Rules\n\nBe brief."
+    records = []
+    for k in range(10):
+        docs = "Retrieved passages:\n\n" + "\n\n".join([pool[k % 8], pool[(3 * k + 1) % 8]])
+        records.append({"messages": [{"role": "system", "content": f"{docs}\n\n{persona}\n\n{rules}"},
+                                     {"role": "user", "content": f"Question {k}?"}]})
+    for r in apply(0, requests(records)):
+        assert r.messages is not None
+        system = r.messages[0]["content"]
+        assert system.index(persona) < system.index("Retrieved passages:\n\n[doc ")
+    for r in apply(3, requests(records)):
+        assert r.messages is not None
+        assert persona in r.messages[0]["content"] and "[doc " not in r.messages[0]["content"]
+        assert r.messages[1]["content"].startswith("Retrieved passages:\n\n[doc ")
+
+
+def test_passages_that_stay_put_share_one_order_in_the_pooled_variant() -> None:
+    """With nothing to move out to (a prompt of one text), the variant that orders what several
+    sessions share puts each request's passages in one global order where they stand."""
+    pool = [f"[doc {k}] fact number {k} about the product." for k in range(6)]
+    records = [{"prompt": "Rules: be brief.\n\n" + "\n\n".join([pool[k % 6], pool[(k + 2) % 6]][::1 if k % 2 else -1])
+                + f"\n\nQuestion {k}?"} for k in range(12)]
+    seen: set[tuple[str, str]] = set()
+    for r in apply(3, requests(records)):
+        assert r.prompt is not None
+        docs = [p for p in r.prompt.split("\n\n") if p.startswith("[doc ")]
+        seen |= {(a, b) for i, a in enumerate(docs) for b in docs[i + 1:]}
+    assert not any((b, a) in seen for a, b in seen)
