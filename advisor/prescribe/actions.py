@@ -36,8 +36,8 @@ from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, CHAT_MARKUP, DE
                                      TurnsMove, json_unescaped, shared_turn_bodies, sort_call_arguments,
                                      number_call_ids, system_into_first_user,
                                      unescaped_context, TOOL_INDENTS, tool_texts)
-from advisor.prescribe.canonical import (CHANGES, KEPT, ORDER, PLACEMENT, canonical_fix, canonical_fixes, canonical_rounds,
-                                         forget_units)
+from advisor.prescribe.canonical import (CHANGES, KEPT, ORDER, PLACEMENT, Rounds, canonical_fix, canonical_fixes,
+                                         canonical_rounds, forget_units, tool_pool)
 from advisor.prescribe.causes import PLACEMENT as PLACEMENT_CODE
 from advisor.prescribe.causes import causes
 from advisor.prescribe.causes import findings as cause_findings
@@ -1102,6 +1102,7 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
         cached = m.cached(m.rewritten([_then(done, fix, m.apply)])[0], own_rate=True)
         if top is None or cached > top[0]:
             top = (cached, k)
+    top = _with_pool(m, rounds, variants_of, top, done, after) if top is not None and not keep else top
     # (A finding only the canonical form answers takes it at any gain: ``share`` 0.)
     if top is None or top[0] - after < max(1.0, share * m.prompt_tokens):
         return None
@@ -1114,9 +1115,11 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
     cached, to = best[0], best[4]["to"]
     kept = rounds.sharing_out() if best[4].get("shared_out") else rounds
 
+    pool = tool_pool(rounds) if best[4].get("tools") == "pool" else ()
+
     def worth(change: str) -> int:
         # What the canonical form loses with one of its changes left out.
-        fix = canonical_fix(kept.keeping(keep | {change}), to, m.joiner)
+        fix = canonical_fix(kept.keeping(keep | {change}), to, m.joiner, pool)
         return cached - m.cached(m.rewritten([_then(done, fix, m.apply)])[0], own_rate=True)
 
     def offset_of(index: int, change: str) -> int:
@@ -1124,7 +1127,7 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
         # cause's change made: the cause itself, not an earlier change of another kind
         # (static tools put in name order ahead of the per-request tool that is the cause).
         logged = pack(m.seqs[index].ids)
-        fix = canonical_fix(kept.keeping(keep | (CHANGES - {change})), to, m.joiner)
+        fix = canonical_fix(kept.keeping(keep | (CHANGES - {change})), to, m.joiner, pool)
         for ids in (m.one(_then(done, fix, m.apply), index), best[2][index].ids):
             if ids is not None and ids != m.seqs[index].ids:
                 return common_bytes(logged, 0, pack(ids), 0) // ITEM
@@ -1141,6 +1144,31 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
         return cause_findings(found, worth, offset_of, m.prompt_tokens, known)
 
     return (*best, named)
+
+
+def _with_pool(m: Measurer, rounds: Rounds, variants_of: list[tuple[str, Fix, dict[str, Any]]], top: tuple[int, int],
+               done: dict[int, Request | None], after: int) -> tuple[int, int]:
+    """The best variant, and where the tool lists are subsets of one pool, the same with
+    every request that sends tools sending the whole pool (appended to ``variants_of``) if
+    it measures better: more is sent, so it is kept only where the prefill left to do (the
+    tokens not cached) falls too, at the rewritten traffic's own rate."""
+    pool = tool_pool(rounds)
+    if not pool:
+        return top
+    description, _, details = variants_of[top[1]]
+    canon = rounds.sharing_out() if details.get("shared_out") else rounds
+    fix = canonical_fix(canon, details["to"], m.joiner, pool)
+    seqs = m.rewritten([_then(done, fix, m.apply)])[0]
+    cached = m.cached(seqs, own_rate=True)
+    if cached <= top[0] or sum(s.prompt_tokens for s in seqs) - m.cached(seqs) >= m.prompt_tokens - after:
+        return top
+    variants_of.append((description + POOL_TOOLS, fix, dict(details, tools="pool")))
+    return cached, len(variants_of) - 1
+
+
+# What the tool pool variant adds to its canonical order's description.
+POOL_TOOLS = (" Every request that sends tools sends the whole set its subsets are drawn from, in that one order "
+              "(where the API has it, restrict each request's choice with tool_choice instead of the list).")
 
 
 def _differs(fix: Fix, other: Fix, requests: list[Request | None],

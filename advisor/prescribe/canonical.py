@@ -835,12 +835,36 @@ def canonical_rounds(requests: list[Request | None]) -> Rounds:
     return Rounds(canons)
 
 
-def canonical_fix(canon: Canon | Rounds, to: str, joiner: str) -> Fix:
+def canonical_fix(canon: Canon | Rounds, to: str, joiner: str, pool: tuple[Any, ...] = ()) -> Fix:
     """The rewrite into ``canon``'s forms as a fix (``to``: where the system message's
-    varying units go)."""
+    varying units go; ``pool``: tools every request that sends tools sends, added where
+    missing)."""
     def fix(req: Request) -> Request | None:
+        if pool and req.tools:
+            names = {_tool_name(tool) for tool in req.tools}
+            missing = tuple(tool for tool in pool if _tool_name(tool) not in names)
+            if missing:
+                widened = dataclasses.replace(req, tools=tuple(req.tools) + missing)
+                return rewrite(widened, canon, to, joiner) or widened
         return rewrite(req, canon, to, joiner)
     return fix
+
+
+def tool_pool(canon: Canon | Rounds) -> tuple[Any, ...]:
+    """The tools a per-request subset is drawn from: each name the log sends in one form
+    only, held by two sessions or more (a tool of one request's own, or one whose form varies
+    per request, a shopper's coupons in its description, is not the pool's); in first-seen
+    order. Empty where every one of them is in nearly every request: nothing to add."""
+    counts = (canon.canons[0] if isinstance(canon, Rounds) else canon).counts
+    first = Canon(counts)
+    forms: dict[str, list[Key]] = {}
+    for key in counts.rank:  # (first-seen order)
+        if key[0] == TOOL:
+            forms.setdefault(_tool_name(json.loads(first.surface(key, key[1]))), []).append(key)
+    pool = [keys[0] for name, keys in forms.items() if name and len(keys) == 1 and first.info(keys[0])[0] != UNIQUE]
+    if all(first.info(key)[0] == STATIC for key in pool):
+        return ()
+    return tuple(json.loads(first.surface(key, key[1])) for key in pool)
 
 
 def canonical_fixes(requests: list[Request | None], joiner: str,

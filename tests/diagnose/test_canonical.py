@@ -438,3 +438,41 @@ def test_passages_that_stay_put_share_one_order_in_the_pooled_variant() -> None:
         docs = [p for p in r.prompt.split("\n\n") if p.startswith("[doc ")]
         seen |= {(a, b) for i, a in enumerate(docs) for b in docs[i + 1:]}
     assert not any((b, a) in seen for a, b in seen)
+
+
+def test_tool_subsets_of_one_pool_can_all_send_the_pool() -> None:
+    """Each request sends a subset of one pool of tools: the pool is every tool the subsets
+    draw from, in first-seen order; with it every request that sends tools sends all of them
+    in one order. A tool whose form varies per request (a shopper's coupons in its
+    description) is no pool member and stays with its own request only."""
+    from advisor.prescribe.canonical import canonical_fix, canonical_rounds, tool_pool
+
+    def tool(name: str, text: str = "") -> dict[str, Any]:
+        return {"type": "function", "function": {"name": name, "description": text or f"does {name}"}}
+
+    subsets = [["a", "b"], ["b", "c"], ["a", "c", "d"], ["d"], ["a", "b", "c"], ["c", "d"]]
+    records: list[dict[str, Any]] = [{"messages": [{"role": "user", "content": f"q{k}"}],
+                                      "tools": [tool(n) for n in s] + ([tool("coupon", f"codes C{k}")] if k % 2 else [])}
+                                     for k, s in enumerate(subsets)]
+    records.append({"messages": [{"role": "user", "content": "no tools"}]})
+    reqs = requests(records)
+    rounds = canonical_rounds(reqs)
+    pool = tool_pool(rounds)
+    assert [t["function"]["name"] for t in pool] == ["a", "b", "c", "d"]
+    fix = canonical_fix(rounds, KEPT, "", pool)
+    lists = []
+    for k, r in enumerate(reqs):
+        assert r is not None
+        out = fix(r) or r
+        names = [t["function"]["name"] for t in out.tools or ()]
+        if k == len(subsets):
+            assert not names  # a request without tools is not given any
+            continue
+        assert sorted(n for n in names if n != "coupon") == ["a", "b", "c", "d"]
+        assert ("coupon" in names) == bool(k % 2) and (names[-1] == "coupon" if k % 2 else True)
+        lists.append([n for n in names if n != "coupon"])
+    assert all(names == lists[0] for names in lists)
+    # Every tool in (nearly) every request: nothing to add.
+    full = requests([{"messages": [{"role": "user", "content": f"q{k}"}], "tools": [tool(n) for n in "abc"]}
+                     for k in range(6)])
+    assert tool_pool(canonical_rounds(full)) == ()
