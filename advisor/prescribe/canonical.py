@@ -48,6 +48,9 @@ POOLED = "pooled-"  # a memo key's kind, for a form with what several sessions s
 
 # A key in this share of the sessions is part of the traffic's fixed prompt.
 STATIC_SHARE = 0.9
+# The most varying tools read as one pool (a larger set of tools, linked pairwise, is a
+# catalogue, not a list to send whole).
+MAX_POOL = 64
 # Rounds of count-and-rewrite at most: one usually settles it, a second catches units that
 # became equal by the first (one spelling, one order).
 ROUNDS = 3
@@ -854,7 +857,9 @@ def tool_pool(canon: Canon | Rounds) -> tuple[Any, ...]:
     """The tools a per-request subset is drawn from: each name the log sends in one form
     only, held by two sessions or more (a tool of one request's own, or one whose form varies
     per request, a shopper's coupons in its description, is not the pool's); in first-seen
-    order. Empty where every one of them is in nearly every request: nothing to add."""
+    order. Empty unless the tools not every session sends are one pool: each sent together
+    with another of them, all linked (a tool per tenant is sent with no other tenant's, and
+    two apps' tool sets never meet: neither is one pool to hand every request)."""
     counts = (canon.canons[0] if isinstance(canon, Rounds) else canon).counts
     first = Canon(counts)
     forms: dict[str, list[Key]] = {}
@@ -862,9 +867,22 @@ def tool_pool(canon: Canon | Rounds) -> tuple[Any, ...]:
         if key[0] == TOOL:
             forms.setdefault(_tool_name(json.loads(first.surface(key, key[1]))), []).append(key)
     pool = [keys[0] for name, keys in forms.items() if name and len(keys) == 1 and first.info(keys[0])[0] != UNIQUE]
-    if all(first.info(key)[0] == STATIC for key in pool):
+    varying = [key for key in pool if first.info(key)[0] != STATIC]
+    if len(varying) < 2 or len(varying) > MAX_POOL or not _linked([counts.sessions[key] for key in varying]):
         return ()
     return tuple(json.loads(first.surface(key, key[1])) for key in pool)
+
+
+def _linked(holders: list[set[Hashable]]) -> bool:
+    """Whether the sets form one component when two that share a member are linked."""
+    reached, frontier = {0}, [0]
+    while frontier:
+        k = frontier.pop()
+        for j in range(len(holders)):
+            if j not in reached and not holders[k].isdisjoint(holders[j]):
+                reached.add(j)
+                frontier.append(j)
+    return len(reached) == len(holders)
 
 
 def canonical_fixes(requests: list[Request | None], joiner: str,

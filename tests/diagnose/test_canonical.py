@@ -476,3 +476,13 @@ def test_tool_subsets_of_one_pool_can_all_send_the_pool() -> None:
     full = requests([{"messages": [{"role": "user", "content": f"q{k}"}], "tools": [tool(n) for n in "abc"]}
                      for k in range(6)])
     assert tool_pool(canonical_rounds(full)) == ()
+    # A tool per tenant, never sent with another tenant's, and two apps whose tool sets never
+    # meet: no pool (handing every request the others' tools is no fix).
+    tenants = requests([{"messages": [{"role": "user", "content": f"q{k}"}],
+                         "tools": [tool(f"search_tenant_{k % 4}"), tool("static_a"), tool("static_b")]}
+                        for k in range(12)])
+    assert tool_pool(canonical_rounds(tenants)) == ()
+    apps = requests([{"messages": [{"role": "user", "content": f"q{k}"}],
+                      "tools": [tool(n) for n in (["a", "b"] if k % 2 else ["c", "d"])][: 1 + k % 3 // 2 + 1]}
+                     for k in range(12)])
+    assert tool_pool(canonical_rounds(apps)) == ()

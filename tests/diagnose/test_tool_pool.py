@@ -56,3 +56,27 @@ def test_a_tool_subset_is_answered_by_sending_the_pool(seed: int, cli, tmp_path)
     assert data["hit_rate_after"] == pytest.approx(cached / total, abs=0.02)
     assert any(f["code"] == "TR102" and f.get("kind") == "tool-subset" for f in data["findings"]), data["findings"]
     assert any("whole set its subsets are drawn from" in a["description"] for a in data["actions"]), data["actions"]
+
+
+def test_a_tool_per_tenant_is_never_handed_to_another_tenant(cli, tmp_path) -> None:
+    """One tool per tenant ahead of the static ones: the tools that vary are never sent
+    together, so they are no pool; the prescription may reorder but never adds a tool."""
+    rng = random.Random(5)
+    records = []
+    for i in range(60):
+        tenant = rng.randrange(8)
+        mine = tool(f"search_tenant_{tenant}_logs")
+        records.append(chat(i, [sys_msg(SYSTEM), user(f"Any alerts for host {rng.randint(100, 999)}?")],
+                            [mine] + [tool(n) for n in NAMES[:4]]))
+    path = tmp_path / "tenants.jsonl"
+    write_jsonl(records, path)
+    out = tmp_path / "rewritten.jsonl"
+    res = cli("prescribe", str(path), "--format", "json", "--emit-rewritten", str(out))
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    assert not any("whole set its subsets are drawn from" in a["description"] for a in data["actions"])
+    if out.exists():
+        for before, line in zip(records, out.read_text().splitlines()):
+            after = json.loads(line)
+            names = sorted(t["function"]["name"] for t in after.get("tools", before["tools"]))
+            assert names == sorted(t["function"]["name"] for t in before["tools"])
