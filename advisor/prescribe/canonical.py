@@ -516,12 +516,14 @@ class Canon:
             if cls < out:
                 kept.append(unit)
                 continue
-            # What a moving unit opens with that every session sends stays (the static text a
-            # label's run took in ahead of its passages).
+            # The static text a label's run took in (put ahead of the label: ``_under_label``)
+            # stays; the label and what it labels move.
             head, rest = self.static_lead(unit) if PLACEMENT not in self.keep else ("", unit)
-            if head and rest:
+            if head and rest and _CUE.match(rest.lstrip().partition("\n")[0]):
                 kept.append(head)
-            moved.append(rest or unit)
+                moved.append(rest)
+            else:
+                moved.append(unit)
         if not kept or not moved:
             return None
         return kept, self._pooled(kind, moved) if self.shared_out and ORDER not in self.keep else moved
