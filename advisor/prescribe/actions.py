@@ -943,7 +943,8 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
         actions.append(Action("canonical-order", description, named[0]["code"] if named else "", rate(cached),
                               cached - after, changed_all, cause_at, details))
         after, count = cached, count + 1
-        after_unlimited = m.cached(fixed_all, unlimited=True) if capacity is not None else after
+        after_unlimited = (m.cached(fixed_all, unlimited=True, own_rate=details.get("tools") == "pool")
+                           if capacity is not None else after)
     dynamic_gain = _dynamic_gain(search, c.choice, used, superseded and canon is not None, named,
                                  before_unlimited, after_unlimited)
     if capacity is not None and before_unlimited > before:
@@ -1115,7 +1116,7 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
     cached, to = best[0], best[4]["to"]
     kept = rounds.sharing_out() if best[4].get("shared_out") else rounds
 
-    pool = tool_pool(rounds) if best[4].get("tools") == "pool" else ()
+    pool = tool_pool(rounds) if best[4].get("tools") == "pool" else None
 
     def worth(change: str) -> int:
         # What the canonical form loses with one of its changes left out.
@@ -1153,17 +1154,23 @@ def _with_pool(m: Measurer, rounds: Rounds, variants_of: list[tuple[str, Fix, di
     it measures better: more is sent, so it is kept only where the prefill left to do (the
     tokens not cached) falls too, at the rewritten traffic's own rate."""
     pool = tool_pool(rounds)
-    if not pool:
+    if pool is None:
         return top
-    description, _, details = variants_of[top[1]]
+    description, without, details = variants_of[top[1]]
     canon = rounds.sharing_out() if details.get("shared_out") else rounds
     fix = canonical_fix(canon, details["to"], m.joiner, pool)
     seqs = m.rewritten([_then(done, fix, m.apply)])[0]
     cached = m.cached(seqs, own_rate=True)
-    if cached <= top[0] or sum(s.prompt_tokens for s in seqs) - m.cached(seqs) >= m.prompt_tokens - after:
+    # (Against the same variant without the pool: the prefill it leaves.)
+    base = m.rewritten([_then(done, without, m.apply)])[0]
+    if cached <= top[0] or _uncached(m, seqs) >= _uncached(m, base):
         return top
     variants_of.append((description + POOL_TOOLS, fix, dict(details, tools="pool")))
     return cached, len(variants_of) - 1
+
+
+def _uncached(m: Measurer, seqs: list[Sequence]) -> int:
+    return sum(s.prompt_tokens for s in seqs) - m.cached(seqs)
 
 
 # What the tool pool variant adds to its canonical order's description.

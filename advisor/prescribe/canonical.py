@@ -199,7 +199,7 @@ def _sections(kind: str, pieces: list[str], breaks: list[str], lead: str, trail:
         glue, run = label, bool(_CUE.match(piece))
     if len(units) == 1 and len(pieces) > 1 and _LABEL.match(pieces[0]):
         return _sections(kind, pieces[1:], breaks[1:], lead + pieces[0] + breaks[0], trail, True)
-    if len(units) > 1 and _CUE.match(units[-1]):
+    if len(units) > 1 and _LABEL.match(units[-1]):  # ("Answer:", "### Assistant")
         trail = fixed.pop() + units.pop() + trail
         pinned = True
     if not units or (len(units) == 1 and not pinned):
@@ -510,20 +510,8 @@ class Canon:
         """Units (with their class) as (kept, moved out), the moved pool in one order where
         ``shared_out``; None when nothing moves or nothing would be left."""
         out = SHARED if self.shared_out else UNIQUE
-        kept: list[str] = []
-        moved: list[str] = []
-        for unit, cls in rows:
-            if cls < out:
-                kept.append(unit)
-                continue
-            # The static text a label's run took in (put ahead of the label: ``_under_label``)
-            # stays; the label and what it labels move.
-            head, rest = self.static_lead(unit) if PLACEMENT not in self.keep else ("", unit)
-            if head and rest and _CUE.match(rest.lstrip().partition("\n")[0]):
-                kept.append(head)
-                moved.append(rest)
-            else:
-                moved.append(unit)
+        kept = [unit for unit, cls in rows if cls < out]
+        moved = [unit for unit, cls in rows if cls >= out]
         if not kept or not moved:
             return None
         return kept, self._pooled(kind, moved) if self.shared_out and ORDER not in self.keep else moved
@@ -688,8 +676,7 @@ def _prompt(req: Request, prompt: str, canon: Canon | Rounds, to: str, joiner: s
     markup between them as it was), or the whole text where it has no chat markup."""
     turns = prompt_turns(prompt)
     if turns is None:
-        head, cue = _cue_cut(prompt, canon)
-        out = canon.whole(head) + cue
+        out = canon.whole(prompt)
     else:
         messages = [{"role": role, "content": canon.content(prompt[a:b])} for a, b, role in turns]
         if to != KEPT:
@@ -700,19 +687,6 @@ def _prompt(req: Request, prompt: str, canon: Canon | Rounds, to: str, joiner: s
             at = b
         out = "".join(pieces) + prompt[at:]
     return dataclasses.replace(req, prompt=out) if out != prompt else None
-
-
-def _cue_cut(prompt: str, canon: Canon | Rounds) -> tuple[str, str]:
-    """A prompt without chat markup as (head, cue): its last unit, where every session sends
-    it and something ahead of it varies, is the cue the model answers after ("### Assistant",
-    "Answer:"): it ends the prompt whatever moves ahead of it. Else (prompt, "")."""
-    split = split_text(prompt)
-    last = canon.last if isinstance(canon, Rounds) else canon
-    if (split is None or split.layout is not None or last.info((TEXT, normalized(prompt)))[0] == STATIC
-            or last.info((split.kind, normalized(split.units[-1])))[0] != STATIC):
-        return prompt, ""
-    start = len(prompt) - len(split.fixed[-1]) - len(split.units[-1])
-    return prompt[:start], prompt[start:]
 
 
 def rewrite(req: Request, canon: Canon | Rounds, to: str = KEPT, joiner: str = "") -> Request | None:
@@ -840,22 +814,29 @@ def canonical_rounds(requests: list[Request | None]) -> Rounds:
     return Rounds(canons)
 
 
-def canonical_fix(canon: Canon | Rounds, to: str, joiner: str, pool: tuple[Any, ...] = ()) -> Fix:
+Pool = tuple[tuple[Any, ...], tuple[Any, ...]]  # (every tool of the pool, those not every session sends)
+
+
+def canonical_fix(canon: Canon | Rounds, to: str, joiner: str, pool: Pool | None = None) -> Fix:
     """The rewrite into ``canon``'s forms as a fix (``to``: where the system message's
-    varying units go; ``pool``: tools every request that sends tools sends, added where
-    missing)."""
+    varying units go; ``pool``: tools added where missing to every request that sends one of
+    the pool's varying tools)."""
+    varying = {_tool_name(tool) for tool in pool[1]} if pool else set()
+
     def fix(req: Request) -> Request | None:
-        if pool and req.tools:
-            names = {_tool_name(tool) for tool in req.tools}
-            missing = tuple(tool for tool in pool if _tool_name(tool) not in names)
+        # Only a request that draws from the pool gets the rest of it (another app's request,
+        # or one whose tools are text in a prompt, is no subset of it).
+        names = {_tool_name(tool) for tool in req.tools or ()}
+        if pool and req.kind == "messages" and names & varying:
+            missing = tuple(tool for tool in pool[0] if _tool_name(tool) not in names)
             if missing:
-                widened = dataclasses.replace(req, tools=tuple(req.tools) + missing)
+                widened = dataclasses.replace(req, tools=tuple(req.tools or ()) + missing)
                 return rewrite(widened, canon, to, joiner) or widened
         return rewrite(req, canon, to, joiner)
     return fix
 
 
-def tool_pool(canon: Canon | Rounds) -> tuple[Any, ...]:
+def tool_pool(canon: Canon | Rounds) -> Pool | None:
     """The tools a per-request subset is drawn from: each name the log sends in one form
     only, held by two sessions or more (a tool of one request's own, or one whose form varies
     per request, a shopper's coupons in its description, is not the pool's); in first-seen
@@ -871,8 +852,9 @@ def tool_pool(canon: Canon | Rounds) -> tuple[Any, ...]:
     pool = [keys[0] for name, keys in forms.items() if name and len(keys) == 1 and first.info(keys[0])[0] != UNIQUE]
     varying = [key for key in pool if first.info(key)[0] != STATIC]
     if len(varying) < 2 or len(varying) > MAX_POOL or not _linked([counts.sessions[key] for key in varying]):
-        return ()
-    return tuple(json.loads(first.surface(key, key[1])) for key in pool)
+        return None
+    return (tuple(json.loads(first.surface(key, key[1])) for key in pool),
+            tuple(json.loads(first.surface(key, key[1])) for key in varying))
 
 
 def _linked(holders: list[set[Hashable]]) -> bool:

@@ -403,12 +403,16 @@ def test_a_raw_prompt_ends_with_its_cue_whatever_moves_ahead_of_it() -> None:
             assert r.prompt is not None and r.prompt.endswith(f"### User\nQuestion {k}?\n\n### Assistant\n"), r.prompt
             assert r.prompt.index("Cite the passage number.") < r.prompt.index("[doc ")
             assert words(r) == words(requests([records[k]])[0])  # type: ignore[arg-type]
+    # A static last unit that is no cue is ordered like any other: static sections in
+    # another order per session come out in one.
+    rotated = [{"prompt": "\n\n".join(["Alpha rules.", "Beta rules.", "Gamma rules."][k % 3:]
+                                      + ["Alpha rules.", "Beta rules.", "Gamma rules."][:k % 3])} for k in range(9)]
+    assert len({r.prompt for r in apply(0, requests(rotated))}) == 1
 
 
 def test_a_label_heads_what_it_labels_not_the_static_text_its_run_took_in() -> None:
     """"Retrieved passages:" runs up to the next label, so the persona after the passages is in
-    its unit: the persona goes ahead of the label, the label stays over the passages, and where
-    the passages move out the persona stays in the system message."""
+    its unit: the persona goes ahead of the label, the label stays over the passages."""
     pool = [f"[doc {k}] fact number {k} about the product." for k in range(8)]
     persona, rules = "You are Quill, the assistant of Kestrel.", "## Rules\n\nBe brief."
     records = []
@@ -420,10 +424,6 @@ def test_a_label_heads_what_it_labels_not_the_static_text_its_run_took_in() -> N
         assert r.messages is not None
         system = r.messages[0]["content"]
         assert system.index(persona) < system.index("Retrieved passages:\n\n[doc ")
-    for r in apply(3, requests(records)):
-        assert r.messages is not None
-        assert persona in r.messages[0]["content"] and "[doc " not in r.messages[0]["content"]
-        assert r.messages[1]["content"].startswith("Retrieved passages:\n\n[doc ")
 
 
 def test_passages_that_stay_put_share_one_order_in_the_pooled_variant() -> None:
@@ -455,18 +455,21 @@ def test_tool_subsets_of_one_pool_can_all_send_the_pool() -> None:
                                       "tools": [tool(n) for n in s] + ([tool("coupon", f"codes C{k}")] if k % 2 else [])}
                                      for k, s in enumerate(subsets)]
     records.append({"messages": [{"role": "user", "content": "no tools"}]})
+    # Another app's request, with a tool of its own only: it draws nothing from the pool.
+    records.append({"messages": [{"role": "user", "content": "other app"}], "tools": [tool("zz_own")]})
     reqs = requests(records)
     rounds = canonical_rounds(reqs)
     pool = tool_pool(rounds)
-    assert [t["function"]["name"] for t in pool] == ["a", "b", "c", "d"]
+    assert pool is not None and [t["function"]["name"] for t in pool[0]] == ["a", "b", "c", "d"]
     fix = canonical_fix(rounds, KEPT, "", pool)
     lists = []
     for k, r in enumerate(reqs):
         assert r is not None
         out = fix(r) or r
         names = [t["function"]["name"] for t in out.tools or ()]
-        if k == len(subsets):
-            assert not names  # a request without tools is not given any
+        if k >= len(subsets):
+            # A request without tools is not given any; another app's keeps its own.
+            assert names == ([] if k == len(subsets) else ["zz_own"])
             continue
         assert sorted(n for n in names if n != "coupon") == ["a", "b", "c", "d"]
         assert ("coupon" in names) == bool(k % 2) and (names[-1] == "coupon" if k % 2 else True)
@@ -475,14 +478,14 @@ def test_tool_subsets_of_one_pool_can_all_send_the_pool() -> None:
     # Every tool in (nearly) every request: nothing to add.
     full = requests([{"messages": [{"role": "user", "content": f"q{k}"}], "tools": [tool(n) for n in "abc"]}
                      for k in range(6)])
-    assert tool_pool(canonical_rounds(full)) == ()
+    assert tool_pool(canonical_rounds(full)) is None
     # A tool per tenant, never sent with another tenant's, and two apps whose tool sets never
     # meet: no pool (handing every request the others' tools is no fix).
     tenants = requests([{"messages": [{"role": "user", "content": f"q{k}"}],
                          "tools": [tool(f"search_tenant_{k % 4}"), tool("static_a"), tool("static_b")]}
                         for k in range(12)])
-    assert tool_pool(canonical_rounds(tenants)) == ()
+    assert tool_pool(canonical_rounds(tenants)) is None
     apps = requests([{"messages": [{"role": "user", "content": f"q{k}"}],
                       "tools": [tool(n) for n in (["a", "b"] if k % 2 else ["c", "d"])][: 1 + k % 3 // 2 + 1]}
                      for k in range(12)])
-    assert tool_pool(canonical_rounds(apps)) == ()
+    assert tool_pool(canonical_rounds(apps)) is None
