@@ -37,7 +37,7 @@ from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, CHAT_MARKUP, DE
                                      number_call_ids, system_into_first_user,
                                      unescaped_context, TOOL_INDENTS, tool_texts)
 from advisor.prescribe.canonical import (CHANGES, KEPT, ORDER, PLACEMENT, Rounds, canonical_fix, canonical_fixes,
-                                         canonical_rounds, forget_units, tool_pool)
+                                         canonical_rounds, forget_units, tool_pool, Pool)
 from advisor.prescribe.causes import PLACEMENT as PLACEMENT_CODE
 from advisor.prescribe.causes import causes
 from advisor.prescribe.causes import findings as cause_findings
@@ -1103,7 +1103,9 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
         cached = m.cached(m.rewritten([_then(done, fix, m.apply)])[0], own_rate=True)
         if top is None or cached > top[0]:
             top = (cached, k)
-    top = _with_pool(m, rounds, variants_of, top, done, after) if top is not None and not keep else top
+    pool = None
+    if top is not None and not keep:
+        top, pool = _with_pool(m, rounds, variants_of, top, done)
     # (A finding only the canonical form answers takes it at any gain: ``share`` 0.)
     if top is None or top[0] - after < max(1.0, share * m.prompt_tokens):
         return None
@@ -1116,7 +1118,7 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
     cached, to = best[0], best[4]["to"]
     kept = rounds.sharing_out() if best[4].get("shared_out") else rounds
 
-    pool = tool_pool(rounds) if best[4].get("tools") == "pool" else None
+    pool = pool if best[4].get("tools") == "pool" else None
 
     def worth(change: str) -> int:
         # What the canonical form loses with one of its changes left out.
@@ -1148,14 +1150,14 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
 
 
 def _with_pool(m: Measurer, rounds: Rounds, variants_of: list[tuple[str, Fix, dict[str, Any]]], top: tuple[int, int],
-               done: dict[int, Request | None], after: int) -> tuple[int, int]:
+               done: dict[int, Request | None]) -> tuple[tuple[int, int], Pool | None]:
     """The best variant, and where the tool lists are subsets of one pool, the same with
-    every request that sends tools sending the whole pool (appended to ``variants_of``) if
-    it measures better: more is sent, so it is kept only where the prefill left to do (the
-    tokens not cached) falls too, at the rewritten traffic's own rate."""
+    every request that sends one of its varying tools sending the whole pool (appended to
+    ``variants_of``) if it measures better at its own rate: more is sent, so it is kept only
+    where it leaves fewer tokens to prefill than the variant without it. With the pool."""
     pool = tool_pool(rounds)
     if pool is None:
-        return top
+        return top, None
     description, without, details = variants_of[top[1]]
     canon = rounds.sharing_out() if details.get("shared_out") else rounds
     fix = canonical_fix(canon, details["to"], m.joiner, pool)
@@ -1164,9 +1166,9 @@ def _with_pool(m: Measurer, rounds: Rounds, variants_of: list[tuple[str, Fix, di
     # (Against the same variant without the pool: the prefill it leaves.)
     base = m.rewritten([_then(done, without, m.apply)])[0]
     if cached <= top[0] or _uncached(m, seqs) >= _uncached(m, base):
-        return top
+        return top, pool
     variants_of.append((description + POOL_TOOLS, fix, dict(details, tools="pool")))
-    return cached, len(variants_of) - 1
+    return (cached, len(variants_of) - 1), pool
 
 
 def _uncached(m: Measurer, seqs: list[Sequence]) -> int:
@@ -1174,7 +1176,7 @@ def _uncached(m: Measurer, seqs: list[Sequence]) -> int:
 
 
 # What the tool pool variant adds to its canonical order's description.
-POOL_TOOLS = (" Every request that sends tools sends the whole set its subsets are drawn from, in that one order "
+POOL_TOOLS = (" Every request that sends a tool of the pool sends the whole set its subsets are drawn from, in one order "
               "(where the API has it, restrict each request's choice with tool_choice instead of the list).")
 
 
