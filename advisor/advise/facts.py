@@ -28,14 +28,14 @@ from advisor.advise.tiers import (
 )
 from advisor.advise.decide import CACHE_AWARE, Thresholds, decide as decide_facts
 from advisor.cost import (
-    DEFAULT_BANDWIDTH_UTIL, DEFAULT_MFU, EngineTimings, check_tp, engine_timings, estimate_cost, not_fitting_message,
-    resolve_gpu, resolve_model, smallest_fitting_tp,
+    DEFAULT_BANDWIDTH_UTIL, DEFAULT_MFU, CostEstimate, EngineTimings, GpuSpec, ModelSpec, check_tp, engine_timings,
+    estimate_cost, not_fitting_message, resolve_gpu, resolve_model, smallest_fitting_tp,
 )
 from advisor.diagnose.detect import Diagnoser
 from advisor.errors import AdvisorError
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import Sequence, sequences
-from advisor.prescribe.actions import prescribe
+from advisor.prescribe.actions import Prescription, prescribe
 from advisor.simulate.inputs import to_jobs
 from advisor.simulate.jobs import JobStore
 from advisor.simulate.runner import (
@@ -97,6 +97,7 @@ class ReportOptions:
 # --- measurement ---------------------------------------------------------------------------
 
 def _measure_traffic(seqs: list[Sequence], opts: ReportOptions, renderer, decode) -> dict[str, Any]:
+    """The analysis and the diagnosis of the traffic (the prescription comes after)."""
     page = opts.page_size
     overall = Analyzer(page)
     per_file: dict[str, Analyzer] = {}
@@ -112,7 +113,6 @@ def _measure_traffic(seqs: list[Sequence], opts: ReportOptions, renderer, decode
     res = overall.result
     diagnosis = diagnoser.finish(res.cached_tokens)
     del diagnoser  # its alignment index of every request: prescribe makes its own
-    prescription = prescribe(seqs, renderer, diagnosis, page)
     branches = top_branches(res, decode, 3)
     files = []
     for source in sorted(per_file):
@@ -122,7 +122,6 @@ def _measure_traffic(seqs: list[Sequence], opts: ReportOptions, renderer, decode
     return {
         "analysis": res,
         "diagnosis": diagnosis,
-        "prescription": prescription,
         "branches": branches,
         "files": files,
         "engine_hit_rate": engine_cached / res.prompt_tokens if res.prompt_tokens else 0.0,
@@ -177,7 +176,16 @@ def _simulate(jobs: JobStore, has_time: bool, pools: dict[str, int], page: int,
     base = _base(has_time, page, timings, geometries)
     study = Study(jobs)  # each distinct configuration replayed once
     caps = sweep_capacities(jobs, base.rules, mode=mode)  # this traffic's own working set
-    curve = _curve(study, base, capacities + [None])
+
+    def engines() -> tuple[dict[str, Any], dict[str, Any]]:
+        # Beside the curve (advisor.advise.beside): its own study where it runs in a child,
+        # so the runs it shares with the curve are replayed twice there.
+        return (compare_engines(jobs, pools, timings, page, study, arrivals or (TIMESTAMPS if has_time else AT_ONCE),
+                                geometries),
+                measure_tiers(study, base, pools, timings, geometries))
+
+    curve, (engine_facts, tiers) = run_beside(lambda: _curve(study, base, capacities + [None]), engines)
+    # The pool's runs, the unlimited one and the optimal bound are points of the curve.
     at_pool: dict[str, RunResult] = {
         policy: study.run(replace(base, policy=policy, capacity=pool_tokens))
         for policy in ("fcfs", CACHE_AWARE)
@@ -201,9 +209,8 @@ def _simulate(jobs: JobStore, has_time: bool, pools: dict[str, int], page: int,
         "tenants": {p: {t: round(v.hit_rate, 6) for t, v in sorted(r.totals.per_tenant.items())}
                     for p, r in at_pool.items()},
         "starvation": starvation,
-        "engines": compare_engines(jobs, pools, timings, page, study,
-                                   arrivals or (TIMESTAMPS if has_time else AT_ONCE), geometries),
-        "tiers": measure_tiers(study, base, pools, timings, geometries),
+        "engines": engine_facts,
+        "tiers": tiers,
     }
 
 
@@ -262,6 +269,20 @@ def _run_summary(r: RunResult, mode: str) -> dict[str, Any]:
     return out
 
 
+def _costs(model: ModelSpec, gpu: GpuSpec, tp: int, opts: ReportOptions, hot_prefix: int,
+           mean_prompt: int) -> tuple[CostEstimate, CostEstimate]:
+    """SGLang's cost of the traffic's shared prefix and vLLM's pool on the same GPUs; an
+    error where the weights leave no pool (before any traffic is prescribed)."""
+    cost = estimate_cost(model, gpu, tp=tp, kv_dtype=opts.kv_dtype, prefix_tokens=hot_prefix, batch=opts.batch,
+                         unique_tokens=max(0, mean_prompt - hot_prefix), engine="sglang", mfu=opts.mfu,
+                         weight_dtype=opts.weight_dtype, bandwidth_util=opts.bandwidth_util)
+    if not cost.weights_fit:
+        raise AdvisorError(not_fitting_message(cost))
+    vllm_cost = estimate_cost(model, gpu, tp=tp, kv_dtype=opts.kv_dtype, engine="vllm",
+                              weight_dtype=opts.weight_dtype)
+    return cost, vllm_cost
+
+
 def _lint(paths: list[str], tokenizer: str) -> list[dict[str, Any]]:
     from advisor.lint import config as lint_config
     from advisor.lint import engine
@@ -294,13 +315,13 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
                   "thresholds": {"go_above": opts.thresholds.go_above,
                                  "no_go_below": opts.thresholds.no_go_below}},
     }
-    facts["lint"] = _lint(templates, opts.tokenizer) if templates else []
+    # With traffic, the templates are linted beside the prescription (below).
+    facts["lint"] = _lint(templates, opts.tokenizer) if templates and not traffic else []
     hot_prefix = 0
     mean_prompt = 0
     measured: dict[str, Any] | None = None  # what the views need of the traffic
     geos: dict[str, CacheGeometry] = {}  # each engine's windows and states, if not full attention
     fix: Rewrite | None = None  # the rewrite the after-fix decision stands on
-    measured_rewrites: list[Rewrite] = []
     if traffic:
         files = check_paths(traffic)
         renderer = make_renderer(opts.tokenizer, opts.chat_template, opts.record_templates, files,
@@ -313,13 +334,56 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
         if not seqs:
             raise AdvisorError("no usable requests in the traffic")
         m = _measure_traffic(seqs, opts, renderer, renderer.tokenizer.decode)
-        res, presc = m["analysis"], m["prescription"]
+        res = m["analysis"]
         hot = max(m["branches"], key=lambda b: (b.requests, b.prefix_tokens), default=None)
         hot_prefix = hot.prefix_tokens if hot else 0
         mean_prompt = res.prompt_tokens // max(1, res.requests)
+        skipped = skips.count  # (the traffic's own: the alternatives are read later)
+        geos = geometries(model, gpu, opts.page_size, opts.kv_dtype, tp)
+    cost, vllm_cost = _costs(model, gpu, tp, opts, hot_prefix, mean_prompt)
+    if traffic:
+        pools = {"sglang": cost.kv_pool_tokens, "vllm": vllm_cost.kv_pool_tokens}
+        # Both curves at today's points.
+        caps = sweep_points(jobs, has_time, pools, opts.page_size, geos)
+        arrivals = arrivals_label(assumed)
+
+        def prescribed() -> tuple[Prescription, list[Rewrite], Rewrite | None, dict[str, Any] | None]:
+            # The prescription, the rewrites measured beside it, the one the decision stands
+            # on, and that one simulated as today's traffic is.
+            presc = prescribe(seqs, renderer, m["diagnosis"], opts.page_size)
+            alternatives = [(alt, list(sequences(check_paths([alt.path]), renderer, skips,
+                                                 block_size=opts.block_size, memo=memo)))
+                            for alt in opts.alternatives]
+            found = rewrites(seqs, presc.rewritten, alternatives, opts.page_size, renderer.tokenizer.decode,
+                             geos or None)
+            best = best_rewrite(found)
+            after = (_after_fix(best, found, jobs, has_time, pools, opts.page_size, timings, geos, caps, arrivals)
+                     if best is not None else None)
+            return presc, found, best, after
+
+        def today() -> dict[str, Any]:
+            # Everything the prescription does not change: it runs beside it
+            # (advisor.advise.beside: the same figures either way), returned as plain data.
+            # The cached tokens split within and across conversations, and what
+            # session-affine routing over 2, 4 and 8 replicas keeps (nothing re-rendered).
+            from advisor.index.conversations import measure as measure_conversations
+
+            return {
+                "lint": _lint(templates, opts.tokenizer) if templates else [],
+                "simulation": _simulate(jobs, has_time, pools, opts.page_size, timings, geos, caps, arrivals),
+                "conversations": measure_conversations(seqs, opts.page_size).to_dict(),
+                "reasoning_history": measure_reasoning(seqs, renderer, res.prompt_tokens, memo.encode),
+                # A tenant far from the rest gets its own decision and fix, on its requests alone.
+                "tenants": tenant_facts(seqs, renderer, m["engine_hit_rate"], opts.page_size, opts.thresholds),
+                "architecture": measure_architecture(seqs, geos) if geos else None,
+            }
+
+        (presc, _, fix, after_fix), side = run_beside(prescribed, today)
+        m["prescription"] = presc
+        facts["lint"] = side["lint"]
         facts["traffic"] = {
             "requests": res.requests,
-            "skipped": skips.count,
+            "skipped": skipped,
             "prompt_tokens": res.prompt_tokens,
             "cached_tokens": res.cached_tokens,
             "lcp_hit_rate": round(res.hit_rate, 6),
@@ -341,56 +405,22 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
         }
         facts["traffic"]["profile"] = (
             "prefix-heavy" if res.hit_rate >= 0.5 else ("single-shot" if res.hit_rate < 0.1 else "prefix-light"))
-        # The cached tokens split within and across conversations, and what session-affine
-        # routing over 2, 4 and 8 replicas keeps (on the same sequences: nothing re-rendered).
-        from advisor.index.conversations import measure as measure_conversations
-
-        facts["traffic"]["conversations"] = measure_conversations(seqs, opts.page_size).to_dict()
-        history = measure_reasoning(seqs, renderer, res.prompt_tokens, memo.encode)
-        if history is not None:  # only traffic whose assistant turns carry reasoning
-            facts["traffic"]["reasoning_history"] = history
-        # A tenant far from the rest gets its own decision and fix, on its requests alone.
-        facts["tenants"] = tenant_facts(seqs, renderer, m["engine_hit_rate"], opts.page_size, opts.thresholds)
+        facts["traffic"]["conversations"] = side["conversations"]
+        if side["reasoning_history"] is not None:  # only traffic whose assistant turns carry reasoning
+            facts["traffic"]["reasoning_history"] = side["reasoning_history"]
+        facts["tenants"] = side["tenants"]
         if opts.views:
             measured = {"seqs": seqs, "measured": m, "decode": renderer.tokenizer.decode}
-        geos = geometries(model, gpu, opts.page_size, opts.kv_dtype, tp)
         if geos:
-            per_engine = measure_architecture(seqs, geos)
+            per_engine = side["architecture"]
             facts["architecture"] = {"engines": per_engine, "advice": architecture_advice(per_engine, hot_prefix)}
             # The decision is on what the engine serves on this model, not on full attention.
             facts["traffic"]["hit_rate"] = per_engine["sglang"]["hit_rate"]
             facts["traffic"]["hit_rate_basis"] = "sglang rules on the model's windows and states"
-        alternatives = [(alt, list(sequences(check_paths([alt.path]), renderer, skips, block_size=opts.block_size,
-                                             memo=memo))) for alt in opts.alternatives]
-        measured_rewrites = rewrites(seqs, presc.rewritten, alternatives, opts.page_size, renderer.tokenizer.decode,
-                                     geos or None)
-        fix = best_rewrite(measured_rewrites)
-    cost = estimate_cost(model, gpu, tp=tp, kv_dtype=opts.kv_dtype, prefix_tokens=hot_prefix, batch=opts.batch,
-                         unique_tokens=max(0, mean_prompt - hot_prefix), engine="sglang", mfu=opts.mfu,
-                         weight_dtype=opts.weight_dtype, bandwidth_util=opts.bandwidth_util)
-    if not cost.weights_fit:
-        raise AdvisorError(not_fitting_message(cost))
-    vllm_cost = estimate_cost(model, gpu, tp=tp, kv_dtype=opts.kv_dtype, engine="vllm",
-                              weight_dtype=opts.weight_dtype)
     facts["cost"] = cost.to_dict()
     facts["timings"] = _timings_facts(timings, cost.to_dict())
     if traffic:
-        pools = {"sglang": cost.kv_pool_tokens, "vllm": vllm_cost.kv_pool_tokens}
-        # Both curves at today's points; today's traffic and the rewritten one are simulated
-        # side by side (advisor.advise.beside: the same figures either way).
-        caps = sweep_points(jobs, has_time, pools, opts.page_size, geos)
-        arrivals = arrivals_label(assumed)
-
-        def today() -> dict[str, Any]:
-            return _simulate(jobs, has_time, pools, opts.page_size, timings, geos, caps, arrivals)
-
-        def rewritten() -> dict[str, Any] | None:
-            if fix is None:
-                return None
-            return _after_fix(fix, measured_rewrites, jobs, has_time, pools, opts.page_size, timings, geos,
-                              caps, arrivals)
-
-        facts["simulation"], after_fix = run_beside(today, rewritten) if fix is not None else (today(), None)
+        facts["simulation"] = side["simulation"]
         facts["simulation"]["assumptions"] = assumed
         if after_fix is not None:
             facts["after_fix"] = after_fix

@@ -808,6 +808,8 @@ def _second_look(first: _Chosen, planned: Callable[[Diagnosis], list[Plan]], ren
     return first if again.after - first.after < HIDDEN_SHARE * m.prompt_tokens else again
 
 
+# A variant of the canonical order measured: cached, its index, its traffic, requests changed.
+Top = tuple[int, int, list[Sequence], int]
 # What ``_canonical_order`` returns: cached, changed, traffic, description, details, causes.
 Canonical = tuple[int, int, list[Sequence], str, dict[str, Any], Callable[[], "CauseFindings"]]
 
@@ -1092,7 +1094,9 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
     rounds = canonical_rounds(start)
     rounds = rounds.keeping(keep) if keep else rounds
     variants_of = canonical_fixes(start, m.joiner, rounds)
-    top: tuple[int, int] | None = None  # (cached, variant): only the best one's traffic is rebuilt
+    # (cached, variant, its traffic, requests changed): the best so far, whose traffic is
+    # kept (one more than the one measured at a time).
+    top: Top | None = None
     for k, (_, fix, _) in enumerate(variants_of):
         if any(not _differs(fix, earlier, start, m.apply) for _, earlier, _ in variants_of[:k]):
             # The traffic gives this variant nothing of its own to move (no varying unit in
@@ -1100,9 +1104,10 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
             continue
         # At the rewritten traffic's own rate: one spelling and one wrapping change the
         # token count itself, not only which tokens are shared.
-        cached = m.cached(m.rewritten([_then(done, fix, m.apply)])[0], own_rate=True)
+        seqs, changed = m.rewritten([_then(done, fix, m.apply)])
+        cached = m.cached(seqs, own_rate=True)
         if top is None or cached > top[0]:
-            top = (cached, k)
+            top = (cached, k, seqs, changed)
     pool = None
     if top is not None and not keep:
         top, pool = _with_pool(m, rounds, variants_of, top, done)
@@ -1113,8 +1118,7 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
     if keep:
         description = ("Send every unit in its most common spelling (one Unicode normalization, one wrapping, one "
                        "key and column order); nothing else reordered or moved.")
-    fixed, changed = m.rewritten([_then(done, fix, m.apply)])
-    best = (top[0], changed, fixed, description, dict(details))
+    best = (top[0], top[3], top[2], description, dict(details))
     cached, to = best[0], best[4]["to"]
     kept = rounds.sharing_out() if best[4].get("shared_out") else rounds
 
@@ -1149,8 +1153,8 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
     return (*best, named)
 
 
-def _with_pool(m: Measurer, rounds: Rounds, variants_of: list[tuple[str, Fix, dict[str, Any]]], top: tuple[int, int],
-               done: dict[int, Request | None]) -> tuple[tuple[int, int], Pool | None]:
+def _with_pool(m: Measurer, rounds: Rounds, variants_of: list[tuple[str, Fix, dict[str, Any]]], top: Top,
+               done: dict[int, Request | None]) -> tuple[Top, Pool | None]:
     """The best variant, and where the tool lists are subsets of one pool, the same with
     every request that sends one of its varying tools sending the whole pool (appended to
     ``variants_of``) if it measures better at its own rate: more is sent, so it is kept only
@@ -1158,17 +1162,16 @@ def _with_pool(m: Measurer, rounds: Rounds, variants_of: list[tuple[str, Fix, di
     pool = tool_pool(rounds)
     if pool is None:
         return top, None
-    description, without, details = variants_of[top[1]]
+    description, _, details = variants_of[top[1]]
     canon = rounds.sharing_out() if details.get("shared_out") else rounds
     fix = canonical_fix(canon, details["to"], m.joiner, pool)
-    seqs = m.rewritten([_then(done, fix, m.apply)])[0]
+    seqs, changed = m.rewritten([_then(done, fix, m.apply)])
     cached = m.cached(seqs, own_rate=True)
     # (Against the same variant without the pool: the prefill it leaves.)
-    base = m.rewritten([_then(done, without, m.apply)])[0]
-    if cached <= top[0] or _uncached(m, seqs) >= _uncached(m, base):
+    if cached <= top[0] or _uncached(m, seqs) >= _uncached(m, top[2]):
         return top, pool
     variants_of.append((description + POOL_TOOLS, fix, dict(details, tools="pool")))
-    return (cached, len(variants_of) - 1), pool
+    return (cached, len(variants_of) - 1, seqs, changed), pool
 
 
 def _uncached(m: Measurer, seqs: list[Sequence]) -> int:
