@@ -835,7 +835,7 @@ def _canonical_pick(c: _Chosen) -> tuple[Canonical | None, bool]:
         # A finding only the canonical form answers: its spelling alone (one spelling per
         # unit, nothing reordered or moved), at any gain.
         canon = _canonical_order(m, chosen, c.after, 0.0, findings, keep=frozenset({ORDER, PLACEMENT}))
-    forget_units()  # the texts on top of the moves: the log's come next
+    # (The memos of the pure steps are kept: most texts on top of the moves are the log's.)
     if not moved:
         return canon, False
     alone = _canonical_order(m, [], max(c.after, canon[0] if canon is not None else 0), CANONICAL_EDGE, findings)

@@ -378,7 +378,8 @@ class Canon:
     """Canonical forms under one traffic's counts (memoized: a fix applied to every request
     rewrites each distinct text once)."""
 
-    def __init__(self, counts: Counts, keep: frozenset[str] = frozenset(), shared_out: bool = False) -> None:
+    def __init__(self, counts: Counts, keep: frozenset[str] = frozenset(), shared_out: bool = False,
+                 memo: dict[Key, str] | None = None) -> None:
         self.counts = counts
         # Changes left out (SPELLING, ORDER, PLACEMENT): what a cause is worth is what the
         # canonical form loses without it.
@@ -387,7 +388,9 @@ class Canon:
         # not all sessions send, the shared ones in one order (examples sampled from a pool:
         # requests holding the same ones then share them).
         self.shared_out = shared_out
-        self.memo: dict[Key, str] = {}
+        # The forms of texts (``_form``): ``shared_out`` changes only what moves out of the
+        # system message, so a Canon that differs from another only in it shares its memo.
+        self.memo: dict[Key, str] = memo if memo is not None else {}
 
     def drawn(self, kind: str, unit: str) -> bool:
         """Whether a unit no other session sends is still drawn from what others send: most
@@ -738,12 +741,12 @@ class Rounds:
     further. Each text goes through every round's form, unless the last round already
     leaves it as it is (a text of the canonical traffic): a pure function of the text."""
 
-    def __init__(self, canons: list[Canon]) -> None:
+    def __init__(self, canons: list[Canon], tools: dict[tuple[str, ...], tuple[str, ...] | None] | None = None) -> None:
         self.canons = canons
         self.last = canons[-1]
         # Most requests send one of a few tool lists: the canonical form of each, by its
         # surface (None: already canonical).
-        self._tools: dict[tuple[str, ...], tuple[str, ...] | None] = {}
+        self._tools: dict[tuple[str, ...], tuple[str, ...] | None] = tools if tools is not None else {}
 
     def _through(self, value: Any, step: Callable[[Canon, Any], Any]) -> Any:
         if _same(step(self.last, value), value):
@@ -795,8 +798,9 @@ class Rounds:
         return Rounds([Canon(canon.counts, keep, canon.shared_out) for canon in self.canons])
 
     def sharing_out(self) -> Rounds:
-        """The same rounds moving every unit of the system message not all sessions send."""
-        return Rounds([Canon(canon.counts, canon.keep, True) for canon in self.canons])
+        """The same rounds moving every unit of the system message not all sessions send
+        (the same forms of every text and tool list: their memos are shared)."""
+        return Rounds([Canon(canon.counts, canon.keep, True, canon.memo) for canon in self.canons], self._tools)
 
 
 def canonical_rounds(requests: list[Request | None]) -> Rounds:
