@@ -143,6 +143,40 @@ def test_run_beside_gives_the_same_result_forked_or_not(monkeypatch) -> None:
     assert calls[-1] == here
 
 
+def test_one_helper_at_a_time(monkeypatch) -> None:
+    # advisor.cores: a helper forks no helper of its own, and while one computes its parent
+    # sees no idle core (the 1-minute load would still say there is one).
+    import os
+
+    import advisor.cores as cores
+    from advisor.advise.beside import run_beside
+
+    if not hasattr(os, "fork"):
+        return
+    monkeypatch.setattr(cores.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    monkeypatch.setattr(cores.os, "cpu_count", lambda: 2)
+    assert cores.idle_cores() == 1.0
+    here, (pid, inside) = run_beside(lambda: os.getpid(), lambda: (os.getpid(), cores.idle_cores()))
+    assert pid != here and inside == 0.0  # forked, and the helper would fork nothing
+    assert cores.idle_cores() == 1.0  # reaped: the core is free again
+    go, wait = os.pipe()
+    child = os.fork()
+    if child == 0:  # a helper that computes until told to stop
+        os.read(go, 1)
+        os._exit(0)
+    cores.started_helper(child)
+    try:
+        assert cores.idle_cores() == 0.0
+    finally:
+        os.write(wait, b"x")
+        os.waitid(os.P_PID, child, os.WEXITED | os.WNOWAIT)  # exited, not yet reaped
+        assert cores.idle_cores() == 1.0
+        os.waitpid(child, 0)
+        cores.waited_for(child)
+        os.close(go)
+        os.close(wait)
+
+
 def test_report_is_the_same_with_the_after_fix_simulation_forked(monkeypatch) -> None:
     import advisor.advise.beside as beside
     from advisor.api import report

@@ -30,7 +30,10 @@ def run_beside(here: Callable[[], A], there: Callable[[], B]) -> tuple[A, B]:
     # Half a core is enough: the 1-minute load counts this very process, busy since it started.
     if not hasattr(os, "fork") or idle_cores() < IDLE_ENOUGH:
         return here(), there()
-    out = tempfile.TemporaryFile()
+    try:
+        out = tempfile.TemporaryFile()
+    except OSError:  # no writable temporary folder: no helper
+        return here(), there()
     pid = os.fork()
     if pid == 0:  # the child: compute, send, and leave without running the parent's exit code
         become_helper()
