@@ -137,7 +137,3 @@ def label(text: str, block: Block) -> str:
             return f"tool {name}"
     first = body.split("\n", 1)[0].strip().lstrip("#").strip()
     return first[:60] + ("..." if len(first) > 60 else "")
-
-
-def is_tool(text: str, block: Block) -> bool:
-    return label(text, block).startswith("tool ")

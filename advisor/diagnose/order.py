@@ -269,13 +269,6 @@ class OrderDetector:
             for start, end, h in piece.all_blocks():
                 yield offset + start, offset + end, h
 
-    def block_at(self, request: int, char: int) -> int | None:
-        """Hash of the block of ``request`` that holds character ``char``, if any."""
-        for start, end, h in self._blocks_at(request):
-            if start <= char < end:
-                return h
-        return None
-
     def _positions(self, request: int) -> dict[int, tuple[int, int]]:
         """(start, end) in characters of the first occurrence of each block of a request."""
         out: dict[int, tuple[int, int]] = {}
