@@ -46,7 +46,11 @@ def become_helper() -> None:
 
 
 def _computing(pid: int) -> bool:
-    """Whether a forked helper has not exited yet (left to be reaped by whoever waits for it)."""
+    """Whether a forked helper has not exited yet (left to be reaped by whoever waits for it).
+    Without ``os.waitid`` (macOS before Python 3.13) a helper not yet waited for counts as
+    computing: the parent then forks no second one, which costs time, never a result."""
+    if not hasattr(os, "waitid"):
+        return True
     try:
         return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None
     except (ChildProcessError, OSError):

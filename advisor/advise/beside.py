@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import pickle
 import tempfile
-from typing import Callable, TypeVar
+from typing import Callable, TypeVar, cast
 
 from advisor.cores import become_helper, idle_cores, started_helper, waited_for
 
@@ -34,7 +34,11 @@ def run_beside(here: Callable[[], A], there: Callable[[], B]) -> tuple[A, B]:
         out = tempfile.TemporaryFile()
     except OSError:  # no writable temporary folder: no helper
         return here(), there()
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:  # no process to spare (a process limit, no memory to commit): no helper
+        out.close()
+        return here(), there()
     if pid == 0:  # the child: compute, send, and leave without running the parent's exit code
         become_helper()
         status = 0
@@ -45,20 +49,29 @@ def run_beside(here: Callable[[], A], there: Callable[[], B]) -> tuple[A, B]:
             status = 1
         finally:
             os._exit(status)
-    started_helper(pid)
     with out:
         try:
+            started_helper(pid)
             mine = here()
-        except BaseException:
+            _, status = os.waitpid(pid, 0)
+        except BaseException:  # an error or an interrupt here: the helper goes too
             _reap(pid)
             raise
-        _, status = os.waitpid(pid, 0)
         waited_for(pid)
         out.seek(0)
         data = out.read()
-    if status != 0 or not data:
+    theirs = _loaded(data) if status == 0 else None
+    if theirs is None:
         return mine, there()  # the child failed: the same work, here
-    return mine, pickle.loads(data)
+    return mine, cast(B, theirs[0])
+
+
+def _loaded(data: bytes) -> tuple[object] | None:
+    """The child's result (in a tuple: None is a result), or None if it sent none."""
+    try:
+        return (pickle.loads(data),) if data else None
+    except Exception:
+        return None
 
 
 def _reap(pid: int) -> None:

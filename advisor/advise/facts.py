@@ -283,16 +283,22 @@ def _costs(model: ModelSpec, gpu: GpuSpec, tp: int, opts: ReportOptions, hot_pre
     return cost, vllm_cost
 
 
-def _lint(paths: list[str], tokenizer: str) -> list[dict[str, Any]]:
+def _linter(tokenizer: str) -> Callable[[list[str]], list[dict[str, Any]]]:
+    """The lint of the templates as the advisory lists it, with its configuration read now
+    (a bad one is an error before any traffic is measured; the lint itself may run later)."""
     from advisor.lint import config as lint_config
     from advisor.lint import engine
     from advisor.rules import REGISTRY
 
     cfg = lint_config.resolve(None, False, Path.cwd(), REGISTRY)
-    result = engine.lint_files(paths, cfg, REGISTRY, engine.default_counter(tokenizer))
-    return [{"code": f.code, "rule": f.rule, "severity": f.severity, "path": f.path, "line": f.line,
-             "column": f.column, "message": f.message, "tokens_at_risk": f.tokens_at_risk}
-            for f in result.findings]
+    count = engine.default_counter(tokenizer)
+
+    def lint(paths: list[str]) -> list[dict[str, Any]]:
+        result = engine.lint_files(paths, cfg, REGISTRY, count)
+        return [{"code": f.code, "rule": f.rule, "severity": f.severity, "path": f.path, "line": f.line,
+                 "column": f.column, "message": f.message, "tokens_at_risk": f.tokens_at_risk}
+                for f in result.findings]
+    return lint
 
 
 # --- assembly -----------------------------------------------------------------------------
@@ -316,7 +322,8 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
                                  "no_go_below": opts.thresholds.no_go_below}},
     }
     # With traffic, the templates are linted beside the prescription (below).
-    facts["lint"] = _lint(templates, opts.tokenizer) if templates and not traffic else []
+    lint = _linter(opts.tokenizer) if templates else None
+    facts["lint"] = lint(templates) if lint is not None and not traffic else []
     hot_prefix = 0
     mean_prompt = 0
     measured: dict[str, Any] | None = None  # what the views need of the traffic
@@ -369,7 +376,7 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
             from advisor.index.conversations import measure as measure_conversations
 
             return {
-                "lint": _lint(templates, opts.tokenizer) if templates else [],
+                "lint": lint(templates) if lint is not None else [],
                 "simulation": _simulate(jobs, has_time, pools, opts.page_size, timings, geos, caps, arrivals),
                 "conversations": measure_conversations(seqs, opts.page_size).to_dict(),
                 "reasoning_history": measure_reasoning(seqs, renderer, res.prompt_tokens, memo.encode),
