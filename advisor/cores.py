@@ -17,7 +17,7 @@ _is_helper = False  # this process is a helper: the other core is its parent's
 def idle_cores() -> float:
     """Cores beyond this process that nobody else is using, by the 1-minute load: on a busy
     machine a second process only adds start-up cost (the result is the same either way).
-    None while a helper of this process still computes, or in a helper."""
+    None idle while a helper of this process still computes, nor in a helper."""
     if _is_helper or any(_computing(pid) for pid in _helpers):
         return 0.0
     cores = os.cpu_count() or 1

@@ -354,9 +354,9 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
         caps = sweep_points(jobs, has_time, pools, opts.page_size, geos)
         arrivals = arrivals_label(assumed)
 
-        def prescribed() -> tuple[Prescription, list[Rewrite], Rewrite | None, dict[str, Any] | None]:
-            # The prescription, the rewrites measured beside it, the one the decision stands
-            # on, and that one simulated as today's traffic is.
+        def prescribed() -> tuple[Prescription, Rewrite | None, dict[str, Any] | None]:
+            # The prescription, the rewrite the decision stands on (the best of those measured
+            # beside it), and that one simulated as today's traffic is.
             presc = prescribe(seqs, renderer, m["diagnosis"], opts.page_size)
             alternatives = [(alt, list(sequences(check_paths([alt.path]), renderer, skips,
                                                  block_size=opts.block_size, memo=memo)))
@@ -366,7 +366,7 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
             best = best_rewrite(found)
             after = (_after_fix(best, found, jobs, has_time, pools, opts.page_size, timings, geos, caps, arrivals)
                      if best is not None else None)
-            return presc, found, best, after
+            return presc, best, after
 
         def today() -> dict[str, Any]:
             # Everything the prescription does not change: it runs beside it
@@ -385,7 +385,7 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
                 "architecture": measure_architecture(seqs, geos) if geos else None,
             }
 
-        (presc, _, fix, after_fix), side = run_beside(prescribed, today)
+        (presc, fix, after_fix), side = run_beside(prescribed, today)
         m["prescription"] = presc
         facts["lint"] = side["lint"]
         facts["traffic"] = {

@@ -1122,7 +1122,6 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
     cached, to = best[0], best[4]["to"]
     kept = rounds.sharing_out() if best[4].get("shared_out") else rounds
 
-    pool = pool if best[4].get("tools") == "pool" else None
 
     def worth(change: str) -> int:
         # What the canonical form loses with one of its changes left out.
@@ -1158,7 +1157,8 @@ def _with_pool(m: Measurer, rounds: Rounds, variants_of: list[tuple[str, Fix, di
     """The best variant, and where the tool lists are subsets of one pool, the same with
     every request that sends one of its varying tools sending the whole pool (appended to
     ``variants_of``) if it measures better at its own rate: more is sent, so it is kept only
-    where it leaves fewer tokens to prefill than the variant without it. With the pool."""
+    where it leaves fewer tokens to prefill than the variant without it. With the pool
+    where its variant is the best (None otherwise)."""
     pool = tool_pool(rounds)
     if pool is None:
         return top, None
@@ -1169,7 +1169,7 @@ def _with_pool(m: Measurer, rounds: Rounds, variants_of: list[tuple[str, Fix, di
     cached = m.cached(seqs, own_rate=True)
     # (Against the same variant without the pool: the prefill it leaves.)
     if cached <= top[0] or _uncached(m, seqs) >= _uncached(m, top[2]):
-        return top, pool
+        return top, None
     variants_of.append((description + POOL_TOOLS, fix, dict(details, tools="pool")))
     return (cached, len(variants_of) - 1, seqs, changed), pool
 
