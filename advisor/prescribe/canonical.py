@@ -14,12 +14,17 @@ One mechanism for every shape of content, a pure function of the traffic:
 3. Order. In each container: static units in the order the log first showed them, then
    shared ones, then unique ones, each as they came (which passages a request retrieved and
    in what order is the client's meaning; what every request sends is only layout); of the
-   unique ones, those drawn from what other sessions send (most of their own units recur:
-   retrieved passages) before those of their own (a clock, a question). A static unit is kept whole;
-   any other is split further, so a varying paragraph still puts its static lines first.
-   Messages are never reordered, and a message's rewrite depends only on its own content
-   and the global counts: a conversation's next request still extends its previous one.
-4. Slots. The unique units of the first system message may instead go to the last user
+   unique ones, those the session sends again (its question, resent in the history) before
+   those only one request sends (a reading restamped each time), and those drawn from what
+   other sessions send (most of their own units recur: retrieved passages) before those of
+   their own (a clock, a question). A static unit is kept whole; any other is split further
+   (paragraphs, lines, a line's sentences), so a varying paragraph still puts its static
+   lines first. Messages keep their order, but for the static system messages of a
+   conversation's opening (ahead of its first assistant turn), which go first; a message's
+   rewrite depends only on its own content and the global counts: a conversation's next
+   request still extends its previous one.
+4. Slots. The unique units of the first system message, and those of a tool's description,
+   may instead go to the last user
    message: after the units every session opens it with (a static instruction ahead of the
    question: it stays in the prefix all share), or at its end. A fourth variant moves every
    unit not all sessions send there (examples drawn from a pool, a tenant's persona), the
@@ -39,6 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.diagnose.blocks import CHAT_MARKER
+from advisor.diagnose.brackets import balanced
 from advisor.diagnose.spelling import normalized
 from advisor.ingest.traffic import Request
 
@@ -57,7 +63,7 @@ ROUNDS = 3
 
 # Kinds of unit. Keys are counted per kind, so a line only ever takes a line's surface form
 # (one without a newline) and a paragraph a paragraph's (one without a blank line).
-TEXT, PARA, LINE, MEMBER, TOOL = "text", "paragraph", "line", "member", "tool"
+TEXT, PARA, LINE, SENTENCE, MEMBER, ITEM, TOOL = "text", "paragraph", "line", "sentence", "member", "item", "tool"
 STATIC, SHARED, UNIQUE = 0, 1, 2  # volatility classes, in canonical order
 # The three changes the canonical form makes, each of which a ``Canon`` can leave out: one
 # spelling per unit, static units in one order, what varies after what every session shares.
@@ -70,6 +76,10 @@ LAST_USER_START = "start-of-last-user-turn"
 LAST_USER = "last-user-turn"
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)*")
+# Where a sentence ends inside a line: a full stop, question or exclamation mark before a
+# space, or their CJK forms (written without one).
+_SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=\S)|(?<=[\u3002\uff01\uff1f])[ \t]*(?=\S)")
+_QUOTES_OR_BRACKETS = re.compile(r"[\"()\[\]{}]")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
 # A paragraph or line that only labels what follows ("## Sources", "Examples:"); the second
 # kind, left last, cues what the model writes next ("Answer:").
@@ -135,11 +145,14 @@ def split_text(text: str) -> Split | None:
         fixed = (lead + fence.group(1) + inner.fixed[0],) + inner.fixed[1:-1] + (inner.fixed[-1] + fence.group(3) + trail,)
         return dataclasses.replace(inner, fixed=fixed)
     # A JSON object under a label ("Config:" and the object on the lines after it): the
-    # label stays first, the members are the units.
+    # label stays first, the members are the units. (The label and the object are one
+    # paragraph: an object after other paragraphs is a paragraph of its own.)
     brace = body.find("\n{")
     return (_json_split(body, lead, trail)
-            or (_json_split(body[brace + 1:], lead + body[:brace + 1], trail) if brace > 0 else None)
-            or _paragraph_split(body, lead, trail) or _line_split(body, lead, trail))
+            or (_json_split(body[brace + 1:], lead + body[:brace + 1], trail)
+                if brace > 0 and not _PARAGRAPH_BREAK.search(body, 0, brace + 1) else None)
+            or _paragraph_split(body, lead, trail) or _line_split(body, lead, trail)
+            or _sentence_split(body, lead, trail))
 
 
 def _json_split(body: str, lead: str, trail: str) -> Split | None:
@@ -167,6 +180,13 @@ def _json_split(body: str, lead: str, trail: str) -> Split | None:
 def _paragraph_split(body: str, lead: str, trail: str) -> Split | None:
     pieces = _PARAGRAPH_BREAK.split(body)
     breaks = [m.group(0) for m in _PARAGRAPH_BREAK.finditer(body)]
+    # A blank line inside a fenced block is part of the block: the block stays one piece.
+    k = 0
+    while k < len(pieces) - 1:
+        if pieces[k].count("```") % 2:
+            pieces[k:k + 2] = [pieces[k] + breaks.pop(k) + pieces[k + 1]]
+        else:
+            k += 1
     return _sections(PARA, pieces, breaks, lead, trail)
 
 
@@ -175,6 +195,16 @@ def _line_split(body: str, lead: str, trail: str) -> Split | None:
     head = _header_rows(lines)
     pinned = "".join(line + "\n" for line in lines[:head])
     return _sections(LINE, lines[head:], ["\n"] * len(lines), lead + pinned, trail)
+
+
+def _sentence_split(body: str, lead: str, trail: str) -> Split | None:
+    """A line's sentences: a value inside a line of static text ("... three years. Session:
+    b935...") is a sentence of its own, which moves while the rest stays. Only where every
+    piece closes what it opens: a sentence end inside a JSON string or a bracket is not one."""
+    pieces = _SENTENCE_END.split(body)
+    if len(pieces) < 2 or (_QUOTES_OR_BRACKETS.search(body) and not all(map(balanced, pieces))):
+        return None
+    return _sections(SENTENCE, pieces, _SENTENCE_END.findall(body), lead, trail)
 
 
 def _sections(kind: str, pieces: list[str], breaks: list[str], lead: str, trail: str, pinned: bool = False) -> Split | None:
@@ -328,9 +358,11 @@ class Counts:
 def _nodes(request: Request) -> list[tuple[str, str]]:
     """Every unit of the request at every level, in log order: (text, kind)."""
     out: list[tuple[str, str]] = []
-    for tool in request.tools or ():
-        out.append((json.dumps(tool, ensure_ascii=False), TOOL))
     texts: list[str] = []
+    for tool in request.tools or ():
+        surface = json.dumps(tool, ensure_ascii=False)
+        out.append((surface, TOOL))
+        texts += _tool_texts(surface)  # (a value inside a tool's description is a unit too)
     if request.kind == "prompt" and request.prompt:
         turns = prompt_turns(request.prompt)
         texts += [request.prompt] if turns is None else [request.prompt[a:b] for a, b, _ in turns]
@@ -342,6 +374,35 @@ def _nodes(request: Request) -> list[tuple[str, str]]:
     return out
 
 
+@functools.lru_cache(maxsize=MEMO_TEXTS)
+def _tool_texts(surface: str) -> tuple[str, ...]:
+    """The strings of a tool definition that have units (its descriptions, not its names)."""
+    return tuple(text for text in _strings(json.loads(surface)) if split_text(text) is not None)
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return [text for item in items for text in _strings(item)]
+
+
+def _cut_strings(value: Any, canon: Canon, moved: list[str]) -> Any:
+    """``value`` (a tool definition) with what varies in each of its strings cut out, as
+    ``Canon.split_out`` cuts a system message; the cut texts appended to ``moved``."""
+    if isinstance(value, str):
+        cut = canon.split_out(value)
+        if cut is None:
+            return value
+        moved.append(cut[1])
+        return cut[0]
+    if isinstance(value, dict):
+        return {k: _cut_strings(v, canon, moved) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cut_strings(v, canon, moved) for v in value]
+    return value
+
+
 def _is_text(part: Any) -> bool:
     return isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
 
@@ -350,11 +411,19 @@ def _walk(text: str, kind: str, out: list[tuple[str, str]]) -> None:
     out.extend(_units(text, kind))
 
 
+def member_items(member: str) -> list[str] | None:
+    """The items of a JSON member whose value is an array of two or more (each as JSON
+    text): the units of the array, a list sent in another order per request."""
+    key, value = json.loads(member)
+    return [json.dumps(item, ensure_ascii=False) for item in value] if isinstance(value, list) and len(value) > 1 else None
+
+
 @functools.lru_cache(maxsize=MEMO_TEXTS)
 def _units(text: str, kind: str) -> tuple[tuple[str, str], ...]:
     """``text`` and every unit inside it, at every level, in order: (text, kind)."""
     if kind == MEMBER:
-        return ((text, kind),)
+        items = member_items(text)
+        return ((text, kind),) + tuple(unit for item in items or () for unit in _units(item, ITEM))
     split = split_text(text)
     out: list[tuple[str, str]] = [(text, kind)]
     if split is not None:
@@ -368,6 +437,7 @@ def forget_units() -> None:
     normalized.cache_clear()
     split_text.cache_clear()
     _units.cache_clear()
+    _tool_texts.cache_clear()
     prompt_turns.cache_clear()
 
 
@@ -391,6 +461,9 @@ class Canon:
         # The forms of texts (``_form``): ``shared_out`` changes only what moves out of the
         # system message, so a Canon that differs from another only in it shares its memo.
         self.memo: dict[Key, str] = memo if memo is not None else {}
+        # Per tool (by its surface): the tool with what varies in its texts cut out, and the
+        # cut texts (None: nothing varies in it).
+        self.cuts: dict[str, tuple[str, tuple[str, ...]] | None] = {}
 
     def drawn(self, kind: str, unit: str) -> bool:
         """Whether a unit no other session sends is still drawn from what others send: most
@@ -410,6 +483,10 @@ class Canon:
         if n >= 2 and n >= STATIC_SHARE * self.counts.total:
             return STATIC, n, rank
         return (SHARED if n >= 2 else UNIQUE), n, rank
+
+    def once(self, key: Key) -> bool:
+        """Whether only one request sends the key (its surfaces are counted per request)."""
+        return sum(self.counts.surfaces.get(key, {}).values()) <= 1
 
     def surface(self, key: Key, text: str) -> str:
         forms = self.counts.surfaces.get(key)
@@ -434,7 +511,12 @@ class Canon:
         # The most common spelling first, then its units in order: a surface that splits
         # differently from ``text`` (wrapped at another width) is the one ordered.
         out = self.surface(key, text)
-        split = None if kind == MEMBER or self.info(key)[0] == STATIC else split_text(out)
+        items = member_items(out) if kind == MEMBER and self.info(key)[0] != STATIC else None
+        if items is not None:
+            # An array member: its items in canonical order, the member serialized as it was.
+            ordered = [json.loads(unit) for unit, _ in self.ordered(ITEM, items, pooled)]
+            out = json.dumps([json.loads(out)[0], ordered], ensure_ascii=False)
+        split = None if kind in (MEMBER, ITEM) or self.info(key)[0] == STATIC else split_text(out)
         if split is not None:
             out = self._under_label(split, self.ordered(split.kind, split.units, pooled))
         self.memo[(POOLED + kind if pooled else kind, text)] = out
@@ -465,9 +547,12 @@ class Canon:
             cls, n, rank = self.info((kind, normalized(unit)))
             # Static units in the log's first order; the others keep their own order (the
             # order passages were retrieved in, examples chosen in, is the client's meaning),
-            # a unit drawn from what other sessions send ahead of one of its own.
+            # of a session's own units those its later requests send again (its question, in
+            # the history) ahead of those only one request sends (a reading restamped each
+            # time), and a unit drawn from what other sessions send ahead of one of its own.
             own = cls == UNIQUE and not self.drawn(kind, unit)
-            order = (cls, own, rank if (cls == STATIC and sort_static) or (cls == SHARED and pooled) else k)
+            order = (cls, cls == UNIQUE and self.once((kind, normalized(unit))), own,
+                     rank if (cls == STATIC and sort_static) or (cls == SHARED and pooled) else k)
             rows.append((order, self.text(unit, kind), cls))
         return [(unit, cls) for _, unit, cls in _placed(rows, PLACEMENT not in self.keep)]
 
@@ -508,6 +593,23 @@ class Canon:
             return None
         cut = self._cut(split.kind, self.ordered(split.kind, split.units))
         return None if cut is None else (split.join(cut[0]), split.join(cut[1], bare=True))
+
+    def split_restamped(self, text: str) -> tuple[str, str] | None:
+        """An earlier turn's text without the units only one request sends, where the rest
+        of it recurs (the turn resent as history with a new reading each time: the reading is
+        not as first sent), and those units as one text; None otherwise."""
+        key = (TEXT, normalized(text))
+        if self.info(key)[0] == STATIC or PLACEMENT in self.keep:
+            return None
+        split = split_text(self.surface(key, text))
+        if split is None:
+            return None
+        rows = [(unit, self.info((split.kind, normalized(unit)))[0] == UNIQUE
+                 and self.once((split.kind, normalized(unit)))) for unit in split.units]
+        kept, moved = [u for u, once in rows if not once], [u for u, once in rows if once]
+        if not kept or not moved:
+            return None
+        return split.join(kept), split.join(moved, bare=True)
 
     def _cut(self, kind: str, rows: list[tuple[str, int]]) -> tuple[list[str], list[str]] | None:
         """Units (with their class) as (kept, moved out), the moved pool in one order where
@@ -560,6 +662,24 @@ class Canon:
 
     def is_static(self, text: str) -> bool:
         return self.info((TEXT, normalized(text)))[0] == STATIC
+
+    def cut_tools(self, tools: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[str]]:
+        """The tools with what varies in their texts cut out (a session id at the end of a
+        description: the tool is then the same in every request), and the cut texts."""
+        out: list[Any] = []
+        moved: list[str] = []
+        for tool in tools:
+            surface = json.dumps(tool, ensure_ascii=False)
+            if surface not in self.cuts:
+                if len(self.cuts) >= MEMO_TEXTS:
+                    self.cuts.clear()
+                texts: list[str] = []
+                cut = _cut_strings(tool, self, texts)
+                self.cuts[surface] = (json.dumps(cut, ensure_ascii=False), tuple(texts)) if texts else None
+            got = self.cuts[surface]
+            out.append(tool if got is None else json.loads(got[0]))
+            moved += got[1] if got is not None else ()
+        return tuple(out), moved
 
     def static_lead(self, text: str) -> tuple[str, str]:
         """``text`` cut after its leading static units: (head, rest), the head "" where the
@@ -638,20 +758,32 @@ def _insert(content: Any, moved: list[str], at_start: bool, joiner: str, canon: 
     return list(content[:lead]) + parts + list(content[lead:])
 
 
-def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, joiner: str) -> None:
+def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, joiner: str,
+              from_tools: list[str] | None = None) -> None:
     """Move the unique units of the first system message that has any (``shared_out``: every
     unit not all sessions send; of a content of text parts, whole parts) to the last user
-    message, in place. (A layout may open with a system turn of its own, harmony's date
-    header, ahead of the one holding the instructions.)"""
+    message, in place, and after them ``from_tools``, what was cut out of the tools, and the
+    units of earlier user turns only one request sends where the rest of the turn recurs. (A
+    layout may open with a system turn of its own, harmony's date header, ahead of the one
+    holding the instructions.)"""
     user = max((k for k, m in enumerate(messages) if m.get("role") == "user"), default=-1)
     found = moving_out(messages, canon)
-    if found is None:
-        return
-    system, (kept, moved) = found
-    content = messages[system].get("content")
-    messages[system] = dict(messages[system], content=kept[0] if isinstance(content, str) else
-                            [{"type": "text", "text": text} for text in kept])
-    messages[user] = dict(messages[user], content=_insert(messages[user].get("content"), moved, to == LAST_USER_START, joiner, canon))
+    moved = list(from_tools or ())
+    if found is not None:
+        system, (kept, out) = found
+        content = messages[system].get("content")
+        messages[system] = dict(messages[system], content=kept[0] if isinstance(content, str) else
+                                [{"type": "text", "text": text} for text in kept])
+        moved = out + moved
+    for k in range(max(0, user)):
+        # An earlier user turn resent with a new reading: the reading goes to the newest turn.
+        content = messages[k].get("content")
+        cut = canon.split_restamped(content) if messages[k].get("role") == "user" and isinstance(content, str) else None
+        if cut is not None:
+            messages[k] = dict(messages[k], content=cut[0])
+            moved.append(cut[1])
+    if moved and user >= 0:
+        messages[user] = dict(messages[user], content=_insert(messages[user].get("content"), moved, to == LAST_USER_START, joiner, canon))
 
 
 def moving_out(messages: list[dict[str, Any]] | tuple[dict[str, Any], ...],
@@ -701,11 +833,34 @@ def rewrite(req: Request, canon: Canon | Rounds, to: str = KEPT, joiner: str = "
         return None
     tools = canon.tools(req.tools) if req.tools else req.tools
     messages = [m if m.get("content") is None else dict(m, content=canon.content(m.get("content"))) for m in req.messages]
+    messages = _opening(messages, canon)
     if to != KEPT:
-        _move_out(messages, canon, to, joiner)
+        moved: list[str] = []
+        if tools and any(m.get("role") == "user" for m in messages):  # (where the cut can go)
+            tools, moved = canon.cut_tools(tools)
+        _move_out(messages, canon, to, joiner, moved)
     if _same(tools, req.tools) and _same_messages(messages, req.messages):
         return None
     return dataclasses.replace(req, tools=tools, messages=tuple(messages))
+
+
+def _opening(messages: list[dict[str, Any]], canon: Canon | Rounds) -> list[dict[str, Any]]:
+    """The messages ahead of the first assistant turn (what every request of a conversation
+    opens with) with the static system messages first: a note of the request's own sent
+    ahead of the system prompt parts every request from the first token. Only system roles
+    move (a chat template may require them first), and only ahead of the rest of the
+    opening, so the next request of the conversation still extends this one."""
+    if PLACEMENT in (canon.last if isinstance(canon, Rounds) else canon).keep:
+        return messages
+    end = next((k for k, m in enumerate(messages) if m.get("role") == "assistant"), len(messages))
+
+    def leads(m: dict[str, Any]) -> bool:
+        content = m.get("content")
+        texts = [content] if isinstance(content, str) else text_parts(content) or []
+        return m.get("role") in SYSTEM_ROLES and bool(texts) and all(canon.is_static(t) for t in texts)
+
+    order = sorted(range(end), key=lambda k: (not leads(messages[k]), k))
+    return messages if order == list(range(end)) else [messages[k] for k in order] + messages[end:]
 
 
 def _same_messages(new: list[dict[str, Any]], old: tuple[dict[str, Any], ...]) -> bool:
@@ -778,11 +933,17 @@ class Rounds:
     def split_out(self, text: str) -> tuple[str, str] | None:
         return self.last.split_out(text)
 
+    def split_restamped(self, text: str) -> tuple[str, str] | None:
+        return self.last.split_restamped(text)
+
     def split_parts(self, parts: list[str]) -> tuple[list[str], list[str]] | None:
         return self.last.split_parts(parts)
 
     def is_static(self, text: str) -> bool:
         return self.last.is_static(text)
+
+    def cut_tools(self, tools: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[str]]:
+        return self.last.cut_tools(tools)
 
     def static_lead(self, text: str) -> tuple[str, str]:
         return self.last.static_lead(text)
@@ -791,6 +952,7 @@ class Rounds:
         """Drop the memos of the forms made so far (they are made again on demand)."""
         for canon in self.canons:
             canon.memo.clear()
+            canon.cuts.clear()
         self._tools.clear()
 
     def keeping(self, keep: frozenset[str]) -> Rounds:

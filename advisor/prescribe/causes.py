@@ -10,13 +10,15 @@ wording):
   breaks (``wrapping``), or by the order of a JSON object's keys (``key-order``);
 - order (TR201): units every session sends arrive in another order than the log first
   showed them: tool definitions (``tool-order``), paragraphs (``section-order``), lines or
-  table rows (``row-order``), content parts (``part-order``);
+  table rows (``row-order``), a line's sentences (``sentence-order``), a JSON array's
+  items (``item-order``), content parts (``part-order``);
 - placement (TR102): a unit that varies comes ahead of a unit every session sends in the
   same container: a per-request one (``per-request-content``), one drawn from a pool that
   several sessions share, such as retrieved passages or sampled examples
   (``pooled-content``), a tool list filtered per request (``tool-subset``); or the varying
-  units of the system message, which only the last user turn can hold without breaking
-  what every request shares (``system-message-content``).
+  units of the system message or of a tool's description, which only the last user turn can
+  hold without breaking what every request shares (``system-message-content``,
+  ``tool-content``).
 
 A request counts once per kind. The caller measures what each cause is worth.
 """
@@ -33,7 +35,8 @@ from advisor.ingest.traffic import Request
 from advisor.prescribe import canonical
 from advisor.diagnose.spelling import SPELLED, normalized, spelling_kind
 from advisor.prescribe.canonical import (
-    LINE, MEMBER, PARA, STATIC, TEXT, TOOL, UNIQUE, Canon, moving_out, prompt_messages, split_text, text_parts,
+    ITEM, LINE, MEMBER, PARA, SENTENCE, STATIC, TEXT, TOOL, UNIQUE, Canon, member_items, moving_out, prompt_messages,
+    split_text, text_parts,
 )
 
 SPELLING, ORDER, PLACEMENT = "TR104", "TR201", "TR102"
@@ -52,16 +55,20 @@ WHAT = SPELLED | {
     "tool-order": "the same tool definitions in another order",
     "section-order": "the same sections in another order",
     "row-order": "the same lines or table rows in another order",
+    "sentence-order": "the same sentences of a line in another order",
+    "item-order": "the same items of a JSON array in another order",
     "part-order": "the same content parts in another order",
     "tool-subset": "a per-request subset of the tools, varying tools ahead of those every request sends",
     "pooled-content": ("content drawn from a pool that several sessions share (retrieved passages, sampled "
                        "examples) ahead of content every request sends"),
     "per-request-content": "content of its own ahead of content every request sends",
     "system-message-content": "content of its own in the system message, ahead of the conversation",
+    "tool-content": "content of its own inside a tool definition, ahead of the conversation",
 }
 EXAMPLE_CHARS = 80  # of a unit's text, in a cause's example
 # The order kind of units of each split kind.
-_ORDER_KIND = {PARA: "section-order", LINE: "row-order", TEXT: "part-order", MEMBER: "key-order"}
+_ORDER_KIND = {PARA: "section-order", LINE: "row-order", SENTENCE: "sentence-order", TEXT: "part-order",
+               MEMBER: "key-order", ITEM: "item-order"}
 
 
 @dataclass
@@ -154,6 +161,9 @@ def _request(req: Request, canon: Canon, seen: dict[tuple[str, str], str], moved
         return
     if req.tools:
         _tools(req.tools, canon, seen)
+        cut = canon.cut_tools(canon.tools(req.tools))[1] if moved_out else []
+        if cut:
+            seen.setdefault((PLACEMENT, "tool-content"), cut[0])
     # The system message the chosen variant moves units out of: what it moves.
     found = moving_out(messages, canon) if moved_out else None
     if found is not None:
@@ -195,8 +205,13 @@ def _text(text: str, kind: str, canon: Canon, seen: dict[tuple[str, str], str]) 
     chosen = canon.surface(key, text)
     if chosen != text:
         seen.setdefault((SPELLING, spelling_kind(text, chosen)), text)
-    if kind == MEMBER or canon.info(key)[0] == STATIC:
+    if canon.info(key)[0] == STATIC or kind == ITEM:
         return  # kept whole, as the canonical form keeps it
+    if kind == MEMBER:
+        items = member_items(chosen)
+        if items is not None:
+            _units(items, ITEM, canon, seen)
+        return
     split = split_text(chosen)
     if split is not None:
         _units(split.units, split.kind, canon, seen)

@@ -1,0 +1,172 @@
+"""The canonical order's finer units: a line's sentences, a tool description's varying part,
+a conversation's opening, a reading restamped into the history, a JSON array's items. Each
+keeps every word the request sent, and each shape comes out in one form across requests."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections import Counter
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from advisor.diagnose.brackets import balanced
+from advisor.ingest.traffic import Request, parse_record
+from advisor.prescribe.canonical import KEPT, LAST_USER, canonical_fixes, split_text
+
+RULES = ["Refunds take five days.", "Vouchers never expire.", "Quote the order number.", "Answer in German."]
+TOOLS = ["lookup_order", "refund_payment", "track_parcel"]
+
+
+def requests(records: list[dict[str, Any]]) -> list[Request | None]:
+    return [parse_record(r, "test", k + 1) for k, r in enumerate(records)]
+
+
+def variant(reqs: list[Request | None], to: str) -> list[Request]:
+    """The requests through the canonical-order variant that puts what varies at ``to``."""
+    fix = next(f for _, f, d in canonical_fixes(reqs, "") if d == {"to": to})
+    out = []
+    for r in reqs:
+        assert r is not None
+        new = fix(r)
+        out.append(new if new is not None else r)
+    return out
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return [s for item in items for s in _strings(item)]
+
+
+def words(req: Request) -> Counter[str]:
+    """Every word the request sends, wherever it is (a message, a tool's strings, a JSON
+    array inside a message), whatever its order."""
+    texts = [req.prompt or ""] + [s for t in req.tools or () for s in _strings(t)]
+    for m in req.messages or ():
+        c = m.get("content")
+        texts += [c] if isinstance(c, str) else [p.get("text", "") for p in c or ()]
+    out: Counter[str] = Counter()
+    for text in texts:
+        for w in unicodedata.normalize("NFC", text).split():
+            out[w.strip('",[]{}:')] += 1
+    return out
+
+
+def _tool(name: str, description: str) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": name, "description": description,
+                                             "parameters": {"type": "object", "properties": {}}}}
+
+
+@st.composite
+def traffic(draw: Any) -> list[dict[str, Any]]:
+    """Requests whose tools may carry a value of their own at the end of a description,
+    whose opening may put a note ahead of the system message, whose system line may hold a
+    sentence of its own, and whose tool result lists the same items in varying orders."""
+    records = []
+    for k in range(draw(st.integers(2, 7))):
+        system = " ".join(RULES[:2]) + (f" Today is day {k}." if draw(st.booleans()) else "") + " " + " ".join(RULES[2:])
+        tools = [_tool(n, f"{n.replace('_', ' ').capitalize()}: {RULES[j % 4]}"
+                      + (f" Session: s{k}x{j}." if draw(st.booleans()) else "")) for j, n in enumerate(TOOLS)]
+        items = draw(st.permutations(["alpha", "beta", "gamma", "delta"]))
+        messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
+        if draw(st.booleans()):
+            messages.insert(0, {"role": "user", "content": f"Note {k}: customer tier {k % 3}."})
+        messages += [{"role": "user", "content": f"Question {k}?"},
+                     {"role": "assistant", "content": None,
+                      "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "lookup_order", "arguments": "{}"}}]},
+                     {"role": "tool", "tool_call_id": "c1", "content": json.dumps({"order": "fixed", "items": list(items)})},
+                     {"role": "user", "content": f"And then {k}?"}]
+        records.append({"messages": messages, "tools": tools})
+    return records
+
+
+@settings(max_examples=40, deadline=None)
+@given(traffic(), st.sampled_from([KEPT, LAST_USER]))
+def test_every_word_is_kept_and_the_fix_is_idempotent(records: list[dict[str, Any]], to: str) -> None:
+    reqs = requests(records)
+    out = variant(reqs, to)
+    for before, after in zip(reqs, out):
+        assert before is not None
+        assert words(after) == words(before)
+        assert Counter(m.get("role") for m in after.messages or ()) == Counter(m.get("role") for m in before.messages or ())
+    if to == KEPT:  # (the default variant is a fixed point; a placement variant is measured once)
+        assert variant(list(out), to) == out
+
+
+def test_a_value_at_the_end_of_a_tool_description_goes_to_the_last_user_turn() -> None:
+    records = [{"tools": [_tool("refund", f"Refund payment: vouchers never expire. Session: {k}ab{k}."),
+                          _tool("track", "Track parcel: quote the order number.")],
+                "messages": [{"role": "system", "content": "You are the shop's assistant."},
+                             {"role": "user", "content": f"Where is order {k}?"}]} for k in range(6)]
+    out = variant(requests(records), LAST_USER)
+    # The tools are one list, the same in every request; each value is in its own request's turn.
+    assert len({json.dumps(r.tools) for r in out}) == 1
+    assert "Session" not in json.dumps(out[0].tools)
+    for k, r in enumerate(out):
+        assert r.messages is not None and r.messages[-1]["content"].endswith(f"Session: {k}ab{k}.")
+
+
+@given(st.lists(st.sampled_from(["Rule one.", 'Say "a. b" now.', "(see x. y)", "Day 3.", "Ok!", '{"k": "v. w"}']),
+                min_size=1, max_size=5))
+def test_a_line_splits_at_sentences_only_where_every_piece_closes_what_it_opens(sentences: list[str]) -> None:
+    text = " ".join(sentences)
+    split = split_text(text)
+    if split is not None and split.kind == "sentence":
+        assert split.join(list(split.units)) == text
+        assert all(balanced(u) for u in split.units)
+
+
+def test_a_static_system_message_goes_ahead_of_the_note_a_request_opens_with() -> None:
+    records = [{"messages": [{"role": "user", "content": f"Hive {k} notes: queen seen on day {k}."},
+                             {"role": "system", "content": "You are HiveHub. Answer plainly."},
+                             {"role": "user", "content": f"Can I book the extractor on day {k}?"}]} for k in range(5)]
+    for r in variant(requests(records), KEPT):
+        assert r.messages is not None and r.messages[0]["role"] == "system"
+        assert [m["role"] for m in r.messages[1:]] == ["user", "user"]
+
+
+def test_a_reading_restamped_into_the_history_goes_to_the_newest_turn() -> None:
+    system = {"role": "system", "content": "You log reef surveys. Quote the handbook."}
+    records = []
+    for session in range(3):
+        questions = [f"Session {session} question {t}?" for t in range(3)]
+        for t in range(3):
+            messages: list[dict[str, Any]] = [system]
+            for j in range(t + 1):
+                # Every request stamps the first turn anew: the history is not as first sent.
+                reading = f"Water {20 + session}.{t} C at 08:0{t}" if j == 0 else ""
+                messages.append({"role": "user", "content": (reading + "\n\n" if reading else "") + questions[j]})
+                if j < t:
+                    messages.append({"role": "assistant", "content": f"Answer {j}."})
+            records.append({"messages": messages})
+    out = variant(requests(records), LAST_USER)
+    for k in range(0, len(out), 3):
+        # The session's later requests extend its first: the history holds no reading.
+        first, second, third = out[k:k + 3]
+        assert first.messages is not None and second.messages is not None and third.messages is not None
+        assert second.messages[1]["content"] == third.messages[1]["content"] == records[k]["messages"][1]["content"].split("\n\n")[1]
+        assert third.messages[-1]["content"].endswith(records[k + 2]["messages"][1]["content"].split("\n\n")[0])
+
+
+def test_the_items_of_a_json_array_come_in_one_order() -> None:
+    orders = [["b", "a", "c", "d"], ["d", "c", "b", "a"], ["a", "b", "c", "d"], ["c", "a", "d", "b"]]
+    records = [{"messages": [{"role": "system", "content": "Sites:\n" + json.dumps({"site": "TB-04", "species": o}, indent=2)},
+                             {"role": "user", "content": f"Question {k}?"}]} for k, o in enumerate(orders)]
+    out = variant(requests(records), KEPT)
+    assert len({r.messages[0]["content"] for r in out if r.messages}) == 1
+
+
+def test_a_fenced_block_is_one_paragraph_even_with_a_blank_line_inside() -> None:
+    text = "Intro line.\n\n```yaml\ntour:\n  name: x\n\nlegs:\n  - a\n```\n\nOutro line."
+    split = split_text(text)
+    assert split is not None and split.units == ("Intro line.", "```yaml\ntour:\n  name: x\n\nlegs:\n  - a\n```", "Outro line.")
+
+
+def test_an_object_after_other_paragraphs_is_a_paragraph_not_the_whole_texts_members() -> None:
+    text = "You are the helper.\n\nRules:\n- be brief\n\nConfig:\n{\n \"b\": 2,\n \"a\": 1\n}"
+    split = split_text(text)
+    assert split is not None and split.kind == "paragraph" and split.units[-1].startswith("Config:")
