@@ -470,7 +470,7 @@ class Canon:
         of its own units (a passage line, an example) are held by two sessions or more (the
         retrieved passages of one request, a combination of a pool). It is less volatile
         than a unit none of whose parts recur (a clock, a question), and goes before it."""
-        split = None if kind == MEMBER else split_text(unit)
+        split = None if kind == MEMBER else self.split(unit)
         if split is None:
             return False
         held = sum(self.info((split.kind, normalized(u)))[0] != UNIQUE for u in split.units if u.strip())
@@ -483,6 +483,16 @@ class Canon:
         if n >= 2 and n >= STATIC_SHARE * self.counts.total:
             return STATIC, n, rank
         return (SHARED if n >= 2 else UNIQUE), n, rank
+
+    def split(self, text: str) -> Split | None:
+        """``split_text``, but a line's sentences only where most of them are static: a
+        value inside a line of fixed text is a slot, while a line of prose is kept as it is
+        written (sentences are the writer's order, not a layout)."""
+        split = split_text(text)
+        if split is None or split.kind != SENTENCE:
+            return split
+        static = sum(self.info((SENTENCE, normalized(unit)))[0] == STATIC for unit in split.units)
+        return split if 2 * static >= len(split.units) else None
 
     def once(self, key: Key) -> bool:
         """Whether only one request sends the key (its surfaces are counted per request)."""
@@ -516,7 +526,7 @@ class Canon:
             # An array member: its items in canonical order, the member serialized as it was.
             ordered = [json.loads(unit) for unit, _ in self.ordered(ITEM, items, pooled)]
             out = json.dumps([json.loads(out)[0], ordered], ensure_ascii=False)
-        split = None if kind in (MEMBER, ITEM) or self.info(key)[0] == STATIC else split_text(out)
+        split = None if kind in (MEMBER, ITEM) or self.info(key)[0] == STATIC else self.split(out)
         if split is not None:
             out = self._under_label(split, self.ordered(split.kind, split.units, pooled))
         self.memo[(POOLED + kind if pooled else kind, text)] = out
@@ -588,7 +598,7 @@ class Canon:
         key = (TEXT, normalized(text))
         if self.info(key)[0] == STATIC or PLACEMENT in self.keep:
             return None
-        split = split_text(self.surface(key, text))
+        split = self.split(self.surface(key, text))
         if split is None:
             return None
         cut = self._cut(split.kind, self.ordered(split.kind, split.units))
@@ -601,7 +611,7 @@ class Canon:
         key = (TEXT, normalized(text))
         if self.info(key)[0] == STATIC or PLACEMENT in self.keep:
             return None
-        split = split_text(self.surface(key, text))
+        split = self.split(self.surface(key, text))
         if split is None:
             return None
         rows = [(unit, self.info((split.kind, normalized(unit)))[0] == UNIQUE
@@ -640,7 +650,7 @@ class Canon:
             if cls != SHARED:
                 # A unit of its own may hold the pool (the examples under their label in one
                 # text part): its units in the same order.
-                inner = split_text(text)
+                inner = self.split(text)
                 if inner is not None and inner.layout is None:
                     text = inner.join(self._pooled(inner.kind, list(inner.units)))
             own = cls == UNIQUE and not self.drawn(kind, text)
@@ -684,7 +694,7 @@ class Canon:
     def static_lead(self, text: str) -> tuple[str, str]:
         """``text`` cut after its leading static units: (head, rest), the head "" where the
         text does not start with one, the rest "" where it is all static."""
-        split = split_text(text)
+        split = self.split(text)
         if split is None or split.layout is not None:
             # One unit, or a JSON object (re-serialized whole, never cut).
             return (text, "") if self.is_static(text) else ("", text)

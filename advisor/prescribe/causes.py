@@ -36,7 +36,7 @@ from advisor.prescribe import canonical
 from advisor.diagnose.spelling import SPELLED, normalized, spelling_kind
 from advisor.prescribe.canonical import (
     ITEM, LINE, MEMBER, PARA, SENTENCE, STATIC, TEXT, TOOL, UNIQUE, Canon, member_items, moving_out, prompt_messages,
-    split_text, text_parts,
+    text_parts,
 )
 
 SPELLING, ORDER, PLACEMENT = "TR104", "TR201", "TR102"
@@ -212,7 +212,7 @@ def _text(text: str, kind: str, canon: Canon, seen: dict[tuple[str, str], str]) 
         if items is not None:
             _units(items, ITEM, canon, seen)
         return
-    split = split_text(chosen)
+    split = canon.split(chosen)
     if split is not None:
         _units(split.units, split.kind, canon, seen)
 

@@ -170,3 +170,23 @@ def test_an_object_after_other_paragraphs_is_a_paragraph_not_the_whole_texts_mem
     text = "You are the helper.\n\nRules:\n- be brief\n\nConfig:\n{\n \"b\": 2,\n \"a\": 1\n}"
     split = split_text(text)
     assert split is not None and split.kind == "paragraph" and split.units[-1].startswith("Config:")
+
+
+@given(st.randoms(use_true_random=False))
+def test_a_line_of_prose_keeps_the_order_its_writer_gave_its_sentences(rng: Any) -> None:
+    # Sentences drawn from one phrase book recur across requests (each in a few), but a line
+    # of them is prose: only a line whose sentences are mostly static (a value in fixed text)
+    # is cut into them. Twelve sentences, each request three in a row from a shuffled book.
+    book = [f"Sentence {w} of the book." for w in ("one", "two", "three", "four", "five", "six", "seven",
+                                                  "eight", "nine", "ten", "eleven", "twelve")]
+    rng.shuffle(book)
+    lines = [" ".join(book[(k + j) % 12] for j in (0, 2, 1)) for k in range(12)]
+    records = [{"messages": [{"role": "system", "content": f"Summarise report {k}.\n\n{text}"},
+                             {"role": "user", "content": f"Question {k}?"}]} for k, text in enumerate(lines)]
+    for before, after in zip(records, variant(requests(records), KEPT)):
+        # (Nor is the paragraph of prose taken for content drawn from a pool, put ahead of its label.)
+        assert after.messages is not None and after.messages[0]["content"] == before["messages"][0]["content"]
+    # The same sentences in every request, shuffled, are a line's layout: one order.
+    shuffled = [{"messages": [{"role": "user", "content": " ".join(rng.sample(book[:3], 3)) + f"\n\nReport {k}."}]}
+                for k in range(6)]
+    assert len({r.messages[0]["content"].split("\n\n")[0] for r in variant(requests(shuffled), KEPT) if r.messages}) == 1
