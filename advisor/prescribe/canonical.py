@@ -595,10 +595,7 @@ class Canon:
         """The canonical text without its unique units (``shared_out``: without every unit
         not all sessions send), and those units as one text; None when it has none to move
         or nothing would be left."""
-        key = (TEXT, normalized(text))
-        if self.info(key)[0] == STATIC or PLACEMENT in self.keep:
-            return None
-        split = self.split(self.surface(key, text))
+        split = self._movable(text)
         if split is None:
             return None
         cut = self._cut(split.kind, self.ordered(split.kind, split.units))
@@ -608,10 +605,7 @@ class Canon:
         """An earlier turn's text without the units only one request sends, where the rest
         of it recurs (the turn resent as history with a new reading each time: the reading is
         not as first sent), and those units as one text; None otherwise."""
-        key = (TEXT, normalized(text))
-        if self.info(key)[0] == STATIC or PLACEMENT in self.keep:
-            return None
-        split = self.split(self.surface(key, text))
+        split = self._movable(text)
         if split is None:
             return None
         rows = [(unit, self.info((split.kind, normalized(unit)))[0] == UNIQUE
@@ -620,6 +614,14 @@ class Canon:
         if not kept or not moved:
             return None
         return split.join(kept), split.join(moved, bare=True)
+
+    def _movable(self, text: str) -> Split | None:
+        """The units of a text some of which may move to another message (its most common
+        spelling's); None for a static text, one unit, or where placement is left out."""
+        key = (TEXT, normalized(text))
+        if self.info(key)[0] == STATIC or PLACEMENT in self.keep:
+            return None
+        return self.split(self.surface(key, text))
 
     def _cut(self, kind: str, rows: list[tuple[str, int]]) -> tuple[list[str], list[str]] | None:
         """Units (with their class) as (kept, moved out), the moved pool in one order where

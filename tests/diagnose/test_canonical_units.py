@@ -13,26 +13,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from advisor.diagnose.brackets import balanced
-from advisor.ingest.traffic import Request, parse_record
+from advisor.ingest.traffic import Request
 from advisor.prescribe.canonical import KEPT, LAST_USER, canonical_fixes, split_text
+from tests.diagnose.test_canonical import apply, requests
 
 RULES = ["Refunds take five days.", "Vouchers never expire.", "Quote the order number.", "Answer in German."]
 TOOLS = ["lookup_order", "refund_payment", "track_parcel"]
 
 
-def requests(records: list[dict[str, Any]]) -> list[Request | None]:
-    return [parse_record(r, "test", k + 1) for k, r in enumerate(records)]
-
-
 def variant(reqs: list[Request | None], to: str) -> list[Request]:
     """The requests through the canonical-order variant that puts what varies at ``to``."""
-    fix = next(f for _, f, d in canonical_fixes(reqs, "") if d == {"to": to})
-    out = []
-    for r in reqs:
-        assert r is not None
-        new = fix(r)
-        out.append(new if new is not None else r)
-    return out
+    return apply(next(k for k, (_, _, d) in enumerate(canonical_fixes(reqs, "")) if d == {"to": to}), reqs)
 
 
 def _strings(value: Any) -> list[str]:
