@@ -57,6 +57,11 @@ STATIC_SHARE = 0.9
 # The most varying tools read as one pool (a larger set of tools, linked pairwise, is a
 # catalogue, not a list to send whole).
 MAX_POOL = 64
+# A tool's descriptions are read this deep at most (a schema nested deeper is kept whole).
+MAX_DEPTH = 32
+# A JSON array of at most this many strings or objects is a list of units (a larger one, or
+# one of numbers, is data whose positions mean something: coordinates, a size, a series).
+MAX_ITEMS = 64
 # Rounds of count-and-rewrite at most: one usually settles it, a second catches units that
 # became equal by the first (one spelling, one order).
 ROUNDS = 3
@@ -80,6 +85,11 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)*")
 # space, or their CJK forms (written without one).
 _SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=\S)|(?<=[\u3002\uff01\uff1f])[ \t]*(?=\S)")
 _QUOTES_OR_BRACKETS = re.compile(r"[\"()\[\]{}]")
+# What ends a piece that is no sentence: an abbreviation ("Dr.", "e.g.", "No."), a word of
+# two letters or fewer or with a dot inside it, before its full stop.
+_ABBREVIATION = re.compile(r"(?:^|\s)(?:\S{1,2}|\S*\.\S*)[.]$")
+# Quotes whose pairs ``balanced`` does not read: a line holding one is not cut.
+_OTHER_QUOTES = re.compile("[\u201c\u201d\u201e\u00ab\u00bb\u300c\u300d\u300e\u300f]")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
 # A paragraph or line that only labels what follows ("## Sources", "Examples:"); the second
 # kind, left last, cues what the model writes next ("Answer:").
@@ -200,11 +210,17 @@ def _line_split(body: str, lead: str, trail: str) -> Split | None:
 def _sentence_split(body: str, lead: str, trail: str) -> Split | None:
     """A line's sentences: a value inside a line of static text ("... three years. Session:
     b935...") is a sentence of its own, which moves while the rest stays. Only where every
-    piece closes what it opens: a sentence end inside a JSON string or a bracket is not one."""
+    piece closes what it opens (a sentence end inside a JSON string, a bracket or a quote is
+    not one), no piece ends in an abbreviation, and one break separates them all."""
     pieces = _SENTENCE_END.split(body)
-    if len(pieces) < 2 or (_QUOTES_OR_BRACKETS.search(body) and not all(map(balanced, pieces))):
+    breaks = _SENTENCE_END.findall(body)
+    if len(pieces) < 2 or len(set(breaks)) > 1 or _OTHER_QUOTES.search(body):
+        return None  # (mixed breaks, a space after one sentence and none after a CJK one, would glue words)
+    if any(_ABBREVIATION.search(piece) for piece in pieces[:-1]):
         return None
-    return _sections(SENTENCE, pieces, _SENTENCE_END.findall(body), lead, trail)
+    if _QUOTES_OR_BRACKETS.search(body) and not all(map(balanced, pieces)):
+        return None
+    return _sections(SENTENCE, pieces, breaks, lead, trail)
 
 
 def _sections(kind: str, pieces: list[str], breaks: list[str], lead: str, trail: str, pinned: bool = False) -> Split | None:
@@ -380,27 +396,32 @@ def _tool_texts(surface: str) -> tuple[str, ...]:
     return tuple(text for text in _strings(json.loads(surface)) if split_text(text) is not None)
 
 
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
-    return [text for item in items for text in _strings(item)]
-
-
-def _cut_strings(value: Any, canon: Canon, moved: list[str]) -> Any:
-    """``value`` (a tool definition) with what varies in each of its strings cut out, as
-    ``Canon.split_out`` cuts a system message; the cut texts appended to ``moved``."""
-    if isinstance(value, str):
-        cut = canon.split_out(value)
-        if cut is None:
-            return value
-        moved.append(cut[1])
-        return cut[0]
+def _strings(value: Any, depth: int = 0) -> list[str]:
+    """The descriptions of a tool definition, at any depth up to MAX_DEPTH (a parameter's
+    too): its prose. Names, enum values, defaults and patterns are what the model emits or
+    the server checks, never units to move."""
+    if depth > MAX_DEPTH:
+        return []
     if isinstance(value, dict):
-        return {k: _cut_strings(v, canon, moved) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_cut_strings(v, canon, moved) for v in value]
-    return value
+        return [text for key, item in value.items() for text in
+                ([item] if key == "description" and isinstance(item, str) else _strings(item, depth + 1))]
+    return [text for item in value for text in _strings(item, depth + 1)] if isinstance(value, list) else []
+
+
+def _cut_strings(value: Any, canon: Canon, moved: list[str], depth: int = 0) -> Any:
+    """``value`` (a tool definition) with what varies in each of its descriptions cut out,
+    as ``Canon.split_out`` cuts a system message; the cut texts appended to ``moved``."""
+    if depth > MAX_DEPTH:
+        return value
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            cut = canon.split_out(item) if key == "description" and isinstance(item, str) else None
+            if cut is not None:
+                moved.append(cut[1])
+            out[key] = cut[0] if cut is not None else _cut_strings(item, canon, moved, depth + 1)
+        return out
+    return [_cut_strings(item, canon, moved, depth + 1) for item in value] if isinstance(value, list) else value
 
 
 def _is_text(part: Any) -> bool:
@@ -412,10 +433,17 @@ def _walk(text: str, kind: str, out: list[tuple[str, str]]) -> None:
 
 
 def member_items(member: str) -> list[str] | None:
-    """The items of a JSON member whose value is an array of two or more (each as JSON
-    text): the units of the array, a list sent in another order per request."""
-    key, value = json.loads(member)
-    return [json.dumps(item, ensure_ascii=False) for item in value] if isinstance(value, list) and len(value) > 1 else None
+    """The items of a JSON member whose value is a list (each as JSON text): two to
+    MAX_ITEMS strings or objects, a list sent in another order per request."""
+    return _items(json.loads(member)[1])
+
+
+def _items(value: Any) -> list[str] | None:
+    if not isinstance(value, list) or not 1 < len(value) <= MAX_ITEMS:
+        return None
+    if not (all(isinstance(item, str) for item in value) or all(isinstance(item, dict) for item in value)):
+        return None
+    return [json.dumps(item, ensure_ascii=False) for item in value]
 
 
 @functools.lru_cache(maxsize=MEMO_TEXTS)
@@ -522,8 +550,9 @@ class Canon:
         # differently from ``text`` (wrapped at another width) is the one ordered.
         out = self.surface(key, text)
         items = member_items(out) if kind == MEMBER and self.info(key)[0] != STATIC else None
-        if items is not None:
-            # An array member: its items in canonical order, the member serialized as it was.
+        if items is not None and all(self.info((ITEM, normalized(item)))[0] == STATIC for item in items):
+            # An array member whose items every session sends, in another order: one order
+            # (a list with an item of its own keeps its order: its positions may mean something).
             ordered = [json.loads(unit) for unit, _ in self.ordered(ITEM, items, pooled)]
             out = json.dumps([json.loads(out)[0], ordered], ensure_ascii=False)
         split = None if kind in (MEMBER, ITEM) or self.info(key)[0] == STATIC else self.split(out)
@@ -608,10 +637,14 @@ class Canon:
         split = self._movable(text)
         if split is None:
             return None
-        rows = [(unit, self.info((split.kind, normalized(unit)))[0] == UNIQUE
-                 and self.once((split.kind, normalized(unit)))) for unit in split.units]
-        kept, moved = [u for u, once in rows if not once], [u for u, once in rows if once]
-        if not kept or not moved:
+        infos = [(unit, self.info((split.kind, normalized(unit)))[0], self.once((split.kind, normalized(unit))))
+                 for unit in split.units]
+        kept = [unit for unit, cls, once in infos if not (cls == UNIQUE and once)]
+        moved = [unit for unit, cls, once in infos if cls == UNIQUE and once]
+        # Resent: the turn holds content of its own that later requests send again (its
+        # question, in the history); a turn of static text and a value (a few-shot example
+        # sent once) is not.
+        if not moved or not any(cls != STATIC and not once for _, cls, once in infos):
             return None
         return split.join(kept), split.join(moved, bare=True)
 
@@ -861,18 +894,23 @@ def _opening(messages: list[dict[str, Any]], canon: Canon | Rounds) -> list[dict
     opens with) with the static system messages first: a note of the request's own sent
     ahead of the system prompt parts every request from the first token. Only system roles
     move (a chat template may require them first), and only ahead of the rest of the
-    opening, so the next request of the conversation still extends this one."""
+    opening, so the next request of the conversation still extends this one (unless its
+    client sends the system message only from a later request on)."""
     if PLACEMENT in (canon.last if isinstance(canon, Rounds) else canon).keep:
         return messages
     end = next((k for k, m in enumerate(messages) if m.get("role") == "assistant"), len(messages))
+    system = [k for k in range(end) if messages[k].get("role") in SYSTEM_ROLES]
 
-    def leads(m: dict[str, Any]) -> bool:
+    def static(m: dict[str, Any]) -> bool:
         content = m.get("content")
         texts = [content] if isinstance(content, str) else text_parts(content) or []
-        return m.get("role") in SYSTEM_ROLES and bool(texts) and all(canon.is_static(t) for t in texts)
+        return bool(texts) and all(canon.is_static(t) for t in texts)
 
-    order = sorted(range(end), key=lambda k: (not leads(messages[k]), k))
-    return messages if order == list(range(end)) else [messages[k] for k in order] + messages[end:]
+    # (The system messages keep their own order, and move only where all are static: a
+    # layout may print the first alone as the system prompt.)
+    if not system or system == list(range(len(system))) or not all(static(messages[k]) for k in system):
+        return messages
+    return [messages[k] for k in system] + [messages[k] for k in range(end) if k not in system] + messages[end:]
 
 
 def _same_messages(new: list[dict[str, Any]], old: tuple[dict[str, Any], ...]) -> bool:

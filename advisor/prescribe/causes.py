@@ -161,7 +161,8 @@ def _request(req: Request, canon: Canon, seen: dict[tuple[str, str], str], moved
         return
     if req.tools:
         _tools(req.tools, canon, seen)
-        cut = canon.cut_tools(canon.tools(req.tools))[1] if moved_out else []
+        turn = any(m.get("role") == "user" for m in messages)  # (where the rewrite can put the cut)
+        cut = canon.cut_tools(canon.tools(req.tools))[1] if moved_out and turn else []
         if cut:
             seen.setdefault((PLACEMENT, "tool-content"), cut[0])
     # The system message the chosen variant moves units out of: what it moves.

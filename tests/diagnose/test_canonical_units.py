@@ -181,3 +181,62 @@ def test_a_line_of_prose_keeps_the_order_its_writer_gave_its_sentences(rng: Any)
     shuffled = [{"messages": [{"role": "user", "content": " ".join(rng.sample(book[:3], 3)) + f"\n\nReport {k}."}]}
                 for k in range(6)]
     assert len({r.messages[0]["content"].split("\n\n")[0] for r in variant(requests(shuffled), KEPT) if r.messages}) == 1
+
+
+# ---------------------------------------------------------------- what must stay as sent
+
+
+def test_positions_that_mean_something_stay_put() -> None:
+    # A point's coordinates, a size: numbers whose places mean something, never units.
+    records = [{"messages": [{"role": "user", "content": "Context:\n" + json.dumps(
+        {"center": [10 + k, 52.5], "size": [1080, 1920] if k % 2 else [1920, 1080]}, indent=2) + f"\n\nWhere {k}?"}]}
+        for k in range(6)]
+    for before, after in zip(records, variant(requests(records), KEPT)):
+        # (An object's members may come in another order: a key order is a spelling.)
+        assert after.messages is not None
+        values = [json.loads(m["content"].split("\n", 1)[1].rsplit("\n\n", 1)[0]) for m in (before["messages"][0], after.messages[0])]
+        assert values[0] == values[1]
+
+
+def test_abbreviations_quotes_and_mixed_breaks_are_no_sentence_ends() -> None:
+    for line in ("Your doctor is Dr. Smith. Be polite. Answer briefly.", "Use e.g. tables. Be brief. Answer now.",
+                 "He said \u201cStop. Now.\u201d Then left. Ok.", "A one. B two. \u4eca\u5929\u662f0\u53f7\u3002C three."):
+        split = split_text(line)
+        assert split is None or split.kind != "sentence", (line, split)
+
+
+def test_a_few_shot_turn_sent_once_keeps_its_example() -> None:
+    records = [{"messages": [{"role": "system", "content": "You are a sentiment classifier."},
+                             {"role": "user", "content": f"Classify this review.\n\nExample review {k}: the soup was cold."},
+                             {"role": "assistant", "content": "negative"},
+                             {"role": "user", "content": f"Classify this review.\n\nReview {k}: loved the staff."}]}
+               for k in range(6)]
+    for before, after in zip(records, variant(requests(records), LAST_USER)):
+        assert after.messages is not None and after.messages[1] == before["messages"][1]
+
+
+def test_only_a_tools_descriptions_are_cut_and_a_deep_schema_is_kept_whole() -> None:
+    deep: dict[str, Any] = {"description": "Leaf. Session: x."}
+    for _ in range(600):
+        deep = {"a": deep}
+    records = [{"tools": [{"type": "function", "function": {
+        "name": "ship", "description": f"Ship an order. Quote its number. Session: {k}ab{k}.",
+        "parameters": {"type": "object", "properties": {"method": {"type": "string", "description": "How.",
+                                                                    "enum": ["Standard. Five days.", f"Express. Code {k}."]}},
+                       "deep": deep}}}],
+                "messages": [{"role": "user", "content": f"Ship order {k}."}]} for k in range(5)]
+    for k, after in enumerate(variant(requests(records), LAST_USER)):
+        assert after.tools is not None and after.messages is not None
+        method = after.tools[0]["function"]["parameters"]["properties"]["method"]
+        assert method["enum"] == ["Standard. Five days.", f"Express. Code {k}."]
+        assert after.messages[-1]["content"].endswith(f"Session: {k}ab{k}.")
+
+
+def test_system_and_developer_messages_keep_their_order() -> None:
+    # harmony's layout prints the first message as the system prompt: a static developer
+    # message is not moved ahead of a system message with today's date.
+    records = [{"messages": [{"role": "system", "content": f"Knowledge cutoff: 2024-06\nCurrent date: 2025-01-0{k}"},
+                             {"role": "developer", "content": "# Instructions\nBe brief."},
+                             {"role": "user", "content": f"Question {k}?"}]} for k in range(1, 6)]
+    for after in variant(requests(records), KEPT):
+        assert after.messages is not None and [m["role"] for m in after.messages] == ["system", "developer", "user"]
