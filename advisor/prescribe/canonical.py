@@ -513,14 +513,15 @@ class Canon:
         return (SHARED if n >= 2 else UNIQUE), n, rank
 
     def split(self, text: str) -> Split | None:
-        """``split_text``, but a line's sentences only where most of them are static: a
-        value inside a line of fixed text is a slot, while a line of prose is kept as it is
-        written (sentences are the writer's order, not a layout)."""
+        """``split_text``, but a line's sentences only where it opens with a static one and
+        most of them are static: a value inside a line of fixed text is a slot, while a line
+        of prose, or a passage under its own label ("[doc 12] ..."), is kept as it is written
+        (sentences are the writer's order, not a layout)."""
         split = split_text(text)
         if split is None or split.kind != SENTENCE:
             return split
-        static = sum(self.info((SENTENCE, normalized(unit)))[0] == STATIC for unit in split.units)
-        return split if 2 * static >= len(split.units) else None
+        static = [self.info((SENTENCE, normalized(unit)))[0] == STATIC for unit in split.units]
+        return split if static[0] and 2 * sum(static) >= len(static) else None
 
     def once(self, key: Key) -> bool:
         """Whether only one request sends the key (its surfaces are counted per request)."""

@@ -240,3 +240,15 @@ def test_system_and_developer_messages_keep_their_order() -> None:
                              {"role": "user", "content": f"Question {k}?"}]} for k in range(1, 6)]
     for after in variant(requests(records), KEPT):
         assert after.messages is not None and [m["role"] for m in after.messages] == ["system", "developer", "user"]
+
+
+def test_a_passage_under_its_own_label_keeps_its_sentences_in_order() -> None:
+    # A passage opens with a label of its own ("[doc 7] ..."): a static sentence after it is
+    # the passage's text, not a layout to put ahead of the label.
+    shared = "The warehouse ships Monday to Friday."
+    records = [{"messages": [{"role": "user", "content": f"Context:\n[doc {k}] Returns take {k} days. {shared}\n\nQ{k}?"}]}
+               for k in range(8)]
+    for before, after in zip(records, variant(requests(records), KEPT)):
+        assert after.messages is not None
+        assert f"[doc {before['messages'][0]['content'].split('[doc ')[1].split(']')[0]}] Returns" in after.messages[0]["content"]
+        assert after.messages[0]["content"].index("[doc") < after.messages[0]["content"].index(shared)
