@@ -523,6 +523,15 @@ class Canon:
         static = [self.info((SENTENCE, normalized(unit)))[0] == STATIC for unit in split.units]
         return split if static[0] and 2 * sum(static) >= len(static) else None
 
+    def sorted_items(self, member: str) -> list[str] | None:
+        """A member's array items where the canonical form puts them in one order: every
+        session sends each of them, in another order (a list with an item of its own keeps
+        its order: its positions may mean something); None otherwise."""
+        items = member_items(member)
+        if items is None or not all(self.info((ITEM, normalized(item)))[0] == STATIC for item in items):
+            return None
+        return items
+
     def once(self, key: Key) -> bool:
         """Whether only one request sends the key (its surfaces are counted per request)."""
         return sum(self.counts.surfaces.get(key, {}).values()) <= 1
@@ -550,10 +559,8 @@ class Canon:
         # The most common spelling first, then its units in order: a surface that splits
         # differently from ``text`` (wrapped at another width) is the one ordered.
         out = self.surface(key, text)
-        items = member_items(out) if kind == MEMBER and self.info(key)[0] != STATIC else None
-        if items is not None and all(self.info((ITEM, normalized(item)))[0] == STATIC for item in items):
-            # An array member whose items every session sends, in another order: one order
-            # (a list with an item of its own keeps its order: its positions may mean something).
+        items = self.sorted_items(out) if kind == MEMBER and self.info(key)[0] != STATIC else None
+        if items is not None:
             ordered = [json.loads(unit) for unit, _ in self.ordered(ITEM, items, pooled)]
             out = json.dumps([json.loads(out)[0], ordered], ensure_ascii=False)
         split = None if kind in (MEMBER, ITEM) or self.info(key)[0] == STATIC else self.split(out)

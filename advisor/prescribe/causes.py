@@ -35,7 +35,7 @@ from advisor.ingest.traffic import Request
 from advisor.prescribe import canonical
 from advisor.diagnose.spelling import SPELLED, normalized, spelling_kind
 from advisor.prescribe.canonical import (
-    ITEM, LINE, MEMBER, PARA, SENTENCE, STATIC, TEXT, TOOL, UNIQUE, Canon, member_items, moving_out, prompt_messages,
+    ITEM, LINE, MEMBER, PARA, SENTENCE, STATIC, TEXT, TOOL, UNIQUE, Canon, moving_out, prompt_messages,
     text_parts,
 )
 
@@ -209,7 +209,7 @@ def _text(text: str, kind: str, canon: Canon, seen: dict[tuple[str, str], str]) 
     if canon.info(key)[0] == STATIC or kind == ITEM:
         return  # kept whole, as the canonical form keeps it
     if kind == MEMBER:
-        items = member_items(chosen)
+        items = canon.sorted_items(chosen)  # (as the canonical form orders them)
         if items is not None:
             _units(items, ITEM, canon, seen)
         return
