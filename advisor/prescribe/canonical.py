@@ -38,6 +38,7 @@ import dataclasses
 import functools
 import json
 import re
+import tomllib
 from collections import Counter
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
@@ -46,7 +47,9 @@ from typing import Any
 from advisor.diagnose.blocks import CHAT_MARKER
 from advisor.diagnose.brackets import balanced
 from advisor.diagnose.spelling import normalized
+from advisor.ingest.safe_yaml import YAMLError, safe_compose
 from advisor.ingest.traffic import Request
+from yaml.nodes import MappingNode, SequenceNode
 
 Fix = Callable[[Request], "Request | None"]
 Key = tuple[str, str]  # (kind of unit, normalized text)
@@ -69,6 +72,8 @@ ROUNDS = 3
 # Kinds of unit. Keys are counted per kind, so a line only ever takes a line's surface form
 # (one without a newline) and a paragraph a paragraph's (one without a blank line).
 TEXT, PARA, LINE, SENTENCE, MEMBER, ITEM, TOOL = "text", "paragraph", "line", "sentence", "member", "item", "tool"
+ENTRY = "entry"  # a YAML mapping's entry: its key line and the lines nested under it
+EXCHANGE = "exchange"  # a user turn up to the assistant's reply to it, ahead of the last user turn
 STATIC, SHARED, UNIQUE = 0, 1, 2  # volatility classes, in canonical order
 # The three changes the canonical form makes, each of which a ``Canon`` can leave out: one
 # spelling per unit, static units in one order, what varies after what every session shares.
@@ -84,17 +89,44 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)*")
 # Where a sentence ends inside a line: a full stop, question or exclamation mark before a
 # space, or their CJK forms (written without one).
 _SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=\S)|(?<=[\u3002\uff01\uff1f])[ \t]*(?=\S)")
+_ORDINAL = re.compile(r"[ \t]*(\d{1,3})[.)][ \t]+(?=\S)")
+# A label that opens a line of sentences, on the line itself.
+_INLINE_LABEL = re.compile(r"[^\n.!?:]{1,40}:[ \t]+(?=\S)")
+# A list's separator, and an item: a few words, no sentence or clause inside it ("and", a
+# full stop, a semicolon say it is prose).
+_LIST_BREAK = re.compile(r",[ \t]*")
+_LIST_ITEM = re.compile(r"(?!(?:and|or) )[^\s.;:!?,][^.;:!?,]{0,38}(?<![.;:!?\s])")
 _QUOTES_OR_BRACKETS = re.compile(r"[\"()\[\]{}]")
 # What ends a piece that is no sentence: an abbreviation ("Dr.", "e.g.", "No."), a word of
 # two letters or fewer or with a dot inside it, before its full stop.
-_ABBREVIATION = re.compile(r"(?:^|\s)(?:\S{1,2}|\S*\.\S*)[.]$")
+_ABBREVIATION = re.compile(r"(?:^|\s)(?:[^\W\d_]{1,2}|\S*\.\S*)[.]$")
 # Quotes whose pairs ``balanced`` does not read: a line holding one is not cut.
 _OTHER_QUOTES = re.compile("[\u201c\u201d\u201e\u00ab\u00bb\u300c\u300d\u300e\u300f]")
+# A text that may be a YAML document of its own (a configuration sent as the system prompt):
+# after its comments, a key opens the first line, and some line is nested (where none is,
+# its lines are the units anyway).
+_YAML_TEXT = re.compile(r"(?:#[^\n]*\n|---\n)*[A-Za-z_][\w .-]*:(?:[ \t][^\n]*)?\n(?:.*\n)*?[ \t]+\S")
+# A label ahead of JSON on its own line ("Functions: [{...}, ...]"): the JSON's units move, the
+# label stays first.
+_JSON_LABEL = re.compile(r"[^\n\[\]{}]{1,80}?:[ \t]*(?=[\[{])")
+# A whole SQL definition, and a reference from one table to another.
+_SQL_STATEMENT = re.compile(r"(?is)\s*CREATE\s[^;]*;[ \t]*(?:--[^\n]*)?")
+_SQL_REFERENCES = re.compile(r"(?i)\bREFERENCES\b")
+# A TOML table's header line.
+_TOML_TABLE = re.compile(r"^\[[^\[\]\n]+\][ \t]*$", re.MULTILINE)
+# What a YAML mapping's entries cannot be moved across: an anchor or alias (an alias must come
+# after its anchor), a merge key, a block scalar that keeps its trailing blank lines.
+_YAML_ORDERED = re.compile(r"(?:^|[\s\[{,])[&*][^\s,\[\]{}]|<<\s*:|[|>][0-9]?\+")
+# A line that opens an XML element (not one closed on that line), and a text that is one
+# element from its open tag's line to its close tag's line.
+_XML_OPEN = re.compile(r"^\s*<([A-Za-z][\w.:-]*)(?:\s[^<>]*)?>\s*$")
+_XML_WHOLE = re.compile(r"^(\s*<([A-Za-z][\w.:-]*)(?:\s[^<>]*)?>\n)(.*)(\n\s*</\2>\s*)$", re.DOTALL)
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
 # A paragraph or line that only labels what follows ("## Sources", "Examples:"); the second
 # kind, left last, cues what the model writes next ("Answer:").
 _LABEL = re.compile(r"^(?:#{1,6} .*|[^\n]{1,80}:)$")
 _CUE = re.compile(r"^[^\n]{1,80}:$")
+_HEADING = re.compile(r"#{1,6} ")
 # A fenced code block: one unit, unless it holds a JSON object (its members, fences kept).
 _FENCE = re.compile(r"^(```[^\n]*\n)(.*)(\n```)$", re.DOTALL)
 # The layouts a JSON object is re-serialized in: only one that reproduces it exactly is used
@@ -132,8 +164,9 @@ class Split:
         head, tail = ("", "") if bare else (self.fixed[0], self.fixed[-1])
         if self.layout is not None:
             indent, separators, ascii_only = self.layout
-            members = dict(json.loads(u) for u in units)
-            return head + json.dumps(members, indent=indent, separators=separators, ensure_ascii=ascii_only) + tail
+            # (An array's items, or an object's members as [key, value] pairs.)
+            value: Any = [json.loads(u) for u in units] if self.kind == ITEM else dict(json.loads(u) for u in units)
+            return head + json.dumps(value, indent=indent, separators=separators, ensure_ascii=ascii_only) + tail
         pieces = [head]
         for k, unit in enumerate(units):
             pieces.append(unit)
@@ -141,11 +174,26 @@ class Split:
         return "".join(pieces) + tail
 
 
+def split_unit(text: str, kind: str) -> Split | None:
+    """The units of a unit of ``kind``: a YAML entry's are the entries nested under it, a
+    list item's only those of a JSON object (a YAML item's lines are its structure), any
+    other's those of ``split_text``."""
+    if kind == ITEM:
+        return _json_split(text.strip(), text[:len(text) - len(text.lstrip())], text[len(text.rstrip()):])
+    return _entry_split(text) if kind == ENTRY else split_text(text)
+
+
+@functools.lru_cache(maxsize=MEMO_TEXTS)
+def _entry_split(text: str) -> Split | None:
+    body = text.strip("\n")
+    return _yaml_split(body, text[:text.find(body)], text[text.find(body) + len(body):]) if body.strip() else None
+
+
 @functools.lru_cache(maxsize=MEMO_TEXTS)
 def split_text(text: str) -> Split | None:
     """The units of a text by the one fallback chain: a JSON object's members (under a label
-    line or not), paragraphs, lines; None for a text of one unit (or one that cannot be cut
-    safely)."""
+    line or not), a fenced YAML block's entries, paragraphs, lines, a line's sentences; None
+    for a text of one unit (or one that cannot be cut safely)."""
     body = text.strip()
     if not body:
         return None
@@ -153,30 +201,42 @@ def split_text(text: str) -> Split | None:
     trail = text[len(text.rstrip()):]
     fence = _FENCE.match(body)
     if fence is not None:
-        inner = _json_split(fence.group(2).strip(), "", "")
-        if inner is None:
-            return None  # code, whose lines are not units; only a JSON object's members are
-        fixed = (lead + fence.group(1) + inner.fixed[0],) + inner.fixed[1:-1] + (inner.fixed[-1] + fence.group(3) + trail,)
-        return dataclasses.replace(inner, fixed=fixed)
-    # A JSON object under a label ("Config:" and the object on the lines after it): the
-    # label stays first, the members are the units. (The label and the object are one
-    # paragraph: an object after other paragraphs is a paragraph of its own.)
-    brace = body.find("\n{")
+        # Code, whose lines are not units: only a JSON object's members are, and a YAML
+        # block's entries (its indentation is its structure: only blank lines are margins).
+        inside = fence.group(2)
+        info = fence.group(1)[3:].strip().lower()
+        code = inside.strip("\n") if info in _CODE_SPLITS else inside.strip()
+        start = inside.find(code)
+        return _CODE_SPLITS.get(info, _json_split)(
+            code, lead + fence.group(1) + inside[:start], inside[start + len(code):] + fence.group(3) + trail)
+    # A JSON object or array under a label ("Config:" and the JSON on the lines after it, or
+    # on the label's own line): the label stays first, the members or items are the units.
+    # (The label and the JSON are one paragraph: JSON after other paragraphs is a paragraph
+    # of its own.)
+    opening = re.search(r"\n[{\[]", body)
+    brace = opening.start() if opening else -1
+    label = _JSON_LABEL.match(body)
     return (_json_split(body, lead, trail)
             or (_json_split(body[brace + 1:], lead + body[:brace + 1], trail)
                 if brace > 0 and not _PARAGRAPH_BREAK.search(body, 0, brace + 1) else None)
+            or (_json_split(body[label.end():], lead + label.group(0), trail) if label else None)
+            or (_yaml_split(body, lead, trail) if _YAML_TEXT.match(body) else None)
             or _paragraph_split(body, lead, trail) or _line_split(body, lead, trail)
-            or _sentence_split(body, lead, trail))
+            or _sentence_split(body, lead, trail) or _list_split(body, lead, trail))
 
 
 def _json_split(body: str, lead: str, trail: str) -> Split | None:
-    if not body.startswith("{"):
+    """A JSON object's members, or a JSON array's items, where a layout gives it back."""
+    if not body.startswith(("{", "[")):
         return None
     try:
         value = json.loads(body)
     except ValueError:
         return None
-    if not isinstance(value, dict) or len(value) < 2:
+    if not isinstance(value, (dict, list)) or (isinstance(value, list) and _items(value) is None):
+        return None
+    # (One member is a unit only where it holds a list: its items are, {"sections": [...]}.)
+    if len(value) < 2 and not (isinstance(value, dict) and len(value) == 1 and _items(next(iter(value.values())))):
         return None
     second = body.split("\n", 2)[1] if body.startswith("{\n") else ""
     margin = second[:len(second) - len(second.lstrip(" \t"))]
@@ -186,9 +246,95 @@ def _json_split(body: str, lead: str, trail: str) -> Split | None:
         for ascii_only in (False, True):
             # Only a layout that gives the text back exactly: a rewrite never reformats it.
             if json.dumps(value, indent=indent, separators=separators, ensure_ascii=ascii_only) == body:
-                units = tuple(json.dumps([k, v], ensure_ascii=False) for k, v in value.items())
-                return Split(MEMBER, units, (lead,) + ("",) * (len(units) - 1) + (trail,), (indent, separators, ascii_only))
+                units = tuple(json.dumps(item, ensure_ascii=False) for item in value) if isinstance(value, list) else \
+                    tuple(json.dumps([k, v], ensure_ascii=False) for k, v in value.items())
+                return Split(ITEM if isinstance(value, list) else MEMBER, units,
+                             (lead,) + ("",) * (len(units) - 1) + (trail,), (indent, separators, ascii_only))
     return None
+
+
+def _yaml_split(body: str, lead: str, trail: str) -> Split | None:
+    """A YAML block mapping's entries, each a key's line and the lines nested under it (a
+    mapping in another key order is the same mapping), or a block sequence's items, each a
+    "- " line and the lines under it (ITEM units, put in one order only where every session
+    sends each of them). Where the mapping has one entry whose value is a block mapping or
+    sequence (an entry's own text, "tour:" over its keys), the units under it, its key line
+    kept first. None for anything else: a flow collection, one unit, what does not parse,
+    or what a reorder could change (``_YAML_ORDERED``)."""
+    if not body.strip() or _YAML_ORDERED.search(body):
+        return None
+    try:
+        node = safe_compose(body, unique_keys=True)  # (a key given twice: which one wins is order)
+    except (YAMLError, RecursionError):
+        return None
+    lines = body.split("\n")
+    top = 0
+    while isinstance(node, MappingNode) and not node.flow_style and len(node.value) == 1:
+        key, node = node.value[0]
+        top = key.start_mark.line + 1
+    if isinstance(node, MappingNode):
+        kind, marks = ENTRY, [key.start_mark for key, _ in node.value]
+    elif isinstance(node, SequenceNode):
+        # (An item's node starts after its dash: the dash is two columns before it.)
+        kind, marks = ITEM, [item.start_mark for item in node.value]
+    else:
+        return None
+    if node.flow_style or len(marks) < 2:
+        return None
+    dash = 2 if kind == ITEM else 0
+    column = marks[0].column - dash
+    for mark in marks:
+        # Each unit opens its own line at the collection's column.
+        line = lines[mark.line]
+        if (mark.column - dash != column or line[:column].strip()
+                or (dash and not line[column:mark.column].startswith("-"))):
+            return None
+    starts = [mark.line for mark in marks]
+    if starts != sorted(set(starts)) or starts[0] < top:
+        return None
+    units = tuple("\n".join(lines[a:b]) for a, b in zip(starts, starts[1:] + [len(lines)]))
+    head = "".join(line + "\n" for line in lines[:starts[0]])
+    return Split(kind, units, (lead + head,) + ("\n",) * (len(units) - 1) + (trail,))
+
+
+def _toml_split(body: str, lead: str, trail: str) -> Split | None:
+    """A TOML document's tables ("[name]" and the keys under it, a blank line apart): in
+    another order the same document. None where it does not parse, has fewer than two
+    tables, or has arrays of tables ("[[name]]", whose order is their meaning)."""
+    if "[[" in body:
+        return None
+    try:
+        tomllib.loads(body)
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return None
+    starts = [m.start() for m in _TOML_TABLE.finditer(body)]
+    if len(starts) < 2:
+        return None
+    chunks = [body[a:b] for a, b in zip(starts, starts[1:] + [len(body)])]
+    units = tuple(chunk.rstrip("\n") for chunk in chunks)
+    gaps = [chunk[len(unit):] for chunk, unit in zip(chunks[:-1], units)]
+    if len(set(gaps)) != 1 or chunks[-1] != units[-1]:
+        return None  # (one gap between all tables, so that any order reads alike)
+    return Split(ENTRY, units, (lead + body[:starts[0]],) + tuple(gaps) + (trail,))
+
+
+def _sql_split(body: str, lead: str, trail: str) -> Split | None:
+    """SQL definitions a blank line apart, each a whole CREATE statement (its own comment
+    after it): in another order the same schema, where none refers to another (REFERENCES:
+    a table must exist before a key points at it). Items (ITEM units): never cut further,
+    a table's columns keep their order, and put in one order only where every session sends
+    each of them."""
+    if _SQL_REFERENCES.search(body):
+        return None
+    units = tuple(body.split("\n\n"))
+    if len(units) < 2 or not all(_SQL_STATEMENT.fullmatch(unit) for unit in units):
+        return None
+    return Split(ITEM, units, (lead,) + ("\n\n",) * (len(units) - 1) + (trail,))
+
+
+# The units of a fenced block, by its info string (any other: a JSON object's, or none).
+_CODE_SPLITS: dict[str, Callable[[str, str, str], Split | None]] = {
+    "yaml": _yaml_split, "yml": _yaml_split, "toml": _toml_split, "sql": _sql_split}
 
 
 def _paragraph_split(body: str, lead: str, trail: str) -> Split | None:
@@ -205,10 +351,73 @@ def _paragraph_split(body: str, lead: str, trail: str) -> Split | None:
 
 
 def _line_split(body: str, lead: str, trail: str) -> Split | None:
-    lines = body.split("\n")
+    lines = _line_pieces(body)
+    if len(lines) == 1:
+        # One element over the whole text (<agreement> over its clauses): its tag lines stay
+        # in place, the lines inside are the units.
+        inner = _XML_WHOLE.match(body)
+        if inner is None:
+            return None
+        lead, body, trail = lead + inner.group(1), inner.group(3), inner.group(4) + trail
+        lines = _line_pieces(body)
     head = _header_rows(lines)
     pinned = "".join(line + "\n" for line in lines[:head])
     return _sections(LINE, lines[head:], ["\n"] * len(lines), lead + pinned, trail)
+
+
+def _line_pieces(body: str) -> list[str]:
+    """The lines of a text, a fenced block's and an XML element's lines kept one piece (code,
+    whose order is its meaning; a clause from its open tag to its close tag)."""
+    pieces: list[str] = []
+    fenced = False
+    element: str | None = None
+    depth = 0
+    for line in body.split("\n"):
+        if fenced or element is not None:
+            pieces[-1] += "\n" + line
+        else:
+            pieces.append(line)
+            tag = _XML_OPEN.match(line)
+            if tag is not None and not line.rstrip().endswith("/>"):
+                element, depth = tag.group(1), 0
+        if line.lstrip().startswith("```") and element is None:
+            fenced = not fenced
+        if element is not None:
+            depth += len(re.findall(rf"<{re.escape(element)}(?:\s[^>]*)?>", line))
+            depth -= len(re.findall(rf"</{re.escape(element)}>", line))
+            if depth <= 0:
+                element = None
+    return pieces
+
+
+def _numbered(pieces: list[str], breaks: list[str], lead: str) -> tuple[list[str], list[str], str]:
+    """Pieces numbered 1, 2, 3 ... in the order they come: the numbers are the list's
+    layout, not its items (a step renumbered where it moved is the same step), so they stay
+    in place, in the breaks, while the items move."""
+    marks = [_ORDINAL.match(p) for p in pieces]
+    if len(pieces) < 2 or not all(marks):
+        return pieces, breaks, lead
+    numbers = [int(m.group(1)) for m in marks if m is not None]
+    if numbers != list(range(numbers[0], numbers[0] + len(numbers))):
+        return pieces, breaks, lead
+    cuts = [m.end() for m in marks if m is not None]
+    return ([p[c:] for p, c in zip(pieces, cuts)], [b + p[:c] for b, p, c in zip(breaks, pieces[1:], cuts[1:])],
+            lead + pieces[0][:cuts[0]])
+
+
+def _list_split(body: str, lead: str, trail: str) -> Split | None:
+    """A labelled line's comma-separated list ("Open issue tags: ranked, store, ..."): three
+    or more short items, one separator between them all, none a sentence or a clause. Items
+    are put in one order only where every session sends each (ITEM units)."""
+    label = _INLINE_LABEL.match(body)
+    if label is None:
+        return None
+    rest = body[label.end():]
+    breaks = _LIST_BREAK.findall(rest)
+    items = _LIST_BREAK.split(rest)
+    if len(items) < 3 or len(set(breaks)) != 1 or not all(_LIST_ITEM.fullmatch(item) for item in items):
+        return None
+    return Split(ITEM, tuple(items), (lead + label.group(0),) + tuple(breaks) + (trail,))
 
 
 def _sentence_split(body: str, lead: str, trail: str) -> Split | None:
@@ -216,6 +425,10 @@ def _sentence_split(body: str, lead: str, trail: str) -> Split | None:
     b935...") is a sentence of its own, which moves while the rest stays. Only where every
     piece closes what it opens (a sentence end inside a JSON string, a bracket or a quote is
     not one), no piece ends in an abbreviation, and one break separates them all."""
+    label = _INLINE_LABEL.match(body)
+    if label is not None:
+        # A label ahead of the sentences ("Fare conditions: ...") stays first.
+        lead, body = lead + label.group(0), body[label.end():]
     pieces = _SENTENCE_END.split(body)
     breaks = _SENTENCE_END.findall(body)
     if len(pieces) < 2 or len(set(breaks)) > 1 or _OTHER_QUOTES.search(body):
@@ -232,12 +445,14 @@ def _sections(kind: str, pieces: list[str], breaks: list[str], lead: str, trail:
     follows it (one unit, which splits in turn with the label kept first). A label with nothing after it stays last: what it
     labels is the text the model writes next. ``pinned``: a label was set aside, so even a
     single unit is a split (the unit is smaller than the text, and splits in turn)."""
+    pieces, breaks, lead = _numbered(pieces, breaks, lead)
     units: list[str] = []
     fixed = [lead]
     glue = run = False  # the last unit is a label that takes the next piece (``run``: all up to the next label)
     for k, piece in enumerate(pieces):
         label = bool(_LABEL.match(piece))
-        if glue and not label:
+        # (A section under its own heading is not what the label over it labels alone.)
+        if glue and not label and not _HEADING.match(piece):
             units[-1] += breaks[k - 1] + piece
             glue = run
             continue
@@ -283,7 +498,8 @@ def _tool_name(tool: Any) -> str:
 _ROLE_WORD = r"(system|developer|user|assistant|model|chatbot|tool|ipython)"
 _ROLE_IN_MARK = re.compile(rf"(?i)(?<![a-z]){_ROLE_WORD}(?![a-z])")
 _ROLE_LINE = re.compile(rf"{_ROLE_WORD}(\n|$)")
-_ROLES = {"model": "assistant", "chatbot": "assistant"}  # the layouts' names for the assistant
+# The layouts' names for the assistant and for a tool's result.
+_ROLES = {"model": "assistant", "chatbot": "assistant", "ipython": "tool"}
 # Roles that hold a prompt's instructions: what the placement variants move out of.
 SYSTEM_ROLES = ("system", "developer")
 
@@ -383,15 +599,81 @@ def _nodes(request: Request) -> list[tuple[str, str]]:
         surface = json.dumps(tool, ensure_ascii=False)
         out.append((surface, TOOL))
         texts += _tool_texts(surface)  # (a value inside a tool's description is a unit too)
+    messages: tuple[dict[str, Any], ...] | list[dict[str, Any]] = request.messages or ()
     if request.kind == "prompt" and request.prompt:
         turns = prompt_turns(request.prompt)
         texts += [request.prompt] if turns is None else [request.prompt[a:b] for a, b, _ in turns]
-    for message in request.messages or ():
-        content = message.get("content")
-        texts += [content] if isinstance(content, str) else [p["text"] for p in content or () if _is_text(p)]
+        messages = prompt_messages(request.prompt) or ()
+    else:
+        for message in messages:
+            content = message.get("content")
+            texts += [content] if isinstance(content, str) else [p["text"] for p in content or () if _is_text(p)]
+            texts += [a for a in map(_arguments, message.get("tool_calls") or ()) if a is not None and a.lstrip()[:1] == "{"]
+    out += [(key, EXCHANGE) for _, _, key in exchanges(messages)]
     for text in texts:
         _walk(text, TEXT, out)
     return out
+
+
+def _arguments(call: Any) -> str | None:
+    """A tool call's arguments as the JSON text the client sent (None for any other form)."""
+    function = call.get("function") if isinstance(call, dict) else None
+    args = function.get("arguments") if isinstance(function, dict) else None
+    return args if isinstance(args, str) else None
+
+
+def calls(calls: Any, canon: Canon | Rounds) -> Any:
+    """Tool calls with their arguments in canonical form: the same call, its keys in one
+    order (a client that builds them from an unordered map sends a new prefix each time)."""
+    if not isinstance(calls, (list, tuple)):
+        return calls
+    out = []
+    for call in calls:
+        args = _arguments(call)
+        # (Only a JSON object, whose members may take any order: free text is kept as sent.)
+        form = canon.text(args) if args is not None and _json_split(args.strip(), "", "") else None
+        out.append(call if form is None or form == args else
+                   dict(call, function=dict(call["function"], arguments=form)))
+    return out
+
+
+def exchanges(messages: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> list[tuple[int, int, str]]:
+    """The exchanges ahead of the last user turn (a conversation's history, few-shot examples
+    sent as turns): a user turn and what follows it up to the next user turn (tool calls, their
+    results), ending in a plain assistant reply: (start, end, the messages as one key text)."""
+    users = [k for k, m in enumerate(messages) if m.get("role") == "user"]
+    out = []
+    for start, end in zip(users, users[1:]):
+        reply = messages[end - 1]
+        if end - start >= 2 and reply.get("role") == "assistant" and not reply.get("tool_calls"):
+            out.append((start, end, json.dumps(
+                [[m.get("role"), m.get("content"), m.get("tool_calls")] for m in messages[start:end]],
+                ensure_ascii=False, default=str)))
+    return out
+
+
+def _exchanges_in_order(messages: list[dict[str, Any]], canon: Canon) -> list[dict[str, Any]]:
+    """Each run of consecutive exchanges with those every session sends first, in the order
+    the log first showed them (few-shot examples sampled in another order per request), the
+    others after them as they came. A conversation's next request adds an exchange of its
+    own at the end: it still extends this one."""
+    found = exchanges(messages)
+    out: list[dict[str, Any]] = []
+    at = start = 0
+    while start < len(found):
+        end = start + 1
+        while end < len(found) and found[end][0] == found[end - 1][1]:
+            end += 1
+        run = found[start:end]
+        rows = []
+        for j, (a, b, key) in enumerate(run):
+            cls, _, rank = canon.info((EXCHANGE, normalized(key)))
+            rows.append(((cls, rank if cls == STATIC and ORDER not in canon.keep else j), (a, b), cls))
+        out += messages[at:run[0][0]]
+        for _, (a, b), _ in _placed(rows, PLACEMENT not in canon.keep):
+            out += messages[a:b]
+        at, start = run[-1][1], end
+    return out + messages[at:]
 
 
 @functools.lru_cache(maxsize=MEMO_TEXTS)
@@ -456,7 +738,7 @@ def _units(text: str, kind: str) -> tuple[tuple[str, str], ...]:
     if kind == MEMBER:
         items = member_items(text)
         return ((text, kind),) + tuple(unit for item in items or () for unit in _units(item, ITEM))
-    split = split_text(text)
+    split = split_unit(text, kind)
     out: list[tuple[str, str]] = [(text, kind)]
     if split is not None:
         for unit in split.units:
@@ -468,6 +750,7 @@ def forget_units() -> None:
     """Drop the memos of the pure steps (texts, their splits, their keys): one traffic's."""
     normalized.cache_clear()
     split_text.cache_clear()
+    _entry_split.cache_clear()
     _units.cache_clear()
     _tool_texts.cache_clear()
     prompt_turns.cache_clear()
@@ -502,7 +785,7 @@ class Canon:
         of its own units (a passage line, an example) are held by two sessions or more (the
         retrieved passages of one request, a combination of a pool). It is less volatile
         than a unit none of whose parts recur (a clock, a question), and goes before it."""
-        split = None if kind == MEMBER else self.split(unit)
+        split = None if kind == MEMBER else self.split(unit, kind)
         if split is None:
             return False
         held = sum(self.info((split.kind, normalized(u)))[0] != UNIQUE for u in split.units if u.strip())
@@ -516,16 +799,21 @@ class Canon:
             return STATIC, n, rank
         return (SHARED if n >= 2 else UNIQUE), n, rank
 
-    def split(self, text: str) -> Split | None:
+    def split(self, text: str, kind: str = TEXT) -> Split | None:
         """``split_text``, but a line's sentences only where it opens with a static one and
-        most of them are static: a value inside a line of fixed text is a slot, while a line
-        of prose, or a passage under its own label ("[doc 12] ..."), is kept as it is written
-        (sentences are the writer's order, not a layout)."""
-        split = split_text(text)
+        half of them or more are static, or where more than half are and the others are each
+        a request's own (a greeting by name ahead of fixed sentences): a value inside a line
+        of fixed text is a slot, while a line of prose, or a passage under its own label
+        ("[doc 12] ..." and one fixed sentence), is kept as it is written (sentences are the
+        writer's order, not a layout)."""
+        split = split_unit(text, kind)
         if split is None or split.kind != SENTENCE:
             return split
-        static = [self.info((SENTENCE, normalized(unit)))[0] == STATIC for unit in split.units]
-        return split if static[0] and 2 * sum(static) >= len(static) else None
+        classes = [self.info((SENTENCE, normalized(unit)))[0] for unit in split.units]
+        static = 2 * classes.count(STATIC)
+        if classes[0] == STATIC:
+            return split if static >= len(classes) else None
+        return split if static > len(classes) and SHARED not in classes else None
 
     def sorted_items(self, member: str) -> list[str] | None:
         """A member's array items where the canonical form puts them in one order: every
@@ -567,7 +855,10 @@ class Canon:
         if items is not None:
             ordered = [json.loads(unit) for unit, _ in self.ordered(ITEM, items, pooled)]
             out = json.dumps([json.loads(out)[0], ordered], ensure_ascii=False)
-        split = None if kind in (MEMBER, ITEM) or self.info(key)[0] == STATIC else self.split(out)
+        split = None if kind in (MEMBER, ITEM) or self.info(key)[0] == STATIC else self.split(out, kind)
+        if split is not None and split.kind == ITEM and not all(
+                self.info((ITEM, normalized(item)))[0] == STATIC for item in split.units):
+            split = None  # (an array with an item of its own keeps its order, as a member's does)
         if split is not None:
             out = self._under_label(split, self.ordered(split.kind, split.units, pooled))
         self.memo[(POOLED + kind if pooled else kind, text)] = out
@@ -581,8 +872,11 @@ class Canon:
         label = lead.lstrip()
         n = next((k for k, (_, cls) in enumerate(rows) if cls != STATIC), len(rows))
         units = [unit for unit, _ in rows]
-        if (split.layout is not None or not _CUE.match(label.strip()) or not 0 < n < len(rows)
-                or PLACEMENT in self.keep):  # (a JSON object's members join as JSON: no label among them)
+        # (A JSON object's members join as JSON, a YAML entry's under its key: no label; units
+        # indented under it are nested in it.)
+        if (split.layout is not None or split.kind == ENTRY or not _CUE.match(label.strip())
+                or not 0 < n < len(rows) or PLACEMENT in self.keep
+                or any(unit[:1] in (" ", "\t") for unit, _ in rows)):
             return split.join(units)
         units[n] = label + units[n]
         return dataclasses.replace(split, fixed=(lead[:len(lead) - len(label)],) + split.fixed[1:]).join(units)
@@ -591,11 +885,18 @@ class Canon:
         """The units, each in canonical form, in canonical order, with their class;
         ``pooled``: those several sessions share in one order (first-seen rank) too, as
         ``_pooled`` orders what it moves out."""
-        # A JSON object's members in another order are its spelling, not its layout.
-        sort_static = (SPELLING if kind == MEMBER else ORDER) not in self.keep
+        # A JSON object's members, a YAML mapping's entries, in another order are its
+        # spelling, not its layout.
+        sort_static = (SPELLING if kind in (MEMBER, ENTRY) else ORDER) not in self.keep
+        keys = [normalized(unit) for unit in units]
+        if len(set(keys)) < len(keys):
+            # A unit that recurs within its container ("nights: 3" under two list items) is
+            # not a section with a place of its own: ordered by rank, the copies would close
+            # up. Such a container keeps its order.
+            sort_static = pooled = False
         rows = []
         for k, unit in enumerate(units):
-            cls, n, rank = self.info((kind, normalized(unit)))
+            cls, n, rank = self.info((kind, keys[k]))
             # Static units in the log's first order; the others keep their own order (the
             # order passages were retrieved in, examples chosen in, is the client's meaning),
             # of a session's own units those its later requests send again (its question, in
@@ -672,11 +973,34 @@ class Canon:
         """Units (with their class) as (kept, moved out), the moved pool in one order where
         ``shared_out``; None when nothing moves or nothing would be left."""
         out = SHARED if self.shared_out else UNIQUE
-        kept = [unit for unit, cls in rows if cls < out]
-        moved = [unit for unit, cls in rows if cls >= out]
+        fixed: list[str] = []  # static units, and those whose unique parts moved out
+        kept: list[str] = []
+        moved: list[str] = []
+        for unit, cls in rows:
+            slots = self._slots(kind, unit) if cls >= out and not self.shared_out else None
+            if slots is not None:
+                fixed.append(slots[0])
+                moved.append(slots[1])
+            else:
+                (moved if cls >= out else fixed if cls == STATIC else kept).append(unit)
+        kept = fixed + kept
         if not kept or not moved:
             return None
         return kept, self._pooled(kind, moved) if self.shared_out and ORDER not in self.keep else moved
+
+    def _slots(self, kind: str, unit: str) -> tuple[str, str] | None:
+        """A unique unit most of whose own units are static (a value inside fixed text: a
+        timestamp among a config's keys, a sentence naming the session) as (the unit without
+        its unique parts, those parts): only the values move, its fixed text stays where it is
+        in the prefix every session shares. None for a unit that is mostly its own."""
+        split = self.split(unit, kind)
+        if split is None:
+            return None
+        rows = self.ordered(split.kind, split.units)
+        if 2 * sum(cls == STATIC for _, cls in rows) < len(rows):
+            return None
+        cut = self._cut(split.kind, rows)
+        return None if cut is None else (split.join(cut[0]), split.join(cut[1], bare=True))
 
     def _pooled(self, kind: str, units: list[str]) -> list[str]:
         """Units moved out together, those several sessions share in one order (first-seen
@@ -697,7 +1021,7 @@ class Canon:
             if cls != SHARED:
                 # A unit of its own may hold the pool (the examples under their label in one
                 # text part): its units in the same order.
-                inner = self.split(text)
+                inner = self.split(text, kind)
                 if inner is not None and inner.layout is None:
                     text = inner.join(self._pooled(inner.kind, list(inner.units)))
             own = cls == UNIQUE and not self.drawn(kind, text)
@@ -719,6 +1043,15 @@ class Canon:
 
     def is_static(self, text: str) -> bool:
         return self.info((TEXT, normalized(text)))[0] == STATIC
+
+    def moves_whole(self, text: str) -> bool:
+        """Whether a system text with nothing fixed in it moves out whole: it is unique (with
+        ``shared_out``: not all sessions send it), retrieved passages sent as the system
+        prompt, ahead of the tools and the conversation."""
+        key = (TEXT, normalized(text))
+        # (A text the log never sent whole, what a rewrite left of one, is not judged by it.)
+        return PLACEMENT not in self.keep and key in self.counts.sessions and self.info(key)[0] >= (
+            SHARED if self.shared_out else UNIQUE)
 
     def cut_tools(self, tools: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[str]]:
         """The tools with what varies in their texts cut out (a session id at the end of a
@@ -816,15 +1149,18 @@ def _insert(content: Any, moved: list[str], at_start: bool, joiner: str, canon: 
 
 
 def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, joiner: str,
-              from_tools: list[str] | None = None) -> None:
+              from_tools: list[str] | None = None, whole: bool = True) -> None:
     """Move the unique units of the first system message that has any (``shared_out``: every
     unit not all sessions send; of a content of text parts, whole parts) to the last user
     message, in place, and after them ``from_tools``, what was cut out of the tools, and the
-    units of earlier user turns only one request sends where the rest of the turn recurs. (A
+    units of earlier turns only one request sends where the rest of the turn recurs. (A
     layout may open with a system turn of its own, harmony's date header, ahead of the one
-    holding the instructions.)"""
-    user = max((k for k, m in enumerate(messages) if m.get("role") == "user"), default=-1)
-    found = moving_out(messages, canon)
+    holding the instructions.) ``whole``: a system message may move out whole (not where its
+    markup stays in place, in a prompt)."""
+    # The newest turn of input: the user's, or in an agent's loop the last tool result (a user
+    # turn behind it is history the next step resends as it was).
+    user = max((k for k, m in enumerate(messages) if m.get("role") in ("user", "tool")), default=-1)
+    found = moving_out(messages, canon, whole)
     moved = list(from_tools or ())
     if found is not None:
         system, (kept, out) = found
@@ -833,9 +1169,11 @@ def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, jo
                                 [{"type": "text", "text": text} for text in kept])
         moved = out + moved
     for k in range(max(0, user)):
-        # An earlier user turn resent with a new reading: the reading goes to the newest turn.
+        # An earlier turn resent with a new reading (a user turn restamped, a reply annotated
+        # with its age): the reading goes to the newest turn.
         content = messages[k].get("content")
-        cut = canon.split_restamped(content) if messages[k].get("role") == "user" and isinstance(content, str) else None
+        turn = messages[k].get("role") in ("user", "assistant", "tool")
+        cut = canon.split_restamped(content) if turn and isinstance(content, str) else None
         if cut is not None:
             messages[k] = dict(messages[k], content=cut[0])
             moved.append(cut[1])
@@ -844,21 +1182,24 @@ def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, jo
 
 
 def moving_out(messages: list[dict[str, Any]] | tuple[dict[str, Any], ...],
-               canon: Canon | Rounds) -> tuple[int, tuple[list[str], list[str]]] | None:
+               canon: Canon | Rounds, whole: bool = True) -> tuple[int, tuple[list[str], list[str]]] | None:
     """The system message a placement variant moves units out of (the first ahead of the last
     user turn that has any) and its content as (kept, moved) texts; None where none moves."""
     user = max((k for k, m in enumerate(messages) if m.get("role") == "user"), default=-1)
     return next(((k, cut) for k in range(max(0, user)) if messages[k].get("role") in SYSTEM_ROLES
-                 and (cut := _cut_of(messages[k].get("content"), canon)) is not None), None)
+                 and (cut := _cut_of(messages[k].get("content"), canon, whole)) is not None), None)
 
 
-def _cut_of(content: Any, canon: Canon | Rounds) -> tuple[list[str], list[str]] | None:
+def _cut_of(content: Any, canon: Canon | Rounds, whole: bool = True) -> tuple[list[str], list[str]] | None:
     """A system message's content as (kept, moved) texts; None where nothing moves."""
     texts = [content] if isinstance(content, str) else text_parts(content)
     if not texts:
         return None
     if len(texts) == 1:
         cut = canon.split_out(texts[0])
+        if cut is None and whole and texts[0].strip() and canon.moves_whole(texts[0]):
+            # (The message stays, empty: without one, a template may print a default of its own.)
+            return [""], [texts[0]]
         return None if cut is None else ([cut[0]], [cut[1]])
     return canon.split_parts(texts)  # text parts: each is a unit of its own, moved whole
 
@@ -869,10 +1210,20 @@ def _prompt(req: Request, prompt: str, canon: Canon | Rounds, to: str, joiner: s
     turns = prompt_turns(prompt)
     if turns is None:
         out = canon.whole(prompt)
+        cut = canon.split_out(out) if to == LAST_USER else None
+        if cut is not None:
+            # No turn to move to: what varies goes to the end of the text, ahead of the cue
+            # the model answers after ("Assistant:"), which stays last.
+            kept, moved = cut
+            body = kept.rstrip()
+            at = body.rfind("\n")
+            at = len(kept[:at].rstrip("\n")) if at >= 0 and _LABEL.match(body[at + 1:]) else len(kept.rstrip("\n"))
+            out = kept[:at] + "\n\n" + moved + kept[at:]
     else:
-        messages = [{"role": role, "content": canon.content(prompt[a:b])} for a, b, role in turns]
+        sent = [{"role": role, "content": prompt[a:b]} for a, b, role in turns]
+        messages = [dict(m, content=canon.content(m["content"])) for m in in_order(sent, canon, roles_kept=True)]
         if to != KEPT:
-            _move_out(messages, canon, to, joiner)
+            _move_out(messages, canon, to, joiner, whole=False)
         pieces, at = [], 0
         for (a, b, _), message in zip(turns, messages):
             pieces += [prompt[at:a], message["content"]]
@@ -889,8 +1240,9 @@ def rewrite(req: Request, canon: Canon | Rounds, to: str = KEPT, joiner: str = "
     if req.kind != "messages" or not req.messages:
         return None
     tools = canon.tools(req.tools) if req.tools else req.tools
-    messages = [m if m.get("content") is None else dict(m, content=canon.content(m.get("content"))) for m in req.messages]
-    messages = _opening(messages, canon)
+    messages = [m if m.get("content") is None else dict(m, content=canon.content(m.get("content")))
+                for m in in_order(list(req.messages), canon)]
+    messages = [dict(m, tool_calls=calls(m["tool_calls"], canon)) if m.get("tool_calls") else m for m in messages]
     if to != KEPT:
         moved: list[str] = []
         if tools and any(m.get("role") == "user" for m in messages):  # (where the cut can go)
@@ -901,28 +1253,50 @@ def rewrite(req: Request, canon: Canon | Rounds, to: str = KEPT, joiner: str = "
     return dataclasses.replace(req, tools=tools, messages=tuple(messages))
 
 
-def _opening(messages: list[dict[str, Any]], canon: Canon | Rounds) -> list[dict[str, Any]]:
+def in_order(messages: list[dict[str, Any]], canon: Canon | Rounds, roles_kept: bool = False) -> list[dict[str, Any]]:
+    """The messages in canonical order (each as sent): exchanges, then the opening;
+    ``roles_kept``: as sent where that would change the sequence of roles (a prompt's turns
+    change places only where the markup between them stays where it is)."""
+    out = opening(_exchanges_in_order(messages, canon.canons[0] if isinstance(canon, Rounds) else canon), canon)
+    if roles_kept and [m.get("role") for m in out] != [m.get("role") for m in messages]:
+        return messages
+    return out
+
+
+def opening(messages: list[dict[str, Any]], canon: Canon | Rounds) -> list[dict[str, Any]]:
     """The messages ahead of the first assistant turn (what every request of a conversation
-    opens with) with the static system messages first: a note of the request's own sent
-    ahead of the system prompt parts every request from the first token. Only system roles
-    move (a chat template may require them first), and only ahead of the rest of the
-    opening, so the next request of the conversation still extends this one (unless its
-    client sends the system message only from a later request on)."""
-    if PLACEMENT in (canon.last if isinstance(canon, Rounds) else canon).keep:
+    opens with) in canonical order: the system messages of each role among themselves as
+    units (static ones first, by first-seen rank; a note, a summary or passages of the
+    request's own after them, as they came), then, where all of them are static, all of them
+    ahead of the rest of the opening (a note sent ahead of the system prompt). Only system
+    roles move (a chat template may require them first), and a role only among its own
+    messages (a layout may print the first system message alone as the system prompt), so
+    the next request of the conversation still extends this one (unless its client sends
+    the system message only from a later request on)."""
+    last = canon.last if isinstance(canon, Rounds) else canon
+    if PLACEMENT in last.keep:
         return messages
     end = next((k for k, m in enumerate(messages) if m.get("role") == "assistant"), len(messages))
     system = [k for k in range(end) if messages[k].get("role") in SYSTEM_ROLES]
 
-    def static(m: dict[str, Any]) -> bool:
+    def rank(m: dict[str, Any]) -> tuple[int, int] | None:
+        """(0, first-seen rank) of a static message; None for any other."""
         content = m.get("content")
         texts = [content] if isinstance(content, str) else text_parts(content) or []
-        return bool(texts) and all(canon.is_static(t) for t in texts)
+        infos = [last.info((TEXT, normalized(t))) for t in texts]
+        return (0, infos[0][2]) if infos and all(info[0] == STATIC for info in infos) else None
 
-    # (The system messages keep their own order, and move only where all are static: a
-    # layout may print the first alone as the system prompt.)
-    if not system or system == list(range(len(system))) or not all(static(messages[k]) for k in system):
-        return messages
-    return [messages[k] for k in system] + [messages[k] for k in range(end) if k not in system] + messages[end:]
+    ranks = {k: rank(messages[k]) for k in system}
+    out = list(messages)
+    if ORDER not in last.keep:
+        for role in SYSTEM_ROLES:
+            slots = [k for k in system if messages[k].get("role") == role]
+            ordered = sorted(slots, key=lambda k: ranks[k] or (1, k))
+            for k, j in zip(slots, ordered):
+                out[k] = messages[j]
+    if not system or system == list(range(len(system))) or any(ranks[k] is None for k in system):
+        return out
+    return [out[k] for k in system] + [out[k] for k in range(end) if k not in system] + out[end:]
 
 
 def _same_messages(new: list[dict[str, Any]], old: tuple[dict[str, Any], ...]) -> bool:
@@ -1003,6 +1377,9 @@ class Rounds:
 
     def is_static(self, text: str) -> bool:
         return self.last.is_static(text)
+
+    def moves_whole(self, text: str) -> bool:
+        return self.last.moves_whole(text)
 
     def cut_tools(self, tools: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[str]]:
         return self.last.cut_tools(tools)

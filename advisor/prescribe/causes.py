@@ -35,7 +35,7 @@ from advisor.ingest.traffic import Request
 from advisor.prescribe import canonical
 from advisor.diagnose.spelling import SPELLED, normalized, spelling_kind
 from advisor.prescribe.canonical import (
-    ITEM, LINE, MEMBER, PARA, SENTENCE, STATIC, TEXT, TOOL, UNIQUE, Canon, moving_out, prompt_messages,
+    ENTRY, ITEM, LINE, MEMBER, PARA, SENTENCE, STATIC, TEXT, TOOL, UNIQUE, Canon, calls, in_order, moving_out, prompt_messages,
     text_parts,
 )
 
@@ -64,11 +64,13 @@ WHAT = SPELLED | {
     "per-request-content": "content of its own ahead of content every request sends",
     "system-message-content": "content of its own in the system message, ahead of the conversation",
     "tool-content": "content of its own inside a tool definition, ahead of the conversation",
+    "message-order": "the same system messages, or example exchanges, in another order",
+    "message-ahead": "a message of its own (a note, a summary, passages) ahead of the system messages every request sends",
 }
 EXAMPLE_CHARS = 80  # of a unit's text, in a cause's example
 # The order kind of units of each split kind.
 _ORDER_KIND = {PARA: "section-order", LINE: "row-order", SENTENCE: "sentence-order", TEXT: "part-order",
-               MEMBER: "key-order", ITEM: "item-order"}
+               MEMBER: "key-order", ENTRY: "key-order", ITEM: "item-order"}
 
 
 @dataclass
@@ -165,21 +167,51 @@ def _request(req: Request, canon: Canon, seen: dict[tuple[str, str], str], moved
         cut = canon.cut_tools(canon.tools(req.tools))[1] if moved_out and turn else []
         if cut:
             seen.setdefault((PLACEMENT, "tool-content"), cut[0])
+    opened = in_order(list(messages), canon, roles_kept=req.kind != "messages")
+    if any(a is not b for a, b in zip(opened, messages)):
+        # Example exchanges or the opening's system messages in another order, or a message
+        # of the request's own ahead of those every request sends.
+        static = [canon.is_static(m["content"]) if isinstance(m.get("content"), str) else False for m in messages]
+        ahead = next((k for k, m in enumerate(messages) if not static[k] and any(static[k:])), None)
+        if ahead is not None:
+            seen.setdefault((PLACEMENT, "message-ahead"), _content_text(messages[ahead]))
+        else:
+            seen.setdefault((ORDER, "message-order"), _content_text(next(a for a, b in zip(opened, messages) if a is not b)))
     # The system message the chosen variant moves units out of: what it moves.
-    found = moving_out(messages, canon) if moved_out else None
+    found = moving_out(messages, canon, req.kind == "messages") if moved_out else None
     if found is not None:
         content = messages[found[0]].get("content")
         seen.setdefault((PLACEMENT, "system-message-content"), content if isinstance(content, str) else found[1][1][0])
     for message in messages:
-        content = message.get("content")
-        if isinstance(content, str):
-            _text(content, TEXT, canon, seen)
-        elif (parts := text_parts(content)) is not None:
-            _units(parts, TEXT, canon, seen)
-        elif isinstance(content, list):
-            for part in content:
-                if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
-                    _text(part["text"], TEXT, canon, seen)
+        _message(message, canon, seen)
+        if req.kind == "messages" and message.get("tool_calls"):
+            _calls(message["tool_calls"], canon, seen)
+
+
+def _message(message: dict[str, Any], canon: Canon, seen: dict[tuple[str, str], str]) -> None:
+    content = message.get("content")
+    if isinstance(content, str):
+        _text(content, TEXT, canon, seen)
+    elif (parts := text_parts(content)) is not None:
+        _units(parts, TEXT, canon, seen)
+    elif isinstance(content, list):
+        for part in content:
+            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
+                _text(part["text"], TEXT, canon, seen)
+
+
+def _calls(sent: Any, canon: Canon, seen: dict[tuple[str, str], str]) -> None:
+    """A call's arguments in another key order: the same call spelled otherwise."""
+    if not isinstance(sent, (list, tuple)):
+        return
+    for before, after in zip(sent, calls(sent, canon)):
+        if after is not before:
+            seen.setdefault((SPELLING, "key-order"), before["function"]["arguments"])
+
+
+def _content_text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    return content if isinstance(content, str) else " ".join(text_parts(content) or [])
 
 
 def _tools(tools: tuple[Any, ...], canon: Canon, seen: dict[tuple[str, str], str]) -> None:
@@ -213,7 +245,7 @@ def _text(text: str, kind: str, canon: Canon, seen: dict[tuple[str, str], str]) 
         if items is not None:
             _units(items, ITEM, canon, seen)
         return
-    split = canon.split(chosen)
+    split = canon.split(chosen, kind)
     if split is not None:
         _units(split.units, split.kind, canon, seen)
 
@@ -230,7 +262,7 @@ def _units(units: list[str] | tuple[str, ...], kind: str, canon: Canon, seen: di
     if ranks != sorted(ranks):
         first = next(u for u, info in zip(units, infos) if info[0] == STATIC)
         order_kind = _ORDER_KIND.get(kind, "section-order")
-        seen.setdefault((SPELLING if kind == MEMBER else ORDER, order_kind), first)
+        seen.setdefault((SPELLING if kind in (MEMBER, ENTRY) else ORDER, order_kind), first)
     for unit in units:
         _text(unit, kind, canon, seen)
 

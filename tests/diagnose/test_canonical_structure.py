@@ -1,0 +1,238 @@
+"""The canonical order on structured content and on messages: YAML and TOML blocks, fenced
+code, lists whose lines recur, values inside fixed text, the opening's system messages,
+example exchanges with tool calls, a prompt's turns. Each unit's reorder must leave the
+document meaning what it meant (checked by parsing it again), and each shape comes out in
+one form across requests."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from typing import Any
+
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from advisor.prescribe.canonical import ENTRY, ITEM, KEPT, LAST_USER, split_text, split_unit
+from tests.diagnose.test_canonical import requests
+from tests.diagnose.test_canonical_units import variant, words
+
+KEYS = ["name", "owner", "retry_limit", "enabled", "notes", "region", "tier"]
+VALUES = st.one_of(st.integers(0, 99), st.booleans(), st.sampled_from(["desk B", "ops", "Fetch one invoice.", "24/7"]))
+
+
+@st.composite
+def mappings(draw: Any, depth: int = 2) -> dict[str, Any]:
+    keys = draw(st.lists(st.sampled_from(KEYS), min_size=2, max_size=5, unique=True))
+    return {k: (draw(mappings(depth - 1)) if depth and draw(st.booleans()) else draw(VALUES)) for k in keys}
+
+
+@settings(max_examples=60, deadline=None)
+@given(mappings(), st.randoms(use_true_random=False))
+def test_a_yaml_mapping_in_any_order_of_its_entries_is_the_same_mapping(data: dict[str, Any], rng: Any) -> None:
+    body = yaml.safe_dump(data, sort_keys=False).rstrip("\n")
+    text = f"Config:\n\n```yaml\n{body}\n```"
+    paragraph = split_text(text)
+    assert paragraph is not None
+    split = split_text(paragraph.units[-1])
+    assert split is not None and split.kind == ENTRY and len(split.units) == len(data)
+    units = list(split.units)
+    rng.shuffle(units)
+    # Each entry splits in turn into the entries nested under it, under its key line.
+    for k, unit in enumerate(units):
+        inner = split_unit(unit, ENTRY)
+        if inner is not None:
+            nested = list(inner.units)
+            rng.shuffle(nested)
+            units[k] = inner.join(nested)
+    again = split.join(units)
+    assert again.startswith("```yaml\n") and again.endswith("\n```")
+    assert yaml.safe_load(again[len("```yaml\n"):-len("\n```")]) == data
+
+
+def test_a_yaml_sequence_gives_its_items_and_a_list_item_keeps_its_lines() -> None:
+    items = [{"code": f"A{k}", "title": f"Rule {k}.", "applies_to": ["web", "post"]} for k in range(4)]
+    body = yaml.safe_dump({"policies": items}, sort_keys=False).rstrip("\n")
+    split = split_text(f"```yaml\n{body}\n```")
+    assert split is not None and split.kind == ITEM and len(split.units) == 4
+    assert all(unit.startswith("- code:") for unit in split.units)
+    assert split_unit(split.units[0], ITEM) is None  # (its lines are its structure)
+    joined = split.join(list(reversed(split.units)))
+    assert yaml.safe_load(joined[len("```yaml\n"):-len("\n```")]) == {"policies": list(reversed(items))}
+
+
+def test_yaml_that_a_reorder_could_change_is_not_cut() -> None:
+    for body in ("a: &x 1\nb: *x", "base: 1\n<<: {c: 2}\nd: 3", "a: |+\n  text\n\nb: 2", "- 1\n- 2", "a: 1\na: 2",
+                 "{a: 1, b: 2}", "just: [a, b]"):
+        split = split_text(f"```yaml\n{body}\n```")
+        assert split is None or split.kind == ITEM and body.startswith("- "), body
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(["privacy", "billing", "engineers", "outages"]), min_size=2, max_size=4, unique=True),
+       st.randoms(use_true_random=False))
+def test_toml_tables_in_any_order_are_the_same_document(names: list[str], rng: Any) -> None:
+    body = "title = \"guide\"\n\n" + "\n\n".join(f"[{n}]\nowner = \"desk {n[0]}\"\nsla_hours = {len(n)}" for n in names)
+    split = split_text(f"```toml\n{body}\n```")
+    assert split is not None and len(split.units) == len(names)
+    units = list(split.units)
+    rng.shuffle(units)
+    again = split.join(units)
+    assert tomllib.loads(again[len("```toml\n"):-len("\n```")]) == tomllib.loads(body)
+    assert split_text(f"```toml\n{body}\n\n[[jobs]]\nname = \"a\"\n```") is None  # (arrays of tables: order)
+
+
+def _yaml_traffic() -> list[dict[str, Any]]:
+    """A YAML block whose top keys come in a per-request order, a list whose items repeat a
+    line ("nights: 3"), and a per-request stamp on the line after the fence."""
+    legs = [{"site": s, "nights": 3 if k % 2 == 0 else 4, "notes": f"Route {s} by day."}
+            for k, s in enumerate(["Kestrel Gap", "Drumlaig", "Ostvik", "Harrowby"])]
+    sections = {"tour": {"name": "Winter Crossing", "operator": "Valmont"}, "legs": legs,
+                "safety": {"max_wind_kmh": 40}, "crew": [{"role": "rigging", "count": 14}]}
+    orders = [["tour", "legs", "safety", "crew"], ["crew", "safety", "tour", "legs"], ["legs", "tour", "crew", "safety"],
+              ["safety", "crew", "legs", "tour"], ["tour", "crew", "legs", "safety"]]
+    records = []
+    for k, order in enumerate(orders):
+        block = yaml.safe_dump({key: sections[key] for key in order}, sort_keys=False).rstrip("\n")
+        system = f"You plan the tour.\n\n```yaml\n{block}\n```\nconfig generated_at: 13:0{k}:26\n\nQuote the handbook."
+        records.append({"messages": [{"role": "system", "content": system},
+                                     {"role": "user", "content": f"Question {k}?"}]})
+    return records
+
+
+def _block(text: str) -> Any:
+    start = text.index("```yaml\n") + len("```yaml\n")
+    return yaml.safe_load(text[start:text.index("\n```", start)])
+
+
+def test_a_yaml_block_comes_out_whole_in_every_variant_and_in_one_key_order() -> None:
+    records = _yaml_traffic()
+    reqs = requests(records)
+    for to in (KEPT, LAST_USER):
+        out = variant(reqs, to)
+        for before, after in zip(records, out):
+            assert after.messages is not None
+            # The same data: no line lost, doubled or moved under another key.
+            assert _block(after.messages[0]["content"]) == _block(before["messages"][0]["content"])
+            assert words(after) == words(requests([before])[0])  # type: ignore[arg-type]
+        blocks = {after.messages[0]["content"].split("```")[1] for after in out if after.messages}
+        assert len(blocks) == 1, to
+
+
+def test_a_value_inside_fixed_text_moves_out_alone() -> None:
+    records = [{"messages": [{"role": "system", "content": (
+        "You answer for the depot.\n\n```yaml\ntour:\n  name: Winter\n  operator: Valmont\n"
+        f"  generated_at: 2026-12-01T11:0{k}:26Z\nlegs:\n  count: 3\n  season: winter\n```\n\nQuote the handbook.")},
+        {"role": "user", "content": f"Question {k}?"}]} for k in range(5)]
+    out = variant(requests(records), LAST_USER)
+    systems = {r.messages[0]["content"] for r in out if r.messages}
+    assert len(systems) == 1 and "generated_at" not in next(iter(systems))
+    assert "name: Winter" in next(iter(systems))  # (the fixed keys around it stay where they were)
+    for k, r in enumerate(out):
+        assert r.messages is not None and f"generated_at: 2026-12-01T11:0{k}:26Z" in r.messages[-1]["content"]
+
+
+def test_the_opening_system_messages_come_static_first_each_role_among_its_own() -> None:
+    persona = {"role": "system", "content": "You are the assistant of Juniper Civic. Answer plainly."}
+    rules = {"role": "system", "content": "Accessibility. Captions are available for all recorded trainings."}
+    records = []
+    for k in range(6):
+        docs = {"role": "system", "content": f"Retrieved passages:\n\n[doc {k}] Passage {k} about permits."}
+        opening = [[docs, persona, rules], [rules, docs, persona], [persona, rules, docs]][k % 3]
+        dev = {"role": "developer", "content": "Be brief."}
+        records.append({"messages": [dev] + opening + [{"role": "user", "content": f"Question {k}?"}]})
+    for r in variant(requests(records), KEPT):
+        assert r.messages is not None
+        assert [m["role"] for m in r.messages] == ["developer", "system", "system", "system", "user"]
+        assert r.messages[1]["content"] == persona["content"] and r.messages[2]["content"] == rules["content"]
+        assert r.messages[3]["content"].startswith("Retrieved passages")
+
+
+def test_example_exchanges_with_tool_calls_come_in_one_order_and_keep_their_messages() -> None:
+    def exchange(j: int) -> list[dict[str, Any]]:
+        call = {"id": f"ex{j}", "type": "function", "function": {"name": "lookup", "arguments": json.dumps({"n": j})}}
+        return [{"role": "user", "content": f"Example question {j}?"},
+                {"role": "assistant", "content": "", "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": f"ex{j}", "content": json.dumps({"ok": True, "n": j})},
+                {"role": "assistant", "content": f"Example answer {j}."}]
+    orders = [[0, 1, 2], [2, 0, 1], [1, 2, 0], [0, 2, 1]]
+    records = [{"messages": [{"role": "system", "content": "You are the desk."}]
+                + [m for j in order for m in exchange(j)] + [{"role": "user", "content": f"Real question {k}?"}]}
+               for k, order in enumerate(orders)]
+    out = variant(requests(records), KEPT)
+    heads = {json.dumps(r.messages[:-1]) for r in out if r.messages}
+    assert len(heads) == 1
+    first = out[0].messages
+    assert first is not None
+    # Each exchange stays whole: its call, its result and its answer follow its question.
+    for k in range(1, len(first) - 1, 4):
+        n = int(first[k]["content"].split()[-1].rstrip("?"))
+        assert first[k + 1]["tool_calls"][0]["id"] == first[k + 2]["tool_call_id"] == f"ex{n}"
+        assert first[k + 3]["content"] == f"Example answer {n}."
+
+
+def test_a_prompts_example_turns_come_in_one_order_and_its_markup_stays() -> None:
+    def turn(role: str, text: str) -> str:
+        return f"<|start_header_id|>{role}<|end_header_id|>\n\n{text}<|eot_id|>"
+    orders = [[0, 1, 2], [2, 1, 0], [1, 0, 2]]
+    prompts = ["<|begin_of_text|>" + turn("system", "You are the desk.")
+               + "".join(turn("user", f"Example {j}?") + turn("assistant", f"Answer {j}.") for j in order)
+               + turn("user", f"Real {k}?") + "<|start_header_id|>assistant<|end_header_id|>\n\n"
+               for k, order in enumerate(orders)]
+    out = variant(requests([{"prompt": p} for p in prompts]), KEPT)
+    heads = {r.prompt.split("Real")[0] for r in out if r.prompt}
+    assert len(heads) == 1
+    assert all(r.prompt is not None and r.prompt.count("<|start_header_id|>") == 9 for r in out)
+
+
+def test_a_system_message_with_nothing_fixed_in_it_moves_out_whole() -> None:
+    records = [{"tools": [{"type": "function", "function": {"name": "lookup", "description": "Look up an order.",
+                                                            "parameters": {"type": "object", "properties": {}}}}],
+                "messages": [{"role": "system", "content": f"Use these passages:\n(doc {k}) Passage {k} text."},
+                             {"role": "user", "content": f"Question {k}?"}]} for k in range(5)]
+    for k, r in enumerate(variant(requests(records), LAST_USER)):
+        # (The system message stays, empty: without one, a template may print a default.)
+        assert r.messages is not None and [m["content"] for m in r.messages][:1] == [""]
+        assert f"Passage {k} text." in r.messages[1]["content"] and f"Question {k}?" in r.messages[1]["content"]
+
+
+def test_in_an_agent_loop_what_varies_goes_to_the_newest_tool_result() -> None:
+    records = []
+    for step in range(4):
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": f"You run the desk. Follow the runbook.\n\nYou have {10 - step} tool steps left."},
+            {"role": "user", "content": "Resize the instance."}]
+        for j in range(step):
+            messages += [{"role": "assistant", "content": "", "tool_calls": [
+                {"id": f"c{j}", "type": "function", "function": {"name": "resize", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": f"c{j}", "content": f"done {j}"}]
+        records.append({"messages": messages})
+    out = variant(requests(records), LAST_USER)
+    for step, r in enumerate(out):
+        # (The first step's newest turn is the user's; later, the user turn is history.)
+        assert r.messages is not None and (step == 0 or r.messages[1]["content"] == "Resize the instance.")
+        assert r.messages[-1]["content"].endswith(f"You have {10 - step} tool steps left.")
+    # Each step extends the one before it up to that step's newest turn.
+    for a, b in zip(out[1:], out[2:]):
+        assert a.messages is not None and b.messages is not None and list(b.messages[:len(a.messages) - 1]) == list(a.messages[:-1])
+
+
+def test_json_after_a_label_on_its_line_and_an_object_holding_one_list_give_their_items() -> None:
+    split = split_text('Functions: [{"name":"a","x":1},{"name":"b","x":2}]')
+    assert split is not None and split.kind == ITEM and split.fixed[0] == "Functions: "
+    assert split.join(list(reversed(split.units))) == 'Functions: [{"name":"b","x":2},{"name":"a","x":1}]'
+    inner = split_text(json.dumps({"sections": [{"t": "a"}, {"t": "b"}]}))
+    assert inner is not None and len(inner.units) == 1
+
+
+def test_a_heading_does_not_take_a_section_that_has_its_own() -> None:
+    text = "# Assistant\n\n## Refunds\nRefunds take five days.\n\n## Tone\nBe brief."
+    split = split_text(text)
+    assert split is not None and split.units == ("# Assistant", "## Refunds\nRefunds take five days.", "## Tone\nBe brief.")
+
+
+def test_a_sentence_ending_in_a_number_ends_there() -> None:
+    split = split_text("Never reschedule when the client is under 18. Anything else I can check?")
+    assert split is not None and split.kind == "sentence" and len(split.units) == 2
+    assert split_text("Ask Dr. Smith first. Then wait.") is None
