@@ -1047,7 +1047,7 @@ class Canon:
     def moves_whole(self, text: str) -> bool:
         """Whether a system text with nothing fixed in it moves out whole: it is unique (with
         ``shared_out``: not all sessions send it), retrieved passages sent as the system
-        prompt, ahead of the tools and the conversation."""
+        prompt, ahead of the tools and the conversation (asked only where tools follow)."""
         key = (TEXT, normalized(text))
         # (A text the log never sent whole, what a rewrite left of one, is not judged by it.)
         return PLACEMENT not in self.keep and key in self.counts.sessions and self.info(key)[0] >= (
@@ -1247,7 +1247,9 @@ def rewrite(req: Request, canon: Canon | Rounds, to: str = KEPT, joiner: str = "
         moved: list[str] = []
         if tools and any(m.get("role") == "user" for m in messages):  # (where the cut can go)
             tools, moved = canon.cut_tools(tools)
-        _move_out(messages, canon, to, joiner, moved)
+        # A system message moves out whole only ahead of tools (which most templates print
+        # after it): with nothing shared behind it, only the template's own tokens would gain.
+        _move_out(messages, canon, to, joiner, moved, whole=bool(tools))
     if _same(tools, req.tools) and _same_messages(messages, req.messages):
         return None
     return dataclasses.replace(req, tools=tools, messages=tuple(messages))

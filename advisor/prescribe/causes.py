@@ -178,7 +178,7 @@ def _request(req: Request, canon: Canon, seen: dict[tuple[str, str], str], moved
         else:
             seen.setdefault((ORDER, "message-order"), _content_text(next(a for a, b in zip(opened, messages) if a is not b)))
     # The system message the chosen variant moves units out of: what it moves.
-    found = moving_out(messages, canon, req.kind == "messages") if moved_out else None
+    found = moving_out(messages, canon, req.kind == "messages" and bool(req.tools)) if moved_out else None
     if found is not None:
         content = messages[found[0]].get("content")
         seen.setdefault((PLACEMENT, "system-message-content"), content if isinstance(content, str) else found[1][1][0])

@@ -236,3 +236,12 @@ def test_a_sentence_ending_in_a_number_ends_there() -> None:
     split = split_text("Never reschedule when the client is under 18. Anything else I can check?")
     assert split is not None and split.kind == "sentence" and len(split.units) == 2
     assert split_text("Ask Dr. Smith first. Then wait.") is None
+
+
+def test_without_tools_behind_it_a_system_message_of_its_own_stays() -> None:
+    # Single-shot traffic: each system message is the request's own and nothing shared follows
+    # it; moved out whole, only the template's own tokens would be shared.
+    records = [{"messages": [{"role": "system", "content": f"Summarise document {k} for reader {k}.\n\nNotes {k}."},
+                             {"role": "user", "content": f"Question {k}?"}]} for k in range(5)]
+    for before, after in zip(records, variant(requests(records), LAST_USER)):
+        assert after.messages is not None and after.messages[0]["content"] == before["messages"][0]["content"]
