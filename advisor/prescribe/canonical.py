@@ -186,7 +186,8 @@ def split_unit(text: str, kind: str) -> Split | None:
 @functools.lru_cache(maxsize=MEMO_TEXTS)
 def _entry_split(text: str) -> Split | None:
     body = text.strip("\n")
-    return _yaml_split(body, text[:text.find(body)], text[text.find(body) + len(body):]) if body.strip() else None
+    lead = len(text) - len(text.lstrip("\n"))
+    return _yaml_split(body, text[:lead], text[lead + len(body):]) if body.strip() else None
 
 
 @functools.lru_cache(maxsize=MEMO_TEXTS)
@@ -370,7 +371,8 @@ def _line_pieces(body: str) -> list[str]:
     whose order is its meaning; a clause from its open tag to its close tag)."""
     pieces: list[str] = []
     fenced = False
-    element: str | None = None
+    # The open element's open and close tags (compiled once per element), and its depth.
+    element: tuple[re.Pattern[str], re.Pattern[str]] | None = None
     depth = 0
     for line in body.split("\n"):
         if fenced or element is not None:
@@ -379,12 +381,12 @@ def _line_pieces(body: str) -> list[str]:
             pieces.append(line)
             tag = _XML_OPEN.match(line)
             if tag is not None and not line.rstrip().endswith("/>"):
-                element, depth = tag.group(1), 0
+                name = re.escape(tag.group(1))
+                element, depth = (re.compile(rf"<{name}(?:\s[^>]*)?>"), re.compile(rf"</{name}>")), 0
         if line.lstrip().startswith("```") and element is None:
             fenced = not fenced
         if element is not None:
-            depth += len(re.findall(rf"<{re.escape(element)}(?:\s[^>]*)?>", line))
-            depth -= len(re.findall(rf"</{re.escape(element)}>", line))
+            depth += len(element[0].findall(line)) - len(element[1].findall(line))
             if depth <= 0:
                 element = None
     return pieces
