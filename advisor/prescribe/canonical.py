@@ -34,8 +34,10 @@ One mechanism for every shape of content, a pure function of the traffic:
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
+import itertools
 import json
 import re
 import tomllib
@@ -74,6 +76,7 @@ ROUNDS = 3
 TEXT, PARA, LINE, SENTENCE, MEMBER, ITEM, TOOL = "text", "paragraph", "line", "sentence", "member", "item", "tool"
 ENTRY = "entry"  # a YAML mapping's entry: its key line and the lines nested under it
 EXCHANGE = "exchange"  # a user turn up to the assistant's reply to it, ahead of the last user turn
+STEP = "step"  # a tool call and its results, one of a run of such look-ups ahead of the last user turn
 STATIC, SHARED, UNIQUE = 0, 1, 2  # volatility classes, in canonical order
 # The three changes the canonical form makes, each of which a ``Canon`` can leave out: one
 # spelling per unit, static units in one order, what varies after what every session shares.
@@ -122,6 +125,12 @@ _YAML_ORDERED = re.compile(r"(?:^|[\s\[{,])[&*][^\s,\[\]{}]|<<\s*:|[|>][0-9]?\+"
 _XML_OPEN = re.compile(r"^\s*<([A-Za-z][\w.:-]*)(?:\s[^<>]*)?>\s*$")
 _XML_WHOLE = re.compile(r"^(\s*<([A-Za-z][\w.:-]*)(?:\s[^<>]*)?>\n)(.*)(\n\s*</\2>\s*)$", re.DOTALL)
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
+# Any open or close tag on a line (its name, and whether it closes or is self-closed).
+_XML_TAG = re.compile(r"<(/?)([A-Za-z][\w.:-]*)(?:\s[^<>]*)?(/?)>")
+# A paragraph that only rules one section off from the next (markdown's thematic break).
+_RULE = re.compile(r"[ \t]*(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|={3,}|~{3,})")
+# The last line of a prompt that opens the element the model writes in ("<assistant>").
+_OPEN_CUE = re.compile(r"<[A-Za-z][\w.:-]*>")
 # A paragraph or line that only labels what follows ("## Sources", "Examples:"); the second
 # kind, left last, cues what the model writes next ("Answer:").
 _LABEL = re.compile(r"^(?:#{1,6} .*|[^\n]{1,80}:)$")
@@ -157,10 +166,18 @@ class Split:
     units: tuple[str, ...]
     fixed: tuple[str, ...]
     layout: tuple[int | str | None, tuple[str, str], bool] | None = None
+    # A split of a JSON string's text: (ensure_ascii, the member holding it or None, the
+    # text around the string); joined, the text is that string (or member) again.
+    encoded: tuple[bool, str | None, str, str] | None = None
 
     def join(self, units: list[str], bare: bool = False) -> str:
         """The text with ``units`` in the slots (fewer units fill the first slots); ``bare``
         leaves out what surrounds the first and last unit (a table's header, margins)."""
+        if self.encoded is not None and not bare:
+            ascii_string, member, lead, trail = self.encoded
+            text = dataclasses.replace(self, encoded=None).join(units)
+            encoded: Any = [member, text] if member is not None else text
+            return lead + json.dumps(encoded, ensure_ascii=ascii_string) + trail
         head, tail = ("", "") if bare else (self.fixed[0], self.fixed[-1])
         if self.layout is not None:
             indent, separators, ascii_only = self.layout
@@ -180,7 +197,41 @@ def split_unit(text: str, kind: str) -> Split | None:
     other's those of ``split_text``."""
     if kind == ITEM:
         return _json_split(text.strip(), text[:len(text) - len(text.lstrip())], text[len(text.rstrip()):])
+    if kind == MEMBER:
+        return _member_split(text)
     return _entry_split(text) if kind == ENTRY else split_text(text)
+
+
+@functools.lru_cache(maxsize=MEMO_TEXTS)
+def _member_split(member: str) -> Split | None:
+    """A JSON member's units, where its value has them: an object's members (a member holds
+    an object as a text holds one), a string's units as a text's (a tool result's notice
+    lines, a query's sentences). A list's items are ``member_items``'."""
+    name, value = json.loads(member)
+    # (One member too: the same key alone in some requests, beside a value in the others,
+    # is counted in every one of them.)
+    if isinstance(value, dict) and value:
+        units = tuple(json.dumps([k, v], ensure_ascii=False) for k, v in value.items())
+        return Split(MEMBER, units, (json.dumps([name], ensure_ascii=False)[:-1] + ", ",) + ("",) * (len(units) - 1)
+                     + ("]",), (None, (", ", ": "), False))
+    inner = split_text(value) if isinstance(value, str) else None
+    return None if inner is None else dataclasses.replace(inner, encoded=(False, name, "", ""))
+
+
+def _string_split(body: str, lead: str, trail: str) -> Split | None:
+    """The units of a text sent as one JSON string (a tool's result the template printed
+    with ``tojson``: JSON inside a string), where encoding it again gives it back exactly."""
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(value, str):
+        return None
+    for ascii_only in (False, True):
+        if json.dumps(value, ensure_ascii=ascii_only) == body:
+            inner = split_text(value)
+            return None if inner is None else dataclasses.replace(inner, encoded=(ascii_only, None, lead, trail))
+    return None
 
 
 @functools.lru_cache(maxsize=MEMO_TEXTS)
@@ -200,6 +251,8 @@ def split_text(text: str) -> Split | None:
         return None
     lead = text[: len(text) - len(text.lstrip())]
     trail = text[len(text.rstrip()):]
+    if body[0] == body[-1] == '"' and len(body) > 1:
+        return _string_split(body, lead, trail)
     fence = _FENCE.match(body)
     if fence is not None:
         # Code, whose lines are not units: only a JSON object's members are, and a YAML
@@ -220,10 +273,23 @@ def split_text(text: str) -> Split | None:
     return (_json_split(body, lead, trail)
             or (_json_split(body[brace + 1:], lead + body[:brace + 1], trail)
                 if brace > 0 and not _PARAGRAPH_BREAK.search(body, 0, brace + 1) else None)
-            or (_json_split(body[label.end():], lead + label.group(0), trail) if label else None)
+            or (_labelled_json(body, label.end(), lead, trail) if label else None)
             or (_yaml_split(body, lead, trail) if _YAML_TEXT.match(body) else None)
             or _paragraph_split(body, lead, trail) or _line_split(body, lead, trail)
             or _sentence_split(body, lead, trail) or _list_split(body, lead, trail))
+
+
+def _labelled_json(body: str, start: int, lead: str, trail: str) -> Split | None:
+    """JSON on its label's line (``body[start:]``), with the rest of that line after it (a
+    content part joined to the next by a space): the label and the rest stay in place."""
+    try:
+        end = start + json.JSONDecoder().raw_decode(body[start:])[1]
+    except ValueError:
+        return None
+    rest = body[end:]
+    if "\n" in rest:
+        return None
+    return _json_split(body[start:end], lead + body[:start], rest + trail)
 
 
 def _json_split(body: str, lead: str, trail: str) -> Split | None:
@@ -237,7 +303,7 @@ def _json_split(body: str, lead: str, trail: str) -> Split | None:
     if not isinstance(value, (dict, list)) or (isinstance(value, list) and _items(value) is None):
         return None
     # (One member is a unit only where it holds a list: its items are, {"sections": [...]}.)
-    if len(value) < 2 and not (isinstance(value, dict) and len(value) == 1 and _items(next(iter(value.values())))):
+    if len(value) < 2 and not (isinstance(value, dict) and len(value) == 1 and _nested(next(iter(value.values())))):
         return None
     second = body.split("\n", 2)[1] if body.startswith("{\n") else ""
     margin = second[:len(second) - len(second.lstrip(" \t"))]
@@ -252,6 +318,12 @@ def _json_split(body: str, lead: str, trail: str) -> Split | None:
                 return Split(ITEM if isinstance(value, list) else MEMBER, units,
                              (lead,) + ("",) * (len(units) - 1) + (trail,), (indent, separators, ascii_only))
     return None
+
+
+def _nested(value: Any) -> bool:
+    """Whether a lone member's value has units of its own: a list's items, an object's members."""
+    return (bool(_items(value)) or isinstance(value, dict) and len(value) >= 2
+            or isinstance(value, str) and split_text(value) is not None)
 
 
 def _yaml_split(body: str, lead: str, trail: str) -> Split | None:
@@ -334,21 +406,87 @@ def _sql_split(body: str, lead: str, trail: str) -> Split | None:
 
 
 # The units of a fenced block, by its info string (any other: a JSON object's, or none).
+def _csv_split(body: str, lead: str, trail: str) -> Split | None:
+    """A fenced CSV or TSV table's rows, its header row staying first (ITEM units: put in
+    one order only where every session sends each). Not where a quoted field may hold a
+    line break: a row is then not a line."""
+    lines = body.split("\n")
+    if len(lines) < 3 or any(line.count('"') % 2 for line in lines) or _header_rows(lines) != 1:
+        return None
+    return Split(ITEM, tuple(lines[1:]), (lead + lines[0] + "\n",) + ("\n",) * (len(lines) - 2) + (trail,))
+
+
 _CODE_SPLITS: dict[str, Callable[[str, str, str], Split | None]] = {
-    "yaml": _yaml_split, "yml": _yaml_split, "toml": _toml_split, "sql": _sql_split}
+    "yaml": _yaml_split, "yml": _yaml_split, "toml": _toml_split, "sql": _sql_split, "csv": _csv_split,
+    "tsv": _csv_split}
 
 
 def _paragraph_split(body: str, lead: str, trail: str) -> Split | None:
     pieces = _PARAGRAPH_BREAK.split(body)
     breaks = [m.group(0) for m in _PARAGRAPH_BREAK.finditer(body)]
-    # A blank line inside a fenced block is part of the block: the block stays one piece.
-    k = 0
-    while k < len(pieces) - 1:
-        if pieces[k].count("```") % 2:
-            pieces[k:k + 2] = [pieces[k] + breaks.pop(k) + pieces[k + 1]]
+    # A blank line inside a fenced block or inside an XML element (an element's lines up to
+    # its close tag) is part of it: the block stays one piece.
+    spans = _element_spans(body)
+    at = [m.start() for m in _PARAGRAPH_BREAK.finditer(body)]
+    merged, kept = [pieces[0]], []
+    for k, gap in enumerate(breaks):
+        j = bisect.bisect_right(spans, (at[k], len(body))) - 1
+        if merged[-1].count("```") % 2 or (j >= 0 and spans[j][0] <= at[k] <= spans[j][1]):
+            merged[-1] += gap + pieces[k + 1]
         else:
-            k += 1
+            kept.append(gap)
+            merged.append(pieces[k + 1])
+    pieces, breaks = merged, kept
+    # A rule ("---") between two paragraphs is layout, as the blank lines around it are: it
+    # stays in place while the sections it parts move.
+    k = 0
+    while k < len(pieces):
+        if _RULE.fullmatch(pieces[k]) and len(pieces) > 1:
+            if k == 0:
+                lead += pieces.pop(0) + breaks.pop(0)
+                continue
+            breaks[k - 1:k + 1] = [breaks[k - 1] + pieces.pop(k) + (breaks[k] if k < len(breaks) else "")]
+            if k == len(pieces):
+                trail = breaks.pop() + trail
+            continue
+        k += 1
     return _sections(PARA, pieces, breaks, lead, trail)
+
+
+# At most this many lines read per line of a text looking for XML elements' close tags
+# (an element never closed is read to the end of the text once).
+_XML_READS = 8
+
+
+def _element_spans(body: str) -> list[tuple[int, int]]:
+    """Where ``body`` is inside an XML element that opens on a line of its own and closes on
+    a later line (the outermost ones): (first, last) offset of a line end inside it, in
+    order. A paragraph break there is no break."""
+    lines = body.split("\n")
+    ends = list(itertools.accumulate(len(line) + 1 for line in lines))  # (each line's end + 1)
+    out: list[tuple[int, int]] = []
+    budget = _XML_READS * len(lines)
+    k = 0
+    while k < len(lines) and budget > 0:
+        tag = _XML_OPEN.match(lines[k])
+        if tag is None or lines[k].rstrip().endswith("/>"):
+            k += 1
+            continue
+        name, depth, end = tag.group(1), 0, None
+        for j in range(k, len(lines)):
+            budget -= 1
+            for close, found, bare in _XML_TAG.findall(lines[j]):
+                if found == name and not bare:
+                    depth += -1 if close else 1
+            if depth <= 0:
+                end = j
+                break
+        if end is None:
+            k += 1  # (never closed: a tag in prose, not an element)
+            continue
+        out.append((ends[k] - 1, ends[end - 1] - 1))
+        k = end + 1
+    return out
 
 
 def _line_split(body: str, lead: str, trail: str) -> Split | None:
@@ -466,7 +604,7 @@ def _sections(kind: str, pieces: list[str], breaks: list[str], lead: str, trail:
         glue, run = label, bool(_CUE.match(piece))
     if len(units) == 1 and len(pieces) > 1 and _LABEL.match(pieces[0]):
         return _sections(kind, pieces[1:], breaks[1:], lead + pieces[0] + breaks[0], trail, True)
-    if len(units) > 1 and _LABEL.match(units[-1]):  # ("Answer:", "### Assistant")
+    if len(units) > 1 and (_LABEL.match(units[-1]) or _OPEN_CUE.fullmatch(units[-1])):  # ("Answer:", "<assistant>")
         trail = fixed.pop() + units.pop() + trail
         pinned = True
     if not units or (len(units) == 1 and not pinned):
@@ -612,6 +750,7 @@ def _nodes(request: Request) -> list[tuple[str, str]]:
             texts += [content] if isinstance(content, str) else [p["text"] for p in content or () if _is_text(p)]
             texts += [a for a in map(_arguments, message.get("tool_calls") or ()) if a is not None and a.lstrip()[:1] == "{"]
     out += [(key, EXCHANGE) for _, _, key in exchanges(messages)]
+    out += [(key, STEP) for _, _, key in steps(messages)]
     for text in texts:
         _walk(text, TEXT, out)
     return out
@@ -654,12 +793,34 @@ def exchanges(messages: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> li
     return out
 
 
-def _exchanges_in_order(messages: list[dict[str, Any]], canon: Canon) -> list[dict[str, Any]]:
-    """Each run of consecutive exchanges with those every session sends first, in the order
-    the log first showed them (few-shot examples sampled in another order per request), the
-    others after them as they came. A conversation's next request adds an exchange of its
-    own at the end: it still extends this one."""
-    found = exchanges(messages)
+def steps(messages: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> list[tuple[int, int, str]]:
+    """The look-ups ahead of the last user turn that came one after another with no reply
+    between them: an assistant turn of tool calls and the results answering it, in runs of
+    two or more (documents a client preloads, calls made in parallel and replayed in the
+    order they completed): (start, end, the messages as one key text)."""
+    last = max((k for k, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    found = []
+    k = 0
+    while k < last:
+        end = k + 1
+        if messages[k].get("role") == "assistant" and messages[k].get("tool_calls"):
+            while end < last and messages[end].get("role") == "tool":
+                end += 1
+        if end - k >= 2:
+            found.append((k, end, json.dumps([[m.get("role"), m.get("content"), m.get("tool_calls")]
+                                              for m in messages[k:end]], ensure_ascii=False, default=str)))
+        k = end
+    runs = [f for j, f in enumerate(found)
+            if (j > 0 and found[j - 1][1] == f[0]) or (j + 1 < len(found) and found[j + 1][0] == f[1])]
+    return runs
+
+
+def _runs_in_order(messages: list[dict[str, Any]], found: list[tuple[int, int, str]], kind: str,
+                   canon: Canon) -> list[dict[str, Any]]:
+    """Each run of consecutive ``found`` spans (exchanges, look-ups) with those every session
+    sends first, in the order the log first showed them, the others after them as they came.
+    A conversation's next request adds an exchange of its own at the end: it still extends
+    this one."""
     out: list[dict[str, Any]] = []
     at = start = 0
     while start < len(found):
@@ -669,13 +830,20 @@ def _exchanges_in_order(messages: list[dict[str, Any]], canon: Canon) -> list[di
         run = found[start:end]
         rows = []
         for j, (a, b, key) in enumerate(run):
-            cls, _, rank = canon.info((EXCHANGE, normalized(key)))
+            cls, _, rank = canon.info((kind, normalized(key)))
             rows.append(((cls, rank if cls == STATIC and ORDER not in canon.keep else j), (a, b), cls))
         out += messages[at:run[0][0]]
         for _, (a, b), _ in _placed(rows, PLACEMENT not in canon.keep):
             out += messages[a:b]
         at, start = run[-1][1], end
     return out + messages[at:]
+
+
+def _exchanges_in_order(messages: list[dict[str, Any]], canon: Canon) -> list[dict[str, Any]]:
+    """Few-shot examples sampled in another order per request, and look-ups replayed in the
+    order they completed, in one order (``_runs_in_order``)."""
+    messages = _runs_in_order(messages, exchanges(messages), EXCHANGE, canon)
+    return _runs_in_order(messages, steps(messages), STEP, canon)
 
 
 @functools.lru_cache(maxsize=MEMO_TEXTS)
@@ -737,9 +905,9 @@ def _items(value: Any) -> list[str] | None:
 @functools.lru_cache(maxsize=MEMO_TEXTS)
 def _units(text: str, kind: str) -> tuple[tuple[str, str], ...]:
     """``text`` and every unit inside it, at every level, in order: (text, kind)."""
-    if kind == MEMBER:
-        items = member_items(text)
-        return ((text, kind),) + tuple(unit for item in items or () for unit in _units(item, ITEM))
+    items = member_items(text) if kind == MEMBER else None
+    if items is not None:
+        return ((text, kind),) + tuple(unit for item in items for unit in _units(item, ITEM))
     split = split_unit(text, kind)
     out: list[tuple[str, str]] = [(text, kind)]
     if split is not None:
@@ -753,6 +921,7 @@ def forget_units() -> None:
     normalized.cache_clear()
     split_text.cache_clear()
     _entry_split.cache_clear()
+    _member_split.cache_clear()
     _units.cache_clear()
     _tool_texts.cache_clear()
     prompt_turns.cache_clear()
@@ -857,7 +1026,7 @@ class Canon:
         if items is not None:
             ordered = [json.loads(unit) for unit, _ in self.ordered(ITEM, items, pooled)]
             out = json.dumps([json.loads(out)[0], ordered], ensure_ascii=False)
-        split = None if kind in (MEMBER, ITEM) or self.info(key)[0] == STATIC else self.split(out, kind)
+        split = None if kind == ITEM or items is not None or self.info(key)[0] == STATIC else self.split(out, kind)
         if split is not None and split.kind == ITEM and not all(
                 self.info((ITEM, normalized(item)))[0] == STATIC for item in split.units):
             split = None  # (an array with an item of its own keeps its order, as a member's does)
@@ -945,21 +1114,40 @@ class Canon:
         cut = self._cut(split.kind, self.ordered(split.kind, split.units))
         return None if cut is None else (split.join(cut[0]), split.join(cut[1], bare=True))
 
-    def split_restamped(self, text: str) -> tuple[str, str] | None:
+    def split_restamped(self, text: str, data: bool = False) -> tuple[str, str] | None:
         """An earlier turn's text without the units only one request sends, where the rest
         of it recurs (the turn resent as history with a new reading each time: the reading is
-        not as first sent), and those units as one text; None otherwise."""
+        not as first sent), and those units as one text; None otherwise. ``data``: the turn
+        is a tool's result or a call's arguments, whose values move also where the rest of it
+        is fixed (most of its text static: a stamp in a fixed call, a count in a fixed
+        notice), each value alone where the unit holding it is mostly fixed; JSON is data too.
+        A turn of prose and a value (a few-shot example sent once) keeps its text."""
         split = self._movable(text)
         if split is None:
             return None
-        infos = [(unit, self.info((split.kind, normalized(unit)))[0], self.once((split.kind, normalized(unit))))
-                 for unit in split.units]
-        kept = [unit for unit, cls, once in infos if not (cls == UNIQUE and once)]
-        moved = [unit for unit, cls, once in infos if cls == UNIQUE and once]
+        data = data or split.kind == MEMBER
+        kept: list[str] = []
+        moved: list[str] = []
+        resent = False
+        fixed = 0  # characters of static text kept
+        for unit in split.units:
+            key = (split.kind, normalized(unit))
+            cls = self.info(key)[0]
+            if not (cls == UNIQUE and self.once(key)):
+                kept.append(unit)
+                resent |= cls != STATIC
+                fixed += len(unit) if cls == STATIC else 0
+                continue
+            slots = self._slots(split.kind, unit) if data else None
+            if slots is None:
+                moved.append(unit)
+            else:
+                kept.append(slots[0])
+                moved.append(slots[1])
+                fixed += len(slots[0])
         # Resent: the turn holds content of its own that later requests send again (its
-        # question, in the history); a turn of static text and a value (a few-shot example
-        # sent once) is not.
-        if not moved or not any(cls != STATIC and not once for _, cls, once in infos):
+        # question, in the history).
+        if not moved or not kept or not (resent or data and 2 * fixed >= len(text)):
             return None
         return split.join(kept), split.join(moved, bare=True)
 
@@ -979,12 +1167,13 @@ class Canon:
         kept: list[str] = []
         moved: list[str] = []
         for unit, cls in rows:
-            slots = self._slots(kind, unit) if cls >= out and not self.shared_out else None
+            slots = self._slots(kind, unit) if cls >= out else None
             if slots is not None:
                 fixed.append(slots[0])
                 moved.append(slots[1])
             else:
-                (moved if cls >= out else fixed if cls == STATIC else kept).append(unit)
+                # (An array's items stay in their order: their positions may mean something.)
+                (moved if cls >= out else fixed if cls == STATIC or kind == ITEM else kept).append(unit)
         kept = fixed + kept
         if not kept or not moved:
             return None
@@ -998,11 +1187,13 @@ class Canon:
         split = self.split(unit, kind)
         if split is None:
             return None
-        rows = self.ordered(split.kind, split.units)
+        rows = (self.ordered(split.kind, split.units) if split.kind != ITEM else
+                [(self.text(u, ITEM), self.info((ITEM, normalized(u)))[0]) for u in split.units])
         if 2 * sum(cls == STATIC for _, cls in rows) < len(rows):
             return None
         cut = self._cut(split.kind, rows)
-        return None if cut is None else (split.join(cut[0]), split.join(cut[1], bare=True))
+        # (A member's values leave as a member of the same key: the object they join is JSON.)
+        return None if cut is None else (split.join(cut[0]), split.join(cut[1], bare=kind != MEMBER))
 
     def _pooled(self, kind: str, units: list[str]) -> list[str]:
         """Units moved out together, those several sessions share in one order (first-seen
@@ -1172,15 +1363,35 @@ def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, jo
         moved = out + moved
     for k in range(max(0, user)):
         # An earlier turn resent with a new reading (a user turn restamped, a reply annotated
-        # with its age): the reading goes to the newest turn.
-        content = messages[k].get("content")
-        turn = messages[k].get("role") in ("user", "assistant", "tool")
-        cut = canon.split_restamped(content) if turn and isinstance(content, str) else None
+        # with its age), a value in a tool's fixed result or in a call's fixed arguments: the
+        # reading goes to the newest turn.
+        role, content = messages[k].get("role"), messages[k].get("content")
+        turn = role in ("user", "assistant", "tool")
+        cut = canon.split_restamped(content, role == "tool") if turn and isinstance(content, str) else None
         if cut is not None:
             messages[k] = dict(messages[k], content=cut[0])
             moved.append(cut[1])
+        if role == "assistant" and messages[k].get("tool_calls"):
+            messages[k] = dict(messages[k], tool_calls=_calls_cut(messages[k]["tool_calls"], canon, moved))
     if moved and user >= 0:
         messages[user] = dict(messages[user], content=_insert(messages[user].get("content"), moved, to == LAST_USER_START, joiner, canon))
+
+
+def _calls_cut(calls: Any, canon: Canon | Rounds, moved: list[str]) -> Any:
+    """Tool calls with the values only one request sends cut out of their arguments (where
+    the rest of them is fixed), the cut texts appended to ``moved``."""
+    if not isinstance(calls, (list, tuple)):
+        return calls
+    out = []
+    for call in calls:
+        args = _arguments(call)
+        cut = canon.split_restamped(args, True) if args is not None and args.lstrip()[:1] == "{" else None
+        if cut is None:
+            out.append(call)
+            continue
+        out.append(dict(call, function=dict(call["function"], arguments=cut[0])))
+        moved.append(cut[1])
+    return out
 
 
 def moving_out(messages: list[dict[str, Any]] | tuple[dict[str, Any], ...],
@@ -1212,14 +1423,16 @@ def _prompt(req: Request, prompt: str, canon: Canon | Rounds, to: str, joiner: s
     turns = prompt_turns(prompt)
     if turns is None:
         out = canon.whole(prompt)
-        cut = canon.split_out(out) if to == LAST_USER else None
+        cut = canon.split_out(out) if to != KEPT else None
         if cut is not None:
             # No turn to move to: what varies goes to the end of the text, ahead of the cue
             # the model answers after ("Assistant:"), which stays last.
             kept, moved = cut
             body = kept.rstrip()
             at = body.rfind("\n")
-            at = len(kept[:at].rstrip("\n")) if at >= 0 and _LABEL.match(body[at + 1:]) else len(kept.rstrip("\n"))
+            cue = body[at + 1:]
+            at = (len(kept[:at].rstrip("\n")) if at >= 0 and (_LABEL.match(cue) or _OPEN_CUE.fullmatch(cue))
+                  else len(kept.rstrip("\n")))
             out = kept[:at] + "\n\n" + moved + kept[at:]
     else:
         sent = [{"role": role, "content": prompt[a:b]} for a, b, role in turns]
@@ -1249,9 +1462,13 @@ def rewrite(req: Request, canon: Canon | Rounds, to: str = KEPT, joiner: str = "
         moved: list[str] = []
         if tools and any(m.get("role") == "user" for m in messages):  # (where the cut can go)
             tools, moved = canon.cut_tools(tools)
-        # A system message moves out whole only ahead of tools (which most templates print
-        # after it): with nothing shared behind it, only the template's own tokens would gain.
-        _move_out(messages, canon, to, joiner, moved, whole=bool(tools))
+        # A system message moves out whole only ahead of what later requests send again: tools
+        # (which most templates print after it), or turns ahead of the newest one (a
+        # conversation's history, examples). With only the question behind it, only the
+        # template's own tokens would gain.
+        last = max((k for k, m in enumerate(messages) if m.get("role") in ("user", "tool")), default=-1)
+        turns = any(m.get("role") not in SYSTEM_ROLES for m in messages[:max(0, last)])
+        _move_out(messages, canon, to, joiner, moved, whole=bool(tools) or turns)
     if _same(tools, req.tools) and _same_messages(messages, req.messages):
         return None
     return dataclasses.replace(req, tools=tools, messages=tuple(messages))
@@ -1373,8 +1590,8 @@ class Rounds:
     def split_out(self, text: str) -> tuple[str, str] | None:
         return self.last.split_out(text)
 
-    def split_restamped(self, text: str) -> tuple[str, str] | None:
-        return self.last.split_restamped(text)
+    def split_restamped(self, text: str, data: bool = False) -> tuple[str, str] | None:
+        return self.last.split_restamped(text, data)
 
     def split_parts(self, parts: list[str]) -> tuple[list[str], list[str]] | None:
         return self.last.split_parts(parts)

@@ -14,8 +14,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from advisor.prescribe.canonical import ENTRY, ITEM, KEPT, LAST_USER, split_text, split_unit
-from tests.diagnose.test_canonical import requests
+from advisor.prescribe.canonical import ENTRY, ITEM, KEPT, LAST_USER, canonical_fixes, split_text, split_unit
+from tests.diagnose.test_canonical import apply, requests
 from tests.diagnose.test_canonical_units import variant, words
 
 KEYS = ["name", "owner", "retry_limit", "enabled", "notes", "region", "tier"]
@@ -245,3 +245,196 @@ def test_without_tools_behind_it_a_system_message_of_its_own_stays() -> None:
                              {"role": "user", "content": f"Question {k}?"}]} for k in range(5)]
     for before, after in zip(records, variant(requests(records), LAST_USER)):
         assert after.messages is not None and after.messages[0]["content"] == before["messages"][0]["content"]
+
+
+def test_rules_between_sections_stay_in_place_while_the_sections_take_one_order() -> None:
+    blocks = ["Alpha holds for every cohort.", "Beta applies on weekends.", "Gamma ends the term.", "Delta is optional."]
+    records = []
+    for k in range(6):
+        order = blocks[k % 4:] + blocks[:k % 4]
+        records.append({"prompt": "Tutor notes\n\n" + "\n\n---\n\n".join(order) + f"\n\n---\n\nLearner: question {k}?\nTutor:"})
+    out = variant(requests(records), KEPT)
+    heads = set()
+    for before, after in zip(records, out):
+        assert after.prompt is not None and after.prompt.count("\n\n---\n\n") == before["prompt"].count("\n\n---\n\n")
+        assert after.prompt.startswith("Tutor notes\n\n") and after.prompt.endswith("?\nTutor:")
+        # (Every rule still parts two sections: none doubled up, none at an end.)
+        assert all(part.strip() for part in after.prompt.split("---"))
+        heads.add(after.prompt.rsplit("\n\n---\n\nLearner", 1)[0])
+    assert len(heads) == 1
+
+
+def test_an_xml_element_with_blank_lines_inside_is_one_piece_and_its_lines_are_units() -> None:
+    text = ("<system>\n<persona>\nYou help.\n</persona>\n<session id=\"a1\"/>\n<knowledge>\nFirst article.\n\n"
+            "Second article.\n</knowledge>\n</system>\n<user>Where is it?</user>\n<assistant>")
+    split = split_text(text)
+    assert split is not None and split.units[0].endswith("</system>") and split.units[-1] == "<user>Where is it?</user>"
+    assert split.fixed[-1].endswith("<assistant>")  # (the element the model writes in stays last)
+    inner = split_text(split.units[0])
+    assert inner is not None and inner.units[1] == '<session id="a1"/>' and inner.units[2].startswith("<knowledge>")
+    # A tag that never closes is prose: the blank lines after it still part paragraphs.
+    loose = split_text("<b>\nBold notice.\n\nSecond paragraph.\n\nThird.")
+    assert loose is not None and loose.kind == "paragraph" and len(loose.units) == 3
+
+
+def test_in_a_prompt_of_xml_turns_what_varies_goes_ahead_of_the_open_assistant_element() -> None:
+    records = [{"prompt": (f"<system>\n<persona>\nYou help the depot.\n</persona>\n<session id=\"s-{k}{k}\" channel=\"web\"/>\n"
+                           "<policies>\n<policy>Refunds take five days.</policy>\n\n<policy>Be brief.</policy>\n</policies>\n"
+                           f"</system>\n<user>Question {k}?</user>\n<assistant>")} for k in range(6)]
+    out = variant(requests(records), LAST_USER)
+    heads = set()
+    for k, after in enumerate(out):
+        assert after.prompt is not None and after.prompt.endswith(f"<user>Question {k}?</user>\n<assistant>")
+        assert f'<session id="s-{k}{k}" channel="web"/>' in after.prompt.split("</system>")[1]
+        heads.add(after.prompt.split("</system>")[0])
+    assert len(heads) == 1
+
+
+def test_a_system_message_of_its_own_ahead_of_a_conversations_history_moves_out_whole() -> None:
+    # A summary rewritten on every turn, ahead of the history the next request resends: moved
+    # out whole, the history is the prefix each request extends.
+    records = []
+    for k in range(1, 6):
+        history: list[dict[str, Any]] = []
+        for j in range(k):
+            history += [{"role": "user", "content": f"Turn {j} asks about the depot."},
+                        {"role": "assistant", "content": f"Reply {j} about the depot."}]
+        records.append({"messages": [{"role": "system", "content": f"Summary so far: {k} turns, topic {k * 7}."}]
+                        + history + [{"role": "user", "content": f"Question {k}?"}]})
+    out = variant(requests(records), LAST_USER)
+    for k, r in enumerate(out, 1):
+        assert r.messages is not None and r.messages[0]["content"] == ""
+        assert f"Question {k}?" in r.messages[-1]["content"] and f"topic {k * 7}" in r.messages[-1]["content"]
+    # (Each request's history is the previous request's, turn for turn.)
+    for a, b in zip(out, out[1:]):
+        assert a.messages is not None and b.messages is not None
+        assert [m["content"] for m in b.messages[:len(a.messages) - 1]] == [m["content"] for m in a.messages[:-1]]
+
+
+GUIDE = "Take with food. Store below 25 C. Keep out of reach of children. Ask the pharmacist before combining."
+
+
+def _agent_step(k: int, args: dict[str, Any], result: str) -> dict[str, Any]:
+    return {"messages": [
+        {"role": "system", "content": "You help at the pharmacy counter."},
+        {"role": "user", "content": "Pull up my prescription first."},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "get_rx", "arguments": json.dumps(args)}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": result},
+        {"role": "user", "content": f"Question {k}?"}]}
+
+
+def test_a_value_in_a_tools_fixed_json_result_and_in_a_calls_fixed_arguments_goes_to_the_newest_turn() -> None:
+    records = [_agent_step(k, {"account": "KDH-55", "requested_at_ms": str(1700000000000 + 7919 * k), "checks": ["a", "b"]},
+                           json.dumps({"rx_number": f"RX-{1000 + k}", "guidance": GUIDE, "form": "tablet"}))
+               for k in range(6)]
+    out = variant(requests(records), LAST_USER)
+    for k, r in enumerate(out):
+        assert r.messages is not None
+        args = json.loads(r.messages[2]["tool_calls"][0]["function"]["arguments"])
+        result = json.loads(r.messages[3]["content"])
+        # (What stays is still JSON, with every fixed member; the values went to the question.)
+        assert args == {"account": "KDH-55", "checks": ["a", "b"]} and result == {"guidance": GUIDE, "form": "tablet"}
+        assert str(1700000000000 + 7919 * k) in r.messages[4]["content"] and f"RX-{1000 + k}" in r.messages[4]["content"]
+        assert r.messages[4]["content"].startswith(f"Question {k}?")
+    assert len({json.dumps([m.get("content") for m in r.messages[:4]]) for r in out if r.messages}) == 1
+
+
+def test_a_turn_of_prose_sent_once_keeps_its_value() -> None:
+    # A few-shot example the client picks per request: prose, not data; it stays whole.
+    records = [{"messages": [{"role": "system", "content": "You write short replies."},
+                             {"role": "user", "content": f"Example: the order {k} shipped on Monday. Reply politely."},
+                             {"role": "assistant", "content": "Thank you, we are on it."},
+                             {"role": "user", "content": f"Question {k}?"}]} for k in range(6)]
+    for before, after in zip(records, variant(requests(records), LAST_USER)):
+        assert after.messages is not None and after.messages[1]["content"] == before["messages"][1]["content"]
+
+
+def test_json_members_nest_and_a_json_string_splits_as_its_text() -> None:
+    inner = {"parking": "Off-street.", "garden": "Rear garden.", "tenure": "Freehold."}
+    text = json.dumps({"listing_standards": inner}, indent=2)
+    split = split_text(text)
+    assert split is not None and split.kind == "member" and len(split.units) == 1
+    nested = split_unit(split.units[0], "member")
+    assert nested is not None and len(nested.units) == 3
+    member = nested.join(list(reversed(nested.units)))
+    assert json.loads(split.join([member])) == {"listing_standards": inner}
+    assert list(json.loads(split.join([member]))["listing_standards"]) == ["tenure", "garden", "parking"]
+    # A tool's result the template printed with tojson: JSON inside a JSON string.
+    result = json.dumps(json.dumps({"rx": "RX-1", "items": [{"a": 1}], "guidance": GUIDE}))
+    split = split_text(result)
+    assert split is not None and split.join(list(split.units)) == result
+    assert json.loads(json.loads(split.join(list(reversed(split.units))))) == {"rx": "RX-1", "items": [{"a": 1}],
+                                                                                "guidance": GUIDE}
+    # JSON on its label's line, the next content part after it on the same line.
+    line = 'Depot configuration: {"b":1,"a":"x"} #### Scope'
+    split = split_text(line)
+    assert split is not None and split.fixed[0] == "Depot configuration: " and split.fixed[-1] == " #### Scope"
+    assert split.join(list(reversed(split.units))) == 'Depot configuration: {"a":"x","b":1} #### Scope'
+
+
+def test_in_a_prompt_without_turns_a_value_shared_by_some_sessions_leaves_the_fixed_catalog() -> None:
+    tools = [{"name": n, "description": f"Runs {n}."} for n in ("alpha", "beta", "gamma")]
+    records = []
+    for k in range(12):
+        catalog = [dict(t) for t in tools]
+        catalog[1]["description"] += f" Connect only from 10.0.{k % 3}.0/24."
+        records.append({"prompt": f"You route requests.\n\nTools (JSON):\n{json.dumps(catalog)}\n\nFollow the guide.\n\n"
+                                  f"Member: question {k}?\nAdviser:"})
+    heads = set()
+    for k, r in enumerate(variant_shared(requests(records))):
+        assert r.prompt is not None and r.prompt.endswith(f"Member: question {k}?\nAdviser:")
+        at = r.prompt.index(f"Connect only from 10.0.{k % 3}.0/24.")
+        heads.add(r.prompt[:r.prompt.rindex("\n\n", 0, at)])
+    # (The catalog stays whole and in its order ahead of the value: only the value left.)
+    head = heads.pop()
+    assert not heads and json.loads(head.split("Tools (JSON):\n")[1].split("\n\n")[0]) == tools
+
+
+def variant_shared(reqs: list[Any]) -> list[Any]:
+    """The requests through the variant that moves out what not every session sends."""
+    return apply(next(k for k, (_, _, d) in enumerate(canonical_fixes(reqs, "")) if d.get("shared_out")), reqs)
+
+
+def test_a_fenced_csv_tables_rows_take_one_order_under_its_header() -> None:
+    rows = ["BHX,Birmingham,18:30", "LBA,Leeds,17:00", "NCL,Newcastle,16:45", "BRS,Bristol,18:00"]
+    records = [{"messages": [{"role": "system", "content": "Depots (CSV):\n```csv\ncode,city,cut_off\n"
+                              + "\n".join(rows[k % 4:] + rows[:k % 4]) + "\n```\n\nAnswer briefly."},
+                             {"role": "user", "content": f"Question {k}?"}]} for k in range(6)]
+    out = variant(requests(records), KEPT)
+    systems = {r.messages[0]["content"] for r in out if r.messages}
+    assert len(systems) == 1
+    table = next(iter(systems)).split("```csv\n")[1].split("\n```")[0].split("\n")
+    assert table[0] == "code,city,cut_off" and sorted(table[1:]) == sorted(rows)
+    # (A quoted field may hold a line break: such a table is not cut at lines.)
+    assert split_text('```csv\nname,note\nA,"two\nlines"\nB,plain\n```') is None
+
+
+def test_look_ups_replayed_in_the_order_they_completed_take_one_order() -> None:
+    docs = ["dental", "vision", "medical", "life"]
+
+    def step(doc: str) -> list[dict[str, Any]]:
+        return [{"role": "assistant", "content": "", "tool_calls": [{"id": f"call_{doc}", "type": "function", "function": {
+            "name": "get_plan", "arguments": json.dumps({"plan": doc})}}]},
+                {"role": "tool", "tool_call_id": f"call_{doc}", "content": f"The {doc} plan covers two visits a year."}]
+
+    records = []
+    for k in range(6):
+        order = docs[k % 4:] + docs[:k % 4]
+        records.append({"messages": [{"role": "system", "content": "You explain benefits."},
+                                     {"role": "user", "content": "Load my plan documents."}]
+                        + [m for doc in order for m in step(doc)] + [{"role": "user", "content": f"Question {k}?"}]})
+    out = variant(requests(records), KEPT)
+    histories = {json.dumps(r.messages[:-1]) for r in out if r.messages}
+    assert len(histories) == 1
+    for r in out:
+        assert r.messages is not None
+        # (Each call stays with its result.)
+        for call, result in zip(r.messages[2:-1:2], r.messages[3:-1:2]):
+            assert call["tool_calls"][0]["id"] == result["tool_call_id"]
+    # An agent's own calls after the last user turn keep their order: a later one may read an earlier one's result.
+    loop = [{"messages": [{"role": "user", "content": "Load them."}] + [m for doc in docs[k % 4:] + docs[:k % 4]
+                                                                       for m in step(doc)]} for k in range(4)]
+    for before, after in zip(loop, variant(requests(loop), KEPT)):
+        assert after.messages is not None and [m.get("tool_call_id") for m in after.messages] == [
+            m.get("tool_call_id") for m in before["messages"]]
