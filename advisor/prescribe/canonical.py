@@ -1111,8 +1111,26 @@ class Canon:
         split = self._movable(text)
         if split is None:
             return None
-        cut = self._cut(split.kind, self.ordered(split.kind, split.units))
+        rows = self.ordered(split.kind, split.units)
+        if self.shared_out:
+            fixed = self._frame(split)
+            rows = [(unit, STATIC if unit in fixed else cls) for unit, cls in rows]
+        cut = self._cut(split.kind, rows)
         return None if cut is None else (split.join(cut[0]), split.join(cut[1], bare=True))
+
+    def _frame(self, split: Split) -> set[str]:
+        """The canonical forms of a text's units that make up a tenant's own prompt: those
+        sent by nearly every session that sends the text's most sent varying unit, where two
+        or more are (a tenant's prompt, sent by a third of the traffic, comes whole). Fixed for
+        those sessions: only what varies among them leaves the text. One example drawn from
+        a pool comes alone: it is no frame."""
+        units = [(unit, self.counts.sessions.get((split.kind, normalized(unit)), set())) for unit in split.units
+                 if self.info((split.kind, normalized(unit)))[0] == SHARED]
+        if not units:
+            return set()
+        frame = max((held for _, held in units), key=len)
+        members = [unit for unit, held in units if len(held & frame) >= STATIC_SHARE * len(frame)]
+        return {self.text(unit, split.kind) for unit in members} if len(members) >= 2 else set()
 
     def split_restamped(self, text: str, data: bool = False) -> tuple[str, str] | None:
         """An earlier turn's text without the units only one request sends, where the rest

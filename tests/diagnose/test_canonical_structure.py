@@ -438,3 +438,27 @@ def test_look_ups_replayed_in_the_order_they_completed_take_one_order() -> None:
     for before, after in zip(loop, variant(requests(loop), KEPT)):
         assert after.messages is not None and [m.get("tool_call_id") for m in after.messages] == [
             m.get("tool_call_id") for m in before["messages"]]
+
+
+def test_a_tenants_own_prompt_stays_while_what_varies_among_its_sessions_leaves_it() -> None:
+    # Two tenants; the larger one's prompt (7 of 10 sessions) names one of three advisories.
+    head, tail = "You answer for Harlow Security.\n\nEscalate outages.", "Quote the runbook.\n\nBe brief."
+    records = []
+    for k in range(20):
+        if k % 10 < 7:
+            system = f"{head}\n\nPriority advisory this shift: CVE-2026-{k % 3}{k % 3}01.\n\n{tail}"
+        else:
+            system = "You answer for Kestrel Retail.\n\nRefunds take five days.\n\nBe brief."
+        records.append({"messages": [{"role": "system", "content": system},
+                                     {"role": "user", "content": f"Question {k}?"}]})
+    systems = set()
+    for k, r in enumerate(variant_shared(requests(records))):
+        assert r.messages is not None
+        if k % 10 < 7:
+            # (Its paragraphs all stay; the one both tenants send goes first.)
+            systems.add(r.messages[0]["content"])
+            assert sorted(r.messages[0]["content"].split("\n\n")) == sorted(f"{head}\n\n{tail}".split("\n\n"))
+            assert f"CVE-2026-{k % 3}{k % 3}01" in r.messages[1]["content"]
+        else:
+            assert "Kestrel" in r.messages[0]["content"] and "Refunds" in r.messages[0]["content"]
+    assert len(systems) == 1
