@@ -126,7 +126,7 @@ _XML_OPEN = re.compile(r"^\s*<([A-Za-z][\w.:-]*)(?:\s[^<>]*)?>\s*$")
 _XML_WHOLE = re.compile(r"^(\s*<([A-Za-z][\w.:-]*)(?:\s[^<>]*)?>\n)(.*)(\n\s*</\2>\s*)$", re.DOTALL)
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
 # Any open or close tag on a line (its name, and whether it closes or is self-closed).
-_XML_TAG = re.compile(r"<(/?)([A-Za-z][\w.:-]*)(?:\s[^<>]*)?(/?)>")
+_XML_TAG = re.compile(r"<(/?)([A-Za-z][\w.:-]*)(?:\s[^<>]*?)?(/?)>")
 # A paragraph that only rules one section off from the next (markdown's thematic break).
 _RULE = re.compile(r"[ \t]*(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|={3,}|~{3,})")
 # The last line of a prompt that opens the element the model writes in ("<assistant>").
@@ -169,6 +169,9 @@ class Split:
     # A split of a JSON string's text: (ensure_ascii, the member holding it or None, the
     # text around the string); joined, the text is that string (or member) again.
     encoded: tuple[bool, str | None, str, str] | None = None
+    # What parts the units of a bare join, where the text between them holds layout of its
+    # own (a rule): moved out, they are parted by this alone.
+    plain: str | None = None
 
     def join(self, units: list[str], bare: bool = False) -> str:
         """The text with ``units`` in the slots (fewer units fill the first slots); ``bare``
@@ -187,7 +190,8 @@ class Split:
         pieces = [head]
         for k, unit in enumerate(units):
             pieces.append(unit)
-            pieces.append(self.fixed[k + 1] if k + 1 < len(units) else "")
+            gap = self.plain if bare and self.plain is not None else self.fixed[k + 1]
+            pieces.append(gap if k + 1 < len(units) else "")
         return "".join(pieces) + tail
 
 
@@ -208,6 +212,8 @@ def _member_split(member: str) -> Split | None:
     an object as a text holds one), a string's units as a text's (a tool result's notice
     lines, a query's sentences). A list's items are ``member_items``'."""
     name, value = json.loads(member)
+    if _json_depth(value) > MAX_DEPTH:
+        return None  # (a value nested deeper than that is left whole)
     # (One member too: the same key alone in some requests, beside a value in the others,
     # is counted in every one of them.)
     if isinstance(value, dict) and value:
@@ -215,7 +221,8 @@ def _member_split(member: str) -> Split | None:
         return Split(MEMBER, units, (json.dumps([name], ensure_ascii=False)[:-1] + ", ",) + ("",) * (len(units) - 1)
                      + ("]",), (None, (", ", ": "), False))
     inner = split_text(value) if isinstance(value, str) else None
-    return None if inner is None else dataclasses.replace(inner, encoded=(False, name, "", ""))
+    return None if inner is None or inner.encoded is not None else dataclasses.replace(
+        inner, encoded=(False, name, "", ""))
 
 
 def _string_split(body: str, lead: str, trail: str) -> Split | None:
@@ -230,7 +237,9 @@ def _string_split(body: str, lead: str, trail: str) -> Split | None:
     for ascii_only in (False, True):
         if json.dumps(value, ensure_ascii=ascii_only) == body:
             inner = split_text(value)
-            return None if inner is None else dataclasses.replace(inner, encoded=(ascii_only, None, lead, trail))
+            # (One layer of encoding: a string inside a string is left whole.)
+            return None if inner is None or inner.encoded is not None else dataclasses.replace(
+                inner, encoded=(ascii_only, None, lead, trail))
     return None
 
 
@@ -252,7 +261,9 @@ def split_text(text: str) -> Split | None:
     lead = text[: len(text) - len(text.lstrip())]
     trail = text[len(text.rstrip()):]
     if body[0] == body[-1] == '"' and len(body) > 1:
-        return _string_split(body, lead, trail)
+        encoded = _string_split(body, lead, trail)
+        if encoded is not None:
+            return encoded
     fence = _FENCE.match(body)
     if fence is not None:
         # Code, whose lines are not units: only a JSON object's members are, and a YAML
@@ -438,19 +449,24 @@ def _paragraph_split(body: str, lead: str, trail: str) -> Split | None:
             merged.append(pieces[k + 1])
     pieces, breaks = merged, kept
     # A rule ("---") between two paragraphs is layout, as the blank lines around it are: it
-    # stays in place while the sections it parts move.
-    k = 0
-    while k < len(pieces):
-        if _RULE.fullmatch(pieces[k]) and len(pieces) > 1:
-            if k == 0:
-                lead += pieces.pop(0) + breaks.pop(0)
-                continue
-            breaks[k - 1:k + 1] = [breaks[k - 1] + pieces.pop(k) + (breaks[k] if k < len(breaks) else "")]
-            if k == len(pieces):
-                trail = breaks.pop() + trail
-            continue
-        k += 1
-    return _sections(PARA, pieces, breaks, lead, trail)
+    # stays in place while the sections it parts move (and text moved out is parted by a
+    # blank line alone).
+    rules = [bool(_RULE.fullmatch(piece)) for piece in pieces]
+    if not any(rules) or all(rules):
+        return _sections(PARA, pieces, breaks, lead, trail)
+    first = rules.index(False)
+    lead += "".join(p + b for p, b in zip(pieces[:first], breaks[:first]))
+    units, gaps, gap = [pieces[first]], [], ""
+    for k in range(first + 1, len(pieces)):
+        gap += breaks[k - 1]
+        if rules[k]:
+            gap += pieces[k]
+        else:
+            units.append(pieces[k])
+            gaps.append(gap)
+            gap = ""
+    split = _sections(PARA, units, gaps, lead, gap + trail)
+    return None if split is None else dataclasses.replace(split, plain="\n\n")
 
 
 # At most this many lines read per line of a text looking for XML elements' close tags
@@ -495,13 +511,36 @@ def _line_split(body: str, lead: str, trail: str) -> Split | None:
         # One element over the whole text (<agreement> over its clauses): its tag lines stay
         # in place, the lines inside are the units.
         inner = _XML_WHOLE.match(body)
-        if inner is None:
-            return None
+        if inner is None or _xml_depth(body) > MAX_DEPTH:
+            return None  # (elements nested deeper than that are left whole)
         lead, body, trail = lead + inner.group(1), inner.group(3), inner.group(4) + trail
         lines = _line_pieces(body)
     head = _header_rows(lines)
     pinned = "".join(line + "\n" for line in lines[:head])
     return _sections(LINE, lines[head:], ["\n"] * len(lines), lead + pinned, trail)
+
+
+def _xml_depth(text: str) -> int:
+    """How deep a text's XML elements nest (the open tags not yet closed, at most)."""
+    depth = deepest = 0
+    for close, _, bare in _XML_TAG.findall(text):
+        if not bare:
+            depth = max(0, depth - 1) if close else depth + 1
+            deepest = max(deepest, depth)
+    return deepest
+
+
+def _json_depth(value: Any) -> int:
+    """How deep a JSON value nests (read without recursion)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return deepest
 
 
 def _line_pieces(body: str) -> list[str]:
@@ -832,8 +871,12 @@ def _runs_in_order(messages: list[dict[str, Any]], found: list[tuple[int, int, s
         for j, (a, b, key) in enumerate(run):
             cls, _, rank = canon.info((kind, normalized(key)))
             rows.append(((cls, rank if cls == STATIC and ORDER not in canon.keep else j), (a, b), cls))
+        # (A look-up of its own may be what a later one read, a search before the document it
+        # found: a run of look-ups is put in one order only where every session sends each.)
+        if kind == STEP and any(cls != STATIC for _, _, cls in rows):
+            rows = [((cls, j), span, cls) for j, (_, span, cls) in enumerate(rows)]
         out += messages[at:run[0][0]]
-        for _, (a, b), _ in _placed(rows, PLACEMENT not in canon.keep):
+        for _, (a, b), _ in _placed(rows, PLACEMENT not in canon.keep and kind != STEP):
             out += messages[a:b]
         at, start = run[-1][1], end
     return out + messages[at:]
@@ -1030,7 +1073,8 @@ class Canon:
         if split is not None and split.kind == ITEM and not all(
                 self.info((ITEM, normalized(item)))[0] == STATIC for item in split.units):
             split = None  # (an array with an item of its own keeps its order, as a member's does)
-        if split is not None:
+        if split is not None and split.encoded is None:
+            # (A JSON string's text keeps its order: it may be code, a query, a file.)
             out = self._under_label(split, self.ordered(split.kind, split.units, pooled))
         self.memo[(POOLED + kind if pooled else kind, text)] = out
         return out
@@ -1122,28 +1166,34 @@ class Canon:
         """The canonical forms of a text's units that make up a tenant's own prompt: those
         sent by nearly every session that sends the text's most sent varying unit, where two
         or more are (a tenant's prompt, sent by a third of the traffic, comes whole). Fixed for
-        those sessions: only what varies among them leaves the text. One example drawn from
-        a pool comes alone: it is no frame."""
+        those sessions: only what varies among them leaves the text. Examples drawn from a
+        pool are no frame, even two drawn together every time: they sit under a label line
+        ("Examples:"), a list of what was drawn."""
         units = [(unit, self.counts.sessions.get((split.kind, normalized(unit)), set())) for unit in split.units
                  if self.info((split.kind, normalized(unit)))[0] == SHARED]
         if not units:
             return set()
         frame = max((held for _, held in units), key=len)
         members = [unit for unit, held in units if len(held & frame) >= STATIC_SHARE * len(frame)]
-        return {self.text(unit, split.kind) for unit in members} if len(members) >= 2 else set()
+        if len(members) < 2 or any(_labelled(unit) for unit in members):
+            return set()
+        return {self.text(unit, split.kind) for unit in members}
 
-    def split_restamped(self, text: str, data: bool = False) -> tuple[str, str] | None:
+    def split_restamped(self, text: str, data: bool = False, values: bool = True,
+                        strings: bool = False) -> tuple[str, str] | None:
         """An earlier turn's text without the units only one request sends, where the rest
         of it recurs (the turn resent as history with a new reading each time: the reading is
         not as first sent), and those units as one text; None otherwise. ``data``: the turn
         is a tool's result or a call's arguments, whose values move also where the rest of it
         is fixed (most of its text static: a stamp in a fixed call, a count in a fixed
-        notice), each value alone where the unit holding it is mostly fixed; JSON is data too.
-        A turn of prose and a value (a few-shot example sent once) keeps its text."""
+        notice), each value alone where the unit holding it is mostly fixed; JSON is data too
+        (``values``: where data may move at all; ``strings``: a line inside a JSON string
+        too, in a tool's result, not in a call's code or query). A turn of prose and a value
+        (a few-shot example sent once) keeps its text."""
         split = self._movable(text)
         if split is None:
             return None
-        data = data or split.kind == MEMBER
+        data = values and (data or split.kind == MEMBER)
         kept: list[str] = []
         moved: list[str] = []
         resent = False
@@ -1156,7 +1206,7 @@ class Canon:
                 resent |= cls != STATIC
                 fixed += len(unit) if cls == STATIC else 0
                 continue
-            slots = self._slots(split.kind, unit) if data else None
+            slots = self._slots(split.kind, unit, strings) if data else None
             if slots is None:
                 moved.append(unit)
             else:
@@ -1177,7 +1227,7 @@ class Canon:
             return None
         return self.split(self.surface(key, text))
 
-    def _cut(self, kind: str, rows: list[tuple[str, int]]) -> tuple[list[str], list[str]] | None:
+    def _cut(self, kind: str, rows: list[tuple[str, int]], strings: bool = True) -> tuple[list[str], list[str]] | None:
         """Units (with their class) as (kept, moved out), the moved pool in one order where
         ``shared_out``; None when nothing moves or nothing would be left."""
         out = SHARED if self.shared_out else UNIQUE
@@ -1185,7 +1235,7 @@ class Canon:
         kept: list[str] = []
         moved: list[str] = []
         for unit, cls in rows:
-            slots = self._slots(kind, unit) if cls >= out else None
+            slots = self._slots(kind, unit, strings) if cls >= out else None
             if slots is not None:
                 fixed.append(slots[0])
                 moved.append(slots[1])
@@ -1197,19 +1247,19 @@ class Canon:
             return None
         return kept, self._pooled(kind, moved) if self.shared_out and ORDER not in self.keep else moved
 
-    def _slots(self, kind: str, unit: str) -> tuple[str, str] | None:
+    def _slots(self, kind: str, unit: str, strings: bool = True) -> tuple[str, str] | None:
         """A unique unit most of whose own units are static (a value inside fixed text: a
         timestamp among a config's keys, a sentence naming the session) as (the unit without
         its unique parts, those parts): only the values move, its fixed text stays where it is
         in the prefix every session shares. None for a unit that is mostly its own."""
         split = self.split(unit, kind)
-        if split is None:
-            return None
+        if split is None or split.encoded is not None and not strings:
+            return None  # (``strings``: a JSON string's text stays whole, a call's code or query)
         rows = (self.ordered(split.kind, split.units) if split.kind != ITEM else
                 [(self.text(u, ITEM), self.info((ITEM, normalized(u)))[0]) for u in split.units])
         if 2 * sum(cls == STATIC for _, cls in rows) < len(rows):
             return None
-        cut = self._cut(split.kind, rows)
+        cut = self._cut(split.kind, rows, strings)
         # (A member's values leave as a member of the same key: the object they join is JSON.)
         return None if cut is None else (split.join(cut[0]), split.join(cut[1], bare=kind != MEMBER))
 
@@ -1371,6 +1421,9 @@ def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, jo
     # The newest turn of input: the user's, or in an agent's loop the last tool result (a user
     # turn behind it is history the next step resends as it was).
     user = max((k for k, m in enumerate(messages) if m.get("role") in ("user", "tool")), default=-1)
+    # (Values cut out of data go to a user turn only: appended to a tool's JSON result, they
+    # would make it no JSON.)
+    into_user = user >= 0 and messages[user].get("role") == "user"
     found = moving_out(messages, canon, whole)
     moved = list(from_tools or ())
     if found is not None:
@@ -1385,11 +1438,12 @@ def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, jo
         # reading goes to the newest turn.
         role, content = messages[k].get("role"), messages[k].get("content")
         turn = role in ("user", "assistant", "tool")
-        cut = canon.split_restamped(content, role == "tool") if turn and isinstance(content, str) else None
+        cut = (canon.split_restamped(content, role == "tool", into_user, role == "tool")
+               if turn and isinstance(content, str) else None)
         if cut is not None:
             messages[k] = dict(messages[k], content=cut[0])
             moved.append(cut[1])
-        if role == "assistant" and messages[k].get("tool_calls"):
+        if role == "assistant" and messages[k].get("tool_calls") and into_user:
             messages[k] = dict(messages[k], tool_calls=_calls_cut(messages[k]["tool_calls"], canon, moved))
     if moved and user >= 0:
         messages[user] = dict(messages[user], content=_insert(messages[user].get("content"), moved, to == LAST_USER_START, joiner, canon))
@@ -1485,7 +1539,8 @@ def rewrite(req: Request, canon: Canon | Rounds, to: str = KEPT, joiner: str = "
         # conversation's history, examples). With only the question behind it, only the
         # template's own tokens would gain.
         last = max((k for k, m in enumerate(messages) if m.get("role") in ("user", "tool")), default=-1)
-        turns = any(m.get("role") not in SYSTEM_ROLES for m in messages[:max(0, last)])
+        turns = last >= 0 and messages[last].get("role") == "user" and any(
+            m.get("role") not in SYSTEM_ROLES for m in messages[:last])
         _move_out(messages, canon, to, joiner, moved, whole=bool(tools) or turns)
     if _same(tools, req.tools) and _same_messages(messages, req.messages):
         return None
@@ -1608,8 +1663,9 @@ class Rounds:
     def split_out(self, text: str) -> tuple[str, str] | None:
         return self.last.split_out(text)
 
-    def split_restamped(self, text: str, data: bool = False) -> tuple[str, str] | None:
-        return self.last.split_restamped(text, data)
+    def split_restamped(self, text: str, data: bool = False, values: bool = True,
+                        strings: bool = False) -> tuple[str, str] | None:
+        return self.last.split_restamped(text, data, values, strings)
 
     def split_parts(self, parts: list[str]) -> tuple[list[str], list[str]] | None:
         return self.last.split_parts(parts)

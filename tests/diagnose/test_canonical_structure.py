@@ -462,3 +462,57 @@ def test_a_tenants_own_prompt_stays_while_what_varies_among_its_sessions_leaves_
         else:
             assert "Kestrel" in r.messages[0]["content"] and "Refunds" in r.messages[0]["content"]
     assert len(systems) == 1
+
+
+def test_what_review_found_stays_fixed() -> None:
+    # A string inside a string is left whole; a text in quotes that is no JSON string splits.
+    twice = json.dumps(json.dumps("First one. Second one here."))
+    assert split_text(twice) is None or split_text(twice).join(list(split_text(twice).units)) == twice  # type: ignore[union-attr]
+    quoted = split_text('"Where is it?" asks the client.\n\nReply kindly.\n\nSign off with "Kind regards"')
+    assert quoted is not None and len(quoted.units) == 3
+    # A self-closed tag with attributes opens nothing.
+    nested = split_text('<x>\n<x id="1"/>\nFirst.\n\nSecond.\n</x>')
+    assert nested is None or all(u.count("<x>") == u.count("</x>") for u in nested.units)
+    # Moved out, sections are parted by a blank line, not by the rule (which stays once).
+    records = [{"messages": [{"role": "system", "content": f"Rule A holds.\n\n---\n\nRule B holds.\n\nToday is day {k}.\n\n"
+                                                           f"Session s{k}x."},
+                             {"role": "user", "content": f"Question {k}?"}]} for k in range(5)]
+    for r in variant(requests(records), LAST_USER):
+        assert r.messages is not None and "---" not in r.messages[-1]["content"]
+        assert r.messages[0]["content"].count("---") == 1
+    # Code inside a call's arguments keeps its lines; a tool's JSON result stays JSON.
+    steps = []
+    for k in range(5):
+        code = f"total = load('orders-{k}.csv')\nprint(total.sum())\nsave(total)"
+        steps.append({"messages": [
+            {"role": "system", "content": f"Summary so far: {k} turns."}, {"role": "user", "content": "Run it."},
+            {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {
+                "name": "run", "arguments": json.dumps({"code": code, "timeout": 30})}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": json.dumps({"order": f"A{k}", "status": "shipped"})}]})
+    for after in [r for to in (KEPT, LAST_USER) for r in variant(requests(steps), to)]:
+        assert after.messages is not None
+        assert json.loads(after.messages[2]["tool_calls"][0]["function"]["arguments"])["code"].split("\n")[1:] == [
+            "print(total.sum())", "save(total)"]
+        json.loads(after.messages[3]["content"])
+    # Deep JSON and deep XML are left whole, without a crash.
+    deep: Any = 1
+    for _ in range(500):
+        deep = {"a": 1, "b": deep}
+    assert split_unit(json.dumps(["k", deep]), "member") is None
+    xml = "".join(f"<a>\np{i}\n\n" for i in range(500)) + "</a>\n" * 500
+    variant(requests([{"prompt": xml + f"Q{k}"} for k in range(3)]), KEPT)
+
+
+def test_a_run_of_look_ups_with_one_of_its_own_keeps_its_order() -> None:
+    records = []
+    for k in range(5):
+        search = [{"role": "assistant", "content": None, "tool_calls": [{"id": "s", "type": "function", "function": {
+            "name": "search", "arguments": json.dumps({"q": f"query {k}"})}}]},
+                  {"role": "tool", "tool_call_id": "s", "content": "Found doc-7."}]
+        open_doc = [{"role": "assistant", "content": None, "tool_calls": [{"id": "o", "type": "function", "function": {
+            "name": "open", "arguments": json.dumps({"doc": "doc-7"})}}]},
+                    {"role": "tool", "tool_call_id": "o", "content": "Doc 7 text."}]
+        records.append({"messages": [{"role": "user", "content": "Find it."}] + search + open_doc
+                        + [{"role": "assistant", "content": "Here it is."}, {"role": "user", "content": f"More {k}?"}]})
+    for r in variant(requests(records), KEPT):
+        assert r.messages is not None and [m.get("tool_call_id") for m in r.messages if m["role"] == "tool"] == ["s", "o"]
