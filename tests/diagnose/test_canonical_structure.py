@@ -373,24 +373,6 @@ def test_json_members_nest_and_a_json_string_splits_as_its_text() -> None:
     assert split.join(list(reversed(split.units))) == 'Depot configuration: {"a":"x","b":1} #### Scope'
 
 
-def test_in_a_prompt_without_turns_a_value_shared_by_some_sessions_leaves_the_fixed_catalog() -> None:
-    tools = [{"name": n, "description": f"Runs {n}."} for n in ("alpha", "beta", "gamma")]
-    records = []
-    for k in range(12):
-        catalog = [dict(t) for t in tools]
-        catalog[1]["description"] += f" Connect only from 10.0.{k % 3}.0/24."
-        records.append({"prompt": f"You route requests.\n\nTools (JSON):\n{json.dumps(catalog)}\n\nFollow the guide.\n\n"
-                                  f"Member: question {k}?\nAdviser:"})
-    heads = set()
-    for k, r in enumerate(variant_shared(requests(records))):
-        assert r.prompt is not None and r.prompt.endswith(f"Member: question {k}?\nAdviser:")
-        at = r.prompt.index(f"Connect only from 10.0.{k % 3}.0/24.")
-        heads.add(r.prompt[:r.prompt.rindex("\n\n", 0, at)])
-    # (The catalog stays whole and in its order ahead of the value: only the value left.)
-    head = heads.pop()
-    assert not heads and json.loads(head.split("Tools (JSON):\n")[1].split("\n\n")[0]) == tools
-
-
 def variant_shared(reqs: list[Any]) -> list[Any]:
     """The requests through the variant that moves out what not every session sends."""
     return apply(next(k for k, (_, _, d) in enumerate(canonical_fixes(reqs, "")) if d.get("shared_out")), reqs)
