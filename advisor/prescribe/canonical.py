@@ -826,9 +826,7 @@ def exchanges(messages: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> li
     for start, end in zip(users, users[1:]):
         reply = messages[end - 1]
         if end - start >= 2 and reply.get("role") == "assistant" and not reply.get("tool_calls"):
-            out.append((start, end, json.dumps(
-                [[m.get("role"), m.get("content"), m.get("tool_calls")] for m in messages[start:end]],
-                ensure_ascii=False, default=str)))
+            out.append((start, end, _span_key(messages[start:end])))
     return out
 
 
@@ -846,12 +844,16 @@ def steps(messages: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> list[t
             while end < last and messages[end].get("role") == "tool":
                 end += 1
         if end - k >= 2:
-            found.append((k, end, json.dumps([[m.get("role"), m.get("content"), m.get("tool_calls")]
-                                              for m in messages[k:end]], ensure_ascii=False, default=str)))
+            found.append((k, end, _span_key(messages[k:end])))
         k = end
-    runs = [f for j, f in enumerate(found)
+    return [f for j, f in enumerate(found)
             if (j > 0 and found[j - 1][1] == f[0]) or (j + 1 < len(found) and found[j + 1][0] == f[1])]
-    return runs
+
+
+def _span_key(messages: Any) -> str:
+    """A run of messages as one key text (an exchange's, a look-up's)."""
+    return json.dumps([[m.get("role"), m.get("content"), m.get("tool_calls")] for m in messages],
+                      ensure_ascii=False, default=str)
 
 
 def _runs_in_order(messages: list[dict[str, Any]], found: list[tuple[int, int, str]], kind: str,
