@@ -41,6 +41,7 @@ from advisor.prescribe.canonical import (CHANGES, KEPT, ORDER, PLACEMENT, Rounds
 from advisor.prescribe.causes import PLACEMENT as PLACEMENT_CODE
 from advisor.prescribe.causes import causes
 from advisor.prescribe.causes import findings as cause_findings
+from advisor.prescribe.history import as_first_sent
 from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, editable, reorder_blocks,
                                        sort_tools, sort_tools_and_keys)
 from advisor.ingest.traffic import Request
@@ -1090,9 +1091,13 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
     findings of its causes that ``known`` lacks (``advisor.prescribe.causes``); else None."""
     # Counted on the traffic the chosen fixes leave: what they moved is ordered with the rest.
     start = [_applied(chosen, r, m.apply) if r is not None else None for r in m.editable]
-    done = {id(r): s for r, s in zip(m.editable, start) if r is not None}
     rounds = canonical_rounds(start)
     rounds = rounds.keeping(keep) if keep else rounds
+    # Each conversation's history as first sent: what a client re-rendered in an earlier
+    # turn is no unit to order but a change to undo (advisor.prescribe.history); turns
+    # compared in their canonical forms.
+    start = as_first_sent(start, rounds.content)
+    done = {id(r): s for r, s in zip(m.editable, start) if r is not None}
     variants_of = canonical_fixes(start, m.joiner, rounds)
     # (cached, variant, its traffic, requests changed): the best so far, whose traffic is
     # kept (one more than the one measured at a time).
