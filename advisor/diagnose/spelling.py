@@ -29,7 +29,7 @@ NORMALIZATION, WRAPPING, KEY_ORDER, COLUMN_ORDER = "normalization", "wrapping", 
 SPELLED = {
     NORMALIZATION: "the same text in another Unicode normalization (NFC or NFD)",
     WRAPPING: "the same text wrapped or spaced otherwise",
-    KEY_ORDER: "the same JSON object with its keys in another order",
+    KEY_ORDER: "the same JSON object with its keys (or a schema's enum, required or type values) in another order",
     COLUMN_ORDER: "the same delimited table with its columns in another order",
 }
 
@@ -69,10 +69,21 @@ class _Duplicate(ValueError):
     pass
 
 
+# JSON Schema keywords whose arrays are sets (JSON Schema Validation, draft 2020-12: 6.1.2
+# ``enum``, an instance valid if equal to any element; 6.5.3 ``required``, unique names; 6.1.1
+# ``type``, unique type names): a tool's parameters listed in another order are the same
+# schema, spelled otherwise.
+SCHEMA_SETS = frozenset({"enum", "required", "type"})
+
+
 def _pairs(pairs: list[tuple[str, object]]) -> dict[str, object]:
     out = dict(pairs)
     if len(out) != len(pairs):
         raise _Duplicate  # which value counts is the parser's choice: not one spelling
+    for name in SCHEMA_SETS & out.keys():
+        value = out[name]
+        if isinstance(value, list) and all(not isinstance(v, (dict, list)) for v in value):
+            out[name] = sorted(value, key=lambda v: json.dumps(v, ensure_ascii=False))
     return out
 
 
