@@ -42,6 +42,7 @@ from advisor.prescribe.causes import PLACEMENT as PLACEMENT_CODE
 from advisor.prescribe.causes import causes
 from advisor.prescribe.causes import findings as cause_findings
 from advisor.prescribe.history import as_first_sent
+from advisor.prescribe.markup import markup_of
 from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, editable, reorder_blocks,
                                        sort_tools, sort_tools_and_keys)
 from advisor.ingest.traffic import Request
@@ -516,6 +517,8 @@ class Measurer:
         self._held = 0  # bytes (about) of the payloads, texts and ids the memos below keep
         self.encoder = _WholeTexts(renderer.tokenizer, self._keep)
         self.joiner = part_joiner(renderer)
+        # Where a prompt's turns are: the tokenizer's special tokens, roles from a probe.
+        self.markup = markup_of(renderer)
         self._blobs: list[tuple[str, str]] | None = None
         # The search measures many choices that share most of their fixes: a request goes
         # through the same fix from the same state again and again. What each fix made of
@@ -1091,7 +1094,7 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
     findings of its causes that ``known`` lacks (``advisor.prescribe.causes``); else None."""
     # Counted on the traffic the chosen fixes leave: what they moved is ordered with the rest.
     start = [_applied(chosen, r, m.apply) if r is not None else None for r in m.editable]
-    rounds = canonical_rounds(start)
+    rounds = canonical_rounds(start, m.markup)
     rounds = rounds.keeping(keep) if keep else rounds
     # Each conversation's history as first sent: what a client re-rendered in an earlier
     # turn is no unit to order but a change to undo (advisor.prescribe.history); turns

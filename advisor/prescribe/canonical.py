@@ -46,11 +46,11 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from advisor.diagnose.blocks import CHAT_MARKER
 from advisor.diagnose.brackets import balanced
 from advisor.diagnose.spelling import normalized
 from advisor.ingest.safe_yaml import YAMLError, safe_compose
 from advisor.ingest.traffic import Request
+from advisor.prescribe.markup import PLAIN, SYSTEM_ROLES, Markup, prompt_messages, prompt_turns
 from yaml.nodes import MappingNode, SequenceNode
 
 Fix = Callable[[Request], "Request | None"]
@@ -671,63 +671,6 @@ def _tool_name(tool: Any) -> str:
     return name if isinstance(name, str) else ""
 
 
-# A role a chat layout names: in its markup (Llama 3's header, Command R's "<|USER_TOKEN|>"),
-# as the text between two markers (harmony's "<|start|>user<|message|>"), or as the first line
-# of a turn (ChatML's "<|im_start|>user\n", Gemma's "<start_of_turn>model\n").
-_ROLE_WORD = r"(system|developer|user|assistant|model|chatbot|tool|ipython)"
-_ROLE_IN_MARK = re.compile(rf"(?i)(?<![a-z]){_ROLE_WORD}(?![a-z])")
-_ROLE_LINE = re.compile(rf"{_ROLE_WORD}(\n|$)")
-# The layouts' names for the assistant and for a tool's result.
-_ROLES = {"model": "assistant", "chatbot": "assistant", "ipython": "tool"}
-# Roles that hold a prompt's instructions: what the placement variants move out of.
-SYSTEM_ROLES = ("system", "developer")
-
-
-@functools.lru_cache(maxsize=MEMO_TEXTS)
-def prompt_turns(prompt: str) -> tuple[tuple[int, int, str], ...] | None:
-    """The turns of a prompt rendered in a chat layout, read off its markup as text (the
-    markers a tokenizer holds as special tokens: ``blocks.CHAT_MARKER``): (start, end, role)
-    of each turn's body. None for a prompt without such markup (one text). A layout is never
-    named: a turn starts where the markup or the text names a role, and its body is the last
-    text between two markers before the next turn (harmony names a channel first), the
-    markup and the role line around it left out."""
-    marks = list(CHAT_MARKER.finditer(prompt))
-    if len(marks) < 2:
-        return None
-    out: list[tuple[int, int, str]] = []
-    role: str | None = None
-    body: tuple[int, int] | None = None
-
-    def close() -> None:
-        if role is not None and body is not None:
-            out.append((body[0], body[1], _ROLES.get(role.lower(), role.lower())))
-
-    for k, mark in enumerate(marks):
-        start, end = mark.end(), marks[k + 1].start() if k + 1 < len(marks) else len(prompt)
-        segment = prompt[start:end]
-        named = _ROLE_IN_MARK.search(mark.group(0))
-        hit = named if named is not None else _ROLE_LINE.match(segment)
-        if hit is not None:
-            close()
-            role, body = hit.group(1), None
-            if named is None:
-                start += hit.end()  # (the role line is markup)
-        if not prompt[start:end].strip():
-            continue  # markup between turns ("\n" after ChatML's end of turn)
-        if role is None:
-            role = "system"  # text ahead of every role the layout names: its preamble (DeepSeek's)
-        # (The layout's own break before the body, Llama 3's blank line, stays markup.)
-        body = (start + len(prompt[start:end]) - len(prompt[start:end].lstrip("\n")), end)
-    close()
-    return tuple(out) or None
-
-
-def prompt_messages(prompt: str) -> list[dict[str, Any]] | None:
-    """A prompt's turns as messages (each body a message's content); None without markup."""
-    turns = prompt_turns(prompt)
-    return None if turns is None else [{"role": role, "content": prompt[a:b]} for a, b, role in turns]
-
-
 def text_parts(content: Any) -> list[str] | None:
     """The texts of a content list made of text parts only; None otherwise (an image, an
     audio clip: their place among the texts must not change)."""
@@ -749,10 +692,15 @@ class Counts:
     rank: dict[Key, int] = field(default_factory=dict)
     surfaces: dict[Key, Counter[str]] = field(default_factory=dict)
     total: int = 0
+    markup: Markup = PLAIN  # where a prompt's turns are
+    # Per tool call (its name, arguments and result): the id the log first gave it.
+    call_ids: dict[str, str] = field(default_factory=dict)
 
     def add(self, request: Request, session: Hashable) -> None:
+        for call, cid in call_keys(request.messages or ()):
+            self.call_ids.setdefault(call, cid)
         found: dict[Key, set[str]] = {}
-        for text, kind in _nodes(request):
+        for text, kind in _nodes(request, self.markup):
             key = (kind, normalized(text))
             found.setdefault(key, set()).add(text)
             self.rank.setdefault(key, len(self.rank))
@@ -770,7 +718,7 @@ class Counts:
                 forms[form] += 1
 
 
-def _nodes(request: Request) -> list[tuple[str, str]]:
+def _nodes(request: Request, markup: Markup) -> list[tuple[str, str]]:
     """Every unit of the request at every level, in log order: (text, kind)."""
     out: list[tuple[str, str]] = []
     texts: list[str] = []
@@ -780,9 +728,9 @@ def _nodes(request: Request) -> list[tuple[str, str]]:
         texts += _tool_texts(surface)  # (a value inside a tool's description is a unit too)
     messages: tuple[dict[str, Any], ...] | list[dict[str, Any]] = request.messages or ()
     if request.kind == "prompt" and request.prompt:
-        turns = prompt_turns(request.prompt)
+        turns = prompt_turns(request.prompt, markup)
         texts += [request.prompt] if turns is None else [request.prompt[a:b] for a, b, _ in turns]
-        messages = prompt_messages(request.prompt) or ()
+        messages = prompt_messages(request.prompt, markup) or ()
     else:
         for message in messages:
             content = message.get("content")
@@ -800,6 +748,47 @@ def _arguments(call: Any) -> str | None:
     function = call.get("function") if isinstance(call, dict) else None
     args = function.get("arguments") if isinstance(function, dict) else None
     return args if isinstance(args, str) else None
+
+
+def call_keys(messages: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(key, id) of each tool call with an id: the key is its name, arguments and the result
+    the request sends for it, each in its equivalence form."""
+    results = {m.get("tool_call_id"): m.get("content") for m in messages if m.get("role") == "tool"}
+    out = []
+    for message in messages:
+        for call in message.get("tool_calls") or ():
+            cid = call.get("id") if isinstance(call, dict) else None
+            function = call.get("function") if isinstance(call, dict) else None
+            if not isinstance(cid, str) or not isinstance(function, dict):
+                continue
+            args, result = function.get("arguments"), results.get(cid)
+            parts = [normalized(x) if isinstance(x, str) else x for x in (function.get("name"), args, result)]
+            out.append((json.dumps(parts, ensure_ascii=False, sort_keys=True, default=str), cid))
+    return out
+
+
+def _renamed(messages: list[dict[str, Any]], logged: tuple[dict[str, Any], ...], canon: Canon | Rounds,
+             ) -> list[dict[str, Any]]:
+    """``messages`` with each tool call's id (and its result's) the one the log first gave
+    the same call with the same result: a client that mints a fresh id for a canned call
+    (a priming look-up replayed in every request) sends the same tokens again. Not where
+    two calls of the request would then share an id."""
+    first = canon.canons[0] if isinstance(canon, Rounds) else canon
+    if SPELLING in first.keep:
+        return messages
+    found = call_keys(logged)
+    rename = {cid: first.counts.call_ids.get(key, cid) for key, cid in found}
+    if all(a == b for a, b in rename.items()) or len(set(rename.values())) != len(found):
+        return messages
+    out = []
+    for m in messages:
+        if m.get("tool_calls"):
+            m = dict(m, tool_calls=[dict(c, id=rename[c["id"]]) if isinstance(c, dict) and c.get("id") in rename else c
+                                    for c in m["tool_calls"]])
+        if m.get("role") == "tool" and m.get("tool_call_id") in rename:
+            m = dict(m, tool_call_id=rename[m["tool_call_id"]])
+        out.append(m)
+    return out
 
 
 def calls(calls: Any, canon: Canon | Rounds) -> Any:
@@ -978,6 +967,10 @@ def forget_units() -> None:
 class Canon:
     """Canonical forms under one traffic's counts (memoized: a fix applied to every request
     rewrites each distinct text once)."""
+
+    @property
+    def markup(self) -> Markup:
+        return self.counts.markup
 
     def __init__(self, counts: Counts, keep: frozenset[str] = frozenset(), shared_out: bool = False,
                  memo: dict[Key, str] | None = None) -> None:
@@ -1494,7 +1487,7 @@ def _cut_of(content: Any, canon: Canon | Rounds, whole: bool = True) -> tuple[li
 def _prompt(req: Request, prompt: str, canon: Canon | Rounds, to: str, joiner: str) -> Request | None:
     """A prompt in canonical form: each turn's body as a message's content would be (the
     markup between them as it was), or the whole text where it has no chat markup."""
-    turns = prompt_turns(prompt)
+    turns = prompt_turns(prompt, canon.markup)
     if turns is None:
         out = canon.whole(prompt)
         cut = canon.split_out(out) if to == LAST_USER else None
@@ -1532,6 +1525,7 @@ def rewrite(req: Request, canon: Canon | Rounds, to: str = KEPT, joiner: str = "
     messages = [m if m.get("content") is None else dict(m, content=canon.content(m.get("content")))
                 for m in in_order(list(req.messages), canon)]
     messages = [dict(m, tool_calls=calls(m["tool_calls"], canon)) if m.get("tool_calls") else m for m in messages]
+    messages = _renamed(messages, req.messages, canon)
     if to != KEPT:
         moved: list[str] = []
         if tools and any(m.get("role") == "user" for m in messages):  # (where the cut can go)
@@ -1599,7 +1593,9 @@ def _same_messages(new: list[dict[str, Any]], old: tuple[dict[str, Any], ...]) -
     """``_same`` for a rewrite's messages, told at once where each holds the very content
     it was made from (a canonical text is returned as it came): a copy of a message with
     its own content is the message, key order included."""
-    return all(a is b or a.get("content") is b.get("content") for a, b in zip(new, old)) or _same(new, list(old))
+    return all(a is b or (a.get("content") is b.get("content") and a.get("tool_calls") is b.get("tool_calls")
+                          and a.get("tool_call_id") == b.get("tool_call_id"))
+               for a, b in zip(new, old)) or _same(new, list(old))
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -1608,8 +1604,8 @@ def _same(a: Any, b: Any) -> bool:
     return a is b or (a == b and (isinstance(a, str) or json.dumps(a) == json.dumps(b)))
 
 
-def count(requests: list[Request | None]) -> Counts:
-    counts = Counts()
+def count(requests: list[Request | None], markup: Markup = PLAIN) -> Counts:
+    counts = Counts(markup=markup)
     sessions: set[Hashable] = set()
     for k, req in enumerate(requests):
         if req is None:
@@ -1665,6 +1661,10 @@ class Rounds:
     def split_out(self, text: str) -> tuple[str, str] | None:
         return self.last.split_out(text)
 
+    @property
+    def markup(self) -> Markup:
+        return self.last.counts.markup
+
     def split_restamped(self, text: str, data: bool = False, values: bool = True,
                         strings: bool = False) -> tuple[str, str] | None:
         return self.last.split_restamped(text, data, values, strings)
@@ -1701,13 +1701,13 @@ class Rounds:
         return Rounds([Canon(canon.counts, canon.keep, True, canon.memo) for canon in self.canons], self._tools)
 
 
-def canonical_rounds(requests: list[Request | None]) -> Rounds:
+def canonical_rounds(requests: list[Request | None], markup: Markup = PLAIN) -> Rounds:
     """Count, rewrite, count the rewrite again, until a round changes nothing (at most ROUNDS):
     the last round's forms are then a fixed point, which is what makes the fix idempotent."""
     canons: list[Canon] = []
     current = list(requests)
     for _ in range(ROUNDS):
-        canon = Canon(count(current))
+        canon = Canon(count(current, markup))
         canons.append(canon)
         rewritten = [rewrite(r, canon) if r is not None else None for r in current]
         if all(r is None for r in rewritten):

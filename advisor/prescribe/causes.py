@@ -154,7 +154,7 @@ def _request(req: Request, canon: Canon, seen: dict[tuple[str, str], str], moved
     messages: tuple[dict[str, Any], ...] | list[dict[str, Any]] = req.messages or ()
     if req.kind == "prompt" and req.prompt:
         # (As the canonical form reads it: each turn's body a message's content.)
-        turns = prompt_messages(req.prompt)
+        turns = prompt_messages(req.prompt, canon.markup)
         if turns is None:
             _text(req.prompt, TEXT, canon, seen)
             return

@@ -14,6 +14,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from advisor.diagnose.spelling import KEY_ORDER, key, spelling_kind
 from advisor.prescribe.canonical import ENTRY, ITEM, KEPT, LAST_USER, canonical_fixes, split_text, split_unit
 from tests.diagnose.test_canonical import apply, requests
 from tests.diagnose.test_canonical_units import variant, words
@@ -498,3 +499,58 @@ def test_a_run_of_look_ups_with_one_of_its_own_keeps_its_order() -> None:
                         + [{"role": "assistant", "content": "Here it is."}, {"role": "user", "content": f"More {k}?"}]})
     for r in variant(requests(records), KEPT):
         assert r.messages is not None and [m.get("tool_call_id") for m in r.messages if m["role"] == "tool"] == ["s", "o"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.permutations(["A extra", "A", "B", "B seconds", "kitchen", "reject"]),
+       st.permutations(["batch", "grade", "note"]), st.randoms(use_true_random=False))
+def test_a_schema_s_enum_and_required_lists_are_sets(order: list[str], required: list[str], rng: Any) -> None:
+    """JSON Schema's ``enum``, ``required`` and ``type`` arrays are sets: a tool whose client
+    lists them in an order of its own per request is one tool in one spelling; any other
+    array (``examples``, a list of steps) keeps its order as meaning."""
+    def tool(grades: list[str], names: list[str], steps: list[str]) -> dict[str, Any]:
+        return {"type": "function", "function": {"name": "release", "description": "Release a batch.", "parameters": {
+            "type": "object", "required": names, "properties": {
+                "grade": {"type": ["string", "null"], "enum": grades}, "steps": {"type": "array", "examples": steps}}}}}
+    steps = ["wash", "turn", "brush"]
+    base = json.dumps(tool(sorted(order), sorted(required), steps))
+    spelled = json.dumps(tool(order, required, steps))
+    assert key(base) == key(spelled) and (spelled == base or spelling_kind(base, spelled) == KEY_ORDER)
+    shuffled = list(steps)
+    rng.shuffle(shuffled)
+    assert (key(base) == key(json.dumps(tool(order, required, shuffled)))) == (shuffled == steps)
+    # Through the canonical order: one tool in every request.
+    records = []
+    for k in range(6):
+        grades, names = list(order), list(required)
+        rng.shuffle(grades)
+        rng.shuffle(names)
+        records.append({"messages": [{"role": "user", "content": f"Release batch {k}."}],
+                        "tools": [tool(grades, names, steps)]})
+    out = apply(0, requests(records))
+    assert len({json.dumps(r.tools) for r in out}) == 1
+
+
+def test_a_canned_call_replayed_with_fresh_ids_takes_one_id() -> None:
+    """A priming look-up every request replays (the same call and result) with a fresh id
+    minted each time: each request's call and result take the id the log first gave it;
+    a call of the request's own keeps its id, and no two calls of a request share one."""
+    records = []
+    for k in range(8):
+        primed, own = f"p{k:08d}", f"o{k:08d}"
+        records.append({"messages": [
+            {"role": "user", "content": "Load the store count."},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": primed, "type": "function", "function": {"name": "store_count", "arguments": '{"item": "all"}'}}]},
+            {"role": "tool", "tool_call_id": primed, "content": '{"boosters": 96, "detonators": 310}'},
+            {"role": "assistant", "content": "Loaded."},
+            {"role": "user", "content": f"How many for blast {k}?"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": own, "type": "function", "function": {"name": "plan", "arguments": f'{{"blast": {k}}}'}}]},
+            {"role": "tool", "tool_call_id": own, "content": f"Plan {k} needs {k + 3} boosters."}]})
+    out = apply(0, requests(records))
+    for k, req in enumerate(out):
+        assert req.messages is not None
+        calls = [c["id"] for m in req.messages for c in m.get("tool_calls") or ()]
+        results = [m["tool_call_id"] for m in req.messages if m.get("role") == "tool"]
+        assert calls == results == ["p00000000", f"o{k:08d}"]

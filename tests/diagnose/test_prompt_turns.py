@@ -1,4 +1,4 @@
-"""A raw prompt's turns, read off its chat markup (advisor.prescribe.canonical.prompt_turns).
+"""A raw prompt's turns, read off its chat markup (advisor.prescribe.markup.prompt_turns).
 
 Prompts are rendered from generated conversations by the real chat templates of
 tests/chat_templates (through this repository's renderer, as `advisor analyze --chat-template`
@@ -19,14 +19,18 @@ from hypothesis import strategies as st
 
 from advisor.ingest.source import make_renderer
 from advisor.ingest.traffic import Request, parse_record
-from advisor.prescribe.canonical import (KEPT, LAST_USER_START, canonical_rounds, prompt_turns, rewrite)
+from advisor.prescribe.canonical import KEPT, LAST_USER_START, canonical_rounds, rewrite
+from advisor.prescribe.markup import Markup, markup_of, prompt_turns
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "chat_templates"
 # (tokenizer, chat template): the default Llama 3 layout, ChatML, harmony, Gemma's turns,
-# Phi-4's, DeepSeek's full-width markers.
+# Phi-4's, DeepSeek's full-width markers, Mistral's special tokens without a role word (the
+# system text joined into the last user turn), Command R's.
 LAYOUTS = [("llama3", None), ("qwen2.5", TEMPLATES / "qwen25.jinja"), ("cl100k", TEMPLATES / "gpt_oss.jinja"),
            ("llama3", TEMPLATES / "gemma3.jinja"), ("llama3", TEMPLATES / "phi4.jinja"),
-           ("llama3", TEMPLATES / "deepseek.jinja")]
+           ("llama3", TEMPLATES / "deepseek.jinja"),
+           ("mistral-v3", Path(__file__).resolve().parent / "heldout14_mistral_config.json"),
+           ("llama3", TEMPLATES / "command_r.jinja")]
 WORDS = ("Lieferung", "facture", "zamówienie", "đơn hàng", "παράδοση", "वापसी", "refund", "order", "the", "a",
          "42", "Q:", "A:", "- item", "## Notes")
 
@@ -37,6 +41,11 @@ CONTENT = st.lists(PARAGRAPH, min_size=1, max_size=4).map("\n\n".join)
 @functools.cache
 def _renderer(layout: tuple[str, Path | None]) -> Any:
     return make_renderer(layout[0], layout[1], None, [])
+
+
+@functools.cache
+def _markup(layout: tuple[str, Path | None]) -> Markup:
+    return markup_of(_renderer(layout))
 
 
 def _render(layout: tuple[str, Path | None], record: dict[str, Any]) -> str:
@@ -54,7 +63,7 @@ def test_each_message_is_one_turn_in_order(layout: tuple[str, Path | None], syst
     messages = [{"role": "system", "content": "Intro " + system}] + [
         {"role": "user" if k % 2 == 0 else "assistant", "content": f"Turn{k} {text}"} for k, text in enumerate(turns)]
     prompt = _render(layout, {"messages": messages})
-    found = prompt_turns(prompt)
+    found = prompt_turns(prompt, _markup(layout))
     assert found is not None
     bodies = [(role, prompt[a:b]) for a, b, role in found]
     # Every message is in one body (a layout may open a turn with text of its own: harmony's
@@ -62,6 +71,10 @@ def test_each_message_is_one_turn_in_order(layout: tuple[str, Path | None], syst
     # user or assistant message is its body, under its role.
     k = 0
     for message in messages:
+        if message["role"] == "system":
+            # (Mistral joins the system text into the last user turn: it is in some body.)
+            assert any(message["content"].rstrip() in body for _, body in bodies), bodies
+            continue
         while k < len(bodies) and message["content"].rstrip() not in bodies[k][1]:
             k += 1
         assert k < len(bodies), (message, bodies)
@@ -74,6 +87,41 @@ def test_each_message_is_one_turn_in_order(layout: tuple[str, Path | None], syst
 def test_a_prompt_without_markup_is_one_text() -> None:
     assert prompt_turns("Summarize the following report.\n\nRevenue rose 4%.") is None
     assert prompt_turns("<|im_start|>only one marker and no turn") is None
+    # A bracketed word is markup only where the tokenizer holds it as a special token.
+    text = "[INST] Summarize the report. [/INST]"
+    assert prompt_turns(text) is None
+    assert prompt_turns(text, _markup(LAYOUTS[6])) == ((6, 29, "user"),)
+
+
+@settings(max_examples=15, deadline=None)
+@given(layout=st.sampled_from([layout for layout in LAYOUTS if layout[1] is None or "gemma" not in layout[1].name]),
+       system=CONTENT, question=CONTENT, result=CONTENT)
+def test_an_agent_step_s_turns_are_its_messages(layout: tuple[str, Path | None], system: str, question: str,
+                                                result: str) -> None:
+    """A tool call, its result and the reply after it are turns of their roles, and the last
+    user turn is the user's (where the layout joins the system text into it, behind it).
+    Gemma's template refuses tool turns: it is left out."""
+    call = {"id": "a1b2c3d4e", "type": "function", "function": {"name": "lookup", "arguments": '{"lot": 4}'}}
+    tools = [{"type": "function", "function": {"name": "lookup", "description": "Find a lot.",
+                                               "parameters": {"type": "object", "properties": {"lot": {"type": "integer"}}}}}]
+    messages = [{"role": "system", "content": "Intro " + system}, {"role": "user", "content": "Ask " + question},
+                {"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "a1b2c3d4e", "content": "Found " + result},
+                {"role": "assistant", "content": "Reply done."}, {"role": "user", "content": "Last question?"}]
+    prompt = _render(layout, {"messages": messages, "tools": tools})
+    found = prompt_turns(prompt, _markup(layout))
+    assert found is not None
+    roles = [role for _, _, role in found]
+    last = next(prompt[a:b] for a, b, role in reversed(found) if role == "user")
+    assert last.rstrip().endswith("Last question?")
+    # The result's text is a turn of its own, ahead of the last user turn, apart from the
+    # system text (its role is the layout's: ChatML prints it in a user turn, Command R in a
+    # system turn).
+    holder = [k for k, (a, b, _) in enumerate(found) if "Found " + result.split()[0] in prompt[a:b]]
+    intro = [k for k, (a, b, _) in enumerate(found) if "Intro " + system.split()[0] in prompt[a:b]]
+    assert holder and intro and holder[0] not in intro, roles
+    assert "Found " not in last
+    assert "assistant" in roles
 
 
 def _prompt_requests(layout: tuple[str, Path | None], n: int = 30) -> list[Request]:
@@ -93,15 +141,16 @@ def _prompt_requests(layout: tuple[str, Path | None], n: int = 30) -> list[Reque
 @pytest.mark.parametrize("layout", LAYOUTS[:3], ids=["llama3", "chatml", "harmony"])
 def test_a_prompt_s_rewrite_changes_only_turn_bodies(layout: tuple[str, Path | None]) -> None:
     requests = _prompt_requests(layout)
-    rounds = canonical_rounds(list(requests))
+    markup = _markup(layout)
+    rounds = canonical_rounds(list(requests), markup)
     for req in requests:
         assert req.prompt is not None
-        before = prompt_turns(req.prompt)
+        before = prompt_turns(req.prompt, markup)
         assert before is not None
         for to in (KEPT, LAST_USER_START):
             new = rewrite(req, rounds, to) or req
             assert new.prompt is not None
-            after = prompt_turns(new.prompt)
+            after = prompt_turns(new.prompt, markup)
             assert after is not None and [r for _, _, r in after] == [r for _, _, r in before]
             # The markup around the bodies is the prompt's own, byte for byte.
             outside = [req.prompt[:before[0][0]]] + [req.prompt[b:a] for (_, b, _), (a, _, _) in zip(before, before[1:])]
