@@ -1101,7 +1101,7 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
     # compared in their canonical forms.
     start = as_first_sent(start, rounds.content)
     done = {id(r): s for r, s in zip(m.editable, start) if r is not None}
-    variants_of = canonical_fixes(start, m.joiner, rounds)
+    variants_of = canonical_fixes(start, m.joiner, rounds, m.markup.system_late)
     # (cached, variant, its traffic, requests changed): the best so far, whose traffic is
     # kept (one more than the one measured at a time).
     top: Top | None = None
@@ -1127,13 +1127,13 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
         description = ("Send every unit in its most common spelling (one Unicode normalization, one wrapping, one "
                        "key and column order); nothing else reordered or moved.")
     best = (top[0], top[3], top[2], description, dict(details))
-    cached, to = best[0], best[4]["to"]
+    cached, to, first_user = best[0], best[4]["to"], bool(best[4].get("first_user"))
     kept = rounds.sharing_out() if best[4].get("shared_out") else rounds
 
 
     def worth(change: str) -> int:
         # What the canonical form loses with one of its changes left out.
-        fix = canonical_fix(kept.keeping(keep | {change}), to, m.joiner, pool)
+        fix = canonical_fix(kept.keeping(keep | {change}), to, m.joiner, pool, first_user)
         return cached - m.cached(m.rewritten([_then(done, fix, m.apply)])[0], own_rate=True)
 
     def offset_of(index: int, change: str) -> int:
@@ -1141,7 +1141,7 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
         # cause's change made: the cause itself, not an earlier change of another kind
         # (static tools put in name order ahead of the per-request tool that is the cause).
         logged = pack(m.seqs[index].ids)
-        fix = canonical_fix(kept.keeping(keep | (CHANGES - {change})), to, m.joiner, pool)
+        fix = canonical_fix(kept.keeping(keep | (CHANGES - {change})), to, m.joiner, pool, first_user)
         for ids in (m.one(_then(done, fix, m.apply), index), best[2][index].ids):
             if ids is not None and ids != m.seqs[index].ids:
                 return common_bytes(logged, 0, pack(ids), 0) // ITEM
@@ -1172,7 +1172,7 @@ def _with_pool(m: Measurer, rounds: Rounds, variants_of: list[tuple[str, Fix, di
         return top, None
     description, _, details = variants_of[top[1]]
     canon = rounds.sharing_out() if details.get("shared_out") else rounds
-    fix = canonical_fix(canon, details["to"], m.joiner, pool)
+    fix = canonical_fix(canon, details["to"], m.joiner, pool, bool(details.get("first_user")))
     seqs, changed = m.rewritten([_then(done, fix, m.apply)])
     cached = m.cached(seqs, own_rate=True)
     # (Against the same variant without the pool: the prefill it leaves.)

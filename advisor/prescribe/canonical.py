@@ -51,6 +51,7 @@ from advisor.diagnose.spelling import normalized
 from advisor.ingest.safe_yaml import YAMLError, safe_compose
 from advisor.ingest.traffic import Request
 from advisor.prescribe.markup import PLAIN, SYSTEM_ROLES, Markup, prompt_messages, prompt_turns
+from advisor.prescribe.opening import system_into_first_user
 from yaml.nodes import MappingNode, SequenceNode
 
 Fix = Callable[[Request], "Request | None"]
@@ -1719,11 +1720,20 @@ def canonical_rounds(requests: list[Request | None], markup: Markup = PLAIN) -> 
 Pool = tuple[tuple[Any, ...], tuple[Any, ...]]  # (every tool of the pool, those not every session sends)
 
 
-def canonical_fix(canon: Canon | Rounds, to: str, joiner: str, pool: Pool | None = None) -> Fix:
+def canonical_fix(canon: Canon | Rounds, to: str, joiner: str, pool: Pool | None = None,
+                  first_user: bool = False) -> Fix:
     """The rewrite into ``canon``'s forms as a fix (``to``: where the system message's
     varying units go; ``pool``: tools added where missing to every request that sends one of
-    the pool's varying tools)."""
+    the pool's varying tools; ``first_user``: the system prompt then sent as the opening of
+    the first user turn, ``opening.system_into_first_user``)."""
     varying = {_tool_name(tool) for tool in pool[1]} if pool else set()
+    if first_user:
+        inner = canonical_fix(canon, to, joiner, pool)
+
+        def folded(req: Request) -> Request | None:
+            done = inner(req)
+            return system_into_first_user(done or req) or done
+        return folded
 
     def fix(req: Request) -> Request | None:
         # Only a request that draws from the pool gets the rest of it (another app's request,
@@ -1771,11 +1781,13 @@ def _linked(holders: list[set[Hashable]]) -> bool:
     return len(reached) == len(holders)
 
 
-def canonical_fixes(requests: list[Request | None], joiner: str,
-                    rounds: Rounds | None = None) -> list[tuple[str, Fix, dict[str, Any]]]:
+def canonical_fixes(requests: list[Request | None], joiner: str, rounds: Rounds | None = None,
+                    system_late: bool = False) -> list[tuple[str, Fix, dict[str, Any]]]:
     """The canonical-order fix, one variant per place for the first system message's unique
     units, the default first: (description, fix, details). ``rounds``: the canonical forms
-    of ``requests`` where the caller has them."""
+    of ``requests`` where the caller has them; ``system_late``: the chat template prints the
+    system prompt behind the history (``markup.Markup.system_late``), and a variant sends it
+    as the opening of the first user turn."""
     canon = rounds if rounds is not None else canonical_rounds(requests)
 
     def fix_for(to: str) -> Fix:
@@ -1783,7 +1795,7 @@ def canonical_fixes(requests: list[Request | None], joiner: str,
 
     lead = ("Send every request in one canonical order: tools and content that every session shares first "
             "(in one order, one spelling; tools most requested first), then content shared by some sessions, ")
-    return [
+    out: list[tuple[str, Fix, dict[str, Any]]] = [
         (lead + "then what varies, at the end of its message.", fix_for(KEPT), {"to": KEPT}),
         (lead + "and what varies in the system message after the opening every session sends in the last "
          "user turn.",
@@ -1795,3 +1807,8 @@ def canonical_fixes(requests: list[Request | None], joiner: str,
          "passages too, where their order carries no meaning).",
          canonical_fix(canon.sharing_out(), LAST_USER_START, joiner), {"to": LAST_USER_START, "shared_out": True}),
     ]
+    if system_late:
+        out.append((lead + "then what varies, at the end of its message; the system prompt as the opening of the first "
+                    "user turn (this chat template prints it with the last user turn, behind the history, or not at "
+                    "all).", canonical_fix(canon, KEPT, joiner, first_user=True), {"to": KEPT, "first_user": True}))
+    return out

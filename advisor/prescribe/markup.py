@@ -46,6 +46,9 @@ class Markup:
 
     specials: frozenset[str] = frozenset()
     roles: dict[str, str] = field(default_factory=dict)  # a marker's role, from the probe
+    # Whether the template prints the system prompt after the first user turn's text, or
+    # not at all (Mistral's joins it into the last user turn): ``opening`` then has a fix.
+    system_late: bool = False
 
     def marks(self, prompt: str) -> list[re.Match[str]]:
         return [m for m in _CANDIDATE.finditer(prompt) if m.group(0) in self.specials or CHAT_MARKER.fullmatch(m.group(0))]
@@ -92,15 +95,19 @@ def markup_of(renderer: Any) -> Markup:
     specials = frozenset(getattr(renderer.tokenizer, "special_tokens", None) or ())
     bare = Markup(specials)
     roles: dict[str, str] = {}
+    late = False
     for messages, tools in _probes():
         try:
             text = renderer.chat.render(messages, tools)
         except Exception:  # noqa: BLE001 (a template may refuse a probe: its roles stay unknown)
             continue
+        if messages[0]["role"] == "system":
+            at = text.find("zqsystemprobe")
+            late = at < 0 or at > text.find("zquserprobe")
         for mark, role in probe_roles(text, bare).items():
             if roles.setdefault(mark, role) != role:
                 roles[mark] = ""  # (two probes disagree: no role of its own)
-    return Markup(specials, {mark: role for mark, role in roles.items() if role})
+    return Markup(specials, {mark: role for mark, role in roles.items() if role}, late)
 
 
 @functools.lru_cache(maxsize=MEMO_TEXTS)

@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from advisor.diagnose.brackets import close_bracket, member_bounds, open_brackets, unescaped
 from advisor.diagnose.spans import LIST_MARK
 from advisor.ingest.traffic import Request
+from advisor.prescribe.opening import system_into_first_user  # noqa: F401 (its callers import it here)
 
 LAST_USER = "last-user-turn"
 MESSAGE_END = "end-of-message"
@@ -1639,33 +1640,6 @@ def _with_sorted_arguments(call: dict[str, Any], parsed: dict[str, Any]) -> dict
     fn = call["function"]
     new_args = json.dumps(ordered, ensure_ascii=False) if isinstance(fn.get("arguments"), str) else ordered
     return {**call, "function": {**fn, "arguments": new_args}}
-
-
-def system_into_first_user(req: Request) -> Request | None:
-    """The request with its system messages sent as the opening of the first user turn. A
-    layout that prints the system prompt with the last user turn (Mistral's, through
-    mistral-common) puts it after the history, so every turn of a session sends it anew
-    behind content only that session holds; at the first user turn it stays in front."""
-    if req.kind != "messages" or not req.messages:
-        return None
-    messages = [dict(m) for m in req.messages]
-    system = [m for m in messages if m.get("role") in _PREAMBLE_ROLES]
-    rest = [m for m in messages if m.get("role") not in _PREAMBLE_ROLES]
-    first = next((k for k, m in enumerate(rest) if m.get("role") == "user"), None)
-    texts = [m.get("content") for m in system]
-    if not system or first is None or not all(isinstance(t, str) for t in texts):
-        return None
-    if not any(m.get("role") == "assistant" for m in rest[first:]):
-        return None  # one turn: nothing comes between the system prompt and the question
-    head = "\n\n".join(str(t) for t in texts)
-    content = rest[first].get("content")
-    if isinstance(content, str):
-        rest[first]["content"] = head + "\n\n" + content
-    elif isinstance(content, list):
-        rest[first]["content"] = [{"type": "text", "text": head + "\n\n"}] + list(content)
-    else:
-        return None
-    return dataclasses.replace(req, messages=tuple(rest))
 
 
 def sort_call_arguments(req: Request) -> Request | None:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from advisor.ingest.source import make_renderer
 from advisor.ingest.traffic import Request, parse_record
-from advisor.prescribe.canonical import KEPT, LAST_USER_START, canonical_rounds, rewrite
+from advisor.prescribe.canonical import KEPT, LAST_USER_START, canonical_fixes, canonical_rounds, rewrite
 from advisor.prescribe.markup import Markup, markup_of, prompt_turns
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "chat_templates"
@@ -160,3 +160,52 @@ def test_a_prompt_s_rewrite_changes_only_turn_bodies(layout: tuple[str, Path | N
             if to == LAST_USER_START and new is not req:
                 user = next(new.prompt[a:b] for a, b, role in reversed(after) if role == "user")
                 assert user.startswith("Answer in one line.\n\nQ: ") or user.startswith("Answer in one line.\n\nExamples:")
+
+
+@pytest.mark.parametrize("layout", LAYOUTS, ids=["llama3", "chatml", "harmony", "gemma", "phi4", "deepseek",
+                                                 "mistral", "command-r"])
+def test_where_the_template_prints_the_system_prompt(layout: tuple[str, Path | None]) -> None:
+    """``system_late``: the template prints the system prompt after the first user turn's
+    text or not at all. Read off a render of another conversation than the probe's."""
+    prompt = _render(layout, {"messages": [
+        {"role": "system", "content": "Rules first."}, {"role": "user", "content": "Question one?"},
+        {"role": "assistant", "content": "Answer one."}, {"role": "user", "content": "Question two?"}]})
+    at = prompt.find("Rules first.")
+    assert _markup(layout).system_late == (at < 0 or at > prompt.find("Question one?"))
+    assert _markup(layout).system_late == (layout[1] is not None and "mistral" in layout[1].name)
+
+
+def test_a_late_system_prompt_opens_the_first_user_turn_in_a_variant_of_its_own() -> None:
+    """Where the template prints the system prompt behind the history, a variant sends it as
+    the opening of the first user turn: a conversation's later turns then extend its earlier
+    ones. A single-turn request renders the same either way and is left as it is."""
+    records = []
+    for s in range(4):
+        for turn in range(3):
+            messages: list[dict[str, Any]] = [{"role": "system", "content": "Answer in one line. Cite the manual."}]
+            for k in range(turn):
+                messages += [{"role": "user", "content": f"Session {s} question {k}?"},
+                             {"role": "assistant", "content": f"Session {s} answer {k}."}]
+            messages.append({"role": "user", "content": f"Session {s} question {turn}?"})
+            records.append({"messages": messages})
+    reqs = [parse_record(r, "late", k + 1) for k, r in enumerate(records)]
+    assert not any(d.get("first_user") for _, _, d in canonical_fixes(list(reqs), ""))
+    variants = canonical_fixes(list(reqs), "", system_late=True)
+    fix = next(f for _, f, d in variants if d.get("first_user"))
+    layout = LAYOUTS[6]
+    renders = []
+    for req in reqs:
+        new = fix(req) or req
+        assert new.messages is not None
+        if len(req.messages or ()) > 2:
+            assert [m["role"] for m in new.messages][0] == "user"
+            assert new.messages[0]["content"].startswith("Answer in one line. Cite the manual.\n\nSession")
+        else:
+            assert new is req or new.messages == req.messages
+        renders.append(_renderer(layout).text_of(new))
+    # Each later turn of a session now starts with the session's turn before it, up to the
+    # end of that turn's question.
+    for s in range(4):
+        first, second, third = renders[3 * s: 3 * s + 3]
+        assert second.startswith(first[:first.rindex("[/INST]")])
+        assert third.startswith(second[:second.rindex("[/INST]")])
