@@ -39,6 +39,7 @@ from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, CHAT_MARKUP, DE
 from advisor.prescribe.canonical import (CHANGES, KEPT, ORDER, PLACEMENT, Rounds, canonical_fix, canonical_fixes,
                                          canonical_rounds, forget_units, tool_pool, Pool)
 from advisor.prescribe.causes import PLACEMENT as PLACEMENT_CODE
+from advisor.prescribe.causes import REPORTED_AS
 from advisor.prescribe.causes import causes
 from advisor.prescribe.causes import findings as cause_findings
 from advisor.prescribe.history import as_first_sent
@@ -833,7 +834,10 @@ def _canonical_pick(c: _Chosen) -> tuple[Canonical | None, bool]:
     # Against the chosen moves, the better fix; with no move to weigh it against, a gain worth
     # rewriting every request for.
     moved = any(v is not None for v in c.choice)
-    share = CANONICAL_EDGE if moved else CANONICAL_GAIN
+    # (A cause the diagnosis found, of a kind the canonical form changes, is as good a reason
+    # to rewrite as a move chosen: weighed at the same edge.)
+    found = any(f.code in {code for codes in REPORTED_AS.values() for code in codes} for f in findings)
+    share = CANONICAL_EDGE if moved or found else CANONICAL_GAIN
     canon = _canonical_order(m, chosen, c.after, share, findings)
     if canon is None and any(f.code in CANONICAL_ONLY for f in findings):
         # A finding only the canonical form answers: its spelling alone (one spelling per
@@ -1228,11 +1232,11 @@ HIDDEN_NEAR = 16  # tokens: a finding this close to a known one is that one, see
 HIDDEN_REQUESTS = 3   # a hidden value shows in at least this many requests ...
 HIDDEN_SHARE = 0.01   # ... and costs at least this share of the prompt tokens
 # The canonical order rewrites every request: where no move was chosen to weigh it against
-# (no finding, or none a move measured to gain), it is prescribed where it recovers this share
+# and the diagnosis found no cause it changes, it is prescribed where it recovers this share
 # of the prompt tokens (clean traffic gains up to ~1.3% by reordering what it shares: passages
 # retrieved per request, a pasted document). Less is not worth asking a client to resend everything.
 CANONICAL_GAIN = 0.03
-# Where moves were chosen, the canonical order is weighed against them: it is prescribed
+# Where moves were chosen (or a cause found), the canonical order is weighed against them: it is prescribed
 # where it recovers this share more (it places what varies after the static opening of the last
 # user turn, where no move puts it, and orders what a move leaves in place).
 CANONICAL_EDGE = 0.005
