@@ -1485,6 +1485,28 @@ def _cut_of(content: Any, canon: Canon | Rounds, whole: bool = True) -> tuple[li
     return canon.split_parts(texts)  # text parts: each is a unit of its own, moved whole
 
 
+def _first_user_opens(req: Request, canon: Canon | Rounds) -> Request | None:
+    """A raw prompt's ``system_into_first_user``: where the template printed the system text
+    at the start of the last user turn behind earlier ones, the static units it opens with
+    (the system text, in canonical form) go to the start of the first user turn instead.
+    None for a prompt of one user turn (it renders the same either way) or none to move."""
+    prompt = req.prompt or ""
+    turns = prompt_turns(prompt, canon.markup)
+    users = [(a, b) for a, b, role in turns or () if role == "user"]
+    if len(users) < 2:
+        return None
+    (a, b), (c, d) = users[0], users[-1]
+    body = prompt[c:d]
+    lead = body[:len(body) - len(body.lstrip())]
+    head, rest = canon.static_lead(body[len(lead):])
+    if not head.strip() or not rest.strip():
+        return None
+    first = prompt[a:b]
+    first_lead = first[:len(first) - len(first.lstrip())]
+    opened = first_lead + head + "\n\n" + first[len(first_lead):]
+    return dataclasses.replace(req, prompt=prompt[:a] + opened + prompt[b:c] + lead + rest + prompt[d:])
+
+
 def _prompt(req: Request, prompt: str, canon: Canon | Rounds, to: str, joiner: str) -> Request | None:
     """A prompt in canonical form: each turn's body as a message's content would be (the
     markup between them as it was), or the whole text where it has no chat markup."""
@@ -1732,6 +1754,8 @@ def canonical_fix(canon: Canon | Rounds, to: str, joiner: str, pool: Pool | None
 
         def folded(req: Request) -> Request | None:
             done = inner(req)
+            if req.kind == "prompt":
+                return _first_user_opens(done or req, canon) or done
             return system_into_first_user(done or req) or done
         return folded
 

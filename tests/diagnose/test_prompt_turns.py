@@ -209,3 +209,32 @@ def test_a_late_system_prompt_opens_the_first_user_turn_in_a_variant_of_its_own(
         first, second, third = renders[3 * s: 3 * s + 3]
         assert second.startswith(first[:first.rindex("[/INST]")])
         assert third.startswith(second[:second.rindex("[/INST]")])
+
+
+def test_a_late_system_prompt_in_raw_prompts_opens_the_first_user_turn() -> None:
+    """The same for prompts logged as text (or token ids, decoded): the static units the last
+    user turn opens with (the system text the template joined there) go to the start of the
+    first user turn, and a session's later turns then extend its earlier ones."""
+    layout = LAYOUTS[6]
+    records = []
+    for s in range(4):
+        for turn in range(3):
+            messages: list[dict[str, Any]] = [{"role": "system", "content": "Answer in one line.\n\nCite the manual."}]
+            for k in range(turn):
+                messages += [{"role": "user", "content": f"Session {s} question {k}?"},
+                             {"role": "assistant", "content": f"Session {s} answer {k}."}]
+            messages.append({"role": "user", "content": f"Session {s} question {turn}?"})
+            records.append({"prompt": _render(layout, {"messages": messages})})
+    reqs = [parse_record(r, "late", k + 1) for k, r in enumerate(records)]
+    markup = _markup(layout)
+    variants = canonical_fixes(list(reqs), "", canonical_rounds(list(reqs), markup), system_late=True)
+    fix = next(f for _, f, d in variants if d.get("first_user"))
+    prompts = [(fix(req) or req).prompt or "" for req in reqs]
+    for s in range(4):
+        first, second, third = prompts[3 * s: 3 * s + 3]
+        assert second.startswith(first[:first.rindex("[/INST]")])
+        assert third.startswith(second[:second.rindex("[/INST]")])
+        assert third.count("Answer in one line.") == 1
+    # Without the variant the logged prompts part after the first turn.
+    logged = [req.prompt or "" for req in reqs]
+    assert not logged[2].startswith(logged[1][:logged[1].rindex("[/INST]")])
