@@ -1579,35 +1579,41 @@ def in_order(messages: list[dict[str, Any]], canon: Canon | Rounds, roles_kept: 
 def opening(messages: list[dict[str, Any]], canon: Canon | Rounds) -> list[dict[str, Any]]:
     """The messages ahead of the first assistant turn (what every request of a conversation
     opens with) in canonical order: the system messages of each role among themselves as
-    units (static ones first, by first-seen rank; a note, a summary or passages of the
-    request's own after them, as they came), then, where all of them are static, all of them
+    units (static ones first, by first-seen rank; then those several sessions send, a
+    tenant's prompt or one of a few dated versions; a note, a summary or passages of the
+    request's own last; these as they came), then, where all of them are static, all of them
     ahead of the rest of the opening (a note sent ahead of the system prompt). Only system
     roles move (a chat template may require them first), and a role only among its own
     messages (a layout may print the first system message alone as the system prompt), so
     the next request of the conversation still extends this one (unless its client sends
     the system message only from a later request on)."""
     last = canon.last if isinstance(canon, Rounds) else canon
+    logged = canon.canons[0] if isinstance(canon, Rounds) else canon
     if PLACEMENT in last.keep:
         return messages
     end = next((k for k, m in enumerate(messages) if m.get("role") == "assistant"), len(messages))
     system = [k for k in range(end) if messages[k].get("role") in SYSTEM_ROLES]
 
-    def rank(m: dict[str, Any]) -> tuple[int, int] | None:
-        """(0, first-seen rank) of a static message; None for any other."""
-        content = m.get("content")
+    def rank(k: int) -> tuple[int, int]:
+        """(STATIC, first-seen rank) of a static message; (its class, its place) of any other."""
+        content = messages[k].get("content")
         texts = [content] if isinstance(content, str) else text_parts(content) or []
-        infos = [last.info((TEXT, normalized(t))) for t in texts]
-        return (0, infos[0][2]) if infos and all(info[0] == STATIC for info in infos) else None
+        # (Counted where the log holds the text as sent: a later round counts the rewrite.)
+        infos = [logged.info((TEXT, normalized(t))) for t in texts]
+        if not infos:
+            return (UNIQUE, k)
+        cls = max(info[0] for info in infos)
+        return (STATIC, infos[0][2]) if cls == STATIC else (cls, k)
 
-    ranks = {k: rank(messages[k]) for k in system}
+    ranks = {k: rank(k) for k in system}
     out = list(messages)
     if ORDER not in last.keep:
         for role in SYSTEM_ROLES:
             slots = [k for k in system if messages[k].get("role") == role]
-            ordered = sorted(slots, key=lambda k: ranks[k] or (1, k))
+            ordered = sorted(slots, key=lambda k: ranks[k])
             for k, j in zip(slots, ordered):
                 out[k] = messages[j]
-    if not system or system == list(range(len(system))) or any(ranks[k] is None for k in system):
+    if not system or system == list(range(len(system))) or any(ranks[k][0] != STATIC for k in system):
         return out
     return [out[k] for k in system] + [out[k] for k in range(end) if k not in system] + out[end:]
 

@@ -554,3 +554,22 @@ def test_a_canned_call_replayed_with_fresh_ids_takes_one_id() -> None:
         calls = [c["id"] for m in req.messages for c in m.get("tool_calls") or ()]
         results = [m["tool_call_id"] for m in req.messages if m.get("role") == "tool"]
         assert calls == results == ["p00000000", f"o{k:08d}"]
+
+
+def test_a_system_message_several_sessions_send_goes_ahead_of_one_of_the_request_s_own() -> None:
+    """The opening's system messages from least to most volatile: a profile of the request's
+    own ahead of the main system message (sent in one of four dated versions) goes behind
+    it; two static ones keep their first-seen order ahead of both."""
+    main = "You are the admissions assistant.\n\nAnswer briefly.\n\nDecisions dated {day}/12/2026"
+    records = []
+    for k in range(12):
+        records.append({"messages": [
+            {"role": "system", "content": f"Applicant A{10000 + k}: predicted AAB, home fee status"},
+            {"role": "system", "content": main.format(day=1 + k % 4)},
+            {"role": "user", "content": f"Question {k}: is IELTS 6.{k % 10} enough?"}]})
+    for req in apply(0, requests(records)):
+        assert req.messages is not None
+        contents = [m["content"] for m in req.messages]
+        assert contents[0].startswith("You are the admissions assistant.")
+        assert contents[1].startswith("Applicant A")
+        assert contents[2].startswith("Question")
