@@ -175,20 +175,25 @@ def test_where_the_template_prints_the_system_prompt(layout: tuple[str, Path | N
     assert _markup(layout).system_late == (layout[1] is not None and "mistral" in layout[1].name)
 
 
+def _sessions(system: str) -> list[list[dict[str, Any]]]:
+    """Four sessions of three turns each, in order, all sent with ``system``."""
+    out = []
+    for s in range(4):
+        for turn in range(3):
+            messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
+            for k in range(turn):
+                messages += [{"role": "user", "content": f"Session {s} question {k}?"},
+                             {"role": "assistant", "content": f"Session {s} answer {k}."}]
+            out.append(messages + [{"role": "user", "content": f"Session {s} question {turn}?"}])
+    return out
+
+
 def test_a_late_system_prompt_opens_the_first_user_turn_in_a_variant_of_its_own() -> None:
     """Where the template prints the system prompt behind the history, a variant sends it as
     the opening of the first user turn: a conversation's later turns then extend its earlier
     ones. A single-turn request renders the same either way and is left as it is."""
-    records = []
-    for s in range(4):
-        for turn in range(3):
-            messages: list[dict[str, Any]] = [{"role": "system", "content": "Answer in one line. Cite the manual."}]
-            for k in range(turn):
-                messages += [{"role": "user", "content": f"Session {s} question {k}?"},
-                             {"role": "assistant", "content": f"Session {s} answer {k}."}]
-            messages.append({"role": "user", "content": f"Session {s} question {turn}?"})
-            records.append({"messages": messages})
-    reqs = [parse_record(r, "late", k + 1) for k, r in enumerate(records)]
+    reqs = [parse_record({"messages": m}, "late", k + 1)
+            for k, m in enumerate(_sessions("Answer in one line. Cite the manual."))]
     assert not any(d.get("first_user") for _, _, d in canonical_fixes(list(reqs), ""))
     variants = canonical_fixes(list(reqs), "", system_late=True)
     fix = next(f for _, f, d in variants if d.get("first_user"))
@@ -216,16 +221,8 @@ def test_a_late_system_prompt_in_raw_prompts_opens_the_first_user_turn() -> None
     user turn opens with (the system text the template joined there) go to the start of the
     first user turn, and a session's later turns then extend its earlier ones."""
     layout = LAYOUTS[6]
-    records = []
-    for s in range(4):
-        for turn in range(3):
-            messages: list[dict[str, Any]] = [{"role": "system", "content": "Answer in one line.\n\nCite the manual."}]
-            for k in range(turn):
-                messages += [{"role": "user", "content": f"Session {s} question {k}?"},
-                             {"role": "assistant", "content": f"Session {s} answer {k}."}]
-            messages.append({"role": "user", "content": f"Session {s} question {turn}?"})
-            records.append({"prompt": _render(layout, {"messages": messages})})
-    reqs = [parse_record(r, "late", k + 1) for k, r in enumerate(records)]
+    reqs = [parse_record({"prompt": _render(layout, {"messages": m})}, "late", k + 1)
+            for k, m in enumerate(_sessions("Answer in one line.\n\nCite the manual."))]
     markup = _markup(layout)
     variants = canonical_fixes(list(reqs), "", canonical_rounds(list(reqs), markup), system_late=True)
     fix = next(f for _, f, d in variants if d.get("first_user"))
