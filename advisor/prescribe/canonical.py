@@ -1176,7 +1176,7 @@ class Canon:
         return {self.text(unit, split.kind) for unit in members}
 
     def split_restamped(self, text: str, data: bool = False, values: bool = True,
-                        strings: bool = False) -> tuple[str, str] | None:
+                        strings: bool = False, context: int = 0) -> tuple[str, str] | None:
         """An earlier turn's text without the units only one request sends, where the rest
         of it recurs (the turn resent as history with a new reading each time: the reading is
         not as first sent), and those units as one text; None otherwise. ``data``: the turn
@@ -1184,8 +1184,9 @@ class Canon:
         is fixed (most of its text static: a stamp in a fixed call, a count in a fixed
         notice), each value alone where the unit holding it is mostly fixed; JSON is data too
         (``values``: where data may move at all; ``strings``: a line inside a JSON string
-        too, in a tool's result, not in a call's code or query). A turn of prose and a value
-        (a few-shot example sent once) keeps its text."""
+        too, in a tool's result, not in a call's code or query; ``context``: static characters
+        around the text in its look-up, a call's results). A turn of prose and a value (a
+        few-shot example sent once) keeps its text."""
         split = self._movable(text)
         if split is None:
             return None
@@ -1211,7 +1212,7 @@ class Canon:
                 fixed += len(slots[0])
         # Resent: the turn holds content of its own that later requests send again (its
         # question, in the history).
-        if not moved or not kept or not (resent or data and 2 * fixed >= len(text)):
+        if not moved or not kept or not (resent or data and 2 * (fixed + context) >= len(text) + context):
             return None
         return split.join(kept), split.join(moved, bare=True)
 
@@ -1440,20 +1441,25 @@ def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, jo
             messages[k] = dict(messages[k], content=cut[0])
             moved.append(cut[1])
         if role == "assistant" and messages[k].get("tool_calls") and into_user:
-            messages[k] = dict(messages[k], tool_calls=_calls_cut(messages[k]["tool_calls"], canon, moved))
+            # (A call is a look-up with its results: their static text is the fixed rest too.)
+            after = list(itertools.takewhile(lambda m: m.get("role") == "tool", messages[k + 1:]))
+            results = sum(len(m["content"]) for m in after
+                          if isinstance(m.get("content"), str) and canon.is_static(m["content"]))
+            messages[k] = dict(messages[k], tool_calls=_calls_cut(messages[k]["tool_calls"], canon, moved, results))
     if moved and user >= 0:
         messages[user] = dict(messages[user], content=_insert(messages[user].get("content"), moved, to == LAST_USER_START, joiner, canon))
 
 
-def _calls_cut(calls: Any, canon: Canon | Rounds, moved: list[str]) -> Any:
+def _calls_cut(calls: Any, canon: Canon | Rounds, moved: list[str], context: int = 0) -> Any:
     """Tool calls with the values only one request sends cut out of their arguments (where
-    the rest of them is fixed), the cut texts appended to ``moved``."""
+    the rest of them, and ``context`` characters of static results, is fixed), the cut texts
+    appended to ``moved``."""
     if not isinstance(calls, (list, tuple)):
         return calls
     out = []
     for call in calls:
         args = _arguments(call)
-        cut = canon.split_restamped(args, True) if args is not None and args.lstrip()[:1] == "{" else None
+        cut = canon.split_restamped(args, True, context=context) if args is not None and args.lstrip()[:1] == "{" else None
         if cut is None:
             out.append(call)
             continue
@@ -1695,8 +1701,8 @@ class Rounds:
         return self.last.counts.markup
 
     def split_restamped(self, text: str, data: bool = False, values: bool = True,
-                        strings: bool = False) -> tuple[str, str] | None:
-        return self.last.split_restamped(text, data, values, strings)
+                        strings: bool = False, context: int = 0) -> tuple[str, str] | None:
+        return self.last.split_restamped(text, data, values, strings, context)
 
     def split_parts(self, parts: list[str]) -> tuple[list[str], list[str]] | None:
         return self.last.split_parts(parts)

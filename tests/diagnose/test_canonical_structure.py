@@ -573,3 +573,29 @@ def test_a_system_message_several_sessions_send_goes_ahead_of_one_of_the_request
         assert contents[0].startswith("You are the admissions assistant.")
         assert contents[1].startswith("Applicant A")
         assert contents[2].startswith("Question")
+
+
+def test_a_stamp_in_a_canned_call_s_arguments_leaves_where_its_result_is_fixed() -> None:
+    """A priming look-up replayed in every request whose arguments carry the request's own
+    time: most of the arguments are the stamp, but the call's result is fixed, so the
+    look-up is mostly fixed and the stamp goes to the newest user turn."""
+    policy = "\n".join(f"- Rule {k}: check the ward chart before dose {k}." for k in range(20))
+    records = []
+    for k in range(10):
+        args = json.dumps({"name": "ward-policy", "as_of": f"2026-12-01T09:{10 + k}:0{k}"})
+        records.append({"messages": [
+            {"role": "system", "content": "You are the ward pharmacist's assistant."},
+            {"role": "user", "content": "Load the ward policy."},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": args}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": policy},
+            {"role": "assistant", "content": "Policy loaded."},
+            {"role": "user", "content": f"Question {k}: may I crush tablet {k}?"}]})
+    variants = canonical_fixes(requests(records), "")
+    fix = next(f for _, f, d in variants if d["to"] == LAST_USER)
+    out = [fix(r) or r for r in requests(records) if r is not None]
+    calls = {m["tool_calls"][0]["function"]["arguments"] for r in out for m in r.messages or () if m.get("tool_calls")}
+    assert calls == {json.dumps({"name": "ward-policy"})}
+    for k, r in enumerate(out):
+        assert r.messages is not None
+        assert f"09:{10 + k}:0{k}" in r.messages[-1]["content"]
