@@ -836,7 +836,7 @@ def _canonical_pick(c: _Chosen) -> tuple[Canonical | None, bool]:
     moved = any(v is not None for v in c.choice)
     # (A cause the diagnosis found, of a kind the canonical form changes, is as good a reason
     # to rewrite as a move chosen: weighed at the same edge.)
-    found = any(f.code in {code for codes in REPORTED_AS.values() for code in codes} for f in findings)
+    found = any(f.code in CANONICAL_CAUSES for f in findings)
     share = CANONICAL_EDGE if moved or found else CANONICAL_GAIN
     canon = _canonical_order(m, chosen, c.after, share, findings)
     if canon is None and any(f.code in CANONICAL_ONLY for f in findings):
@@ -1240,6 +1240,8 @@ CANONICAL_GAIN = 0.03
 # where it recovers this share more (it places what varies after the static opening of the last
 # user turn, where no move puts it, and orders what a move leaves in place).
 CANONICAL_EDGE = 0.005
+# The codes of the causes the canonical form changes (spelling, order, placement).
+CANONICAL_CAUSES = frozenset(code for codes in REPORTED_AS.values() for code in codes)
 # Findings whose one fix is the canonical form (content spelled otherwise: no move answers
 # it): where the diagnosis reports one, its spelling change alone is kept at any gain.
 CANONICAL_ONLY = frozenset({"TR104"})

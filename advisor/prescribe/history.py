@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -45,13 +46,8 @@ def _restamped(old: str, new: str) -> bool:
     """Whether ``new`` is ``old`` with one short stretch changed."""
     if old == new:
         return True
-    head = 0
-    limit = min(len(old), len(new))
-    while head < limit and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
+    head = len(os.path.commonprefix([old, new]))
+    tail = len(os.path.commonprefix([old[head:][::-1], new[head:][::-1]]))
     changed = max(len(old), len(new)) - head - tail
     return changed <= HISTORY_EDIT * max(len(old), len(new))
 
