@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -18,6 +17,7 @@ from advisor.cost.catalog import DEFAULT_MFU
 from advisor.cost.compute import DEFAULT_BANDWIDTH_UTIL
 from advisor.errors import AdvisorError
 from advisor.findings import Finding
+from advisor.index.radix import free_trees
 from advisor.ingest.decoder import release_tokenizer as released
 from advisor.ingest.pipeline import Sequence as Seq
 from advisor.ingest.preprocess import DEFAULT_ENGINE, ENGINES as PREPROCESS_ENGINES, engine_spec
@@ -184,7 +184,7 @@ def _replay(study: Study, spec: RunSpec, per_request: array | None = None) -> Ru
     replays = study.replays
     result = study.run(spec, per_request)
     if study.replays != replays:
-        gc.collect()
+        free_trees(result.totals.prompt_tokens)
     return result
 
 

@@ -19,12 +19,11 @@ tokenizing it; on long logs only a thinning sample of requests is aligned.
 
 from __future__ import annotations
 
-import gc
 import zlib
 from dataclasses import dataclass
 from typing import Iterator
 
-from advisor.index.radix import Node, RadixTree
+from advisor.index.radix import Node, RadixTree, free_trees
 from advisor.ingest.ids import ITEM, common_bytes, find_item, rfind_item
 
 PROBE = 8         # tokens per probe: a shared run of 2*PROBE-1 tokens always holds one
@@ -114,10 +113,11 @@ class Aligner:
         """No request comes after the last one added: let go of the tree and of its leaves'
         requests, which only ``add`` reads (as big as the requests' distinct tokens). The gaps,
         swaps and kept requests stay."""
+        held = self.tree.total_tokens
         self.tree = RadixTree(1)
         self._leaf_request = {}
         self._sealed = True
-        gc.collect()  # the nodes point at their parents: only the cycle collector frees them
+        free_trees(held)
 
     def add(self, index: int, data: bytes) -> int:
         """Index one request (packed ids); return the tokens shared with earlier ones."""

@@ -29,7 +29,6 @@ hits survive only where the replica has seen the shared prefix.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 from array import array
 from collections.abc import Iterable
@@ -37,7 +36,7 @@ from collections.abc import Sequence as SequenceOf
 from dataclasses import dataclass, field
 
 from advisor.index.analyze import Analyzer
-from advisor.index.radix import Node, RadixTree
+from advisor.index.radix import Node, RadixTree, free_trees
 from advisor.ingest.ids import pack
 from advisor.ingest.pipeline import Sequence
 
@@ -291,9 +290,10 @@ def measure(seqs: SequenceOf[Sequence], page_size: int = 1,
     cache's and the conversations' trees are gone by then: the peak is one set)."""
     found = assign(seqs, page_size)
     split = found.split
-    gc.collect()  # a tree's nodes point at their parents: only the cycle collector frees them
+    tokens = sum(s.prompt_tokens for s in seqs)  # what each pass's trees held at most
+    free_trees(tokens)
     for n in replicas:
         split.affinity.append(affinity(seqs, found.conversation_of, found.labels, n, page_size, split.cached_tokens,
                                        split.within_tokens))
-        gc.collect()
+        free_trees(tokens)
     return split

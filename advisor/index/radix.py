@@ -12,6 +12,7 @@ give it SGLang's whole-leaf eviction (evict a leaf, re-offer a parent that becam
 
 from __future__ import annotations
 
+import gc
 from array import array
 from dataclasses import dataclass
 from typing import Iterator, Sequence
@@ -19,7 +20,19 @@ from typing import Iterator, Sequence
 # The layout is ingest's (advisor.ingest.ids); pack/unpack/ITEM stay importable from here.
 from advisor.ingest.ids import ITEM, pack, unpack
 
-__all__ = ["ITEM", "Branch", "Node", "RadixTree", "pack", "unpack"]
+__all__ = ["COLLECT_TOKENS", "ITEM", "Branch", "Node", "RadixTree", "free_trees", "pack", "unpack"]
+
+# A finished tree is freed by the cycle collector alone (its nodes point at their parents),
+# at the collector's own pace, which lets several pile up. Collecting at once is a walk of the
+# whole heap, though: worth it where the trees held this many tokens (some tens of MB of nodes
+# and keys), not after every small tree (a test process of thousands of them spent minutes).
+COLLECT_TOKENS = 1 << 20
+
+
+def free_trees(tokens: int) -> None:
+    """Collect the trees just let go of now, where they held ``tokens`` (at most) that matter."""
+    if tokens >= COLLECT_TOKENS:
+        gc.collect()
 
 
 def _common_bytes(a: bytes, b: bytes, b_start: int, limit: int) -> int:
