@@ -50,7 +50,7 @@ from advisor.diagnose.brackets import balanced
 from advisor.diagnose.spelling import normalized
 from advisor.ingest.safe_yaml import YAMLError, safe_compose
 from advisor.ingest.traffic import Request
-from advisor.prescribe.markup import PLAIN, SYSTEM_ROLES, Markup, prompt_messages, prompt_turns
+from advisor.prescribe.markup import PLAIN, SYSTEM_ROLES, TOOLS_ROLE, Markup, prompt_messages, prompt_turns
 from advisor.prescribe.opening import system_into_first_user
 from yaml.nodes import MappingNode, SequenceNode
 
@@ -1534,13 +1534,42 @@ def _prompt(req: Request, prompt: str, canon: Canon | Rounds, to: str, joiner: s
         sent = [{"role": role, "content": prompt[a:b]} for a, b, role in turns]
         messages = [dict(m, content=canon.content(m["content"])) for m in in_order(sent, canon, roles_kept=True)]
         if to != KEPT:
-            _move_out(messages, canon, to, joiner, whole=False)
+            moved: list[str] = []
+            if any(m["role"] == "user" for m in messages):  # (where the cut can go)
+                # The tool definitions printed in a turn of their own, cut as a request's tools are.
+                messages = [dict(m, content=_tools_text_cut(m["content"], canon, moved)) if m["role"] == TOOLS_ROLE
+                            else m for m in messages]
+            _move_out(messages, canon, to, joiner, moved, whole=False)
         pieces, at = [], 0
         for (a, b, _), message in zip(turns, messages):
             pieces += [prompt[at:a], message["content"]]
             at = b
         out = "".join(pieces) + prompt[at:]
     return dataclasses.replace(req, prompt=out) if out != prompt else None
+
+
+def _tools_text_cut(text: str, canon: Canon | Rounds, moved: list[str]) -> str:
+    """A turn of tool definitions as the template printed them (JSON) with what varies in
+    their descriptions cut out, as ``Canon.cut_tools`` cuts a request's tools; the cut texts
+    appended to ``moved``. Each description is replaced where it is written, in the escaping
+    it is written in, so the rest of the turn stays byte for byte as the template printed it
+    (its separators, its key order); one written otherwise stays whole."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    for old in dict.fromkeys(_strings(value)):
+        cut = canon.split_out(old)
+        if cut is None:
+            continue
+        for ascii_only in (False, True):
+            written = re.compile(r'("description"\s*:\s*)' + re.escape(json.dumps(old, ensure_ascii=ascii_only)))
+            if written.search(text) is not None:
+                new = json.dumps(cut[0], ensure_ascii=ascii_only)
+                text = written.sub(lambda m, new=new: m.group(1) + new, text)
+                moved.append(cut[1])
+                break
+    return text
 
 
 def rewrite(req: Request, canon: Canon | Rounds, to: str = KEPT, joiner: str = "") -> Request | None:

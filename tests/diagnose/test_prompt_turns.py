@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from advisor.ingest.source import make_renderer
 from advisor.ingest.traffic import Request, parse_record
-from advisor.prescribe.canonical import KEPT, LAST_USER_START, canonical_fixes, canonical_rounds, rewrite
-from advisor.prescribe.markup import Markup, markup_of, prompt_turns
+from advisor.prescribe.canonical import KEPT, LAST_USER, LAST_USER_START, canonical_fixes, canonical_rounds, rewrite
+from advisor.prescribe.markup import TOOLS_ROLE, Markup, markup_of, prompt_turns
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "chat_templates"
 # (tokenizer, chat template): the default Llama 3 layout, ChatML, harmony, Gemma's turns,
@@ -235,3 +235,53 @@ def test_a_late_system_prompt_in_raw_prompts_opens_the_first_user_turn() -> None
     # Without the variant the logged prompts part after the first turn.
     logged = [req.prompt or "" for req in reqs]
     assert not logged[2].startswith(logged[1][:logged[1].rindex("[/INST]")])
+
+
+def _tool_records(n: int = 24) -> list[dict[str, Any]]:
+    """Requests whose second tool's description ends on who is on duty at the request's own
+    desk, a fixed system prompt and a question of their own."""
+    fixed = "Flag a client file for the manager, with the reason (Lieferung, facture, zamówienie)."
+    names = ["Bram Lutz", "Nell Aziz", "Đức Anh"]
+    out = []
+    for i in range(n):
+        tools = [{"type": "function", "function": {"name": "lookup", "description": "Find a lot by its number.",
+                                                   "parameters": {"type": "object", "properties": {"lot": {"type": "integer"}}}}},
+                 {"type": "function", "function": {"name": "flag", "description": f"{fixed} Walk-ins at desk {i} go to {names[i % 3]}.",
+                                                   "parameters": {"type": "object", "properties": {"why": {"type": "string"}}}}}]
+        out.append({"tools": tools, "messages": [{"role": "system", "content": "Answer briefly.\n\nCite the manual."},
+                                                 {"role": "user", "content": f"Question {i}: {WORDS[i % len(WORDS)]}?"}]})
+    return out
+
+
+def test_a_tools_turn_is_cut_as_the_request_s_tools_are() -> None:
+    """Where the template prints the tool definitions in a turn of their own, a prompt logged
+    as text is cut as the same request logged as messages: the varying sentence of a tool's
+    description leaves for the last user turn, and the tools turn is then the template's render
+    of the messages form's cut tools, byte for byte (its escaping and separators kept)."""
+    layout = LAYOUTS[6]  # (Mistral's: of the layouts here, the one that prints them so)
+    records = _tool_records()
+    markup = _markup(layout)
+    prompts = [_render(layout, record) for record in records]
+    as_messages = [parse_record(record, "m", k + 1) for k, record in enumerate(records)]
+    messages_rounds = canonical_rounds(list(as_messages), markup)
+    reqs = [parse_record({"prompt": prompt}, "p", k + 1) for k, prompt in enumerate(prompts)]
+    rounds = canonical_rounds(list(reqs), markup)
+    tools_turns = set()
+    for record, message_req, req in zip(records, as_messages, reqs):
+        new = rewrite(req, rounds, LAST_USER)
+        assert new is not None and new.prompt is not None
+        after = prompt_turns(new.prompt, markup)
+        assert after is not None
+        body = next(new.prompt[a:b] for a, b, role in after if role == TOOLS_ROLE)
+        cut = rewrite(message_req, messages_rounds, LAST_USER)
+        assert cut is not None and cut.tools is not None
+        expected = _render(layout, {"tools": list(cut.tools), "messages": record["messages"]})
+        expected_turns = prompt_turns(expected, markup)
+        assert expected_turns is not None
+        assert body == next(expected[a:b] for a, b, role in expected_turns if role == TOOLS_ROLE)
+        assert "Walk-ins" not in body
+        value = record["tools"][1]["function"]["description"].rsplit(". ", 1)[1]
+        last = next(new.prompt[a:b] for a, b, role in reversed(after) if role == "user")
+        assert value in last
+        tools_turns.add(body)
+    assert len(tools_turns) == 1  # every request now sends the same tools
