@@ -1534,12 +1534,12 @@ def _prompt(req: Request, prompt: str, canon: Canon | Rounds, to: str, joiner: s
         sent = [{"role": role, "content": prompt[a:b]} for a, b, role in turns]
         messages = [dict(m, content=canon.content(m["content"])) for m in in_order(sent, canon, roles_kept=True)]
         if to != KEPT:
-            moved: list[str] = []
+            from_tools: list[str] = []
             if any(m["role"] == "user" for m in messages):  # (where the cut can go)
                 # The tool definitions printed in a turn of their own, cut as a request's tools are.
-                messages = [dict(m, content=_tools_text_cut(m["content"], canon, moved)) if m["role"] == TOOLS_ROLE
-                            else m for m in messages]
-            _move_out(messages, canon, to, joiner, moved, whole=False)
+                messages = [dict(m, content=_tools_text_cut(m["content"], canon, from_tools))
+                            if m["role"] == TOOLS_ROLE else m for m in messages]
+            _move_out(messages, canon, to, joiner, from_tools, whole=False)
         pieces, at = [], 0
         for (a, b, _), message in zip(turns, messages):
             pieces += [prompt[at:a], message["content"]]
@@ -1565,11 +1565,16 @@ def _tools_text_cut(text: str, canon: Canon | Rounds, moved: list[str]) -> str:
         for ascii_only in (False, True):
             written = re.compile(r'("description"\s*:\s*)' + re.escape(json.dumps(old, ensure_ascii=ascii_only)))
             if written.search(text) is not None:
+                # (A replacement function: the new literal's backslashes are not a template's.)
                 new = json.dumps(cut[0], ensure_ascii=ascii_only)
-                text = written.sub(lambda m, new=new: m.group(1) + new, text)
+                text = written.sub(functools.partial(_relabelled, new), text)
                 moved.append(cut[1])
                 break
     return text
+
+
+def _relabelled(literal: str, match: re.Match[str]) -> str:
+    return match.group(1) + literal
 
 
 def rewrite(req: Request, canon: Canon | Rounds, to: str = KEPT, joiner: str = "") -> Request | None:
