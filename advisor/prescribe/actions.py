@@ -44,6 +44,7 @@ from advisor.prescribe.causes import causes
 from advisor.prescribe.causes import findings as cause_findings
 from advisor.prescribe.history import as_first_sent
 from advisor.prescribe.markup import markup_of
+from advisor.prescribe.pins import pin_template_values
 from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, editable, reorder_blocks,
                                        sort_tools, sort_tools_and_keys)
 from advisor.ingest.traffic import Request
@@ -451,24 +452,6 @@ def _history_variants(f: Finding, texts: list[str], joiner: str) -> list[tuple[s
              HistoryMove(kept, joiner, shapes), {"to": HISTORY})]
 
 
-def pin_template_values(req: Request) -> Request | None:
-    """The request with the values a chat template reads per request pinned: the
-    ``date_string`` kwarg set to one constant, and no clock (the renderer's fixed date)."""
-    options = dict(req.options or {})
-    kwargs = options.get("chat_template_kwargs")
-    changed = False
-    if isinstance(kwargs, dict) and "date_string" in kwargs and kwargs["date_string"] != PINNED_DATE:
-        options["chat_template_kwargs"] = dict(kwargs, date_string=PINNED_DATE)
-        changed = True
-    if req.timestamp is not None:
-        changed = True
-    if not changed:
-        return None
-    return dataclasses.replace(req, options=options or None, timestamp=None)
-
-
-# A constant for the date a chat template shows (Llama 3.1's own default).
-PINNED_DATE = "26 Jul 2024"
 
 
 def _by_name_and_keys(details: dict[str, Any]) -> tuple[str, Fix, dict[str, Any]]:

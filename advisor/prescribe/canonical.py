@@ -52,6 +52,7 @@ from advisor.ingest.safe_yaml import YAMLError, safe_compose
 from advisor.ingest.traffic import Request
 from advisor.prescribe.markup import PLAIN, SYSTEM_ROLES, TOOLS_ROLE, Markup, prompt_messages, prompt_turns
 from advisor.prescribe.opening import system_into_first_user
+from advisor.prescribe.pins import pin_template_values
 from yaml.nodes import MappingNode, SequenceNode
 
 Fix = Callable[[Request], "Request | None"]
@@ -1584,6 +1585,11 @@ def rewrite(req: Request, canon: Canon | Rounds, to: str = KEPT, joiner: str = "
         return _prompt(req, req.prompt, canon, to, joiner)
     if req.kind != "messages" or not req.messages:
         return None
+    # What the template renders from the request's options or clock has no place in the
+    # messages to move to: one value for every request (unless placement is left out).
+    markup = canon.markup
+    keep = canon.last.keep if isinstance(canon, Rounds) else canon.keep
+    pinned = None if PLACEMENT in keep else pin_template_values(req, markup.reads_date, markup.reads_clock)
     tools = canon.tools(req.tools) if req.tools else req.tools
     messages = [m if m.get("content") is None else dict(m, content=canon.content(m.get("content")))
                 for m in in_order(list(req.messages), canon)]
@@ -1602,8 +1608,8 @@ def rewrite(req: Request, canon: Canon | Rounds, to: str = KEPT, joiner: str = "
             m.get("role") not in SYSTEM_ROLES for m in messages[:last])
         _move_out(messages, canon, to, joiner, moved, whole=bool(tools) or turns)
     if _same(tools, req.tools) and _same_messages(messages, req.messages):
-        return None
-    return dataclasses.replace(req, tools=tools, messages=tuple(messages))
+        return pinned
+    return dataclasses.replace(pinned or req, tools=tools, messages=tuple(messages))
 
 
 def in_order(messages: list[dict[str, Any]], canon: Canon | Rounds, roles_kept: bool = False) -> list[dict[str, Any]]:

@@ -49,6 +49,10 @@ class Markup:
     # Whether the template prints the system prompt after the first user turn's text, or
     # not at all (Mistral's joins it into the last user turn): ``opening`` then has a fix.
     system_late: bool = False
+    # Whether the template renders the ``date_string`` kwarg, and the request's clock
+    # (``strftime_now``): values no rewrite of the messages moves (``pins``).
+    reads_date: bool = False
+    reads_clock: bool = False
 
     def marks(self, prompt: str) -> list[re.Match[str]]:
         return [m for m in _CANDIDATE.finditer(prompt) if m.group(0) in self.specials or CHAT_MARKER.fullmatch(m.group(0))]
@@ -107,7 +111,23 @@ def markup_of(renderer: Any) -> Markup:
         for mark, role in probe_roles(text, bare).items():
             if roles.setdefault(mark, role) != role:
                 roles[mark] = ""  # (two probes disagree: no role of its own)
-    return Markup(specials, {mark: role for mark, role in roles.items() if role}, late)
+    return Markup(specials, {mark: role for mark, role in roles.items() if role}, late, *_reads(renderer))
+
+
+def _reads(renderer: Any) -> tuple[bool, bool]:
+    """Whether the chat template renders the ``date_string`` kwarg, and the clock: two renders
+    of the chat probe that differ only in the one differ."""
+    messages = _probes()[0][0]
+
+    def render(timestamp: float | None, options: dict[str, Any] | None) -> str | None:
+        try:
+            return str(renderer.chat.render(messages, None, timestamp, options))
+        except Exception:  # noqa: BLE001 (a template that refuses the probe reads neither)
+            return None
+
+    dated = render(None, {"chat_template_kwargs": {"date_string": "zqdateprobe"}})
+    early, late = render(0.0, None), render(2e9, None)
+    return dated is not None and "zqdateprobe" in dated, early is not None and late is not None and early != late
 
 
 @functools.lru_cache(maxsize=MEMO_TEXTS)

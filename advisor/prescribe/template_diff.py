@@ -19,7 +19,7 @@ from advisor.errors import AdvisorError
 from advisor.ingest import prompt_files, safe_open
 from advisor.ingest.chat import FALLBACK_NOW
 from advisor.diagnose import blocks as blk
-from advisor.prescribe.actions import PINNED_DATE
+from advisor.prescribe.pins import PINNED_DATE
 from advisor.prescribe.moves import AFTER_SHARED, AFTER_STATIC, LAST_USER_START
 from advisor.prescribe.rewrite import LAST_USER, MESSAGE_END, cut_span
 
@@ -28,7 +28,7 @@ _YAML_USER = re.compile(r"^[ \t]*-[ \t]*role:[ \t]*['\"]?user['\"]?[ \t]*$", re.
 _YAML_ROLE = re.compile(r"^[ \t]*-[ \t]*role:", re.MULTILINE)
 # Role lines of a .prompty body as the linter and the renderer read them.
 _ANY_ROLE_LINE = prompt_files.ROLE_LINE
-# What the measured pin renders (``actions.pin_template_values``): no request clock, so the
+# What the measured pin renders (``pins.pin_template_values``): no request clock, so the
 # renderer's one fixed date; and the constant date_string kwarg.
 PINNED_NOW = FALLBACK_NOW
 MOVED_NOTE = ("{# advisor: per-request value moved after all static content. In chat traffic, "
