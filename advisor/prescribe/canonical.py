@@ -1644,8 +1644,11 @@ def opening(messages: list[dict[str, Any]], canon: Canon | Rounds) -> list[dict[
         """(STATIC, first-seen rank) of a static message; (its class, its place) of any other."""
         content = messages[k].get("content")
         texts = [content] if isinstance(content, str) else text_parts(content) or []
-        # (Counted where the log holds the text as sent: a later round counts the rewrite.)
-        infos = [logged.info((TEXT, normalized(t))) for t in texts]
+        # (Counted as rewritten, where the last round counts the text's canonical form: a
+        # prompt that varied only in the order of its units is static once they are in one;
+        # else where the log holds it as sent.)
+        infos = [last.info(key) if (key := (TEXT, normalized(canon.text(t)))) in last.counts.sessions
+                 else logged.info((TEXT, normalized(t))) for t in texts]
         if not infos:
             return (UNIQUE, k)
         cls = max(info[0] for info in infos)

@@ -7,6 +7,7 @@ one form across requests."""
 from __future__ import annotations
 
 import json
+import random
 import tomllib
 from typing import Any
 
@@ -573,6 +574,29 @@ def test_a_system_message_several_sessions_send_goes_ahead_of_one_of_the_request
         assert contents[0].startswith("You are the admissions assistant.")
         assert contents[1].startswith("Applicant A")
         assert contents[2].startswith("Question")
+
+
+def test_a_system_message_static_once_its_units_are_in_one_order_goes_ahead_of_passages() -> None:
+    """Passages retrieved per request sent as the first system message, then the system
+    prompt whose glossary lines come in a per-request order: as logged every request's prompt
+    is its own, but in canonical form it is static, so it goes first (counted as rewritten)."""
+    rng = random.Random(7)
+    terms = [f"term{k} \u2014 what term {k} means here." for k in range(8)]
+    passages = [f"[doc {k}] Passage {k} says the fee is {k} pounds." for k in range(40)]
+    records = []
+    for k in range(16):
+        gloss = rng.sample(terms, len(terms))
+        records.append({"messages": [
+            {"role": "system", "content": "\n\n".join(rng.sample(passages, 2))},
+            {"role": "system", "content": "You are the lettings assistant.\n\nGlossary:\n" + "\n".join(gloss)
+                                          + "\n\nAnswer briefly."},
+            {"role": "user", "content": f"Question {k}?"}]})
+    out = apply(0, requests(records))
+    assert len({req.messages[0]["content"] for req in out if req.messages}) == 1
+    for req in out:
+        assert req.messages is not None
+        assert req.messages[0]["content"].startswith("You are the lettings assistant.")
+        assert req.messages[1]["content"].startswith("[doc ")
 
 
 def test_a_stamp_in_a_canned_call_s_arguments_leaves_where_its_result_is_fixed() -> None:
