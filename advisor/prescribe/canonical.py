@@ -1638,7 +1638,6 @@ def opening(messages: list[dict[str, Any]], canon: Canon | Rounds) -> list[dict[
     if PLACEMENT in last.keep:
         return messages
     end = next((k for k, m in enumerate(messages) if m.get("role") == "assistant"), len(messages))
-    system = [k for k in range(end) if messages[k].get("role") in SYSTEM_ROLES]
 
     def rank(k: int) -> tuple[int, int]:
         """(STATIC, first-seen rank) of a static message; (its class, its place) of any other."""
@@ -1654,6 +1653,15 @@ def opening(messages: list[dict[str, Any]], canon: Canon | Rounds) -> list[dict[
         cls = max(info[0] for info in infos)
         return (STATIC, infos[0][2]) if cls == STATIC else (cls, k)
 
+    # A static system message the client sends behind the history (ahead of the newest turn)
+    # opens the request instead: every request of the conversation sends it, so the next one
+    # still extends this one, and the history no longer parts the prompt every session shares.
+    newest = max((k for k, m in enumerate(messages) if m.get("role") in ("user", "tool")), default=-1)
+    late = [k for k in range(end, newest) if messages[k].get("role") in SYSTEM_ROLES and rank(k)[0] == STATIC]
+    if late:
+        messages = [messages[k] for k in late] + [m for k, m in enumerate(messages) if k not in late]
+        end += len(late)
+    system = [k for k in range(end) if messages[k].get("role") in SYSTEM_ROLES]
     ranks = {k: rank(k) for k in system}
     out = list(messages)
     if ORDER not in last.keep:

@@ -599,6 +599,29 @@ def test_a_system_message_static_once_its_units_are_in_one_order_goes_ahead_of_p
         assert req.messages[1]["content"].startswith("[doc ")
 
 
+def test_a_static_system_message_sent_behind_the_history_opens_the_request() -> None:
+    """A client that sends the history first and the system prompt behind it, ahead of the
+    newest question: the system message opens every request, and each later request of a
+    conversation still starts with the one before it (less its newest question)."""
+    system = {"role": "system", "content": "You are the academy assistant.\n\nAnswer briefly."}
+    records = []
+    for s_ in range(4):
+        for turn in range(4):
+            history = [m for k in range(turn) for m in ({"role": "user", "content": f"S{s_} question {k}?"},
+                                                         {"role": "assistant", "content": f"S{s_} answer {k}."})]
+            newest = {"role": "user", "content": f"S{s_} question {turn}?"}
+            records.append({"messages": history + [system, newest]})
+    out = apply(0, requests(records))
+    for k, req in enumerate(out):
+        assert req.messages is not None
+        assert req.messages[0] == system
+        assert [m for m in req.messages if m is not req.messages[0]] == [
+            m for m in records[k]["messages"] if m != system]
+        if k % 4:
+            before = out[k - 1].messages
+            assert before is not None and list(req.messages[:len(before) - 1]) == list(before[:-1])
+
+
 def test_a_stamp_in_a_canned_call_s_arguments_leaves_where_its_result_is_fixed() -> None:
     """A priming look-up replayed in every request whose arguments carry the request's own
     time: most of the arguments are the stamp, but the call's result is fixed, so the
