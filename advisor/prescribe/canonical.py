@@ -1106,9 +1106,13 @@ class Canon:
             # not a section with a place of its own: ordered by rank, the copies would close
             # up. Such a container keeps its order.
             sort_static = pooled = False
+        infos = [self.info((kind, key)) for key in keys]
+        # Units that one set of sessions sends together (a product's or a tenant's own prompt,
+        # static among the sessions that send it) take one order as static units do.
+        tenant = self._co_held(kind, keys, infos) if sort_static else set()
         rows = []
         for k, unit in enumerate(units):
-            cls, n, rank = self.info((kind, keys[k]))
+            cls, n, rank = infos[k]
             # Static units in the log's first order; the others keep their own order (the
             # order passages were retrieved in, examples chosen in, is the client's meaning),
             # of a session's own units those its later requests send again (its question, in
@@ -1116,9 +1120,21 @@ class Canon:
             # time), and a unit drawn from what other sessions send ahead of one of its own.
             own = cls == UNIQUE and not self.drawn(kind, unit)
             order = (cls, cls == UNIQUE and self.once((kind, normalized(unit))), own,
-                     rank if (cls == STATIC and sort_static) or (cls == SHARED and pooled) else k)
+                     rank if (cls == STATIC and sort_static) or (cls == SHARED and (pooled or k in tenant)) else k)
             rows.append((order, self.text(unit, kind), cls))
         return [(unit, cls) for _, unit, cls in _placed(rows, PLACEMENT not in self.keep)]
+
+    def _co_held(self, kind: str, keys: list[str], infos: list[tuple[int, int, int]]) -> set[int]:
+        """The positions of the shared units that nearly every session sending the most sent
+        of them sends too, where two or more are: a prompt of its own that part of the traffic
+        sends whole. Units drawn from a pool (examples, passages) are held by sessions apart."""
+        shared = [(k, self.counts.sessions.get((kind, keys[k]), set())) for k, info in enumerate(infos)
+                  if info[0] == SHARED]
+        if len(shared) < 2:
+            return set()
+        frame = max((held for _, held in shared), key=len)
+        members = {k for k, held in shared if len(held & frame) >= STATIC_SHARE * len(frame)}
+        return members if len(members) >= 2 else set()
 
     def tools(self, tools: tuple[Any, ...]) -> tuple[Any, ...]:
         """The tool list by volatility, ties by name: a per-request subset of one pool then

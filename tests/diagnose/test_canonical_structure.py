@@ -622,6 +622,28 @@ def test_a_static_system_message_sent_behind_the_history_opens_the_request() -> 
             assert before is not None and list(req.messages[:len(before) - 1]) == list(before[:-1])
 
 
+def test_a_product_s_own_prompt_takes_one_order_where_it_is_part_of_the_traffic() -> None:
+    """Two products on one endpoint: three requests in four list a set of field bullets in a
+    per-request order, the others send a prompt of their own. The bullets are not static
+    (a quarter of the traffic never sends them), but the sessions that send one send all: one
+    order for them, and the other product's prompt untouched."""
+    rng = random.Random(11)
+    fields = [f"- `field{k}`: what field {k} holds." for k in range(10)]
+    other = "You rewrite job adverts.\n\nKeep them short."
+    records = []
+    for k in range(24):
+        if k % 4 == 3:
+            system = other
+        else:
+            system = "You extract CVs.\n\nFields:\n" + "\n".join(rng.sample(fields, len(fields))) + "\n\nReply in JSON."
+        records.append({"messages": [{"role": "system", "content": system},
+                                     {"role": "user", "content": f"Document {k}: text {k}."}]})
+    out = apply(0, requests(records))
+    cv = {req.messages[0]["content"] for k, req in enumerate(out) if k % 4 != 3 and req.messages}
+    assert len(cv) == 1
+    assert all(req.messages and req.messages[0]["content"] == other for k, req in enumerate(out) if k % 4 == 3)
+
+
 def test_a_stamp_in_a_canned_call_s_arguments_leaves_where_its_result_is_fixed() -> None:
     """A priming look-up replayed in every request whose arguments carry the request's own
     time: most of the arguments are the stamp, but the call's result is fixed, so the
