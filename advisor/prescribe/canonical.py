@@ -117,6 +117,12 @@ _JSON_LABEL = re.compile(r"[^\n\[\]{}]{1,80}?:[ \t]*(?=[\[{])")
 # A whole SQL definition, and a reference from one table to another.
 _SQL_STATEMENT = re.compile(r"(?is)\s*CREATE\s[^;]*;[ \t]*(?:--[^\n]*)?")
 _SQL_REFERENCES = re.compile(r"(?i)\bREFERENCES\b")
+# A top-level definition of code (a blank line ahead of it, no indent), by the fence's
+# language: a Python function or class (decorators first), a TypeScript or JavaScript function
+# declaration, a TypeScript interface or type. Each opens with its name (a class's bases after).
+_TOP_LEVEL = re.compile(r"\n[ \t]*\n(?=\S)")
+_PYTHON_DEF = re.compile(r"(?:@[^\n]*\n)*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)([^\n]*)")
+_TS_DEF = re.compile(r"(?:export[ \t]+)?(?:declare[ \t]+)?(?:async[ \t]+)?(?:function|interface|type)[ \t]+(\w+)([^\n]*)")
 # A TOML table's header line.
 _TOML_TABLE = re.compile(r"^\[[^\[\]\n]+\][ \t]*$", re.MULTILINE)
 # What a YAML mapping's entries cannot be moved across: an anchor or alias (an alias must come
@@ -418,6 +424,25 @@ def _sql_split(body: str, lead: str, trail: str) -> Split | None:
     return Split(ITEM, units, (lead,) + ("\n\n",) * (len(units) - 1) + (trail,))
 
 
+def _definitions(pattern: re.Pattern[str]) -> Callable[[str, str, str], Split | None]:
+    """A fenced block of top-level definitions (tool stubs, interfaces), each a unit: in
+    another order the same declarations, where no definition's own line names another (a
+    class deriving from one defined here must come after it: refused). Items (ITEM units):
+    never cut further, put in one order only where every session sends each of them."""
+
+    def split(body: str, lead: str, trail: str) -> Split | None:
+        units = _TOP_LEVEL.split(body)
+        found = [pattern.match(unit) for unit in units]
+        if len(units) < 2 or not all(found):
+            return None
+        names = {m.group(1) for m in found if m is not None}
+        if any(names & set(re.findall(r"\w+", m.group(2))) for m in found if m is not None):
+            return None
+        breaks = [m.group(0) for m in _TOP_LEVEL.finditer(body)]
+        return Split(ITEM, tuple(units), (lead,) + tuple(breaks) + (trail,))
+    return split
+
+
 # The units of a fenced block, by its info string (any other: a JSON object's, or none).
 def _csv_split(body: str, lead: str, trail: str) -> Split | None:
     """A fenced CSV or TSV table's rows, its header row staying first (ITEM units: put in
@@ -431,7 +456,9 @@ def _csv_split(body: str, lead: str, trail: str) -> Split | None:
 
 _CODE_SPLITS: dict[str, Callable[[str, str, str], Split | None]] = {
     "yaml": _yaml_split, "yml": _yaml_split, "toml": _toml_split, "sql": _sql_split, "csv": _csv_split,
-    "tsv": _csv_split}
+    "tsv": _csv_split, "python": _definitions(_PYTHON_DEF), "py": _definitions(_PYTHON_DEF),
+    "typescript": _definitions(_TS_DEF), "ts": _definitions(_TS_DEF), "javascript": _definitions(_TS_DEF),
+    "js": _definitions(_TS_DEF)}
 
 
 def _paragraph_split(body: str, lead: str, trail: str) -> Split | None:

@@ -15,6 +15,7 @@ import pytest
 
 from advisor.prescribe.moves import UnitSort
 from tests.diagnose import zoo
+from tests.diagnose.test_canonical import apply, requests
 from tests.diagnose.test_regressions_12c import TOLERANCE, _prescribe
 
 FUNCS = [("record_peal", "tower: str, method: str, changes: int, conductor: str", "Enter a rung performance.",
@@ -118,3 +119,32 @@ def test_statements_behind_a_lead_in_line_sort_inside_their_fence(tmp_path: Path
     sort = UnitSort([f"CREATE TABLE {n} (" for n in names], "\n\n")
     got = sort.sort_text(records[0]["prompt"]) or records[0]["prompt"]
     assert all(_ddl(n) in got for n in names) and got.index("#### Section 0") > got.index("```\n\n#### Section 0")
+
+
+@pytest.mark.parametrize("kind", ["messages", "prompt"])
+def test_the_canonical_form_puts_the_definitions_of_a_fence_in_one_order(kind: str) -> None:
+    """The canonical form alone (no move): each function whole, its docstring's blank line
+    inside it, in one order for every request; a fence where a class derives from another
+    defined there keeps the order it came in (the base must come first)."""
+    rng = random.Random(5)
+    units = [_unit(*f) for f in FUNCS]
+    classes = ["class Tower:\n    name: str", "class Ring(Tower):\n    bells: int", "class Peal:\n    method: str"]
+    records = []
+    for k in range(30):
+        fence = _fence(rng.sample(units, len(units)))
+        derived = _fence(rng.sample(classes, len(classes)))
+        records.append(_record(kind, "You help the ringing society.", fence + "\n\nTypes:\n\n" + derived,
+                               "Answer briefly.", f"Which tower has {k} bells?"))
+    out = apply(0, requests(records))
+    texts = [(req.prompt if kind == "prompt" else (req.messages or ())[0]["content"]) or "" for req in out]
+    stubs = {text[text.index("```python"):text.index("```", text.index("```python") + 3)] for text in texts}
+    assert len(stubs) == 1
+    assert all(unit in next(iter(stubs)) for unit in units)
+    for text, record in zip(texts, records):
+        sent = record["prompt"] if kind == "prompt" else record["messages"][0]["content"]
+        assert _classes(text) == _classes(sent)
+
+
+def _classes(text: str) -> str:
+    at = text.index("```python\nclass ")
+    return text[at:text.index("```", at + 3)]
