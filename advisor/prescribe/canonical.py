@@ -892,14 +892,37 @@ def _runs_in_order(messages: list[dict[str, Any]], found: list[tuple[int, int, s
             cls, _, rank = canon.info((kind, normalized(key)))
             rows.append(((cls, rank if cls == STATIC and ORDER not in canon.keep else j), (a, b), cls))
         # (A look-up of its own may be what a later one read, a search before the document it
-        # found: a run of look-ups is put in one order only where every session sends each.)
-        if kind == STEP and any(cls != STATIC for _, _, cls in rows):
-            rows = [((cls, j), span, cls) for j, (_, span, cls) in enumerate(rows)]
+        # found: the others keep their order. A look-up every session sends alike read nothing
+        # that varies, so it goes first, ahead of those: it is in one order with the other
+        # static ones only where all are.)
+        mixed = kind == STEP and any(cls != STATIC for _, _, cls in rows)
+        if mixed:
+            # (Unless it names what an earlier one returned: the document a search found.)
+            rows = [((cls != STATIC or _reads(messages[a:b], messages[run[0][0]:a]), j), (a, b), cls)
+                    for j, (_, (a, b), cls) in enumerate(rows)]
         out += messages[at:run[0][0]]
-        for _, (a, b), _ in _placed(rows, PLACEMENT not in canon.keep and kind != STEP):
+        for _, (a, b), _ in _placed(rows, PLACEMENT not in canon.keep and (kind != STEP or mixed)):
             out += messages[a:b]
         at, start = run[-1][1], end
     return out + messages[at:]
+
+
+def _reads(step: list[dict[str, Any]], earlier: list[dict[str, Any]]) -> bool:
+    """Whether a look-up's calls name a value (a string argument) that an earlier look-up's
+    results hold: it may have been made from what that one found."""
+    values = [v for m in step for call in m.get("tool_calls") or () for v in _string_values(_arguments(call))]
+    found = "\n".join(m["content"] for m in earlier if m.get("role") == "tool" and isinstance(m.get("content"), str))
+    return any(v in found for v in values)
+
+
+def _string_values(args: str | None) -> list[str]:
+    try:
+        value = json.loads(args) if args else None
+    except ValueError:
+        return [args] if args and args.strip() else []
+    if isinstance(value, dict):
+        return [v for v in value.values() if isinstance(v, str) and v.strip()]
+    return [value] if isinstance(value, str) and value.strip() else []
 
 
 def _exchanges_in_order(messages: list[dict[str, Any]], canon: Canon) -> list[dict[str, Any]]:

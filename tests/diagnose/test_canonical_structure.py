@@ -502,6 +502,26 @@ def test_a_run_of_look_ups_with_one_of_its_own_keeps_its_order() -> None:
         assert r.messages is not None and [m.get("tool_call_id") for m in r.messages if m["role"] == "tool"] == ["s", "o"]
 
 
+def test_a_fixed_look_up_behind_one_of_the_request_s_own_goes_first() -> None:
+    """A client preloads two look-ups: the workspace's status (its own per request) and then
+    a fixed file every session reads alike, which names nothing the status returned: the
+    fixed one goes first, the status after it, each call with its result."""
+    records = []
+    for k in range(8):
+        status = [{"role": "assistant", "content": None, "tool_calls": [{"id": "g", "type": "function", "function": {
+            "name": "git_status", "arguments": json.dumps({"commits": 5})}}]},
+                  {"role": "tool", "tool_call_id": "g", "content": f"On branch T-{k}\nmodified: src/file{k}.py"}]
+        guide = [{"role": "assistant", "content": None, "tool_calls": [{"id": "a", "type": "function", "function": {
+            "name": "read_file", "arguments": json.dumps({"path": "AGENTS.md"})}}]},
+                 {"role": "tool", "tool_call_id": "a", "content": "# AGENTS.md\n\nRun the tests before a commit."}]
+        records.append({"messages": [{"role": "user", "content": "Workspace context follows."}] + status + guide
+                        + [{"role": "user", "content": f"Question {k}?"}]})
+    for r in variant(requests(records), KEPT):
+        assert r.messages is not None
+        assert [m.get("tool_call_id") for m in r.messages if m["role"] == "tool"] == ["a", "g"]
+        assert [c["id"] for m in r.messages for c in m.get("tool_calls") or ()] == ["a", "g"]
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.permutations(["A extra", "A", "B", "B seconds", "kitchen", "reject"]),
        st.permutations(["batch", "grade", "note"]), st.randoms(use_true_random=False))
