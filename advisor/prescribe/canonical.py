@@ -1265,7 +1265,9 @@ class Canon:
         for unit in split.units:
             key = (split.kind, normalized(unit))
             cls = self.info(key)[0]
-            if not (cls == UNIQUE and self.once(key)):
+            # (``shared_out``: in data, a value several requests send moves too, an hour
+            # stamped on a canned call.)
+            if not (cls == UNIQUE and self.once(key) or data and self.shared_out and cls == SHARED):
                 kept.append(unit)
                 resent |= cls != STATIC
                 fixed += len(unit) if cls == STATIC else 0

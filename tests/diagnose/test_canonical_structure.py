@@ -380,6 +380,33 @@ def variant_shared(reqs: list[Any]) -> list[Any]:
     return apply(next(k for k, (_, _, d) in enumerate(canonical_fixes(reqs, "")) if d.get("shared_out")), reqs)
 
 
+def test_an_hour_stamped_on_a_canned_call_leaves_it_where_several_requests_share_it() -> None:
+    """A fixed first look-up whose arguments carry the hour it was made for, one of four hours
+    each several requests share: the variant moving what not every session sends takes the
+    hour out of the call (the call is then the same in every request) to the newest user
+    turn; the variant moving only one request's own values leaves it."""
+    procedure = "\n".join(f"{k}. Turn wheel {k} weekly." for k in range(1, 12))
+    records = []
+    for k in range(16):
+        args = json.dumps({"cave": "B", "hours": 6, "as_of": f"2026-12-01T0{6 + k // 4}:00"})
+        records.append({"messages": [
+            {"role": "system", "content": "You help the cave staff."},
+            {"role": "user", "content": "Check cave B."},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c", "type": "function", "function": {"name": "sensors", "arguments": args}}]},
+            {"role": "tool", "tool_call_id": "c", "content": procedure},
+            {"role": "assistant", "content": "Cave B is fine."},
+            {"role": "user", "content": f"Question {k}?"}]})
+    shared = variant_shared(requests(records))
+    calls = {m["tool_calls"][0]["function"]["arguments"] for r in shared for m in r.messages or () if m.get("tool_calls")}
+    assert calls == {json.dumps({"cave": "B", "hours": 6})}
+    for k, r in enumerate(shared):
+        assert r.messages is not None and f"2026-12-01T0{6 + k // 4}:00" in r.messages[-1]["content"]
+    for to in (KEPT, LAST_USER):
+        for r, record in zip(variant(requests(records), to), records):
+            assert r.messages is not None and r.messages[2] == record["messages"][2]
+
+
 def test_a_fenced_csv_tables_rows_take_one_order_under_its_header() -> None:
     rows = ["BHX,Birmingham,18:30", "LBA,Leeds,17:00", "NCL,Newcastle,16:45", "BRS,Bristol,18:00"]
     records = [{"messages": [{"role": "system", "content": "Depots (CSV):\n```csv\ncode,city,cut_off\n"
