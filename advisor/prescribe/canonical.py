@@ -1243,7 +1243,7 @@ class Canon:
         return {self.text(unit, split.kind) for unit in members}
 
     def split_restamped(self, text: str, data: bool = False, values: bool = True,
-                        strings: bool = False, context: int = 0) -> tuple[str, str] | None:
+                        strings: bool = False, context: int = 0, scripted: bool = False) -> tuple[str, str] | None:
         """An earlier turn's text without the units only one request sends, where the rest
         of it recurs (the turn resent as history with a new reading each time: the reading is
         not as first sent), and those units as one text; None otherwise. ``data``: the turn
@@ -1252,8 +1252,10 @@ class Canon:
         notice), each value alone where the unit holding it is mostly fixed; JSON is data too
         (``values``: where data may move at all; ``strings``: a line inside a JSON string
         too, in a tool's result, not in a call's code or query; ``context``: static characters
-        around the text in its look-up, a call's results). A turn of prose and a value (a
-        few-shot example sent once) keeps its text."""
+        around the text in its look-up, a call's results; ``scripted``: the turn after it is
+        static, a script every session sends, such as a canned greeting's exchange, so a value in
+        a turn otherwise fixed parts it). A turn of prose and a value (a few-shot example sent
+        once, the question after it its own) keeps its text."""
         split = self._movable(text)
         if split is None:
             return None
@@ -1267,7 +1269,9 @@ class Canon:
             cls = self.info(key)[0]
             # (``shared_out``: in data, a value several requests send moves too, an hour
             # stamped on a canned call.)
-            if not (cls == UNIQUE and self.once(key) or data and self.shared_out and cls == SHARED):
+            # (``scripted``: so does one of the values several sessions send, a field's
+            # forecast; a session's own text it resends, its question, stays.)
+            if not (cls == UNIQUE and self.once(key) or (scripted or data and self.shared_out) and cls == SHARED):
                 kept.append(unit)
                 resent |= cls != STATIC
                 fixed += len(unit) if cls == STATIC else 0
@@ -1281,7 +1285,8 @@ class Canon:
                 fixed += len(slots[0])
         # Resent: the turn holds content of its own that later requests send again (its
         # question, in the history).
-        if not moved or not kept or not (resent or data and 2 * (fixed + context) >= len(text) + context):
+        if not moved or not kept or not (resent or scripted and fixed == sum(map(len, kept))
+                                         or data and 2 * (fixed + context) >= len(text) + context):
             return None
         return split.join(kept), split.join(moved, bare=True)
 
@@ -1504,7 +1509,9 @@ def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, jo
         # reading goes to the newest turn.
         role, content = messages[k].get("role"), messages[k].get("content")
         turn = role in ("user", "assistant", "tool")
-        cut = (canon.split_restamped(content, role == "tool", into_user, role == "tool")
+        after = messages[k + 1].get("content")
+        scripted = isinstance(after, str) and canon.is_static(after)
+        cut = (canon.split_restamped(content, role == "tool", into_user, role == "tool", scripted=scripted)
                if turn and isinstance(content, str) else None)
         if cut is not None:
             messages[k] = dict(messages[k], content=cut[0])
@@ -1820,8 +1827,8 @@ class Rounds:
         return self.last.counts.markup
 
     def split_restamped(self, text: str, data: bool = False, values: bool = True,
-                        strings: bool = False, context: int = 0) -> tuple[str, str] | None:
-        return self.last.split_restamped(text, data, values, strings, context)
+                        strings: bool = False, context: int = 0, scripted: bool = False) -> tuple[str, str] | None:
+        return self.last.split_restamped(text, data, values, strings, context, scripted)
 
     def split_parts(self, parts: list[str]) -> tuple[list[str], list[str]] | None:
         return self.last.split_parts(parts)

@@ -407,6 +407,36 @@ def test_an_hour_stamped_on_a_canned_call_leaves_it_where_several_requests_share
             assert r.messages is not None and r.messages[2] == record["messages"][2]
 
 
+def test_a_value_in_a_canned_greeting_leaves_it_and_a_session_s_own_question_stays() -> None:
+    """An app's canned opening: a greeting whose last sentence is the day's forecast for the
+    grower's field (some fields asked about twice), then a fixed exchange. The forecast goes to
+    the newest user turn and the greeting is one text. In the history of a conversation, the
+    user's own question ahead of a fixed reply ("Noted.") stays where it was asked."""
+    fields = [f"Field {k}" for k in range(12)]
+    script = [{"role": "user", "content": "What can you help me with?"},
+              {"role": "assistant", "content": "Spray plans, soil tests and field walks.\n\nAsk away."}]
+    records = []
+    for k in range(16):
+        greeting = f"Good morning! I am your farm assistant. Today's window at {fields[k % 12]}: wind {k % 12} km/h."
+        records.append({"messages": [{"role": "system", "content": "You advise growers."},
+                                     {"role": "assistant", "content": greeting}] + script
+                       + [{"role": "user", "content": f"Question {k}?"}]})
+    out = variant(requests(records), LAST_USER)
+    assert {r.messages[1]["content"] for r in out if r.messages} == {"Good morning! I am your farm assistant."}
+    for k, r in enumerate(out):
+        assert r.messages is not None and f"wind {k % 12} km/h" in r.messages[-1]["content"]
+    chats = []
+    for s_ in range(4):
+        for turn in range(3):
+            history = [m for t in range(turn) for m in (
+                {"role": "user", "content": f"Thank you. My tractor {s_} stalls on hill {t}."},
+                {"role": "assistant", "content": "Noted."})]
+            chats.append({"messages": [{"role": "system", "content": "You advise growers."}] + history
+                          + [{"role": "user", "content": f"Session {s_} question {turn}?"}]})
+    for r, record in zip(variant(requests(chats), LAST_USER), chats):
+        assert r.messages is not None and list(r.messages[:-1]) == record["messages"][:-1]
+
+
 def test_a_fenced_csv_tables_rows_take_one_order_under_its_header() -> None:
     rows = ["BHX,Birmingham,18:30", "LBA,Leeds,17:00", "NCL,Newcastle,16:45", "BRS,Bristol,18:00"]
     records = [{"messages": [{"role": "system", "content": "Depots (CSV):\n```csv\ncode,city,cut_off\n"
