@@ -1252,9 +1252,9 @@ class Canon:
         notice), each value alone where the unit holding it is mostly fixed; JSON is data too
         (``values``: where data may move at all; ``strings``: a line inside a JSON string
         too, in a tool's result, not in a call's code or query; ``context``: static characters
-        around the text in its look-up, a call's results; ``scripted``: the turn after it is
-        static, a script every session sends, such as a canned greeting's exchange, so a value in
-        a turn otherwise fixed parts it). A turn of prose and a value (a few-shot example sent
+        around the text in its look-up, a call's results; ``scripted``: an assistant turn a
+        fixed user turn follows, a script every session sends such as a canned greeting's
+        exchange, so a value in a turn otherwise fixed parts it). A turn of prose and a value (a few-shot example sent
         once, the question after it its own) keeps its text."""
         split = self._movable(text)
         if split is None:
@@ -1509,8 +1509,11 @@ def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, jo
         # reading goes to the newest turn.
         role, content = messages[k].get("role"), messages[k].get("content")
         turn = role in ("user", "assistant", "tool")
+        # (A reply of the assistant's, then a fixed user turn: a script every session sends, and
+        # the fixed turn does not answer the value, as a reply to a user turn answers that turn.)
         after = messages[k + 1].get("content")
-        scripted = isinstance(after, str) and canon.is_static(after)
+        scripted = (role == "assistant" and messages[k + 1].get("role") == "user" and isinstance(after, str)
+                    and canon.is_static(after))
         cut = (canon.split_restamped(content, role == "tool", into_user, role == "tool", scripted=scripted)
                if turn and isinstance(content, str) else None)
         if cut is not None:
