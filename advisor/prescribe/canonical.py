@@ -1151,10 +1151,11 @@ class Canon:
         # spelling, not its layout.
         sort_static = (SPELLING if kind in (MEMBER, ENTRY) else ORDER) not in self.keep
         keys = [normalized(unit) for unit in units]
-        if len(set(keys)) < len(keys):
+        if len(set(keys)) < len(keys) and not _bullets(units):
             # A unit that recurs within its container ("nights: 3" under two list items) is
             # not a section with a place of its own: ordered by rank, the copies would close
-            # up. Such a container keeps its order.
+            # up. Such a container keeps its order; not a bulleted list (a set of rules, one
+            # written twice: its copies close up, and nothing else moves with them).
             sort_static = pooled = False
         infos = [self.info((kind, key)) for key in keys]
         # Units that one set of sessions sends together (a product's or a tenant's own prompt,
@@ -1423,6 +1424,12 @@ class Canon:
         head = split.fixed[0] + "".join(unit + gap for unit, gap in zip(split.units[:n], split.fixed[1:n])) + split.units[n - 1]
         # (The break after the head is dropped: the moved text brings its own.)
         return head, "".join(unit + gap for unit, gap in zip(split.units[n:], split.fixed[n + 1:]))
+
+
+def _bullets(units: tuple[str, ...] | list[str]) -> bool:
+    """Whether every unit is one line opening with the same bullet ("- ", "* ", "• ")."""
+    marks = {unit[:2] for unit in units}
+    return len(marks) == 1 and marks <= {"- ", "* ", "\u2022 "} and not any("\n" in unit for unit in units)
 
 
 def _labelled(unit: str) -> tuple[str, str] | None:

@@ -437,6 +437,25 @@ def test_a_value_in_a_canned_greeting_leaves_it_and_a_session_s_own_question_sta
         assert r.messages is not None and list(r.messages[:-1]) == record["messages"][:-1]
 
 
+def test_a_bulleted_list_with_a_rule_written_twice_still_takes_one_order() -> None:
+    """Rules as bullets in a per-request order, one of them written twice: the list is a set
+    (its two copies close up); an unbulleted container with a repeated line keeps its order."""
+    rng = random.Random(3)
+    rules = [f"- Rule {k}: check the bay {k} times." for k in range(10)] + ["- Rule 2: check the bay 2 times."]
+    records = [{"messages": [{"role": "system", "content": "You dispatch riders.\n\nRules:\n"
+                              + "\n".join(rng.sample(rules, len(rules))) + "\n\nBe brief."},
+                             {"role": "user", "content": f"Question {k}?"}]} for k in range(12)]
+    out = variant(requests(records), KEPT)
+    systems = {r.messages[0]["content"] for r in out if r.messages}
+    assert len(systems) == 1
+    lines = next(iter(systems)).split("Rules:\n")[1].split("\n\n")[0].split("\n")
+    assert sorted(lines) == sorted(rules)
+    steps = [{"messages": [{"role": "system", "content": f"Rinse.\nWash.\nRinse.\nBatch {k}."},
+                           {"role": "user", "content": f"Question {k}?"}]} for k in range(6)]
+    for r in variant(requests(steps), KEPT):
+        assert r.messages is not None and r.messages[0]["content"].startswith("Rinse.\nWash.\nRinse.")
+
+
 def test_a_fenced_csv_tables_rows_take_one_order_under_its_header() -> None:
     rows = ["BHX,Birmingham,18:30", "LBA,Leeds,17:00", "NCL,Newcastle,16:45", "BRS,Bristol,18:00"]
     records = [{"messages": [{"role": "system", "content": "Depots (CSV):\n```csv\ncode,city,cut_off\n"
