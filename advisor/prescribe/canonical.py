@@ -123,6 +123,8 @@ _SQL_REFERENCES = re.compile(r"(?i)\bREFERENCES\b")
 _TOP_LEVEL = re.compile(r"\n[ \t]*\n(?=\S)")
 _PYTHON_DEF = re.compile(r"(?:@[^\n]*\n)*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)([^\n]*)")
 _TS_DEF = re.compile(r"(?:export[ \t]+)?(?:declare[ \t]+)?(?:async[ \t]+)?(?:function|interface|type)[ \t]+(\w+)([^\n]*)")
+# A dotenv or properties setting on a line of its own.
+_SETTING = re.compile(r"(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.]*)[ \t]*=[^\n]*")
 # A TOML table's header line.
 _TOML_TABLE = re.compile(r"^\[[^\[\]\n]+\][ \t]*$", re.MULTILINE)
 # What a YAML mapping's entries cannot be moved across: an anchor or alias (an alias must come
@@ -443,6 +445,18 @@ def _definitions(pattern: re.Pattern[str]) -> Callable[[str, str, str], Split | 
     return split
 
 
+def _settings_split(body: str, lead: str, trail: str) -> Split | None:
+    """A fenced dotenv or properties block's settings, one ``KEY=value`` a line: in another
+    order the same settings, unless a value refers to another (``$VAR``, ``${VAR}``: expanded
+    from those above it), a key is set twice (the last wins) or a line is anything else.
+    Items (ITEM units): put in one order only where every session sends each."""
+    lines = body.split("\n")
+    keys = [m.group(1) for m in map(_SETTING.fullmatch, lines) if m is not None]
+    if len(lines) < 2 or len(keys) != len(lines) or len(set(keys)) != len(keys) or "$" in body:
+        return None
+    return Split(ITEM, tuple(lines), (lead,) + ("\n",) * (len(lines) - 1) + (trail,))
+
+
 # The units of a fenced block, by its info string (any other: a JSON object's, or none).
 def _csv_split(body: str, lead: str, trail: str) -> Split | None:
     """A fenced CSV or TSV table's rows, its header row staying first (ITEM units: put in
@@ -458,7 +472,7 @@ _CODE_SPLITS: dict[str, Callable[[str, str, str], Split | None]] = {
     "yaml": _yaml_split, "yml": _yaml_split, "toml": _toml_split, "sql": _sql_split, "csv": _csv_split,
     "tsv": _csv_split, "python": _definitions(_PYTHON_DEF), "py": _definitions(_PYTHON_DEF),
     "typescript": _definitions(_TS_DEF), "ts": _definitions(_TS_DEF), "javascript": _definitions(_TS_DEF),
-    "js": _definitions(_TS_DEF)}
+    "js": _definitions(_TS_DEF), "env": _settings_split, "dotenv": _settings_split, "properties": _settings_split}
 
 
 def _paragraph_split(body: str, lead: str, trail: str) -> Split | None:

@@ -470,6 +470,18 @@ def test_a_fenced_csv_tables_rows_take_one_order_under_its_header() -> None:
     assert split_text('```csv\nname,note\nA,"two\nlines"\nB,plain\n```') is None
 
 
+def test_a_fenced_env_block_s_settings_take_one_order() -> None:
+    """A .env block in a per-request order (a set walked in hash order) is one block in the
+    canonical form; one whose values expand another setting keeps its order."""
+    settings = [f"KEY_{k}=value-{k}" for k in range(8)]
+    records = [{"prompt": "Effective configuration:\n```env\n" + "\n".join(settings[k % 8:] + settings[:k % 8])
+                + f"\n```\n\nOperator: question {k}?\nAssistant:"} for k in range(8)]
+    prompts = {r.prompt for r in variant(requests(records), KEPT)}
+    blocks = {p.split("```env\n")[1].split("\n```")[0] for p in prompts if p}
+    assert len(blocks) == 1 and sorted(next(iter(blocks)).split("\n")) == sorted(settings)
+    assert split_text("```env\nHOME_DIR=/srv\nDATA=${HOME_DIR}/data\n```") is None
+
+
 def test_look_ups_replayed_in_the_order_they_completed_take_one_order() -> None:
     docs = ["dental", "vision", "medical", "life"]
 
