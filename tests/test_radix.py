@@ -7,6 +7,7 @@ from array import array
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from advisor.index import radix
 from advisor.index.radix import RadixTree, pack, unpack
 from tests.oracle import cached_tokens
 
@@ -106,3 +107,14 @@ def test_pack_round_trip_and_memory_budget() -> None:
         tree.insert(system + list(range(10_000 + i * 200, 10_000 + i * 200 + 200)))
     # Target of the foundation issue: at most 16 bytes per tree token, node overhead included.
     assert tree.memory_bytes() / tree.total_tokens <= 16
+
+
+def test_finished_trees_are_collected_at_once_only_where_they_were_large(monkeypatch) -> None:
+    """A full collection walks the whole heap: after a small tree it waits for the collector's
+    own pace, after a tree of COLLECT_TOKENS or more it runs at once."""
+    calls: list[int] = []
+    monkeypatch.setattr(radix.gc, "collect", lambda *a: calls.append(1) or 0)
+    radix.free_trees(radix.COLLECT_TOKENS - 1)
+    assert calls == []
+    radix.free_trees(radix.COLLECT_TOKENS)
+    assert calls == [1]
