@@ -1391,6 +1391,11 @@ class Canon:
     def is_static(self, text: str) -> bool:
         return self.info((TEXT, normalized(text)))[0] == STATIC
 
+    def is_own(self, text: str) -> bool:
+        """Whether only one request sends the text (no later one resends it)."""
+        key = (TEXT, normalized(text))
+        return self.info(key)[0] == UNIQUE and self.once(key) and PLACEMENT not in self.keep
+
     def moves_whole(self, text: str) -> bool:
         """Whether a system text with nothing fixed in it moves out whole: it is unique (with
         ``shared_out``: not all sessions send it), retrieved passages sent as the system
@@ -1560,6 +1565,12 @@ def _calls_cut(calls: Any, canon: Canon | Rounds, moved: list[str], context: int
     for call in calls:
         args = _arguments(call)
         cut = canon.split_restamped(args, True, context=context) if args is not None and args.lstrip()[:1] == "{" else None
+        if cut is None and args is not None and args.strip() not in ("", "{}") and context >= len(args) \
+                and canon.is_own(args):
+            # Arguments that are one value only this request sends, to a look-up whose fixed
+            # results outweigh them (a case number to a canned guidance call): the call is
+            # made without them, and they go to the newest user turn.
+            cut = ("{}", args)
         if cut is None:
             out.append(call)
             continue
@@ -1859,6 +1870,9 @@ class Rounds:
 
     def is_static(self, text: str) -> bool:
         return self.last.is_static(text)
+
+    def is_own(self, text: str) -> bool:
+        return self.last.is_own(text)
 
     def moves_whole(self, text: str) -> bool:
         return self.last.moves_whole(text)

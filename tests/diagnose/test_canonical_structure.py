@@ -456,6 +456,31 @@ def test_a_bulleted_list_with_a_rule_written_twice_still_takes_one_order() -> No
         assert r.messages is not None and r.messages[0]["content"].startswith("Rinse.\nWash.\nRinse.")
 
 
+def test_a_canned_call_s_arguments_of_one_value_leave_where_its_result_is_fixed() -> None:
+    """A canned guidance look-up replayed ahead of each question with the request's own case
+    number as its only argument: the call is made without it and the number goes to the
+    newest user turn. A look-up whose result is its own keeps its arguments."""
+    guidance = "\n".join(f"- Step {k}: check the file before letter {k}." for k in range(20))
+    records, own = [], []
+    for k in range(8):
+        def chat(result: str, k: int = k) -> dict[str, Any]:
+            return {"messages": [
+                {"role": "system", "content": "You help caseworkers."},
+                {"role": "user", "content": "Open the guidance."},
+                {"role": "assistant", "content": None, "tool_calls": [{"id": "g", "type": "function", "function": {
+                    "name": "case_file", "arguments": json.dumps({"case_id": f"HR-{91336 + 7 * k}"})}}]},
+                {"role": "tool", "tool_call_id": "g", "content": result},
+                {"role": "assistant", "content": "Guidance open."},
+                {"role": "user", "content": f"Which letter for case {k}?"}]}
+        records.append(chat(guidance))
+        own.append(chat(f"Case {k}: opened on day {k}."))
+    for k, r in enumerate(variant(requests(records), LAST_USER)):
+        assert r.messages is not None and r.messages[2]["tool_calls"][0]["function"]["arguments"] == "{}"
+        assert f"HR-{91336 + 7 * k}" in r.messages[-1]["content"]
+    for r, record in zip(variant(requests(own), LAST_USER), own):
+        assert r.messages is not None and r.messages[2] == record["messages"][2]
+
+
 def test_a_fenced_csv_tables_rows_take_one_order_under_its_header() -> None:
     rows = ["BHX,Birmingham,18:30", "LBA,Leeds,17:00", "NCL,Newcastle,16:45", "BRS,Bristol,18:00"]
     records = [{"messages": [{"role": "system", "content": "Depots (CSV):\n```csv\ncode,city,cut_off\n"
