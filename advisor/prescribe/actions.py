@@ -452,8 +452,6 @@ def _history_variants(f: Finding, texts: list[str], joiner: str) -> list[tuple[s
              HistoryMove(kept, joiner, shapes), {"to": HISTORY})]
 
 
-
-
 def _by_name_and_keys(details: dict[str, Any]) -> tuple[str, Fix, dict[str, Any]]:
     """The variant that sorts the tools by name and the keys inside each (a fresh details
     dict each time: the measuring pops from it)."""

@@ -1054,6 +1054,10 @@ class Canon:
         # Per tool (by its surface): the tool with what varies in its texts cut out, and the
         # cut texts (None: nothing varies in it).
         self.cuts: dict[str, tuple[str, tuple[str, ...]] | None] = {}
+        # Per container's shared keys (in order): those one set of sessions sends together.
+        self.co_held: dict[tuple[str, tuple[str, ...]], frozenset[str]] = {}
+        # Per turn of tool definitions in a prompt: the turn cut, and the cut texts.
+        self.turn_cuts: dict[str, tuple[str, tuple[str, ...]]] = {}
 
     def drawn(self, kind: str, unit: str) -> bool:
         """Whether a unit no other session sends is still drawn from what others send: most
@@ -1174,7 +1178,7 @@ class Canon:
         infos = [self.info((kind, key)) for key in keys]
         # Units that one set of sessions sends together (a product's or a tenant's own prompt,
         # static among the sessions that send it) take one order as static units do.
-        tenant = self._co_held(kind, keys, infos) if sort_static else set()
+        tenant = self._co_held(kind, keys, infos) if sort_static else frozenset()
         rows = []
         for k, unit in enumerate(units):
             cls, n, rank = infos[k]
@@ -1185,21 +1189,30 @@ class Canon:
             # time), and a unit drawn from what other sessions send ahead of one of its own.
             own = cls == UNIQUE and not self.drawn(kind, unit)
             order = (cls, cls == UNIQUE and self.once((kind, normalized(unit))), own,
-                     rank if (cls == STATIC and sort_static) or (cls == SHARED and (pooled or k in tenant)) else k)
+                     rank if (cls == STATIC and sort_static) or (cls == SHARED and (pooled or keys[k] in tenant)) else k)
             rows.append((order, self.text(unit, kind), cls))
         return [(unit, cls) for _, unit, cls in _placed(rows, PLACEMENT not in self.keep)]
 
-    def _co_held(self, kind: str, keys: list[str], infos: list[tuple[int, int, int]]) -> set[int]:
-        """The positions of the shared units that nearly every session sending the most sent
-        of them sends too, where two or more are: a prompt of its own that part of the traffic
-        sends whole. Units drawn from a pool (examples, passages) are held by sessions apart."""
-        shared = [(k, self.counts.sessions.get((kind, keys[k]), set())) for k, info in enumerate(infos)
-                  if info[0] == SHARED]
+    def _co_held(self, kind: str, keys: list[str], infos: list[tuple[int, int, int]]) -> frozenset[str]:
+        """The keys of the shared units that nearly every session sending the most sent of
+        them sends too, where two or more are: a prompt of its own that part of the traffic
+        sends whole. Units drawn from a pool (examples, passages) are held by sessions apart.
+        (Memoized per container's shared keys: the session sets are the counts' largest.)"""
+        shared = tuple(key for key, info in zip(keys, infos) if info[0] == SHARED)
         if len(shared) < 2:
-            return set()
-        frame = max((held for _, held in shared), key=len)
-        members = {k for k, held in shared if len(held & frame) >= STATIC_SHARE * len(frame)}
-        return members if len(members) >= 2 else set()
+            return frozenset()
+        memo = self.co_held.get((kind, shared))
+        if memo is not None:
+            return memo
+        held = [self.counts.sessions.get((kind, key), set()) for key in shared]
+        frame = max(held, key=len)
+        members = frozenset(key for key, sessions in zip(shared, held)
+                            if len(sessions & frame) >= STATIC_SHARE * len(frame))
+        out = members if len(members) >= 2 else frozenset()
+        if len(self.co_held) >= MEMO_TEXTS:
+            self.co_held.clear()
+        self.co_held[(kind, shared)] = out
+        return out
 
     def tools(self, tools: tuple[Any, ...]) -> tuple[Any, ...]:
         """The tool list by volatility, ties by name: a per-request subset of one pool then
@@ -1422,6 +1435,40 @@ class Canon:
             out.append(tool if got is None else json.loads(got[0]))
             moved += got[1] if got is not None else ()
         return tuple(out), moved
+
+    def cut_tools_text(self, text: str, moved: list[str]) -> str:
+        """A turn of tool definitions as the template printed them (JSON) with what varies in
+        their descriptions cut out, as ``cut_tools`` cuts a request's tools; the cut texts
+        appended to ``moved``. Each description is replaced where it is written, in the
+        escaping it is written in, so the rest of the turn stays byte for byte as the template
+        printed it (its separators, its key order); one written otherwise stays whole."""
+        if text not in self.turn_cuts:
+            if len(self.turn_cuts) >= MEMO_TEXTS:
+                self.turn_cuts.clear()
+            self.turn_cuts[text] = self._tools_text_cut(text)
+        cut, texts = self.turn_cuts[text]
+        moved += texts
+        return cut
+
+    def _tools_text_cut(self, text: str) -> tuple[str, tuple[str, ...]]:
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return text, ()
+        moved: list[str] = []
+        for old in dict.fromkeys(_strings(value)):
+            cut = self.split_out(old)
+            if cut is None:
+                continue
+            for ascii_only in (False, True):
+                written = re.compile(r'("description"\s*:\s*)' + re.escape(json.dumps(old, ensure_ascii=ascii_only)))
+                if written.search(text) is not None:
+                    # (A replacement function: the new literal's backslashes are not a template's.)
+                    new = json.dumps(cut[0], ensure_ascii=ascii_only)
+                    text = written.sub(functools.partial(_relabelled, new), text)
+                    moved.append(cut[1])
+                    break
+        return text, tuple(moved)
 
     def static_lead(self, text: str) -> tuple[str, str]:
         """``text`` cut after its leading static units: (head, rest), the head "" where the
@@ -1648,7 +1695,7 @@ def _prompt(req: Request, prompt: str, canon: Canon | Rounds, to: str, joiner: s
             from_tools: list[str] = []
             if any(m["role"] == "user" for m in messages):  # (where the cut can go)
                 # The tool definitions printed in a turn of their own, cut as a request's tools are.
-                messages = [dict(m, content=_tools_text_cut(m["content"], canon, from_tools))
+                messages = [dict(m, content=canon.cut_tools_text(m["content"], from_tools))
                             if m["role"] == TOOLS_ROLE else m for m in messages]
             _move_out(messages, canon, to, joiner, from_tools, whole=False)
         pieces, at = [], 0
@@ -1657,31 +1704,6 @@ def _prompt(req: Request, prompt: str, canon: Canon | Rounds, to: str, joiner: s
             at = b
         out = "".join(pieces) + prompt[at:]
     return dataclasses.replace(req, prompt=out) if out != prompt else None
-
-
-def _tools_text_cut(text: str, canon: Canon | Rounds, moved: list[str]) -> str:
-    """A turn of tool definitions as the template printed them (JSON) with what varies in
-    their descriptions cut out, as ``Canon.cut_tools`` cuts a request's tools; the cut texts
-    appended to ``moved``. Each description is replaced where it is written, in the escaping
-    it is written in, so the rest of the turn stays byte for byte as the template printed it
-    (its separators, its key order); one written otherwise stays whole."""
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return text
-    for old in dict.fromkeys(_strings(value)):
-        cut = canon.split_out(old)
-        if cut is None:
-            continue
-        for ascii_only in (False, True):
-            written = re.compile(r'("description"\s*:\s*)' + re.escape(json.dumps(old, ensure_ascii=ascii_only)))
-            if written.search(text) is not None:
-                # (A replacement function: the new literal's backslashes are not a template's.)
-                new = json.dumps(cut[0], ensure_ascii=ascii_only)
-                text = written.sub(functools.partial(_relabelled, new), text)
-                moved.append(cut[1])
-                break
-    return text
 
 
 def _relabelled(literal: str, match: re.Match[str]) -> str:
@@ -1880,6 +1902,9 @@ class Rounds:
     def cut_tools(self, tools: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[str]]:
         return self.last.cut_tools(tools)
 
+    def cut_tools_text(self, text: str, moved: list[str]) -> str:
+        return self.last.cut_tools_text(text, moved)
+
     def static_lead(self, text: str) -> tuple[str, str]:
         return self.last.static_lead(text)
 
@@ -1888,6 +1913,8 @@ class Rounds:
         for canon in self.canons:
             canon.memo.clear()
             canon.cuts.clear()
+            canon.co_held.clear()
+            canon.turn_cuts.clear()
         self._tools.clear()
 
     def keeping(self, keep: frozenset[str]) -> Rounds:
