@@ -380,6 +380,16 @@ def variant_shared(reqs: list[Any]) -> list[Any]:
     return apply(next(k for k, (_, _, d) in enumerate(canonical_fixes(reqs, "")) if d.get("shared_out")), reqs)
 
 
+def _canned(system: str, ask: str, name: str, args: str, result: str, reply: str, question: str) -> dict[str, Any]:
+    """A chat that replays a canned look-up (a call, its result, the reply) ahead of its question."""
+    return {"messages": [
+        {"role": "system", "content": system}, {"role": "user", "content": ask},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c", "type": "function", "function": {"name": name, "arguments": args}}]},
+        {"role": "tool", "tool_call_id": "c", "content": result},
+        {"role": "assistant", "content": reply}, {"role": "user", "content": question}]}
+
+
 def test_an_hour_stamped_on_a_canned_call_leaves_it_where_several_requests_share_it() -> None:
     """A fixed first look-up whose arguments carry the hour it was made for, one of four hours
     each several requests share: the variant moving what not every session sends takes the
@@ -389,14 +399,8 @@ def test_an_hour_stamped_on_a_canned_call_leaves_it_where_several_requests_share
     records = []
     for k in range(16):
         args = json.dumps({"cave": "B", "hours": 6, "as_of": f"2026-12-01T0{6 + k // 4}:00"})
-        records.append({"messages": [
-            {"role": "system", "content": "You help the cave staff."},
-            {"role": "user", "content": "Check cave B."},
-            {"role": "assistant", "content": None, "tool_calls": [
-                {"id": "c", "type": "function", "function": {"name": "sensors", "arguments": args}}]},
-            {"role": "tool", "tool_call_id": "c", "content": procedure},
-            {"role": "assistant", "content": "Cave B is fine."},
-            {"role": "user", "content": f"Question {k}?"}]})
+        records.append(_canned("You help the cave staff.", "Check cave B.", "sensors", args, procedure,
+                               "Cave B is fine.", f"Question {k}?"))
     shared = variant_shared(requests(records))
     calls = {m["tool_calls"][0]["function"]["arguments"] for r in shared for m in r.messages or () if m.get("tool_calls")}
     assert calls == {json.dumps({"cave": "B", "hours": 6})}
@@ -463,17 +467,10 @@ def test_a_canned_call_s_arguments_of_one_value_leave_where_its_result_is_fixed(
     guidance = "\n".join(f"- Step {k}: check the file before letter {k}." for k in range(20))
     records, own = [], []
     for k in range(8):
-        def chat(result: str, k: int = k) -> dict[str, Any]:
-            return {"messages": [
-                {"role": "system", "content": "You help caseworkers."},
-                {"role": "user", "content": "Open the guidance."},
-                {"role": "assistant", "content": None, "tool_calls": [{"id": "g", "type": "function", "function": {
-                    "name": "case_file", "arguments": json.dumps({"case_id": f"HR-{91336 + 7 * k}"})}}]},
-                {"role": "tool", "tool_call_id": "g", "content": result},
-                {"role": "assistant", "content": "Guidance open."},
-                {"role": "user", "content": f"Which letter for case {k}?"}]}
-        records.append(chat(guidance))
-        own.append(chat(f"Case {k}: opened on day {k}."))
+        args = json.dumps({"case_id": f"HR-{91336 + 7 * k}"})
+        for out, result in ((records, guidance), (own, f"Case {k}: opened on day {k}.")):
+            out.append(_canned("You help caseworkers.", "Open the guidance.", "case_file", args, result,
+                               "Guidance open.", f"Which letter for case {k}?"))
     for k, r in enumerate(variant(requests(records), LAST_USER)):
         assert r.messages is not None and r.messages[2]["tool_calls"][0]["function"]["arguments"] == "{}"
         assert f"HR-{91336 + 7 * k}" in r.messages[-1]["content"]
@@ -785,14 +782,8 @@ def test_a_stamp_in_a_canned_call_s_arguments_leaves_where_its_result_is_fixed()
     records = []
     for k in range(10):
         args = json.dumps({"name": "ward-policy", "as_of": f"2026-12-01T09:{10 + k}:0{k}"})
-        records.append({"messages": [
-            {"role": "system", "content": "You are the ward pharmacist's assistant."},
-            {"role": "user", "content": "Load the ward policy."},
-            {"role": "assistant", "content": None, "tool_calls": [
-                {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": args}}]},
-            {"role": "tool", "tool_call_id": "c1", "content": policy},
-            {"role": "assistant", "content": "Policy loaded."},
-            {"role": "user", "content": f"Question {k}: may I crush tablet {k}?"}]})
+        records.append(_canned("You are the ward pharmacist's assistant.", "Load the ward policy.", "lookup", args,
+                               policy, "Policy loaded.", f"Question {k}: may I crush tablet {k}?"))
     variants = canonical_fixes(requests(records), "")
     fix = next(f for _, f, d in variants if d["to"] == LAST_USER)
     out = [fix(r) or r for r in requests(records) if r is not None]
