@@ -119,7 +119,7 @@ def test_capacity_plot_legend_never_covers_the_curves() -> None:
 def test_run_beside_gives_the_same_result_forked_or_not(monkeypatch) -> None:
     import os
 
-    import advisor.advise.beside as beside
+    import advisor.beside as beside
 
     def there() -> dict[str, object]:
         return {"pid": os.getpid(), "curve": [{"capacity_tokens": c, "hit_rate": c / 7} for c in range(50)]}
@@ -153,7 +153,7 @@ def test_one_helper_at_a_time(monkeypatch) -> None:
     import time
 
     import advisor.cores as cores
-    from advisor.advise.beside import run_beside
+    from advisor.beside import run_beside
 
     if not hasattr(os, "fork") or not hasattr(os, "waitid"):
         pytest.skip("helpers need fork, and telling a running one from an exited one needs os.waitid")
@@ -196,7 +196,7 @@ def test_report_is_the_same_with_its_helpers_forked(monkeypatch) -> None:
     import json
     import os
 
-    import advisor.advise.beside as beside
+    import advisor.beside as beside
     import advisor.cores as cores
     from advisor.api import report
 
@@ -209,10 +209,12 @@ def test_report_is_the_same_with_its_helpers_forked(monkeypatch) -> None:
     monkeypatch.setattr(cores.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     monkeypatch.setattr(cores.os, "cpu_count", lambda: 2)
     received = []
-    loaded = beside._loaded
-    monkeypatch.setattr(beside, "_loaded", lambda data: received.append(loaded(data)) or received[-1])
+    loaded = beside.Beside._loaded
+    monkeypatch.setattr(beside.Beside, "_loaded", lambda self, k: received.append(loaded(self, k)) or received[-1])
     forked = report(path).data
     assert "simulation" in serial["after_fix"]
-    assert 1 <= len(received) <= 2 and all(r is not None for r in received)
+    # The canonical search and today's figures from the first helper; the after-fix curve
+    # from a second if the first is done by then.
+    assert 2 <= len(received) <= 3 and all(r is not None for r in received)
     assert json.dumps(forked, default=str) == json.dumps(serial, default=str)
     assert not cores._helpers  # every helper waited for

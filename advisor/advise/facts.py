@@ -16,7 +16,7 @@ from advisor.index.analyze import Analyzer, served, top_branches
 from advisor.ingest.source import SkipLog, make_renderer
 from advisor.advise.architecture import advice as architecture_advice, geometries, measure as measure_architecture
 from advisor.index.geometry import CacheGeometry
-from advisor.advise.beside import run_beside
+from advisor.beside import Beside, run_beside
 from advisor.advise.after_fix import Alternative, Rewrite, best as best_rewrite, candidates as rewrites
 from advisor.advise.engines import AT_ONCE, TIMESTAMPS, arrivals_label, compare as compare_engines
 from advisor.advise.engines import assumptions as simulation_assumptions, with_output_lengths
@@ -35,7 +35,7 @@ from advisor.diagnose.detect import Diagnoser
 from advisor.errors import AdvisorError
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import Sequence, sequences
-from advisor.prescribe.actions import Prescription, prescribe
+from advisor.prescribe.actions import CanonicalTop, Prescription, canonical_search, prescribe
 from advisor.simulate.inputs import to_jobs
 from advisor.simulate.jobs import JobStore
 from advisor.simulate.runner import (
@@ -178,7 +178,7 @@ def _simulate(jobs: JobStore, has_time: bool, pools: dict[str, int], page: int,
     caps = sweep_capacities(jobs, base.rules, mode=mode)  # this traffic's own working set
 
     def engines() -> tuple[dict[str, Any], dict[str, Any]]:
-        # Beside the curve (advisor.advise.beside): its own study where it runs in a child,
+        # Beside the curve (advisor.beside): its own study where it runs in a child,
         # so the runs it shares with the curve are replayed twice there.
         return (compare_engines(jobs, pools, timings, page, study, arrivals or (TIMESTAMPS if has_time else AT_ONCE),
                                 geometries),
@@ -354,10 +354,10 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
         caps = sweep_points(jobs, has_time, pools, opts.page_size, geos)
         arrivals = arrivals_label(assumed)
 
-        def prescribed() -> tuple[Prescription, Rewrite | None, dict[str, Any] | None]:
+        def prescribed(alone: Callable[[], CanonicalTop]) -> tuple[Prescription, Rewrite | None, dict[str, Any] | None]:
             # The prescription, the rewrite the decision stands on (the best of those measured
             # beside it), and that one simulated as today's traffic is.
-            presc = prescribe(seqs, renderer, m["diagnosis"], opts.page_size)
+            presc = prescribe(seqs, renderer, m["diagnosis"], opts.page_size, alone=alone)
             alternatives = [(alt, list(sequences(check_paths([alt.path]), renderer, skips,
                                                  block_size=opts.block_size, memo=memo)))
                             for alt in opts.alternatives]
@@ -370,7 +370,7 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
 
         def today() -> dict[str, Any]:
             # Everything the prescription does not change: it runs beside it
-            # (advisor.advise.beside: the same figures either way), returned as plain data.
+            # (advisor.beside: the same figures either way), returned as plain data.
             # The cached tokens split within and across conversations, and what
             # session-affine routing over 2, 4 and 8 replicas keeps (nothing re-rendered).
             from advisor.index.conversations import measure as measure_conversations
@@ -385,7 +385,12 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
                 "architecture": measure_architecture(seqs, geos) if geos else None,
             }
 
-        (presc, fix, after_fix), side = run_beside(prescribed, today)
+        # One helper (advisor.beside) searches the canonical order of the traffic as logged
+        # (what the prescription asks for once it has weighed its moves), then computes
+        # today's figures; the prescription waits for the first only.
+        with Beside(lambda: canonical_search(seqs, renderer, opts.page_size), today) as helper:
+            presc, fix, after_fix = prescribed(lambda: helper.result(0))
+            side = helper.result(1)
         m["prescription"] = presc
         facts["lint"] = side["lint"]
         facts["traffic"] = {

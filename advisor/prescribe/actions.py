@@ -20,6 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
+from advisor.beside import Beside
 from advisor.index.analyze import Analyzer
 from advisor.diagnose.detect import Attribution, Diagnoser, Diagnosis, Finding
 from advisor.diagnose.capacity import cached_with_capacity, pin_candidate
@@ -800,7 +801,7 @@ Top = tuple[int, int, list[Sequence], int]
 Canonical = tuple[int, int, list[Sequence], str, dict[str, Any], Callable[[], "CauseFindings"]]
 
 
-def _canonical_pick(c: _Chosen) -> tuple[Canonical | None, bool]:
+def _canonical_pick(c: _Chosen, alone: Callable[[], CanonicalTop]) -> tuple[Canonical | None, bool]:
     """The canonical order on top of the chosen moves, and whether it stands alone instead.
 
     Where the diagnosis named no cause it runs on the traffic as logged, every placement the
@@ -809,7 +810,8 @@ def _canonical_pick(c: _Chosen) -> tuple[Canonical | None, bool]:
     have sorted whole, or put a value where the order would not (the end of the last user
     turn, behind a question, where after the turn's static opening the values' shared
     digits stay shared). So where moves were chosen it is measured alone too (one more count
-    of the log), and the better kept."""
+    of the log), and the better kept. ``alone``: the search of the canonical order alone
+    (``canonical_search``), perhaps run in a helper meanwhile."""
     m, findings = c.search.m, c.diagnosis.findings
     chosen = c.search.fixes_of(c.choice) if c.search.plans else []
     # Against the chosen moves, the better fix; with no move to weigh it against, a gain worth
@@ -819,7 +821,7 @@ def _canonical_pick(c: _Chosen) -> tuple[Canonical | None, bool]:
     # to rewrite as a move chosen: weighed at the same edge.)
     found = any(f.code in CANONICAL_CAUSES for f in findings)
     share = CANONICAL_EDGE if moved or found else CANONICAL_GAIN
-    canon = _canonical_order(m, chosen, c.after, share, findings)
+    canon = _canonical_order(m, chosen, c.after, share, findings, found=None if moved else alone())
     if canon is None and any(f.code in CANONICAL_ONLY for f in findings):
         # A finding only the canonical form answers: its spelling alone (one spelling per
         # unit, nothing reordered or moved), at any gain.
@@ -827,8 +829,9 @@ def _canonical_pick(c: _Chosen) -> tuple[Canonical | None, bool]:
     # (The memos of the pure steps are kept: most texts on top of the moves are the log's.)
     if not moved:
         return canon, False
-    alone = _canonical_order(m, [], max(c.after, canon[0] if canon is not None else 0), CANONICAL_EDGE, findings)
-    return (alone, True) if alone is not None else (canon, False)
+    instead = _canonical_order(m, [], max(c.after, canon[0] if canon is not None else 0), CANONICAL_EDGE, findings,
+                               found=alone())
+    return (instead, True) if instead is not None else (canon, False)
 
 
 def _plan_actions(c: _Chosen, superseded: bool, before: int, after: int, rate: Callable[[int], float]) -> list[Action]:
@@ -889,11 +892,22 @@ def _pin_action(m: Measurer, c: _Chosen, used: list[int], before: int, after: in
 
 
 def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, page_size: int = 1,
-              capacity: int | None = None) -> Prescription:
+              capacity: int | None = None, alone: Callable[[], CanonicalTop] | None = None) -> Prescription:
     """The actions for the findings, measured together (all, then each left out); with
     ``capacity``, hit rates are those of a pool of that many tokens, eviction gets its share
-    of the loss, and pinning the system prompt is one more action."""
+    of the loss, and pinning the system prompt is one more action. ``alone``: the result of
+    ``canonical_search`` on this traffic (a Measurer of the same sequences, renderer, page
+    size and capacity) where the caller computes it beside; else it is computed here, by a
+    helper while the moves are weighed where a core is idle (``advisor.beside``)."""
     m = Measurer(seqs, renderer, page_size, capacity)
+    if alone is not None:
+        return _prescribed(m, diagnosis, alone)
+    with Beside(lambda: _search_alone(m)) as side:
+        return _prescribed(m, diagnosis, side.result)
+
+
+def _prescribed(m: Measurer, diagnosis: Diagnosis, alone: Callable[[], CanonicalTop]) -> Prescription:
+    seqs, renderer, page_size, capacity = m.seqs, m.renderer, m.page_size, m.capacity
     prompt = m.prompt_tokens
     before = m.cached(seqs)
     before_unlimited = m.cached(seqs, unlimited=True) if capacity is not None else before
@@ -910,7 +924,7 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
         return cached / prompt if prompt else 0.0
 
     c = _second_look(_chosen(_Search(m, planned(diagnosis)), diagnosis, before), planned, renderer, before)
-    canon, superseded = _canonical_pick(c)
+    canon, superseded = _canonical_pick(c, alone)
     plans, search, diagnosis = c.search.plans, c.search, c.diagnosis
     after, changed_all, fixed_all = (before, 0, seqs) if superseded else (c.after, c.changed, c.fixed)
     used = [] if superseded else [k for k, v in enumerate(c.choice) if v is not None]
@@ -1069,14 +1083,24 @@ SENDS_MORE: tuple[Fix, ...] = (system_into_first_user,)
 CauseFindings = tuple[list[Finding], list[dict[str, Any]], "Finding | None"]
 
 
-def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, known: list[Finding],
-                     keep: frozenset[str] = frozenset(),
-                     ) -> tuple[int, int, list[Sequence], str, dict[str, Any], Callable[[], CauseFindings]] | None:
-    """Every request in the canonical order (``advisor.prescribe.canonical``; without the
-    changes ``keep`` names) on top of the chosen fixes, each placement of what varies
-    measured: the best, where
-    it recovers ``share`` of the prompt tokens more than the chosen fixes alone, with the
-    findings of its causes that ``known`` lacks (``advisor.prescribe.causes``); else None."""
+@dataclass(frozen=True)
+class CanonicalTop:
+    """What the canonical order's search found (plain data: a helper process sends it): the
+    best variant's cached tokens, its index in ``canonical_fixes``, and whether it sends the
+    whole tool pool (``_with_pool``) on top of that variant."""
+
+    cached: int
+    variant: int
+    pooled: bool
+
+
+# Where the traffic stands before the canonical order's variants are measured: the rounds of
+# forms, each request as the chosen fixes left it (in log order; and by the identity of the
+# request as logged), and the variants.
+_Start = tuple[Rounds, list["Request | None"], dict[int, "Request | None"], list[tuple[str, Fix, dict[str, Any]]]]
+
+
+def _canonical_start(m: Measurer, chosen: list[Fix], keep: frozenset[str]) -> _Start:
     # Counted on the traffic the chosen fixes leave: what they moved is ordered with the rest.
     start = [_applied(chosen, r, m.apply) if r is not None else None for r in m.editable]
     rounds = canonical_rounds(start, m.markup)
@@ -1086,12 +1110,22 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
     # compared in their canonical forms.
     start = as_first_sent(start, rounds.content)
     done = {id(r): s for r, s in zip(m.editable, start) if r is not None}
-    variants_of = canonical_fixes(start, m.joiner, rounds, m.markup.system_late)
+    return rounds, start, done, canonical_fixes(start, m.joiner, rounds, m.markup.system_late)
+
+
+def _canonical_top(m: Measurer, begun: _Start, keep: frozenset[str],
+                   found: CanonicalTop | None = None) -> tuple[Top, Pool | None, int]:
+    """The best variant measured (``found``: the one a search elsewhere found, measured
+    again for its traffic), the tool pool where it sends one, and the variant it extends
+    then (else its own)."""
+    rounds, start, done, variants_of = begun
     # (cached, variant, its traffic, requests changed): the best so far, whose traffic is
     # kept (one more than the one measured at a time).
     top: Top | None = None
     for k, (_, fix, _) in enumerate(variants_of):
-        if any(not _differs(fix, earlier, start, m.apply) for _, earlier, _ in variants_of[:k]):
+        if found is not None and k != found.variant:
+            continue
+        if found is None and any(not _differs(fix, earlier, start, m.apply) for _, earlier, _ in variants_of[:k]):
             # The traffic gives this variant nothing of its own to move (no varying unit in
             # a system message, no unit drawn from a pool): an earlier variant again.
             continue
@@ -1101,11 +1135,41 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
         cached = m.cached(seqs, own_rate=True)
         if top is None or cached > top[0]:
             top = (cached, k, seqs, changed)
-    pool = None
-    if top is not None and not keep:
-        top, pool = _with_pool(m, rounds, variants_of, top, done)
+    assert top is not None  # (there is always a first variant, and it is never skipped)
+    if keep or (found is not None and not found.pooled):
+        return top, None, top[1]
+    return (*_with_pool(m, rounds, variants_of, top, done), top[1])
+
+
+def canonical_search(seqs: list[Sequence], renderer: Renderer, page_size: int = 1,
+                     capacity: int | None = None) -> CanonicalTop:
+    """The canonical order's search on the traffic as logged: which variant caches most
+    (what ``prescribe`` of the same arguments takes as ``alone``)."""
+    return _search_alone(Measurer(seqs, renderer, page_size, capacity))
+
+
+def _search_alone(m: Measurer) -> CanonicalTop:
+    # (``_canonical_order`` with no fixes before it, short of its threshold and findings.)
+    top, pool, base = _canonical_top(m, _canonical_start(m, [], frozenset()), frozenset())
+    return CanonicalTop(top[0], base, pool is not None)
+
+
+def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, known: list[Finding],
+                     keep: frozenset[str] = frozenset(), found: CanonicalTop | None = None,
+                     ) -> tuple[int, int, list[Sequence], str, dict[str, Any], Callable[[], CauseFindings]] | None:
+    """Every request in the canonical order (``advisor.prescribe.canonical``; without the
+    changes ``keep`` names) on top of the chosen fixes, each placement of what varies
+    measured: the best, where
+    it recovers ``share`` of the prompt tokens more than the chosen fixes alone, with the
+    findings of its causes that ``known`` lacks (``advisor.prescribe.causes``); else None.
+    ``found``: what ``canonical_search`` found for these fixes (none), already measured."""
+    if found is not None and found.cached - after < max(1.0, share * m.prompt_tokens):
+        return None
+    begun = _canonical_start(m, chosen, keep)
+    rounds, start, done, variants_of = begun
+    top, pool, _ = _canonical_top(m, begun, keep, found)
     # (A finding only the canonical form answers takes it at any gain: ``share`` 0.)
-    if top is None or top[0] - after < max(1.0, share * m.prompt_tokens):
+    if top[0] - after < max(1.0, share * m.prompt_tokens):
         return None
     description, fix, details = variants_of[top[1]]
     if keep:

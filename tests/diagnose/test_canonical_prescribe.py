@@ -198,3 +198,45 @@ def test_the_canonical_order_alone_is_kept_where_it_beats_the_moves(name: str) -
     assert "canonical-order" in kinds and "all" not in kinds
     # The moves the search chose are reported with what they gain alone, not recommended.
     assert all("not recommended" in a["description"] for a in result.actions if a["kind"] != "canonical-order")
+
+
+def test_the_canonical_search_in_a_helper_prescribes_the_same(monkeypatch) -> None:
+    # prescribe searches the canonical order of the traffic as logged in a forked helper
+    # while it weighs its moves (advisor.beside), and measures again only the variant the
+    # helper found. The prescription is the same as computed in one process, and as with
+    # every variant searched in the process, byte for byte:
+    # where the order alone beats the moves (a parametric shape), and where no move is
+    # chosen and the order is the prescription (a tool list filtered per request).
+    import os
+
+    import advisor.beside as beside
+    import advisor.cores as cores
+    import advisor.prescribe.actions as actions
+    from advisor.api import prescribe
+    from tests.diagnose import param
+
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork: prescribe has no helper here")
+    chosen = param.SETS["param-qwen25"]
+    (w,) = chosen.build_workloads(12, chosen.local_engine(), [PARAM_SHAPES[0]])
+    cases = [(w.records, {"tokenizer": chosen.setup.tokenizer, "chat_template": chosen.setup.template}),
+             (tool_subset(random.Random(5))[0], {})]
+    searched = actions._canonical_order
+    for records, options in cases:
+        monkeypatch.setattr(beside, "idle_cores", lambda: 0.0)
+        serial = prescribe(records, **options)
+        # Each pass of the order searching every variant itself, as before the helper.
+        monkeypatch.setattr(actions, "_canonical_order", lambda *a, found=None, **k: searched(*a, **k))
+        assert json.dumps(prescribe(records, **options).data, default=str) == json.dumps(serial.data, default=str)
+        monkeypatch.undo()
+        monkeypatch.setattr(cores.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+        monkeypatch.setattr(cores.os, "cpu_count", lambda: 2)
+        received = []
+        loaded = beside.Beside._loaded
+        monkeypatch.setattr(beside.Beside, "_loaded", lambda self, k: received.append(loaded(self, k)) or received[-1])
+        forked = prescribe(records, **options)
+        monkeypatch.undo()
+        assert len(received) == 1 and received[0] is not None  # the helper's search was used
+        assert "canonical-order" in [a["kind"] for a in serial.actions]
+        assert json.dumps(forked.data, default=str) == json.dumps(serial.data, default=str)
+        assert not cores._helpers

@@ -53,10 +53,10 @@ def _json(cli, *args: Any) -> str:
 
 
 def test_report_replays_each_configuration_once(cli, replays, monkeypatch) -> None:
-    # The after-fix study runs in a forked child when a core is idle (advisor.advise.beside),
+    # The after-fix study runs in a forked child when a core is idle (advisor.beside),
     # where this process's counter does not see its replays: whether it forks depends on the
     # machine's load, so it never forks here.
-    monkeypatch.setattr("advisor.advise.beside.idle_cores", lambda: 0.0)
+    monkeypatch.setattr("advisor.beside.idle_cores", lambda: 0.0)
     args = ("report", "--traffic", DEMO_TRAFFIC / "support_chat.jsonl", "--traffic", DEMO_TRAFFIC / "rag_tools.jsonl")
     memoised = _json(cli, *args)
     distinct = list(replays)
