@@ -50,7 +50,8 @@ from advisor.diagnose.brackets import balanced
 from advisor.diagnose.spelling import normalized
 from advisor.ingest.safe_yaml import YAMLError, safe_compose
 from advisor.ingest.traffic import Request
-from advisor.prescribe.markup import PLAIN, SYSTEM_ROLES, TOOLS_ROLE, Markup, prompt_messages, prompt_turns
+from advisor.prescribe.markup import (PLAIN, REASONING_FIELDS, SYSTEM_ROLES, TOOLS_ROLE, Markup, prompt_messages,
+                                      prompt_turns)
 from advisor.prescribe.opening import system_into_first_user
 from advisor.prescribe.pins import pin_template_values
 from yaml.nodes import MappingNode, SequenceNode
@@ -97,6 +98,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=\S)|(?<=[\u3002\uff01\uff1f])[ \
 _ORDINAL = re.compile(r"[ \t]*(\d{1,3})[.)][ \t]+(?=\S)")
 # A label that opens a line of sentences, on the line itself.
 _INLINE_LABEL = re.compile(r"[^\n.!?:]{1,40}:[ \t]+(?=\S)")
+# A list item's number or letter ahead of its text ("3. ", "b. ", "iv. ").
+_ENUMERATOR = re.compile(r"(?:\d{1,3}|[A-Za-z]|[ivxlcdm]{2,6}|[IVXLCDM]{2,6})\.[ \t]+(?=\S)")
 # A list's separator, and an item: a few words, no sentence or clause inside it ("and", a
 # full stop, a semicolon say it is prose).
 _LIST_BREAK = re.compile(r",[ \t]*")
@@ -651,6 +654,10 @@ def _sentence_split(body: str, lead: str, trail: str) -> Split | None:
     if label is not None:
         # A label ahead of the sentences ("Fare conditions: ...") stays first.
         lead, body = lead + label.group(0), body[label.end():]
+    marker = _ENUMERATOR.match(body)
+    if marker is not None:
+        # So does a list item's number ("3. ..."): no sentence of its own.
+        lead, body = lead + marker.group(0), body[marker.end():]
     pieces = _SENTENCE_END.split(body)
     breaks = _SENTENCE_END.findall(body)
     if len(pieces) < 2 or len(set(breaks)) > 1 or _OTHER_QUOTES.search(body):
@@ -904,7 +911,11 @@ def _runs_in_order(messages: list[dict[str, Any]], found: list[tuple[int, int, s
         rows = []
         for j, (a, b, key) in enumerate(run):
             cls, _, rank = canon.info((kind, normalized(key)))
-            rows.append(((cls, rank if cls == STATIC and ORDER not in canon.keep else j), (a, b), cls))
+            # (The others as they came, whatever their class: an exchange of a conversation's
+            # history that other sessions also hold is no reason to put it ahead of an earlier
+            # one of its own, and the next request would no longer extend this one.)
+            static = cls == STATIC and ORDER not in canon.keep
+            rows.append(((STATIC if cls == STATIC else UNIQUE, rank if static else j), (a, b), cls))
         # (A look-up of its own may be what a later one read, a search before the document it
         # found: the others keep their order. A look-up every session sends alike read nothing
         # that varies, so it goes first, ahead of those: it is in one order with the other
@@ -1283,8 +1294,11 @@ class Canon:
         around the text in its look-up, a call's results; ``scripted``: an assistant turn a
         fixed user turn follows, a script every session sends such as a canned greeting's
         exchange, so a value in a turn otherwise fixed parts it). A turn of prose and a value (a few-shot example sent
-        once, the question after it its own) keeps its text."""
+        once, the question after it its own) keeps its text. A line of prose (which ``split``
+        keeps whole) gives its sentences where those that move are the smaller part of it: a
+        reading restamped on a question resent as history, not a sentence of the writer's."""
         split = self._movable(text)
+        prose = split is None and (split := self._movable(text, prose=True)) is not None
         if split is None:
             return None
         data = values and (data or split.kind == MEMBER)
@@ -1316,15 +1330,19 @@ class Canon:
         if not moved or not kept or not (resent or scripted and fixed == sum(map(len, kept))
                                          or data and 2 * (fixed + context) >= len(text) + context):
             return None
+        if prose and sum(map(len, moved)) >= sum(map(len, kept)):
+            return None
         return split.join(kept), split.join(moved, bare=True)
 
-    def _movable(self, text: str) -> Split | None:
+    def _movable(self, text: str, prose: bool = False) -> Split | None:
         """The units of a text some of which may move to another message (its most common
-        spelling's); None for a static text, one unit, or where placement is left out."""
+        spelling's; ``prose``: a line's sentences whatever their classes); None for a static
+        text, one unit, or where placement is left out."""
         key = (TEXT, normalized(text))
         if self.info(key)[0] == STATIC or PLACEMENT in self.keep:
             return None
-        return self.split(self.surface(key, text))
+        surface = self.surface(key, text)
+        return split_unit(surface, TEXT) if prose else self.split(surface)
 
     def _cut(self, kind: str, rows: list[tuple[str, int]], strings: bool = True) -> tuple[list[str], list[str]] | None:
         """Units (with their class) as (kept, moved out), the moved pool in one order where
@@ -1523,6 +1541,14 @@ def _gap(joiner: str) -> str:
     """A blank line between moved text and the text it joins, counting what the engine
     already puts between content parts."""
     return "\n" * max(0, 2 - joiner.count("\n"))
+
+
+def _opens_static(content: Any, canon: Canon | Rounds) -> bool:
+    """Whether a turn's content opens with static text, what ``_insert`` puts moved texts
+    behind (``at_start``): a static lead, or a first text part that is static."""
+    if isinstance(content, str):
+        return bool(canon.static_lead(content)[0].strip())
+    return isinstance(content, list) and bool(content) and _is_text(content[0]) and canon.is_static(content[0]["text"])
 
 
 def _insert(content: Any, moved: list[str], at_start: bool, joiner: str, canon: Canon | Rounds) -> Any:
@@ -1727,21 +1753,59 @@ def rewrite(req: Request, canon: Canon | Rounds, to: str = KEPT, joiner: str = "
                 for m in in_order(list(req.messages), canon)]
     messages = [dict(m, tool_calls=calls(m["tool_calls"], canon)) if m.get("tool_calls") else m for m in messages]
     messages = _renamed(messages, req.messages, canon)
+    if PLACEMENT not in keep:
+        messages = _late_instructions(messages, canon)
+        if markup.drops_reasoning:
+            # Printed while its turn is in the newest exchange, dropped once a later user turn
+            # follows: the turn renders otherwise in every later request. Sent with none, it
+            # renders one way in all of them.
+            messages = [{k: v for k, v in m.items() if k not in REASONING_FIELDS} if m.get("role") == "assistant"
+                        else m for m in messages]
     if to != KEPT:
         moved: list[str] = []
         if tools and any(m.get("role") == "user" for m in messages):  # (where the cut can go)
             tools, moved = canon.cut_tools(tools)
         # A system message moves out whole only ahead of what later requests send again: tools
-        # (which most templates print after it), or turns ahead of the newest one (a
-        # conversation's history, examples). With only the question behind it, only the
-        # template's own tokens would gain.
+        # (which most templates print after it), turns ahead of the newest one (a
+        # conversation's history, examples), or, where it goes behind the newest user turn's
+        # opening, static text that opens that turn (the instructions a client sends there).
+        # With only the question behind it, only the template's own tokens would gain.
         last = max((k for k, m in enumerate(messages) if m.get("role") in ("user", "tool")), default=-1)
-        turns = last >= 0 and messages[last].get("role") == "user" and any(
-            m.get("role") not in SYSTEM_ROLES for m in messages[:last])
-        _move_out(messages, canon, to, joiner, moved, whole=bool(tools) or turns)
+        user = last >= 0 and messages[last].get("role") == "user"
+        turns = user and any(m.get("role") not in SYSTEM_ROLES for m in messages[:last])
+        opens = user and to == LAST_USER_START and _opens_static(messages[last].get("content"), canon)
+        _move_out(messages, canon, to, joiner, moved, whole=bool(tools) or turns or opens)
     if _same(tools, req.tools) and _same_messages(messages, req.messages):
         return pinned
     return dataclasses.replace(pinned or req, tools=tools, messages=tuple(messages))
+
+
+def _late_instructions(messages: list[dict[str, Any]], canon: Canon | Rounds) -> list[dict[str, Any]]:
+    """Static text that opens the newest user turn (in canonical form) and no earlier one:
+    instructions the client sends with the newest turn only, so that a conversation's history
+    parts them from every other request. They open the request instead, as its system
+    prompt: a system message of their own where there is none, else at the end of the
+    opening's system messages where all of them are static (behind a system text of its own
+    they would gain nothing)."""
+    users = [k for k, m in enumerate(messages) if m.get("role") == "user"]
+    content = messages[users[-1]].get("content") if users else None
+    if not isinstance(content, str):
+        return messages
+    head, rest = canon.static_lead(content)
+    lead = head.strip()
+    if not lead or not rest.strip() or any(lead in str(messages[k].get("content") or "") for k in users[:-1]):
+        return messages
+    system = [k for k, m in enumerate(messages) if m.get("role") in SYSTEM_ROLES]
+    out = list(messages)
+    out[users[-1]] = dict(out[users[-1]], content=rest.lstrip())
+    if not system:
+        return [{"role": "system", "content": lead}] + out
+    opening = list(itertools.takewhile(lambda k: messages[k].get("role") in SYSTEM_ROLES, range(len(messages))))
+    texts = [messages[k].get("content") for k in opening]
+    if opening != system or not all(isinstance(t, str) and canon.is_static(t) for t in texts):
+        return messages
+    out[opening[-1]] = dict(out[opening[-1]], content=f"{texts[-1]}\n\n{lead}" if str(texts[-1]).strip() else lead)
+    return out
 
 
 def in_order(messages: list[dict[str, Any]], canon: Canon | Rounds, roles_kept: bool = False) -> list[dict[str, Any]]:

@@ -53,6 +53,10 @@ class Markup:
     # (``strftime_now``): values no rewrite of the messages moves (``pins``).
     reads_date: bool = False
     reads_clock: bool = False
+    # Whether the template prints an assistant turn's reasoning while the turn is part of the
+    # newest exchange (an agent's loop) and drops it once a later user turn arrives (Qwen 3,
+    # DeepSeek R1): the turn then renders otherwise than it was first sent.
+    drops_reasoning: bool = False
 
     def marks(self, prompt: str) -> list[re.Match[str]]:
         return [m for m in _CANDIDATE.finditer(prompt) if m.group(0) in self.specials or CHAT_MARKER.fullmatch(m.group(0))]
@@ -111,7 +115,26 @@ def markup_of(renderer: Any) -> Markup:
         for mark, role in probe_roles(text, bare).items():
             if roles.setdefault(mark, role) != role:
                 roles[mark] = ""  # (two probes disagree: no role of its own)
-    return Markup(specials, {mark: role for mark, role in roles.items() if role}, late, *_reads(renderer))
+    return Markup(specials, {mark: role for mark, role in roles.items() if role}, late, *_reads(renderer),
+                  drops_reasoning=_drops_reasoning(renderer))
+
+
+# A reasoning text no template prints by itself, and where the probe carries it.
+_THOUGHT = "zqthoughtprobe"
+REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")  # (advisor.ingest.chat_template's)
+
+
+def _drops_reasoning(renderer: Any) -> bool:
+    """Whether a tool call's reasoning is printed in its loop and dropped once a later user
+    turn follows: the tool probe rendered up to the call's result, then whole."""
+    messages = [dict(m, reasoning_content=_THOUGHT) if m.get("tool_calls") else m for m in _probes()[1][0]]
+    tools = _probes()[1][1]
+    try:
+        loop = str(renderer.chat.render(messages[:3], tools))
+        later = str(renderer.chat.render(messages, tools))
+    except Exception:  # noqa: BLE001 (a template that refuses the probe: nothing known to drop)
+        return False
+    return _THOUGHT in loop and _THOUGHT not in later
 
 
 def _reads(renderer: Any) -> tuple[bool, bool]:

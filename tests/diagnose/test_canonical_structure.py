@@ -792,3 +792,112 @@ def test_a_stamp_in_a_canned_call_s_arguments_leaves_where_its_result_is_fixed()
     for k, r in enumerate(out):
         assert r.messages is not None
         assert f"09:{10 + k}:0{k}" in r.messages[-1]["content"]
+
+
+def test_instructions_sent_with_the_newest_user_turn_only_open_the_request() -> None:
+    """No system message: the client appends the instructions to the newest user turn of
+    each conversation (its history keeps the questions alone). In every variant they open
+    the request as its system prompt, so each later request of a conversation extends the
+    one before it; a turn that holds them in its history too keeps them where they are."""
+    instructions = "You are the ferry desk assistant.\n\nQuote timetables exactly.\n\nNever promise a berth."
+    records = []
+    for s_ in range(5):
+        for turn in range(3):
+            history = [m for k in range(turn) for m in ({"role": "user", "content": f"Ferry {s_} question {k}?"},
+                                                         {"role": "assistant", "content": f"Answer {s_}.{k}."})]
+            newest = {"role": "user", "content": f"Ferry {s_} question {turn}?\n\n{instructions}"}
+            records.append({"messages": history + [newest]})
+    reqs = requests(records)
+    for variant_ in range(4):
+        out = apply(variant_, reqs)
+        for k, req in enumerate(out):
+            assert req.messages is not None
+            assert req.messages[0] == {"role": "system", "content": instructions}
+            assert req.messages[-1]["content"] == f"Ferry {k // 3} question {k % 3}?"
+            if k % 3:
+                before = out[k - 1].messages
+                assert before is not None and list(req.messages[:len(before)]) == list(before)
+    # Resent with every turn (the history holds them): each turn stays as it was sent.
+    resent = [{"messages": [{"role": "user", "content": f"Q{k}?\n\n{instructions}"},
+                            {"role": "assistant", "content": f"A{k}."},
+                            {"role": "user", "content": f"Q{k} again?\n\n{instructions}"}]} for k in range(5)]
+    for req in apply(0, requests(resent)):
+        assert req.messages is not None and [m["role"] for m in req.messages] == ["user", "assistant", "user"]
+
+
+def test_a_system_message_of_the_request_s_own_goes_behind_the_static_opening_of_the_user_turn() -> None:
+    """The client sends a per-request record (a manifest) as the system message and the
+    static instructions at the head of the user turn: with what varies moved to the start
+    of the last user turn, the record goes whole behind the instructions (it has no static
+    unit to keep in place), and every request opens with the instructions."""
+    rng = random.Random(4)
+    instructions = "You are the balloon desk.\n\nCheck the wind before every answer.\n\nQuote weights in kg."
+    records = []
+    for k in range(12):
+        manifest = "\n".join(f"{n}. Passenger {rng.randint(100, 999)} ({rng.randint(50, 110)} kg)" for n in range(1, 4))
+        records.append({"messages": [{"role": "system", "content": f"Flight {k}\n{manifest}"},
+                                     {"role": "user", "content": f"{instructions}\n\nCan flight {k} go?"}]})
+    variants = canonical_fixes(requests(records), "")
+    start = next(k for k, (_, _, details) in enumerate(variants) if details == {"to": "start-of-last-user-turn"})
+    for record, req in zip(records, apply(start, requests(records))):
+        assert req.messages is not None and req.messages[0]["content"] == ""
+        user = req.messages[-1]["content"]
+        assert user.startswith(instructions + "\n\n") and record["messages"][0]["content"] in user
+        assert user.endswith("Can flight " + record["messages"][0]["content"].split("\n")[0].split()[1] + " go?")
+
+
+def test_a_reading_restamped_on_a_question_in_the_history_leaves_it() -> None:
+    """The client rewrites the first user turn at every request with the board's sync time
+    behind the question ("... call? [board synced 07:46:40]"): in the history the reading
+    leaves the question for the newest user turn, so each request of the conversation
+    extends the one before it. A history turn whose changing sentence is most of it (the
+    user's own words behind a "Thank you.") keeps its text."""
+    records = []
+    for s_ in range(4):
+        for turn in range(4):
+            first = f"Crew {s_} found a fault at signal {100 + s_} on the branch line; who do I call first?"
+            history = [{"role": "user", "content": f"{first} [board synced 07:{10 + 4 * s_ + turn:02d}:0{turn}]"}]
+            for t in range(1, turn + 1):
+                history += [{"role": "assistant", "content": f"Answer {s_}.{t}."},
+                            {"role": "user", "content": f"Crew {s_} follow-up {t}?"}]
+            records.append({"messages": [{"role": "system", "content": "You run the signal desk."}] + history})
+    out = variant(requests(records), LAST_USER)
+    for k, req in enumerate(out):
+        assert req.messages is not None
+        turn = k % 4
+        if turn:
+            assert req.messages[1]["content"] == f"Crew {k // 4} found a fault at signal {100 + k // 4} on the branch line; who do I call first?"
+            assert req.messages[-1]["content"].endswith(f"[board synced 07:{10 + 4 * (k // 4) + turn:02d}:0{turn}]")
+            before = out[k - 1].messages
+            assert before is not None and list(req.messages[:len(before) - 1]) == list(before[:-1])
+    chats = []
+    for s_ in range(6):
+        for turn in range(3):
+            history = [m for t in range(turn) for m in (
+                {"role": "user", "content": f"Thank you. My tractor {s_} stalls on the north hill {t} every morning."},
+                {"role": "assistant", "content": "Noted."})]
+            chats.append({"messages": [{"role": "system", "content": "You advise growers."}] + history
+                          + [{"role": "user", "content": f"Session {s_} question {turn}?"}]})
+    for r, record in zip(variant(requests(chats), LAST_USER), chats):
+        assert r.messages is not None and list(r.messages[:-1]) == record["messages"][:-1]
+
+
+def test_a_conversation_s_exchanges_keep_their_order_where_other_sessions_hold_one() -> None:
+    """Sessions draw some questions (and the same answers) from a common pool: an exchange of
+    the history that other sessions hold too is no reason to put it ahead of an earlier one
+    of the session's own; every request still extends the one before it."""
+    pool = [("How do I book the crane?", "Through the port desk."), ("Where is berth 4?", "East quay.")]
+    records = []
+    for s_ in range(6):
+        turns = [(f"Session {s_}: my vessel is late by {s_ + 2} hours, what now?", f"Rebook for {s_}."), pool[s_ % 2],
+                 (f"Session {s_}: anything else?", "No.")]
+        for n in range(1, len(turns) + 1):
+            history = [m for q, a in turns[:n - 1] for m in ({"role": "user", "content": q},
+                                                             {"role": "assistant", "content": a})]
+            records.append({"session_id": f"s{s_}",
+                            "messages": [{"role": "system", "content": "You run the port desk."}] + history
+                            + [{"role": "user", "content": turns[n - 1][0]}]})
+    for to in (KEPT, LAST_USER):
+        out = variant(requests(records), to)
+        for k, (req, record) in enumerate(zip(out, records)):
+            assert req.messages is not None and list(req.messages[:-1]) == record["messages"][:-1]

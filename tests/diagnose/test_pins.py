@@ -73,3 +73,40 @@ def test_a_value_the_template_renders_is_pinned_only_where_it_reads_it(template:
     # five days differed there wherever the template read a value.
     assert len(heads) == 1
     assert len(logged) == (5 if markup.reads_date or markup.reads_clock else 1)
+
+
+OFFICIAL = sorted((TEMPLATES / "official").glob("*.jinja"))
+
+
+@pytest.mark.parametrize("template", JINJA + OFFICIAL, ids=[p.parent.name + "/" + p.stem for p in JINJA + OFFICIAL])
+def test_a_call_s_reasoning_renders_one_way_in_every_request_of_the_conversation(template: Path) -> None:
+    """Oracle: the template itself. An agent's call carries its reasoning; the loop's request
+    ends with the call's result, the next turn's request follows with an answer and a new
+    question. Where the template prints the reasoning in one and not the other (the probe's
+    ``drops_reasoning``), the canonical form sends none, and both render the call alike;
+    elsewhere the reasoning is sent as it was."""
+    renderer = make_renderer("llama3", template, None, [])
+    markup = markup_of(renderer)
+    thought = "Checking the pallet register first because the dock changed."
+    tool = {"type": "function", "function": {"name": "register", "description": "Read the pallet register.",
+                                             "parameters": {"type": "object", "properties": {"dock": {"type": "string"}}}}}
+    call = {"id": "call00001", "type": "function", "function": {"name": "register", "arguments": '{"dock": "B"}'}}
+    loop = [{"role": "system", "content": "You run the dock."}, {"role": "user", "content": "Where is pallet 7?"},
+            {"role": "assistant", "content": None, "tool_calls": [call], "reasoning_content": thought},
+            {"role": "tool", "tool_call_id": "call00001", "content": "Pallet 7: dock B, row 3."}]
+    later = loop + [{"role": "assistant", "content": "Dock B, row 3."}, {"role": "user", "content": "And pallet 9?"}]
+    reqs = [parse_record({"messages": m, "tools": [tool]}, "pins", k + 1) for k, m in enumerate((loop, later))]
+    rounds = canonical_rounds(list(reqs), markup)
+    try:
+        logged = [thought in renderer.chat.render(list(r.messages or ()), [tool]) for r in reqs]
+    except Exception:  # noqa: BLE001 (a template that takes no such conversation: nothing known to drop)
+        assert not markup.drops_reasoning
+        return
+    assert markup.drops_reasoning == (logged == [True, False])
+    for req in reqs:
+        fixed = rewrite(req, rounds) or req
+        messages = list(fixed.messages or ())
+        sent = any("reasoning_content" in m for m in messages)
+        assert sent != markup.drops_reasoning
+    fixed_renders = [thought in renderer.chat.render(list((rewrite(r, rounds) or r).messages or ()), [tool]) for r in reqs]
+    assert fixed_renders[0] == fixed_renders[1]
