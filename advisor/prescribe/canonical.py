@@ -753,12 +753,19 @@ class Counts:
         for text, kind in _nodes(request, self.markup):
             key = (kind, normalized(text))
             found.setdefault(key, set()).add(text)
-            self.rank.setdefault(key, len(self.rank))
+            if key not in self.rank:
+                same = _same_text(key, self.rank)
+                self.rank[key] = self.rank[same] if same is not None else len(self.rank)
         for key, surfaces in found.items():
             # (Looked up before made: most keys are there already, a set and a Counter apiece.)
             held = self.sessions.get(key)
             if held is None:
-                held = self.sessions[key] = set()
+                # A text is one unit whether it stands as a whole text, a paragraph or a line
+                # (a prompt's opening line is a paragraph of its own where nothing is stamped
+                # above it): its keys of those kinds share one set of sessions. (Not its
+                # surfaces: the whitespace around a text is its container's.)
+                same = _same_text(key, self.sessions)
+                held = self.sessions[key] = self.sessions[same] if same is not None else set()
             held.add(session)
             forms = self.surfaces.get(key)
             if forms is None:
@@ -766,6 +773,18 @@ class Counts:
             # Sorted: which surface ties first does not depend on set order.
             for form in sorted(surfaces):
                 forms[form] += 1
+
+
+# The kinds of a text that is one unit whichever of them it stands as.
+TEXT_KINDS = (TEXT, PARA, LINE)
+
+
+def _same_text(key: Key, seen: dict[Key, Any]) -> Key | None:
+    """The key of the same text as another of ``TEXT_KINDS`` already in ``seen``, if any."""
+    kind, text = key
+    if kind not in TEXT_KINDS:
+        return None
+    return next(((other, text) for other in TEXT_KINDS if other != kind and (other, text) in seen), None)
 
 
 def _nodes(request: Request, markup: Markup) -> list[tuple[str, str]]:
@@ -1198,11 +1217,27 @@ class Canon:
             # of a session's own units those its later requests send again (its question, in
             # the history) ahead of those only one request sends (a reading restamped each
             # time), and a unit drawn from what other sessions send ahead of one of its own.
-            own = cls == UNIQUE and not self.drawn(kind, unit)
-            order = (cls, cls == UNIQUE and self.once((kind, normalized(unit))), own,
-                     rank if (cls == STATIC and sort_static) or (cls == SHARED and (pooled or keys[k] in tenant)) else k)
+            # A unit most of whose own units are static holds a value in fixed text (a slot):
+            # it keeps the place of its fixed text, and only the value moves (``_slots``).
+            slot = self._slot_rank(kind, unit) if cls != STATIC and sort_static else None
+            if slot is not None:
+                order: tuple[Any, ...] = (STATIC, False, False, slot)
+            else:
+                own = cls == UNIQUE and not self.drawn(kind, unit)
+                order = (cls, cls == UNIQUE and self.once((kind, normalized(unit))), own,
+                         rank if (cls == STATIC and sort_static) or (cls == SHARED and (pooled or keys[k] in tenant)) else k)
             rows.append((order, self.text(unit, kind), cls))
         return [(unit, cls) for _, unit, cls in _placed(rows, PLACEMENT not in self.keep)]
+
+    def _slot_rank(self, kind: str, unit: str) -> int | None:
+        """The first-seen rank of the fixed text of a unit that holds a value in it (half or
+        more of its own units static, as ``_slots`` cuts); None for any other unit."""
+        split = self.split(unit, kind) if kind != MEMBER else None
+        if split is None or split.kind == ITEM:
+            return None
+        infos = [self.info((split.kind, normalized(u))) for u in split.units if u.strip()]
+        static = [info[2] for info in infos if info[0] == STATIC]
+        return min(static) if static and 2 * len(static) >= len(infos) else None
 
     def _co_held(self, kind: str, keys: list[str], infos: list[tuple[int, int, int]]) -> frozenset[str]:
         """The keys of the shared units that nearly every session sending the most sent of
@@ -1421,6 +1456,9 @@ class Canon:
 
     def is_static(self, text: str) -> bool:
         return self.info((TEXT, normalized(text)))[0] == STATIC
+
+    def sent_late(self, lead: str) -> bool:
+        return False  # (known of the traffic's rounds only: ``Rounds.late``)
 
     def is_own(self, text: str) -> bool:
         """Whether only one request sends the text (no later one resends it)."""
@@ -1793,7 +1831,7 @@ def _late_instructions(messages: list[dict[str, Any]], canon: Canon | Rounds) ->
         return messages
     head, rest = canon.static_lead(content)
     lead = head.strip()
-    if not lead or not rest.strip() or any(lead in str(messages[k].get("content") or "") for k in users[:-1]):
+    if not lead or not rest.strip() or not canon.sent_late(lead):
         return messages
     system = [k for k, m in enumerate(messages) if m.get("role") in SYSTEM_ROLES]
     out = list(messages)
@@ -1906,9 +1944,11 @@ class Rounds:
     further. Each text goes through every round's form, unless the last round already
     leaves it as it is (a text of the canonical traffic): a pure function of the text."""
 
-    def __init__(self, canons: list[Canon], tools: dict[tuple[str, ...], tuple[str, ...] | None] | None = None) -> None:
+    def __init__(self, canons: list[Canon], tools: dict[tuple[str, ...], tuple[str, ...] | None] | None = None,
+                 late: frozenset[str] = frozenset()) -> None:
         self.canons = canons
         self.last = canons[-1]
+        self.late = late  # ``_late_leads`` of the traffic
         # Most requests send one of a few tool lists: the canonical form of each, by its
         # surface (None: already canonical).
         self._tools: dict[tuple[str, ...], tuple[str, ...] | None] = tools if tools is not None else {}
@@ -1957,6 +1997,11 @@ class Rounds:
     def is_static(self, text: str) -> bool:
         return self.last.is_static(text)
 
+    def sent_late(self, lead: str) -> bool:
+        """Whether ``lead`` (static text opening a newest user turn, in canonical form) is
+        instructions the client sends with the newest user turn only (``_late_leads``)."""
+        return lead in self.late
+
     def is_own(self, text: str) -> bool:
         return self.last.is_own(text)
 
@@ -1983,12 +2028,12 @@ class Rounds:
 
     def keeping(self, keep: frozenset[str]) -> Rounds:
         """The same rounds with the changes ``keep`` names left out."""
-        return Rounds([Canon(canon.counts, keep, canon.shared_out) for canon in self.canons])
+        return Rounds([Canon(canon.counts, keep, canon.shared_out) for canon in self.canons], late=self.late)
 
     def sharing_out(self) -> Rounds:
         """The same rounds moving every unit of the system message not all sessions send
         (the same forms of every text and tool list: their memos are shared)."""
-        return Rounds([Canon(canon.counts, canon.keep, True, canon.memo) for canon in self.canons], self._tools)
+        return Rounds([Canon(canon.counts, canon.keep, True, canon.memo) for canon in self.canons], self._tools, self.late)
 
 
 def canonical_rounds(requests: list[Request | None], markup: Markup = PLAIN) -> Rounds:
@@ -2003,7 +2048,34 @@ def canonical_rounds(requests: list[Request | None], markup: Markup = PLAIN) -> 
         if all(r is None for r in rewritten):
             break
         current = [new if new is not None else old for new, old in zip(rewritten, current)]
-    return Rounds(canons)
+    rounds = Rounds(canons)
+    return Rounds(canons, late=_late_leads(requests, rounds))
+
+
+def _late_leads(requests: list[Request | None], rounds: Rounds) -> frozenset[str]:
+    """The static leads (in canonical form) that open the newest user turn of nearly every
+    request that sends a user turn, and no earlier user turn of any: instructions a client
+    adds to the newest turn only. (Sent with some turns and not others, or kept in the
+    history too, they would open some requests of a conversation and not the next.)"""
+    heads: dict[str, str] = {}
+
+    def head(text: str) -> str:
+        if text not in heads:
+            heads[text] = rounds.static_lead(rounds.content(text))[0].strip()
+        return heads[text]
+
+    newest: Counter[str] = Counter()
+    history: set[str] = set()
+    asked = 0
+    for req in requests:
+        users = [m["content"] for m in (req.messages or () if req is not None else ())
+                 if m.get("role") == "user" and isinstance(m.get("content"), str)]
+        if not users:
+            continue
+        asked += 1
+        newest[head(users[-1])] += 1
+        history.update(head(text) for text in users[:-1])
+    return frozenset(lead for lead, n in newest.items() if lead and lead not in history and n >= STATIC_SHARE * asked)
 
 
 Pool = tuple[tuple[Any, ...], tuple[Any, ...]]  # (every tool of the pool, those not every session sends)

@@ -817,12 +817,16 @@ def test_instructions_sent_with_the_newest_user_turn_only_open_the_request() -> 
             if k % 3:
                 before = out[k - 1].messages
                 assert before is not None and list(req.messages[:len(before)]) == list(before)
-    # Resent with every turn (the history holds them): each turn stays as it was sent.
-    resent = [{"messages": [{"role": "user", "content": f"Q{k}?\n\n{instructions}"},
-                            {"role": "assistant", "content": f"A{k}."},
-                            {"role": "user", "content": f"Q{k} again?\n\n{instructions}"}]} for k in range(5)]
-    for req in apply(0, requests(resent)):
-        assert req.messages is not None and [m["role"] for m in req.messages] == ["user", "assistant", "user"]
+    # Resent with every turn (the history holds them), or sent with some newest turns only:
+    # no request gets them as a system prompt (its conversation's next request would not).
+    first = [{"role": "user", "content": f"Q{k}?\n\n{instructions}"} for k in range(10)]
+    resent = [{"messages": [first[k]]} for k in range(5)] + [
+        {"messages": [first[k], {"role": "assistant", "content": f"A{k}."},
+                      {"role": "user", "content": f"Q{k} again?\n\n{instructions}"}]} for k in range(5)]
+    some = [{"messages": [first[k] if k % 2 else {"role": "user", "content": f"Q{k}?"}]} for k in range(10)]
+    for traffic in (resent, some):
+        for req in apply(0, requests(traffic)):
+            assert req.messages is not None and all(m["role"] != "system" for m in req.messages)
 
 
 def test_a_system_message_of_the_request_s_own_goes_behind_the_static_opening_of_the_user_turn() -> None:
@@ -901,3 +905,29 @@ def test_a_conversation_s_exchanges_keep_their_order_where_other_sessions_hold_o
         out = variant(requests(records), to)
         for k, (req, record) in enumerate(zip(out, records)):
             assert req.messages is not None and list(req.messages[:-1]) == record["messages"][:-1]
+
+
+def test_a_stamp_above_the_opening_line_leaves_it_in_place() -> None:
+    """Plain prompts (no chat markup) whose tracing client writes ``trace=<id>`` above the
+    opening line, in its paragraph (some requests carry none: the opening is a paragraph of
+    its own there, and one unit with the line). The opening keeps its place ahead of the
+    sections in every variant, the sections keep their order, and where what varies moves
+    the trace goes behind every section."""
+    rng = random.Random(8)
+    opening = "You are the balloon desk. Answer callers in plain words."
+    sections = [f"## Part {k}\n" + " ".join(rng.choice(["wind", "basket", "field", "pilot", "chase"]) for _ in range(12))
+                for k in range(5)]
+    records = []
+    for k in range(20):
+        head = opening if k % 7 == 3 else f"trace={rng.getrandbits(32):08x}\n{opening}"
+        records.append({"prompt": "\n\n".join([head] + sections + [f"Question: can flight {k} go?\nAnswer:"])})
+    reqs = requests(records)
+    for to in (KEPT, LAST_USER):
+        for record, req in zip(records, variant(reqs, to)):
+            prompt = req.prompt or ""
+            assert prompt.startswith(opening) or prompt.startswith("trace=") and to == KEPT
+            assert [prompt.index(s) for s in sections] == sorted(prompt.index(s) for s in sections)
+            assert prompt.index(opening) < prompt.index(sections[0])
+            if to == LAST_USER and "trace=" in record["prompt"]:
+                trace = record["prompt"].split("\n")[0]
+                assert prompt.index(trace) > prompt.index(sections[-1]) and prompt.endswith("\nAnswer:")
