@@ -680,8 +680,11 @@ def _sections(kind: str, pieces: list[str], breaks: list[str], lead: str, trail:
     glue = run = False  # the last unit is a label that takes the next piece (``run``: all up to the next label)
     for k, piece in enumerate(pieces):
         label = bool(_LABEL.match(piece))
-        # (A section under its own heading is not what the label over it labels alone.)
-        if glue and not label and not _HEADING.match(piece):
+        # (A section under its own heading is not what the label over it labels alone, nor
+        # in a run is a paragraph that opens with a label line of its own: "Desk settings:"
+        # over its JSON after the table a "Reference table:" labels.)
+        opens = run and bool(_LABEL.match(piece.split("\n", 1)[0]))
+        if glue and not label and not _HEADING.match(piece) and not opens:
             units[-1] += breaks[k - 1] + piece
             glue = run
             continue
@@ -1233,7 +1236,7 @@ class Canon:
         """The first-seen rank of the fixed text of a unit that holds a value in it (half or
         more of its own units static, as ``_slots`` cuts); None for any other unit."""
         split = self.split(unit, kind) if kind != MEMBER else None
-        if split is None or split.kind == ITEM:
+        if split is None:
             return None
         infos = [self.info((split.kind, normalized(u))) for u in split.units if u.strip()]
         static = [info[2] for info in infos if info[0] == STATIC]

@@ -931,3 +931,43 @@ def test_a_stamp_above_the_opening_line_leaves_it_in_place() -> None:
             if to == LAST_USER and "trace=" in record["prompt"]:
                 trace = record["prompt"].split("\n")[0]
                 assert prompt.index(trace) > prompt.index(sections[-1]) and prompt.endswith("\nAnswer:")
+
+
+def test_a_label_s_run_ends_where_a_paragraph_opens_with_a_label_of_its_own() -> None:
+    """"Reference table:" labels the table under it, not the "Desk settings:" block and the
+    question after it: the run under a label ends at a paragraph that opens with its own."""
+    table = "| Basket | Places |\n| --- | --- |\n| Small | 4 |"
+    settings_ = 'Desk settings:\n```json\n{"desk": "balloons"}\n```'
+    text = f"You are the desk.\n\nReference table:\n\n{table}\n\n{settings_}\n\nPassenger question: can we fly?"
+    split = split_text(text)
+    assert split is not None
+    assert list(split.units) == ["You are the desk.", f"Reference table:\n\n{table}", settings_,
+                                 "Passenger question: can we fly?"]
+
+
+def test_a_json_array_with_a_value_in_one_item_keeps_its_place() -> None:
+    """The system text lists its functions as a JSON array; one description ends with a
+    count stamped per request. The array holds a value in fixed text: it keeps its place
+    between the handbook sections in every variant (it is not a passage of the request's
+    own to put last), and where what varies moves, only the count leaves it."""
+    rng = random.Random(3)
+    head = "You dispatch snow ploughs.\n\n## Routes\nClear the school routes first."
+    tail = "## Blades\nCheck the blade after every shift.\n\n## Hours\nDrivers rest after ten hours."
+    tools = [{"name": f"tool_{k}", "description": f"Look up record {k} of the depot."} for k in range(5)]
+    records = []
+    for k in range(16):
+        listed = [dict(t) for t in tools]
+        listed[1]["description"] += f" Trucks on shift now: {rng.randint(3, 11)}."
+        system = f"{head}\n\n```json\n{json.dumps(listed, indent=2)}\n```\n\n{tail}"
+        records.append({"messages": [{"role": "system", "content": system},
+                                     {"role": "user", "content": f"Route {k} has fresh snow; who goes?"}]})
+    reqs = requests(records)
+    # (Nine counts among sixteen requests: several share each, so the variant moving what not
+    # every session sends is the one that moves it.)
+    for moves, out in ((False, variant(reqs, KEPT)), (False, variant(reqs, LAST_USER)), (True, variant_shared(reqs))):
+        for req in out:
+            assert req.messages is not None
+            system = req.messages[0]["content"]
+            assert system.index("## Routes") < system.index('"tool_0"') < system.index("## Blades")
+            if moves:
+                assert "Trucks on shift" not in system and "Trucks on shift" in req.messages[-1]["content"]
