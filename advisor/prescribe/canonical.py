@@ -678,16 +678,20 @@ def _sections(kind: str, pieces: list[str], breaks: list[str], lead: str, trail:
     units: list[str] = []
     fixed = [lead]
     glue = run = False  # the last unit is a label that takes the next piece (``run``: all up to the next label)
+    shape = ""  # how the first piece a run took opens: the run takes more of the same only
     for k, piece in enumerate(pieces):
         label = bool(_LABEL.match(piece))
         # (A section under its own heading is not what the label over it labels alone, nor
-        # in a run is a paragraph that opens with a label line of its own: "Desk settings:"
-        # over its JSON after the table a "Reference table:" labels.)
-        opens = run and bool(_LABEL.match(piece.split("\n", 1)[0]))
+        # in a run is a paragraph that opens with a label line of its own ("Desk settings:"
+        # over its JSON after the table a "Reference table:" labels), or one of another shape
+        # (a JSON block after that table; passages under "Sources:" open alike).)
+        opens = run and (bool(_LABEL.match(piece.split("\n", 1)[0])) or bool(shape) and _shape(piece) != shape)
         if glue and not label and not _HEADING.match(piece) and not opens:
+            shape = shape or _shape(piece)
             units[-1] += breaks[k - 1] + piece
             glue = run
             continue
+        shape = ""
         if k:
             fixed.append(breaks[k - 1])
         units.append(piece)
@@ -702,6 +706,12 @@ def _sections(kind: str, pieces: list[str], breaks: list[str], lead: str, trail:
     if not units or (len(units) == 1 and not pinned):
         return None
     return Split(kind, tuple(units), tuple(fixed) + (trail,))
+
+
+def _shape(piece: str) -> str:
+    """How a paragraph opens: a word (letters or digits, in any script), or its first mark."""
+    first = piece.lstrip()[:1]
+    return "w" if first.isalnum() else first
 
 
 def _header_rows(lines: list[str]) -> int:
@@ -1220,15 +1230,9 @@ class Canon:
             # of a session's own units those its later requests send again (its question, in
             # the history) ahead of those only one request sends (a reading restamped each
             # time), and a unit drawn from what other sessions send ahead of one of its own.
-            # A unit most of whose own units are static holds a value in fixed text (a slot):
-            # it keeps the place of its fixed text, and only the value moves (``_slots``).
-            slot = self._slot_rank(kind, unit) if cls != STATIC and sort_static else None
-            if slot is not None:
-                order: tuple[Any, ...] = (STATIC, False, False, slot)
-            else:
-                own = cls == UNIQUE and not self.drawn(kind, unit)
-                order = (cls, cls == UNIQUE and self.once((kind, normalized(unit))), own,
-                         rank if (cls == STATIC and sort_static) or (cls == SHARED and (pooled or keys[k] in tenant)) else k)
+            own = cls == UNIQUE and not self.drawn(kind, unit)
+            order = (cls, cls == UNIQUE and self.once((kind, normalized(unit))), own,
+                     rank if (cls == STATIC and sort_static) or (cls == SHARED and (pooled or keys[k] in tenant)) else k)
             rows.append((order, self.text(unit, kind), cls))
         return [(unit, cls) for _, unit, cls in _placed(rows, PLACEMENT not in self.keep)]
 
@@ -1288,10 +1292,12 @@ class Canon:
             return [dict(p, text=self.text(p["text"])) if _is_text(p) else p for p in content]
         return content
 
-    def split_out(self, text: str) -> tuple[str, str] | None:
+    def split_out(self, text: str, logged: Canon | None = None) -> tuple[str, str] | None:
         """The canonical text without its unique units (``shared_out``: without every unit
         not all sessions send), and those units as one text; None when it has none to move
-        or nothing would be left."""
+        or nothing would be left. ``logged``: the counts of the traffic as logged, whose
+        first-seen order the fixed text left of a moved value goes back into (a later round
+        counts traffic that already put the unit holding it last)."""
         split = self._movable(text)
         if split is None:
             return None
@@ -1299,7 +1305,7 @@ class Canon:
         if self.shared_out:
             fixed = self._frame(split)
             rows = [(unit, STATIC if unit in fixed else cls) for unit, cls in rows]
-        cut = self._cut(split.kind, rows)
+        cut = self._cut(split.kind, rows, logged=logged)
         return None if cut is None else (split.join(cut[0]), split.join(cut[1], bare=True))
 
     def _frame(self, split: Split) -> set[str]:
@@ -1382,22 +1388,33 @@ class Canon:
         surface = self.surface(key, text)
         return split_unit(surface, TEXT) if prose else self.split(surface)
 
-    def _cut(self, kind: str, rows: list[tuple[str, int]], strings: bool = True) -> tuple[list[str], list[str]] | None:
+    def _cut(self, kind: str, rows: list[tuple[str, int]], strings: bool = True,
+             logged: Canon | None = None) -> tuple[list[str], list[str]] | None:
         """Units (with their class) as (kept, moved out), the moved pool in one order where
         ``shared_out``; None when nothing moves or nothing would be left."""
         out = SHARED if self.shared_out else UNIQUE
-        fixed: list[str] = []  # static units, and those whose unique parts moved out
+        # Static units, and those whose values moved out (with their first-seen rank: the
+        # fixed text left of a unit that held a value in it goes back to its fixed text's
+        # place among the static units, which ordered it last while it varied).
+        fixed: list[tuple[int, str]] = []
         kept: list[str] = []
         moved: list[str] = []
+        last = -1  # (a static unit in a form the counts never saw stays behind the one before it)
         for unit, cls in rows:
             slots = self._slots(kind, unit, strings) if cls >= out else None
             if slots is not None:
-                fixed.append(slots[0])
+                fixed.append(((logged or self)._slot_rank(kind, unit) or 0, slots[0]))
                 moved.append(slots[1])
+            elif cls >= out:
+                moved.append(unit)
+            elif cls == STATIC or kind == ITEM:
+                last = (logged or self).counts.rank.get((kind, normalized(unit)), last)
+                fixed.append((last, unit))
             else:
-                # (An array's items stay in their order: their positions may mean something.)
-                (moved if cls >= out else fixed if cls == STATIC or kind == ITEM else kept).append(unit)
-        kept = fixed + kept
+                kept.append(unit)
+        if kind != ITEM and ORDER not in self.keep:  # (an array's items stay in their order)
+            fixed.sort(key=lambda row: row[0])
+        kept = [unit for _, unit in fixed] + kept
         if not kept or not moved:
             return None
         return kept, self._pooled(kind, moved) if self.shared_out and ORDER not in self.keep else moved
@@ -1822,31 +1839,22 @@ def rewrite(req: Request, canon: Canon | Rounds, to: str = KEPT, joiner: str = "
 
 
 def _late_instructions(messages: list[dict[str, Any]], canon: Canon | Rounds) -> list[dict[str, Any]]:
-    """Static text that opens the newest user turn (in canonical form) and no earlier one:
-    instructions the client sends with the newest turn only, so that a conversation's history
-    parts them from every other request. They open the request instead, as its system
-    prompt: a system message of their own where there is none, else at the end of the
-    opening's system messages where all of them are static (behind a system text of its own
-    they would gain nothing)."""
+    """Static text that opens the newest user turn (in canonical form) of a request without
+    a system message: instructions the client sends with the newest turn only
+    (``Rounds.sent_late``), so that a conversation's history parts them from every other
+    request. They open the request instead, as its system prompt. (Behind a system message
+    of the client's they would join text the canonical form orders anew.)"""
     users = [k for k, m in enumerate(messages) if m.get("role") == "user"]
     content = messages[users[-1]].get("content") if users else None
-    if not isinstance(content, str):
+    if not isinstance(content, str) or any(m.get("role") in SYSTEM_ROLES for m in messages):
         return messages
     head, rest = canon.static_lead(content)
     lead = head.strip()
     if not lead or not rest.strip() or not canon.sent_late(lead):
         return messages
-    system = [k for k, m in enumerate(messages) if m.get("role") in SYSTEM_ROLES]
     out = list(messages)
     out[users[-1]] = dict(out[users[-1]], content=rest.lstrip())
-    if not system:
-        return [{"role": "system", "content": lead}] + out
-    opening = list(itertools.takewhile(lambda k: messages[k].get("role") in SYSTEM_ROLES, range(len(messages))))
-    texts = [messages[k].get("content") for k in opening]
-    if opening != system or not all(isinstance(t, str) and canon.is_static(t) for t in texts):
-        return messages
-    out[opening[-1]] = dict(out[opening[-1]], content=f"{texts[-1]}\n\n{lead}" if str(texts[-1]).strip() else lead)
-    return out
+    return [{"role": "system", "content": lead}] + out
 
 
 def in_order(messages: list[dict[str, Any]], canon: Canon | Rounds, roles_kept: bool = False) -> list[dict[str, Any]]:
@@ -1984,7 +1992,7 @@ class Rounds:
         return self._through(content, Canon.content)
 
     def split_out(self, text: str) -> tuple[str, str] | None:
-        return self.last.split_out(text)
+        return self.last.split_out(text, self.canons[0])
 
     @property
     def markup(self) -> Markup:

@@ -910,9 +910,10 @@ def test_a_conversation_s_exchanges_keep_their_order_where_other_sessions_hold_o
 def test_a_stamp_above_the_opening_line_leaves_it_in_place() -> None:
     """Plain prompts (no chat markup) whose tracing client writes ``trace=<id>`` above the
     opening line, in its paragraph (some requests carry none: the opening is a paragraph of
-    its own there, and one unit with the line). The opening keeps its place ahead of the
-    sections in every variant, the sections keep their order, and where what varies moves
-    the trace goes behind every section."""
+    its own there, and one unit with the line). Where what varies moves, the trace goes
+    behind every section and the opening keeps its place ahead of them (the variant keeping
+    what varies in place puts the paragraph last, trace and all); the sections keep their
+    order either way."""
     rng = random.Random(8)
     opening = "You are the balloon desk. Answer callers in plain words."
     sections = [f"## Part {k}\n" + " ".join(rng.choice(["wind", "basket", "field", "pilot", "chase"]) for _ in range(12))
@@ -925,9 +926,9 @@ def test_a_stamp_above_the_opening_line_leaves_it_in_place() -> None:
     for to in (KEPT, LAST_USER):
         for record, req in zip(records, variant(reqs, to)):
             prompt = req.prompt or ""
-            assert prompt.startswith(opening) or prompt.startswith("trace=") and to == KEPT
             assert [prompt.index(s) for s in sections] == sorted(prompt.index(s) for s in sections)
-            assert prompt.index(opening) < prompt.index(sections[0])
+            if to == LAST_USER:
+                assert prompt.startswith(opening)
             if to == LAST_USER and "trace=" in record["prompt"]:
                 trace = record["prompt"].split("\n")[0]
                 assert prompt.index(trace) > prompt.index(sections[-1]) and prompt.endswith("\nAnswer:")
@@ -947,9 +948,9 @@ def test_a_label_s_run_ends_where_a_paragraph_opens_with_a_label_of_its_own() ->
 
 def test_a_json_array_with_a_value_in_one_item_keeps_its_place() -> None:
     """The system text lists its functions as a JSON array; one description ends with a
-    count stamped per request. The array holds a value in fixed text: it keeps its place
-    between the handbook sections in every variant (it is not a passage of the request's
-    own to put last), and where what varies moves, only the count leaves it."""
+    count stamped per request. The array holds a value in fixed text: where what varies
+    moves, only the count leaves it, and the array keeps its place between the handbook
+    sections (it is not a passage of the request's own to put last)."""
     rng = random.Random(3)
     head = "You dispatch snow ploughs.\n\n## Routes\nClear the school routes first."
     tail = "## Blades\nCheck the blade after every shift.\n\n## Hours\nDrivers rest after ten hours."
@@ -964,10 +965,8 @@ def test_a_json_array_with_a_value_in_one_item_keeps_its_place() -> None:
     reqs = requests(records)
     # (Nine counts among sixteen requests: several share each, so the variant moving what not
     # every session sends is the one that moves it.)
-    for moves, out in ((False, variant(reqs, KEPT)), (False, variant(reqs, LAST_USER)), (True, variant_shared(reqs))):
-        for req in out:
-            assert req.messages is not None
-            system = req.messages[0]["content"]
-            assert system.index("## Routes") < system.index('"tool_0"') < system.index("## Blades")
-            if moves:
-                assert "Trucks on shift" not in system and "Trucks on shift" in req.messages[-1]["content"]
+    for req in variant_shared(reqs):
+        assert req.messages is not None
+        system = req.messages[0]["content"]
+        assert system.index("## Routes") < system.index('"tool_0"') < system.index("## Blades")
+        assert "Trucks on shift" not in system and "Trucks on shift" in req.messages[-1]["content"]
