@@ -1231,8 +1231,10 @@ class Canon:
             # the history) ahead of those only one request sends (a reading restamped each
             # time), and a unit drawn from what other sessions send ahead of one of its own.
             own = cls == UNIQUE and not self.drawn(kind, unit)
-            order = (cls, cls == UNIQUE and self.once((kind, normalized(unit))), own,
-                     rank if (cls == STATIC and sort_static) or (cls == SHARED and (pooled or keys[k] in tenant)) else k)
+            # (Ranked units ahead of the others of their class: a product's own prompt ahead of
+            # a value a few of its sessions share, which keeps its place after them.)
+            ranked = (cls == STATIC and sort_static) or (cls == SHARED and (pooled or keys[k] in tenant))
+            order = (cls, cls == UNIQUE and self.once((kind, normalized(unit))), own, not ranked, rank if ranked else k)
             rows.append((order, self.text(unit, kind), cls))
         return [(unit, cls) for _, unit, cls in _placed(rows, PLACEMENT not in self.keep)]
 

@@ -970,3 +970,25 @@ def test_a_json_array_with_a_value_in_one_item_keeps_its_place() -> None:
         system = req.messages[0]["content"]
         assert system.index("## Routes") < system.index('"tool_0"') < system.index("## Blades")
         assert "Trucks on shift" not in system and "Trucks on shift" in req.messages[-1]["content"]
+
+
+def test_a_value_a_few_sessions_share_goes_behind_a_product_s_own_prompt() -> None:
+    """Two products on one endpoint; the claims product (about half the traffic) writes the
+    policy excess, drawn from a handful of amounts, between its sections. The product's own
+    prompt takes one order as static units do, and the excess goes behind it, never ahead."""
+    rng = random.Random(6)
+    sections = [f"## Claims part {k}\nAlways check item {k} before paying." for k in range(5)]
+    tax = "You prepare tax returns.\n\n## Deductions\nList every receipt."
+    records = []
+    for k in range(30):
+        if k % 2:
+            records.append({"messages": [{"role": "system", "content": tax}, {"role": "user", "content": f"Tax {k}?"}]})
+            continue
+        excess = f"Excess: {rng.choice([250, 500, 750, 1000])} kr"
+        system = "\n\n".join(sections[:2] + [excess] + sections[2:])
+        records.append({"messages": [{"role": "system", "content": system}, {"role": "user", "content": f"Claim {k}?"}]})
+    for record, req in zip(records, variant(requests(records), KEPT)):
+        assert req.messages is not None
+        system = req.messages[0]["content"]
+        if "Excess" in record["messages"][0]["content"]:
+            assert system.startswith(sections[0]) and system.split("\n\n")[-1].startswith("Excess: ")
