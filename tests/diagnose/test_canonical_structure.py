@@ -429,14 +429,23 @@ def test_a_value_in_a_canned_greeting_leaves_it_and_a_session_s_own_question_sta
     assert {r.messages[1]["content"] for r in out if r.messages} == {"Good morning! I am your farm assistant."}
     for k, r in enumerate(out):
         assert r.messages is not None and f"wind {k % 12} km/h" in r.messages[-1]["content"]
+    _history_stays(_grower_sessions(4, "Thank you. My tractor {s} stalls on hill {t}."))
+
+
+def _grower_sessions(sessions: int, line: str) -> list[dict[str, Any]]:
+    """Conversations of three turns whose history holds the user's ``line`` (formatted with
+    the session ``s`` and turn ``t``) and a fixed reply."""
     chats = []
-    for s_ in range(4):
+    for s_ in range(sessions):
         for turn in range(3):
-            history = [m for t in range(turn) for m in (
-                {"role": "user", "content": f"Thank you. My tractor {s_} stalls on hill {t}."},
-                {"role": "assistant", "content": "Noted."})]
+            history = [m for t in range(turn) for m in ({"role": "user", "content": line.format(s=s_, t=t)},
+                                                         {"role": "assistant", "content": "Noted."})]
             chats.append({"messages": [{"role": "system", "content": "You advise growers."}] + history
                           + [{"role": "user", "content": f"Session {s_} question {turn}?"}]})
+    return chats
+
+
+def _history_stays(chats: list[dict[str, Any]]) -> None:
     for r, record in zip(variant(requests(chats), LAST_USER), chats):
         assert r.messages is not None and list(r.messages[:-1]) == record["messages"][:-1]
 
@@ -729,18 +738,21 @@ def test_a_system_message_static_once_its_units_are_in_one_order_goes_ahead_of_p
         assert req.messages[1]["content"].startswith("[doc ")
 
 
+def _history(turns: int, ask: str, reply: str, session: int) -> list[dict[str, Any]]:
+    """A conversation's first ``turns`` exchanges (``ask`` and ``reply`` formatted with the
+    session ``s`` and the turn ``k``)."""
+    return [m for k in range(turns) for m in ({"role": "user", "content": ask.format(s=session, k=k)},
+                                              {"role": "assistant", "content": reply.format(s=session, k=k)})]
+
+
 def test_a_static_system_message_sent_behind_the_history_opens_the_request() -> None:
     """A client that sends the history first and the system prompt behind it, ahead of the
     newest question: the system message opens every request, and each later request of a
     conversation still starts with the one before it (less its newest question)."""
     system = {"role": "system", "content": "You are the academy assistant.\n\nAnswer briefly."}
-    records = []
-    for s_ in range(4):
-        for turn in range(4):
-            history = [m for k in range(turn) for m in ({"role": "user", "content": f"S{s_} question {k}?"},
-                                                         {"role": "assistant", "content": f"S{s_} answer {k}."})]
-            newest = {"role": "user", "content": f"S{s_} question {turn}?"}
-            records.append({"messages": history + [system, newest]})
+    records = [{"messages": _history(turn, "S{s} question {k}?", "S{s} answer {k}.", s_)
+                             + [system, {"role": "user", "content": f"S{s_} question {turn}?"}]}
+               for s_ in range(4) for turn in range(4)]
     out = apply(0, requests(records))
     for k, req in enumerate(out):
         assert req.messages is not None
@@ -800,13 +812,9 @@ def test_instructions_sent_with_the_newest_user_turn_only_open_the_request() -> 
     the request as its system prompt, so each later request of a conversation extends the
     one before it; a turn that holds them in its history too keeps them where they are."""
     instructions = "You are the ferry desk assistant.\n\nQuote timetables exactly.\n\nNever promise a berth."
-    records = []
-    for s_ in range(5):
-        for turn in range(3):
-            history = [m for k in range(turn) for m in ({"role": "user", "content": f"Ferry {s_} question {k}?"},
-                                                         {"role": "assistant", "content": f"Answer {s_}.{k}."})]
-            newest = {"role": "user", "content": f"Ferry {s_} question {turn}?\n\n{instructions}"}
-            records.append({"messages": history + [newest]})
+    records = [{"messages": _history(turn, "Ferry {s} question {k}?", "Answer {s}.{k}.", s_)
+                             + [{"role": "user", "content": f"Ferry {s_} question {turn}?\n\n{instructions}"}]}
+               for s_ in range(5) for turn in range(3)]
     reqs = requests(records)
     for variant_ in range(4):
         out = apply(variant_, reqs)
@@ -870,20 +878,12 @@ def test_a_reading_restamped_on_a_question_in_the_history_leaves_it() -> None:
         assert req.messages is not None
         turn = k % 4
         if turn:
-            assert req.messages[1]["content"] == f"Crew {k // 4} found a fault at signal {100 + k // 4} on the branch line; who do I call first?"
+            question = f"Crew {k // 4} found a fault at signal {100 + k // 4} on the branch line; who do I call first?"
+            assert req.messages[1]["content"] == question
             assert req.messages[-1]["content"].endswith(f"[board synced 07:{10 + 4 * (k // 4) + turn:02d}:0{turn}]")
             before = out[k - 1].messages
             assert before is not None and list(req.messages[:len(before) - 1]) == list(before[:-1])
-    chats = []
-    for s_ in range(6):
-        for turn in range(3):
-            history = [m for t in range(turn) for m in (
-                {"role": "user", "content": f"Thank you. My tractor {s_} stalls on the north hill {t} every morning."},
-                {"role": "assistant", "content": "Noted."})]
-            chats.append({"messages": [{"role": "system", "content": "You advise growers."}] + history
-                          + [{"role": "user", "content": f"Session {s_} question {turn}?"}]})
-    for r, record in zip(variant(requests(chats), LAST_USER), chats):
-        assert r.messages is not None and list(r.messages[:-1]) == record["messages"][:-1]
+    _history_stays(_grower_sessions(6, "Thank you. My tractor {s} stalls on the north hill {t} every morning."))
 
 
 def test_a_conversation_s_exchanges_keep_their_order_where_other_sessions_hold_one() -> None:
@@ -903,7 +903,7 @@ def test_a_conversation_s_exchanges_keep_their_order_where_other_sessions_hold_o
                             + [{"role": "user", "content": turns[n - 1][0]}]})
     for to in (KEPT, LAST_USER):
         out = variant(requests(records), to)
-        for k, (req, record) in enumerate(zip(out, records)):
+        for req, record in zip(out, records):
             assert req.messages is not None and list(req.messages[:-1]) == record["messages"][:-1]
 
 
