@@ -222,6 +222,13 @@ def test_the_canonical_search_in_a_helper_prescribes_the_same(monkeypatch) -> No
     cases = [(w.records, {"tokenizer": chosen.setup.tokenizer, "chat_template": chosen.setup.template}),
              (tool_subset(random.Random(5))[0], {})]
     searched = actions._canonical_order
+    received: list[Any] = []
+    loaded = beside.Beside._loaded
+
+    def recorded(self: Any, k: int) -> Any:
+        received.append(loaded(self, k))
+        return received[-1]
+
     for records, options in cases:
         monkeypatch.setattr(beside, "idle_cores", lambda: 0.0)
         serial = prescribe(records, **options)
@@ -231,9 +238,8 @@ def test_the_canonical_search_in_a_helper_prescribes_the_same(monkeypatch) -> No
         monkeypatch.undo()
         monkeypatch.setattr(cores.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
         monkeypatch.setattr(cores.os, "cpu_count", lambda: 2)
-        received = []
-        loaded = beside.Beside._loaded
-        monkeypatch.setattr(beside.Beside, "_loaded", lambda self, k: received.append(loaded(self, k)) or received[-1])
+        received.clear()
+        monkeypatch.setattr(beside.Beside, "_loaded", recorded)
         forked = prescribe(records, **options)
         monkeypatch.undo()
         assert len(received) == 1 and received[0] is not None  # the helper's search was used
