@@ -95,7 +95,10 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)*")
 # Where a sentence ends inside a line: a full stop, question or exclamation mark before a
 # space, or their CJK forms (written without one).
 _SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=\S)|(?<=[\u3002\uff01\uff1f])[ \t]*(?=\S)")
-_ORDINAL = re.compile(r"[ \t]*(\d{1,3})[.)][ \t]+(?=\S)")
+# A list item's ordinal ahead of its text: a number, a letter or a roman numeral, as "3.",
+# "3)" or "(3)" ("b.", "(b)", "iv)").
+_ORDINAL = re.compile(r"[ \t]*(\()?(\d{1,3}|[A-Za-z]|[ivxlcdm]{2,6}|[IVXLCDM]{2,6})(?(1)\)|[.)])[ \t]+(?=\S)")
+_ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
 # A label that opens a line of sentences, on the line itself.
 _INLINE_LABEL = re.compile(r"[^\n.!?:]{1,40}:[ \t]+(?=\S)")
 # A list item's number or letter ahead of its text ("3. ", "b. ", "iv. ").
@@ -616,18 +619,43 @@ def _line_pieces(body: str) -> list[str]:
 
 
 def _numbered(pieces: list[str], breaks: list[str], lead: str) -> tuple[list[str], list[str], str]:
-    """Pieces numbered 1, 2, 3 ... in the order they come: the numbers are the list's
-    layout, not its items (a step renumbered where it moved is the same step), so they stay
-    in place, in the breaks, while the items move."""
+    """Pieces numbered 1, 2, 3 ... (or lettered a, b, c ..., or i, ii, iii ...) in the order
+    they come: the ordinals are the list's layout, not its items (a step renumbered where it
+    moved is the same step), so they stay in place, in the breaks, while the items move."""
     marks = [_ORDINAL.match(p) for p in pieces]
     if len(pieces) < 2 or not all(marks):
         return pieces, breaks, lead
-    numbers = [int(m.group(1)) for m in marks if m is not None]
-    if numbers != list(range(numbers[0], numbers[0] + len(numbers))):
+    ordinals = [m.group(2) for m in marks if m is not None]
+    forms = {(bool(m.group(1)), m.group(0).strip()[-1]) for m in marks if m is not None}
+    if len(forms) != 1 or not any(_consecutive(values) for values in _ordinal_values(ordinals)):
         return pieces, breaks, lead
     cuts = [m.end() for m in marks if m is not None]
     return ([p[c:] for p, c in zip(pieces, cuts)], [b + p[:c] for b, p, c in zip(breaks, pieces[1:], cuts[1:])],
             lead + pieces[0][:cuts[0]])
+
+
+def _ordinal_values(ordinals: list[str]) -> list[list[int]]:
+    """The readings of a list's ordinals as numbers: as written (digits), as letters of one
+    case, as roman numerals of one case ("i" reads both ways, so both are tried)."""
+    readings = []
+    if all(o.isdigit() for o in ordinals):
+        readings.append([int(o) for o in ordinals])
+    for case in (str.islower, str.isupper):
+        if all(o.isalpha() and case(o) for o in ordinals):
+            if all(len(o) == 1 for o in ordinals):
+                readings.append([ord(o.lower()) for o in ordinals])
+            if all(set(o.lower()) <= set(_ROMAN) for o in ordinals):
+                readings.append([_roman(o.lower()) for o in ordinals])
+    return readings
+
+
+def _roman(numeral: str) -> int:
+    values = [_ROMAN[c] for c in numeral]
+    return sum(-v if v < w else v for v, w in zip(values, values[1:] + [0]))
+
+
+def _consecutive(values: list[int]) -> bool:
+    return values == list(range(values[0], values[0] + len(values)))
 
 
 def _list_split(body: str, lead: str, trail: str) -> Split | None:

@@ -992,3 +992,29 @@ def test_a_value_a_few_sessions_share_goes_behind_a_product_s_own_prompt() -> No
         system = req.messages[0]["content"]
         if "Excess" in record["messages"][0]["content"]:
             assert system.startswith(sections[0]) and system.split("\n\n")[-1].startswith("Excess: ")
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["({}) ", "{}. ", "{}) "]), st.sampled_from(["abcdefgh", "ABCDEFGH", "12345678", "roman"]),
+       st.integers(0, 2**16))
+def test_a_list_relettered_where_its_items_moved_takes_one_order(form: str, kind: str, seed: int) -> None:
+    """Criteria lettered (a) ... (h), numbered or in roman numerals in a per-request order, each
+    list lettered again from its first item: the ordinals are the list's layout, so they stay in
+    place while the items take one order, and every request sends one list. (Each request draws
+    its order at random, as such a client does.)"""
+    rng = random.Random(seed)
+    ordinals = ["i", "ii", "iii", "iv", "v", "vi", "vii", "viii"] if kind == "roman" else list(kind)
+    criteria = [f"The applicant {word} criterion {k}." for k, word in
+                enumerate(["meets", "holds", "shows", "passes", "brings", "keeps", "names", "owns"])]
+    records = []
+    for k in range(12):
+        order = rng.sample(criteria, len(criteria))
+        listed = "\n".join(form.format(o) + c for o, c in zip(ordinals, order))
+        records.append({"messages": [{"role": "system", "content": f"You shortlist.\n\nCriteria:\n{listed}\n\nBe fair."},
+                                     {"role": "user", "content": f"Applicant {k}?"}]})
+    out = variant(requests(records), KEPT)
+    systems = {r.messages[0]["content"] for r in out if r.messages}
+    assert len(systems) == 1
+    lines = next(iter(systems)).split("Criteria:\n")[1].split("\n\n")[0].split("\n")
+    assert [line[:len(form.format(o))] for line, o in zip(lines, ordinals)] == [form.format(o) for o in ordinals]
+    assert sorted(line[len(form.format(o)):] for line, o in zip(lines, ordinals)) == sorted(criteria)
