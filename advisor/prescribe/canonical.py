@@ -1355,8 +1355,8 @@ class Canon:
             return set()
         return {self.text(unit, split.kind) for unit in members}
 
-    def split_restamped(self, text: str, data: bool = False, values: bool = True,
-                        strings: bool = False, context: int = 0, scripted: bool = False) -> tuple[str, str] | None:
+    def split_restamped(self, text: str, data: bool = False, values: bool = True, strings: bool = False,
+                        context: int = 0, scripted: bool = False, logged: Canon | None = None) -> tuple[str, str] | None:
         """An earlier turn's text without the units only one request sends, where the rest
         of it recurs (the turn resent as history with a new reading each time: the reading is
         not as first sent), and those units as one text; None otherwise. ``data``: the turn
@@ -1380,9 +1380,11 @@ class Canon:
         moved: list[str] = []
         resent = False
         fixed = 0  # characters of static text kept
+        ranks: list[int | None] = []  # per kept unit: its first-seen rank where it is fixed text
         for unit in split.units:
             key = (split.kind, normalized(unit))
             cls = self.info(key)[0]
+            ranks.append((logged or self).counts.rank.get(key) if cls == STATIC else None)
             # (``shared_out``: in data, a value several requests send moves too, an hour
             # stamped on a canned call.)
             # (``scripted``: so does one of the values several sessions send, a field's
@@ -1392,13 +1394,15 @@ class Canon:
                 resent |= cls != STATIC
                 fixed += len(unit) if cls == STATIC else 0
                 continue
-            slots = self._slots(split.kind, unit, strings) if data else None
+            slots = self._slots(split.kind, unit, strings)
             if slots is None:
                 moved.append(unit)
+                ranks.pop()
             else:
                 kept.append(slots[0])
                 moved.append(slots[1])
                 fixed += len(slots[0])
+                ranks[-1] = (logged or self)._slot_rank(split.kind, unit)
         # Resent: the turn holds content of its own that later requests send again (its
         # question, in the history).
         if not moved or not kept or not (resent or scripted and fixed == sum(map(len, kept))
@@ -1406,6 +1410,13 @@ class Canon:
             return None
         if prose and sum(map(len, moved)) >= sum(map(len, kept)):
             return None
+        if ORDER not in self.keep and split.kind != ITEM and not prose:  # (a line's sentences keep theirs)
+            # The fixed text left of a value goes back among the fixed units to its place in
+            # the log's first-seen order, as ``_cut`` puts it (the ordering kept the unit last
+            # while it varied).
+            placed = sorted((rank, k) for k, rank in enumerate(ranks) if rank is not None)
+            order = [k for _, k in placed] + [k for k, rank in enumerate(ranks) if rank is None]
+            kept = [kept[k] for k in order]
         return split.join(kept), split.join(moved, bare=True)
 
     def _movable(self, text: str, prose: bool = False) -> Split | None:
@@ -1712,6 +1723,13 @@ def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, jo
             results = sum(len(m["content"]) for m in after
                           if isinstance(m.get("content"), str) and canon.is_static(m["content"]))
             messages[k] = dict(messages[k], tool_calls=_calls_cut(messages[k]["tool_calls"], canon, moved, results))
+    newest = messages[user].get("content") if into_user else None
+    if to == LAST_USER and isinstance(newest, str) and (own := canon.split_out(newest)) is not None:
+        # What varies inside the newest turn's fixed text goes to its end too, ahead of what
+        # the other turns send there: the fixed text left of it keeps its place (the
+        # instructions' opening line a send time was stamped above).
+        messages[user] = dict(messages[user], content=own[0])
+        moved.insert(0, own[1])
     if moved and user >= 0:
         messages[user] = dict(messages[user], content=_insert(messages[user].get("content"), moved, to == LAST_USER_START, joiner, canon))
 
@@ -2030,7 +2048,7 @@ class Rounds:
 
     def split_restamped(self, text: str, data: bool = False, values: bool = True,
                         strings: bool = False, context: int = 0, scripted: bool = False) -> tuple[str, str] | None:
-        return self.last.split_restamped(text, data, values, strings, context, scripted)
+        return self.last.split_restamped(text, data, values, strings, context, scripted, self.canons[0])
 
     def split_parts(self, parts: list[str]) -> tuple[list[str], list[str]] | None:
         return self.last.split_parts(parts)

@@ -1018,3 +1018,31 @@ def test_a_list_relettered_where_its_items_moved_takes_one_order(form: str, kind
     lines = next(iter(systems)).split("Criteria:\n")[1].split("\n\n")[0].split("\n")
     assert [line[:len(form.format(o))] for line, o in zip(lines, ordinals)] == [form.format(o) for o in ordinals]
     assert sorted(line[len(form.format(o)):] for line, o in zip(lines, ordinals)) == sorted(criteria)
+
+
+def test_a_stamp_line_over_the_instructions_in_the_first_user_turn_leaves_the_history() -> None:
+    """No system message: the instructions open the first user turn, and the client stamps
+    that turn with each request's send time, on a line of its own above them ("[sent
+    09:14:07]"). In the history only the stamp leaves (for the newest user turn): the
+    instructions' opening line stays where it was, so each request of a conversation extends
+    the one before it and every conversation shares the instructions."""
+    instructions = "You are the admissions desk.\n\n## Offers\nAlways check the grades.\n\n## Fees\nNever waive fees."
+    records = []
+    for s_ in range(4):
+        for turn in range(4):
+            stamp = f"[sent 09:{10 + 4 * s_ + turn:02d}:0{turn}]"
+            first = f"{stamp}\n{instructions}\n\nApplicant {s_} asks about deferral?"
+            history = [{"role": "user", "content": first}]
+            for t in range(1, turn + 1):
+                history += [{"role": "assistant", "content": f"Answer {s_}.{t}."},
+                            {"role": "user", "content": f"Applicant {s_} follow-up {t}?"}]
+            records.append({"messages": history})
+    out = variant(requests(records), LAST_USER)
+    for k, req in enumerate(out):
+        assert req.messages is not None
+        opening = req.messages[0]["content"]
+        assert opening.startswith(instructions.split("\n\n")[0]) and "[sent" not in (opening if k % 4 else "")
+        assert req.messages[-1]["content"].endswith(f"[sent 09:{10 + 4 * (k // 4) + k % 4:02d}:0{k % 4}]")
+        if k % 4:
+            before = out[k - 1].messages
+            assert before is not None and list(req.messages[:len(before) - 1]) == list(before[:-1])
