@@ -49,7 +49,7 @@ def test_a_run_with_two_renderers_says_it_once(cli, tmp_path) -> None:
                              {"role": "user", "content": f"Question {i}: where is my order?"}]} for i in range(12)]
     res = cli("prescribe", _traffic(tmp_path / "t.jsonl", records), "--tokenizer", "cl100k", "--format", "json")
     assert res.code == 0, res.err
-    assert any(a["kind"] == "move-dynamic-content" for a in json.loads(res.out)["actions"])  # it did rewrite
+    assert any(a["kind"] == "canonical-order" for a in json.loads(res.out)["actions"])  # it did rewrite
     assert len(_warnings(res.err)) == 1
 
 

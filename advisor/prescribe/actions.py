@@ -1,13 +1,12 @@
 """What to change, and the hit rate after the change, measured rather than guessed.
 
-For each finding of the diagnosis there is one concrete fix with a few ways to carry it out
-(``advisor.prescribe.moves``, ``advisor.prescribe.rewrite``). Prescribe applies the fixes to
-every logged request, renders and tokenizes the rewritten requests exactly as the originals
-were, and re-runs the analysis. Fixes are measured together, never alone against a baseline
-that another defect hides: first all of them (each way of carrying one out is tried on top
-of the others, the best kept), then the combination without each one in turn, which gives
-each action its own contribution. The measured gains also give the loss attribution
-(dynamic content, ordering, unique) its final figures.
+One model of a request answers every cause found in what the requests send: the canonical
+order (``advisor.prescribe.canonical``), whose variants (where what varies goes) are measured
+on the whole log and the best kept. A value no request sends (the chat template renders it)
+is pinned in the template instead. Prescribe applies the fixes to every logged request,
+renders and tokenizes the rewritten requests exactly as the originals were, and re-runs the
+analysis; each cause's share is what the canonical order loses with that change left out,
+which also gives the loss attribution (dynamic content, ordering, unique) its final figures.
 """
 
 from __future__ import annotations
@@ -22,21 +21,15 @@ from typing import Any, Callable, Iterable
 
 from advisor.beside import Beside
 from advisor.index.analyze import Analyzer
-from advisor.diagnose.detect import Attribution, Diagnoser, Diagnosis, Finding
+from advisor.diagnose.detect import Attribution, Diagnosis, Finding
 from advisor.diagnose.capacity import cached_with_capacity, pin_candidate
 from advisor.errors import AdvisorError
 from advisor.ingest.ids import ITEM, common_bytes, pack
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.tokenizers import Tokenizer
 from advisor.ingest.pipeline import TOKEN_NAMESPACE, Renderer, Sequence, payload_bytes, rendered_ids
-from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, CHAT_MARKUP, DEFAULT_JOINER, HISTORY, LAST_MESSAGE,
-                                     LAST_USER_START, Anchor, HistoryMove, MessageMove, history_anchor, value_shape,
-                                     HeadSwap, MessageToLastUser, SpanMove, StaticHoist, TailLift, UnitSort, static_edges,
-                                     varying_preamble,
-                                     anchors, call_arguments_text, choose, locate, shared_marker, static_messages, text_of,
-                                     TurnsMove, json_unescaped, shared_turn_bodies, sort_call_arguments,
-                                     number_call_ids, system_into_first_user,
-                                     unescaped_context, TOOL_INDENTS, tool_texts)
+from advisor.prescribe.texts import (CHAT_MARKUP, DEFAULT_JOINER, TOOL_INDENTS, call_arguments_text, json_unescaped,
+                                     number_call_ids, text_of, tool_texts)
 from advisor.prescribe.canonical import (CHANGES, KEPT, ORDER, PLACEMENT, Rounds, canonical_fix, canonical_fixes,
                                          canonical_rounds, forget_units, tool_pool, Pool)
 from advisor.prescribe.causes import PLACEMENT as PLACEMENT_CODE
@@ -45,9 +38,9 @@ from advisor.prescribe.causes import causes
 from advisor.prescribe.causes import findings as cause_findings
 from advisor.prescribe.history import as_first_sent
 from advisor.prescribe.markup import markup_of
+from advisor.prescribe.opening import system_into_first_user
 from advisor.prescribe.pins import pin_template_values
-from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, editable, reorder_blocks,
-                                       sort_tools, sort_tools_and_keys)
+from advisor.prescribe.rewrite import (editable, sort_tools_and_keys)
 from advisor.ingest.traffic import Request
 
 Fix = Callable[[Request], "Request | None"]
@@ -127,21 +120,6 @@ class Plan:
 _CUT = "\ufffd"
 
 
-def _whole_characters(context: tuple[str, str, str]) -> tuple[str, str, str]:
-    """A (before, span, after) triple with the sides cut back to whole characters: the
-    token windows the diagnosis decodes can split a multi-byte character, and its
-    replacement mark is in no message, so no anchor holding it could be found."""
-    before, span, after = context
-    # A cut at the inner edge is the first (last) bytes of the character that differs: the
-    # anchor stops before (starts after) it. A cut further out ends the side there.
-    before, after = before.rstrip(_CUT), after.lstrip(_CUT)
-    if _CUT in before:
-        before = before[before.rindex(_CUT) + 1:]
-    if _CUT in after:
-        after = after[:after.index(_CUT)]
-    return before, span, after
-
-
 def _held_string(example: str, holds: Callable[[str], bool]) -> bool:
     """Whether the longest JSON string piece of ``example`` (8 characters at least) is held."""
     if '"' not in example:
@@ -161,105 +139,31 @@ def _held_piece(example: str, holds: Callable[[str], bool]) -> bool:
     return len(piece) >= 8 and holds(piece)
 
 
-def _template_after(contexts: list[tuple[str, str, str]], texts: list[str]) -> bool:
-    """Whether, after most observed spans, the decoded text goes on with text that no
-    message holds (up to the first line break or markup): the chat template's."""
-    def outside(after: str) -> bool:
-        piece = after.lstrip(" .,;:!?)]}'\"\n").split("<|", 1)[0][:24]
-        return len(piece.strip()) >= 6 and not any(piece in t for t in texts)
-
-    seen = [outside(a) for _, _, a in contexts]
-    return bool(seen) and sum(seen) * 2 > len(seen)
-
-
-def _hits(anchor: Anchor, requests: list[list[str]]) -> int:
-    return sum(1 for texts in requests if any(locate(t, anchor) is not None for t in texts))
-
-
 def _longest_whole(example: str) -> str:
     """The longest stretch of a decoded value without a cut character (see above)."""
     return max(example.split(_CUT), key=len) if _CUT in example else example
 
 
-@dataclass(frozen=True)
-class _Traffic:
-    """What the plans read from the traffic: a sample of each request's texts, whether a
-    text is held by a request, and the static messages, turn bodies and edges."""
-
-    requests: list[list[str]]
-    holds: Callable[[str], bool] | None
-    has_tools: bool
-    static: frozenset[str]
-    joiner: str
-    shared: frozenset[str]
-    shared_turns: frozenset[str]
-    edges: tuple[tuple[str, ...], tuple[str, ...]]
-    varying: bool
-    ordered: bool  # the diagnosis found units in another order (TR201)
-    texts: list[str]  # every text of ``requests``
+def plans_for(diagnosis: Diagnosis, holds: Callable[[str], bool] | None = None, has_tools: bool = False) -> list[Plan]:
+    """The fixes no rewrite of the requests' content makes: a varying value in no text of
+    the requests (the chat template renders it) is pinned in the template. Everything the
+    requests send is put in place by the canonical order."""
+    ordered = any(f.code == "TR201" for f in diagnosis.findings)
+    return [_pin_plan(k, f, has_tools, ordered) for k, f in enumerate(diagnosis.findings)
+            if f.code in ("TR101", "TR102") and not f.details.get("layout") and _injected(f, holds)]
 
 
-def plans_for(diagnosis: Diagnosis, requests: list[list[str]] | None = None,
-              holds: Callable[[str], bool] | None = None, has_tools: bool = False,
-              static: frozenset[str] = frozenset(),
-              joiner: str = DEFAULT_JOINER,
-              shared: frozenset[str] = frozenset(), shared_turns: frozenset[str] = frozenset(),
-              edges: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()), varying: bool = False) -> list[Plan]:
-    """The fixes for the findings; ``requests`` (per request of a sample: its message
-    contents, prompt, tool definitions) choose among the anchors a span was seen with."""
-    requests = requests or []
-    t = _Traffic(requests, holds, has_tools, static, joiner, shared, shared_turns, edges, varying,
-                 any(f.code == "TR201" for f in diagnosis.findings), [x for r in requests for x in r])
-    out: list[Plan] = []
-    offered = False  # the whole-log moves of the system message, offered with one span only
-    out += _layout_plans(diagnosis)
-    for k, f in enumerate(diagnosis.findings):
-        if f.code in ("TR101", "TR102") and not f.details.get("layout"):
-            plan = _span_plan(t, k, f, not offered)
-            offered = offered or plan.kind == "move-dynamic-content"
-            out.append(plan)
-        elif f.code == "TR201":
-            order = _order_plan(t, diagnosis, k, f)
-            if order is not None:
-                out.append(order)
-    return out
-
-
-def _span_anchor(t: _Traffic, f: Finding) -> tuple[Anchor | None, bool]:
-    """The anchor that finds a span's value in the requests (None: none does), and whether
-    the value is in no message (the chat template injects it)."""
-    contexts = list(f.hidden.get("contexts", []))
-    sizes = sorted(len(c[1]) for c in contexts)
-    if f.details.get("context_before"):
-        # The static text up to where the value starts, as the diagnosis read it.
-        contexts.append((f.details["context_before"], f.example, f.details.get("context_after", "")))
-    contexts = [_whole_characters(c) for c in contexts]
-    # Decoded from content printed through tojson: also as the message holds it.
-    contexts += [u for u in map(unescaped_context, contexts) if u is not None]
+def _injected(f: Finding, holds: Callable[[str], bool] | None) -> bool:
+    """Whether a varying value is in no message, tool or call of the requests: the chat
+    template injects it (decoded through tojson, across JSON members or across chat markup,
+    the value is still looked for as the request holds it)."""
     examples = [e for e in map(_longest_whole, f.details.get("examples", [])) if len(e.strip()) >= 4]
-    # (An example printed through tojson is in the message unescaped; one across
-    # JSON members, in a tool the template laid out its own way, by its longest string.)
-    holds = t.holds
-    injected = (f.code == "TR101" and holds is not None and bool(examples)
-                and not any(holds(e) or holds(json_unescaped(e) or e) or _held_string(e, holds)
-                            or _held_piece(e, holds) for e in examples))
-    if injected:
-        return None, True
-    cands = anchors(contexts)
-    typical = sizes[len(sizes) // 2] if sizes else 0
-    anchor = choose(cands, t.requests, typical, contexts)
-    if _template_after(contexts, t.texts):
-        # What the decoded text goes on with after the span is in no message: the
-        # chat template's own text (a layout that prints the tools right after the
-        # system text). The span runs to the end of its message, where it finds more.
-        ends = list(dict.fromkeys(Anchor(a.left, "", True, "") for a in cands if a.left.strip()))
-        end = choose(ends, t.requests, typical, contexts)
-        if end is not None and (anchor is None or _hits(end, t.requests) > _hits(anchor, t.requests)):
-            anchor = end
-    return anchor, False
+    return (f.code == "TR101" and holds is not None and bool(examples)
+            and not any(holds(e) or holds(json_unescaped(e) or e) or _held_string(e, holds)
+                        or _held_piece(e, holds) for e in examples))
 
 
-def _pin_plan(t: _Traffic, k: int, f: Finding) -> Plan:
+def _pin_plan(k: int, f: Finding, has_tools: bool, ordered: bool) -> Plan:
     """A value in no text of the requests: the chat template puts it there itself (a
     date_string kwarg, strftime_now reading the request's clock)."""
     pins: list[tuple[str, Fix, dict[str, Any]]] = [(
@@ -269,216 +173,13 @@ def _pin_plan(t: _Traffic, k: int, f: Finding) -> Plan:
     pins.append(("Number the tool-call ids in the order the calls come (the results' "
                  "tool_call_id to match), in every request: the chat template prints the id, and a "
                  "random one per request starts a new prefix.", number_call_ids, {}))
-    if t.has_tools and not t.ordered:
-        # What the template renders may be the tools, its own way (a signature
-        # whose parameters follow the schema's key order): the same tools with
-        # their keys in another order. (An order finding's plan sorts them
-        # already; here the sort would stand in for the pin it comes with.)
-        pins.append(_by_name_and_keys({AS: "sort-tool-definitions"}))
+    if has_tools and not ordered:
+        # What the template renders may be the tools, its own way (a signature whose
+        # parameters follow the schema's key order): the same tools with their keys in
+        # another order. (Where units came in another order, the canonical order sorts them.)
+        pins.append(("Sort the tool definitions by name, and the keys inside each one, before sending them, in "
+                     "every request.", sort_tools_and_keys, {"keys": True, AS: "sort-tool-definitions"}))
     return Plan("pin-template-value", f.code, k, tuple(pins))
-
-
-def _span_plan(t: _Traffic, k: int, f: Finding, edges_too: bool) -> Plan:
-    """The moves of a varying span (TR101, TR102); ``edges_too``: with the whole-log moves
-    of the system message."""
-    anchor, injected = _span_anchor(t, f)
-    what = _what(f)
-    # Moves of whole messages need no anchor: a span seen across a message boundary
-    # (a call, its result) may have none, and still be message text.
-    messages = _message_variants(f, what, t.static, t.shared, t.shared_turns)
-    if anchor is None and (injected or not messages):
-        return _pin_plan(t, k, f)
-    variants: list[tuple[str, Fix, dict[str, Any]]] = []
-    variants += _history_variants(f, t.texts, t.joiner)
-    if anchor is not None:
-        variants += _anchored_variants(t, anchor, what)
-    variants += messages
-    if edges_too:
-        variants += _edge_variants(what, t.static, t.edges, t.varying)
-    return Plan("move-dynamic-content", f.code, k, tuple(variants))
-
-
-def _anchored_variants(t: _Traffic, anchor: Anchor, what: str) -> list[tuple[str, Fix, dict[str, Any]]]:
-    """The moves of a span its anchor finds, to each destination the traffic allows."""
-    joiner = t.joiner
-    variants: list[tuple[str, Fix, dict[str, Any]]] = [
-        (what + "to the end of the last user turn.", SpanMove(anchor, LAST_USER, joiner=joiner),
-         {"to": LAST_USER}),
-        (what + "to the end of its message (it is fixed for a conversation; the history after "
-         "it stays shared).", SpanMove(anchor, MESSAGE_END, joiner=joiner), {"to": MESSAGE_END})]
-    if t.has_tools:
-        variants.append(("Serialize the arguments of every tool call with their keys sorted, in every "
-                         "request (the varying text is the same arguments in another order).",
-                         sort_call_arguments, {AS: "fix-section-order"}))
-    variants.append((what + "to the start of the last user turn (after every turn the requests share).",
-                     SpanMove(anchor, LAST_USER_START, joiner=joiner), {"to": LAST_USER_START}))
-    if t.has_tools:
-        variants.append((what + "to the end of the newest message (in an agent loop, the latest tool "
-                         "result: each step extends the one before).", SpanMove(anchor, LAST_MESSAGE, joiner=joiner),
-                         {"to": LAST_MESSAGE}))
-    marker = shared_marker(t.texts, anchor)
-    if marker:
-        variants.append((what + "right after the content all requests share.",
-                         SpanMove(anchor, AFTER_SHARED, marker, joiner), {"to": AFTER_SHARED}))
-    if anchor.to_end:
-        variants.append((what + "as a message of its own after the static message that follows it.",
-                         SpanMove(anchor, AFTER_STATIC, joiner=joiner), {"to": AFTER_STATIC}))
-    return variants
-
-
-# The ways a unit sort carries out an order: how it splits the text, and what it is called.
-_SORTS = (("\n", "the lines sorted by their text"), ("\n\n", "the paragraphs sorted by their text"),
-          ("auto", "sorted where they are"), ("json", "the JSON list sorted"),
-          ("messages", "the messages in a fixed order"),
-          (". ", "the sentences of their paragraph in a fixed order"),
-          (", ", "the items of their list in a fixed order"))
-
-
-def _order_plan(t: _Traffic, diagnosis: Diagnosis, k: int, f: Finding) -> Plan | None:
-    """The ways to send the units of an order finding (TR201) in one order."""
-    cores = list(f.hidden.get("cores") or [])
-    if f.kind == "tool-order":
-        # The tools' names find each definition in any layout (token ids decoded to
-        # text have no tools field to sort).
-        cores += [f'"{b[5:]}"' for b in f.details.get("blocks", []) if b.startswith("tool ")]
-    variants: list[tuple[str, Fix, dict[str, Any]]] = []
-    if f.kind == "tool-order":
-        variants.append(("Sort the tool definitions by name before sending them, in every request.",
-                         sort_tools, {}))
-        variants.append(_by_name_and_keys({}))
-        kind = "sort-tool-definitions"
-    else:
-        kind = "fix-section-order"
-        units = _units_of(diagnosis, f)
-        if units:
-            order = " > ".join(f.details["canonical_order"])
-            variants.append((f"Always send these sections in one order, most widely shared first: {order}.",
-                             _reorder(units), {}))
-    what = ("Always send these units in one order (" + ", ".join(f"'{b}'" for b in f.details["blocks"][:6])
-            + (", ..." if len(f.details["blocks"]) > 6 else "") + "): ")
-    # Sorted lines and paragraphs first: where another way measures no better, the
-    # template diff (a sort filter on the loop) carries out the one kept.
-    for how, text in (_SORTS if cores else ()):
-        # Lines and paragraphs sorted by text: the order a template loop's sort
-        # filter gives, so the template diff can make the same move.
-        by_text = how in ("\n\n", "\n")
-        named: dict[str, Any] = {"how": how, "sorted": by_text}
-        if kind != "fix-section-order":
-            named[AS] = "fix-section-order"  # the units are messages or text, not tools
-        variants.append((what + text + ".", UnitSort(cores, how, by_text), named))
-    if t.has_tools:
-        if f.kind != "tool-order":
-            # The reordered units may be tool definitions the chat template lays out
-            # its own way (one JSON per line, inside a system turn).
-            variants.append(("Sort the tool definitions by name before sending them, in every request.",
-                             sort_tools, {AS: "sort-tool-definitions"}))
-            variants.append(_by_name_and_keys({AS: "sort-tool-definitions"}))
-    return Plan(kind, f.code, k, tuple(variants), stage=1, free=True) if variants else None
-
-
-def _edge_variants(what: str, static: frozenset[str], edges: tuple[tuple[str, ...], tuple[str, ...]],
-                   varying: bool) -> list[tuple[str, Fix, dict[str, Any]]]:
-    """Moves of a system message that varies (``varying``: some request sends one), or of
-    the static text at the edge of a message that varies (``static_edges``), whatever the
-    span's offset: a template's own preamble may stand ahead of the system message, and a
-    card of values in it is read as a value."""
-    out: list[tuple[str, Fix, dict[str, Any]]] = []
-    if varying:
-        out.append(("Send the system message that varies per request (a profile, a manifest, a summary) at the "
-                    "end of the last user turn, so that what follows it opens the prompt.", MessageToLastUser(static),
-                    {"to": LAST_USER}))
-    if edges[0]:
-        out.append((what + "by sending the static text that opens the next message as the system message, "
-                    "and its own text after that (the roles stay in place).", HeadSwap(edges[0], static),
-                    {"to": AFTER_STATIC}))
-    if edges[1]:
-        out.append(("Send the static text that closes the newest user turn (instructions behind the question, "
-                    "gone from the history at the next turn) as the opening of the system message.",
-                    TailLift(edges[1]), {"to": AFTER_STATIC}))
-    return out
-
-
-def _message_variants(f: Finding, what: str, static: frozenset[str], shared: frozenset[str],
-                      shared_turns: frozenset[str]) -> list[tuple[str, Fix, dict[str, Any]]]:
-    """Moves of whole messages for a span finding: they need no anchor, since a span seen
-    across a message boundary may have none."""
-    messages: list[tuple[str, Fix, dict[str, Any]]] = []
-    # (Or a value opening the prompt: a layout that joins system messages without
-    # markup between them, Mistral's, shows no message boundary to the diagnosis.)
-    opening = f.code == "TR102" or (f.token_offset is not None and f.token_offset <= OPENING)
-    if static:
-        messages.append((what + "by sending its message after the static system messages that follow it.",
-                         MessageMove(static), {"to": AFTER_STATIC}))
-        messages.append(("Send the static system messages that follow the varying content ahead of it, "
-                         "right after the messages every request opens with (behind per-request "
-                         "messages they are never shared).", StaticHoist(static), {"to": AFTER_STATIC}))
-    if opening:
-        messages.append((what + "by sending its message after the system message that follows it.",
-                         MessageMove(static, True), {"to": AFTER_STATIC}))
-    if f.code == "TR102":
-        messages.append(("Send the system prompt as the opening of the first user turn (this layout "
-                         "prints it with the last user turn, after the history).", system_into_first_user,
-                         {"to": AFTER_STATIC}))
-    if f.code == "TR102" and (shared or shared_turns):
-        messages.append((what + "by sending its turns after the static turns that follow them (a "
-                         "system prompt, fixed few-shot examples), right before the newest user turn.",
-                         TurnsMove(shared, shared_turns), {"to": AFTER_STATIC}))
-    return messages
-
-
-def _layout_plans(diagnosis: Diagnosis) -> list[Plan]:
-    """The one move for a finding about where the chat template prints the system prompt."""
-    return [Plan("move-dynamic-content", f.code, k, ((
-        "Send the system prompt as the opening of the first user turn: the chat template prints it where "
-        "the conversation's turns part (with the last user turn, or not at all in a step that ends on a tool "
-        "result), and at the first user turn it stays in front of the history.",
-        system_into_first_user, {"to": FIRST_USER}),))
-        for k, f in enumerate(diagnosis.findings) if f.details.get("layout") == SYSTEM_LAYOUT]
-
-
-def _history_variants(f: Finding, texts: list[str], joiner: str) -> list[tuple[str, Fix, dict[str, Any]]]:
-    """The fix of a value re-rendered into the history: every copy out of the messages
-    (none for other findings)."""
-    if not f.details.get("in_history"):
-        return []
-    seen = [_whole_characters(c) for c in f.hidden.get("contexts", [])]
-    kept = history_anchor(seen, texts)
-    if kept is None:
-        return []
-    weak = not any(ch.isalnum() for ch in kept.left + kept.right)
-    shapes = frozenset(value_shape(c[1]) for c in seen) if weak else frozenset()
-    return [("Send each earlier turn of a conversation as it was first sent: leave the "
-             f"{f.kind} value out of the history (every copy after '{_short(kept.left)}'), "
-             "and state the current value in the newest message.",
-             HistoryMove(kept, joiner, shapes), {"to": HISTORY})]
-
-
-def _by_name_and_keys(details: dict[str, Any]) -> tuple[str, Fix, dict[str, Any]]:
-    """The variant that sorts the tools by name and the keys inside each (a fresh details
-    dict each time: the measuring pops from it)."""
-    return ("Sort the tool definitions by name, and the keys inside each one, before sending them, in every "
-            "request.", sort_tools_and_keys, {"keys": True, **details})
-
-
-def _what(f: Finding) -> str:
-    if f.code == "TR102":
-        return (f"Put the shared content first: move the per-request content at token {f.token_offset} "
-                f"(e.g. '{_short(f.example)}') after it, ")
-    before = f.details.get("context_before", "")
-    where = before.strip().splitlines()[-1] if before.strip() else "its line"
-    return (f"Move the {f.kind} value at token {f.token_offset} (after '{_short(where)}', e.g. "
-            f"'{_short(f.example)}') out of the shared prefix, after all static content: ")
-
-
-def _reorder(units: list[list[int]]) -> Fix:
-    return lambda req: reorder_blocks(req, units)
-
-
-def _units_of(diagnosis: Diagnosis, finding: Finding) -> list[list[int]]:
-    for order in diagnosis.orders:
-        if order.labels == finding.details["canonical_order"]:
-            return order.units
-    return []
 
 
 def _short(text: str, width: int = 40) -> str:
@@ -747,7 +448,7 @@ class _Search:
                 self.memo[key] = (self.m.cached(self.m.seqs, unlimited=unlimited), 0)
             else:
                 fixed, changed = self.m.rewritten(fixes)
-                self.memo[key] = (self.m.cached(fixed, unlimited=unlimited, own_rate=_sends_more(fixes)), changed)
+                self.memo[key] = (self.m.cached(fixed, unlimited=unlimited, own_rate=False), changed)
         return self.memo[key]
 
     def rewrite(self, choice: list[int | None]) -> list[Sequence]:
@@ -777,22 +478,6 @@ def _chosen(search: _Search, diagnosis: Diagnosis, before: int) -> _Chosen:
     choice = _best_choice(plans, lambda c: search.measure(c)[0])
     after, changed = search.measure(choice) if plans else (before, 0)
     return _Chosen(search, choice, after, changed, search.rewrite(choice) if plans else m.seqs, diagnosis)
-
-
-def _second_look(first: _Chosen, planned: Callable[[Diagnosis], list[Plan]], renderer: Renderer,
-                 before: int) -> _Chosen:
-    """A defect that breaks every prefix early (units in a new order per request) hides a
-    value behind it; once the fixes are in, the traffic shows it: planned and measured with
-    the others, where that gains enough for a finding (else the first look stands)."""
-    m, diagnosis = first.search.m, first.diagnosis
-    hidden = (_hidden_findings(first.fixed, renderer, diagnosis)
-              if any(v is not None for v in first.choice) else [])
-    hidden += _layout_findings(m, diagnosis, before, m.prompt_tokens)
-    if not hidden:
-        return first
-    diagnosis = dataclasses.replace(diagnosis, findings=diagnosis.findings + hidden)
-    again = _chosen(_Search(m, planned(diagnosis)), diagnosis, before)
-    return first if again.after - first.after < HIDDEN_SHARE * m.prompt_tokens else again
 
 
 # A variant of the canonical order measured: cached, its index, its traffic, requests changed.
@@ -886,8 +571,7 @@ def _pin_action(m: Measurer, c: _Chosen, used: list[int], before: int, after: in
         cached - before, 0)
     pin_all = pin_candidate(fixed, m.page_size)
     if pin_all is not None:
-        adds = _sends_more(c.search.plans[k].variants[c.choice[k] or 0][1] for k in used)
-        after = max(after, m.cached(fixed, pin=pin_all, own_rate=adds))
+        after = max(after, m.cached(fixed, pin=pin_all))
     return action, after
 
 
@@ -907,23 +591,19 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
 
 
 def _prescribed(m: Measurer, diagnosis: Diagnosis, alone: Callable[[], CanonicalTop]) -> Prescription:
-    seqs, renderer, page_size, capacity = m.seqs, m.renderer, m.page_size, m.capacity
+    seqs, page_size, capacity = m.seqs, m.page_size, m.capacity
     prompt = m.prompt_tokens
     before = m.cached(seqs)
     before_unlimited = m.cached(seqs, unlimited=True) if capacity is not None else before
-    # What the plans read from the traffic, once: a second look at the fixed traffic plans again.
-    texts, has_tools = m.sample_texts(), any(r is not None and r.tools for r in m.editable)
-    static = static_messages(m.editable)
-    shared, bodies = static_messages(m.editable, roles=None), shared_turn_bodies(m.editable)
-    edges, varying = static_edges(m.editable), varying_preamble(m.editable, static)
-
-    def planned(d: Diagnosis) -> list[Plan]:
-        return plans_for(d, texts, m.holds, has_tools, static, m.joiner, shared, bodies, edges, varying)
+    has_tools = any(r is not None and r.tools for r in m.editable)
 
     def rate(cached: int) -> float:
         return cached / prompt if prompt else 0.0
 
-    c = _second_look(_chosen(_Search(m, planned(diagnosis)), diagnosis, before), planned, renderer, before)
+    # Where the chat template prints the system prompt late, a cause no span shows: found by
+    # measuring the layout's one fix (the canonical order's first-user-turn variant answers it).
+    diagnosis = dataclasses.replace(diagnosis, findings=diagnosis.findings + _layout_findings(m, diagnosis, before, prompt))
+    c = _chosen(_Search(m, plans_for(diagnosis, m.holds, has_tools)), diagnosis, before)
     canon, superseded = _canonical_pick(c, alone)
     plans, search, diagnosis = c.search.plans, c.search, c.diagnosis
     after, changed_all, fixed_all = (before, 0, seqs) if superseded else (c.after, c.changed, c.fixed)
@@ -945,12 +625,16 @@ def _prescribed(m: Measurer, diagnosis: Diagnosis, alone: Callable[[], Canonical
         details["causes"] = named
         # The action answers the cause worth most: its own finding, or the diagnosis's of it.
         cause_at = next((k for k, f in enumerate(diagnosis.findings) if f is answer), None)
-        actions.append(Action("canonical-order", description, named[0]["code"] if named else "", rate(cached),
+        if cause_at is None and details.get("first_user"):
+            # (Or the layout finding its first-user-turn opening answers.)
+            cause_at = next((k for k, f in enumerate(diagnosis.findings) if f.details.get("layout")), None)
+        code = named[0]["code"] if named else diagnosis.findings[cause_at].code if cause_at is not None else ""
+        actions.append(Action("canonical-order", description, code, rate(cached),
                               cached - after, changed_all, cause_at, details))
         after, count = cached, count + 1
         after_unlimited = (m.cached(fixed_all, unlimited=True, own_rate=details.get("tools") == "pool")
                            if capacity is not None else after)
-    dynamic_gain = _dynamic_gain(search, c.choice, used, superseded and canon is not None, named,
+    dynamic_gain = _dynamic_gain(search, c.choice, used, canon is not None and not used, named,
                                  before_unlimited, after_unlimited)
     if capacity is not None and before_unlimited > before:
         # Eviction costs hits: keep the most shared prefix resident.
@@ -990,33 +674,12 @@ def _dynamic_gain(search: _Search, choice: list[int | None], used: list[int], al
     if alone:
         # The canonical order alone: what varies is moved by its placement change (the
         # tokens it loses with that change left out).
-        return sum(c["tokens"] for c in named if c["code"] == PLACEMENT_CODE)
+        return sum(c["tokens"] for c in named if c["code"] in REPORTED_AS[PLACEMENT_CODE])
     dynamic = [k for k in used if search.plans[k].code in ("TR101", "TR102")]
     if dynamic and len(dynamic) < len(used):
         only = [choice[k] if k in dynamic else None for k in range(len(search.plans))]
         return search.measure(only, unlimited=True)[0] - before_unlimited
     return after_unlimited - before_unlimited if dynamic else 0
-
-
-def _hidden_findings(fixed: list[Sequence], renderer: Renderer, diagnosis: Diagnosis) -> list[Finding]:
-    """Varying values the diagnosis of ``fixed`` (the traffic with the chosen fixes in)
-    finds where the first diagnosis found none: a value behind a defect that parts every
-    request before it. Found on the fixed traffic, they are located in the log as logged."""
-    again = Diagnoser(renderer.tokenizer)
-    for seq in fixed:
-        again.add(seq)
-    known = [f.token_offset for f in diagnosis.findings if f.token_offset is not None]
-    prompt = sum(s.prompt_tokens for s in fixed)
-    out = []
-    for f in again.finish().findings:
-        if f.code != "TR101" or f.token_offset is None or any(abs(f.token_offset - o) <= HIDDEN_NEAR for o in known):
-            continue
-        if f.requests < HIDDEN_REQUESTS or f.tokens_lost < HIDDEN_SHARE * prompt:
-            continue  # two questions that open alike, once the content before them is shared
-        f.details["after_fixes"] = True
-        f.message += " (Found once the other fixes are in: the defect before it hid it.)"
-        out.append(f)
-    return out
 
 
 def _layout_findings(m: Measurer, diagnosis: Diagnosis, before: int, prompt: int) -> list[Finding]:
@@ -1073,10 +736,6 @@ def _system_printed_late(m: Measurer, sample: int = 16) -> bool:
         if at_system < 0 or 0 <= at_user < at_system:
             late += 1
     return seen > 0 and late * 2 > seen
-
-
-# Fixes that send more than the requests held (measured at the rewritten traffic's own rate).
-SENDS_MORE: tuple[Fix, ...] = (system_into_first_user,)
 
 
 # What ``advisor.prescribe.causes.findings`` returns: new findings, the causes, the answer.
@@ -1266,15 +925,9 @@ def _then(done: dict[int, Request | None], last: Fix, apply: Callable[[Fix, Requ
     return fix
 
 
-def _sends_more(fixes: Iterable[Fix]) -> bool:
-    return any(f is g for f in fixes for g in SENDS_MORE)  # (by identity: most fixes are unhashable objects)
-
-
-# The layout finding's mark (``Finding.details["layout"]``) and its move's destination.
+# The layout finding's mark (``Finding.details["layout"]``).
 SYSTEM_LAYOUT = "system-prompt-in-last-user-turn"
-FIRST_USER = "first-user-turn"
-HIDDEN_NEAR = 16  # tokens: a finding this close to a known one is that one, seen again
-HIDDEN_REQUESTS = 3   # a hidden value shows in at least this many requests ...
+HIDDEN_REQUESTS = 3   # a layout finding shows in at least this many requests ...
 HIDDEN_SHARE = 0.01   # ... and costs at least this share of the prompt tokens
 # The canonical order rewrites every request: where no move was chosen to weigh it against
 # and the diagnosis found no cause it changes, it is prescribed where it recovers this share

@@ -20,7 +20,7 @@ from advisor.ingest import prompt_files, safe_open
 from advisor.ingest.chat import FALLBACK_NOW
 from advisor.diagnose import blocks as blk
 from advisor.prescribe.pins import PINNED_DATE
-from advisor.prescribe.moves import AFTER_SHARED, AFTER_STATIC, LAST_USER_START
+from advisor.prescribe.canonical import LAST_USER_START
 from advisor.prescribe.rewrite import LAST_USER, MESSAGE_END, cut_span
 
 SUFFIXES = prompt_files.TEXT_SUFFIXES + (".yaml", ".yml") + prompt_files.PROMPTY_SUFFIXES
@@ -173,7 +173,7 @@ def _dynamic_diffs(folder: Path, files: list[tuple[Path, str]], f: Finding, k: i
         rest, moved = cut
         at = text.rfind("\n", 0, text.find(label)) + 1
         # The measured move: after the static text of its own message, or the last user turn.
-        own = to in (MESSAGE_END, AFTER_SHARED, AFTER_STATIC)
+        own = to == MESSAGE_END
         if own:
             new = _insert_end_of_section(path, rest, at, moved)
         elif to == LAST_USER_START:

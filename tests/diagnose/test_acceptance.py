@@ -77,7 +77,7 @@ def test_planted_timestamp(tmp_path: Path, cli) -> None:
     assert finding["requests"] >= 0.9 * len(bad)
     assert finding["tokens_lost"] > 0 and finding["rule"] == "dynamic-content"
     assert not codes(data, "TR201")
-    (action,) = [a for a in data["actions"] if a["kind"] == "move-dynamic-content"]
+    (action,) = [a for a in data["actions"] if a["kind"] == "canonical-order"]
     truth = hit_rate(cli, write(tmp_path, "good", good))
     assert abs(action["hit_rate_after"] - truth) <= TOLERANCE, (action["hit_rate_after"], truth)
     assert data["hit_rate_before"] < 0.1 < truth
@@ -114,7 +114,7 @@ def test_scrambled_section_order(tmp_path: Path, cli) -> None:
     assert shares == sorted(shares, reverse=True) and 0 < sum(shares) <= 1.0 + 1e-9
     assert sorted(found["tool-order"]["canonical_order"]) == found["tool-order"]["canonical_order"]
     kinds = [a["kind"] for a in data["actions"]]
-    assert {"fix-section-order", "sort-tool-definitions", "all"} <= set(kinds)
+    assert kinds == ["canonical-order"]
     truth = hit_rate(cli, write(tmp_path, "good", good))
     assert abs(data["hit_rate_after"] - truth) <= TOLERANCE, (data["hit_rate_after"], truth)
     assert data["hit_rate_before"] < truth - 0.3
@@ -276,7 +276,7 @@ def test_profile_fixed_per_conversation_moves_to_end_of_system(tmp_path: Path, c
     data = prescribe_json(cli, write(tmp_path, "bad", bad))
     (finding,) = codes(data, "TR101")
     assert finding["kind"] == "name-or-text"
-    (action,) = [a for a in data["actions"] if a["kind"] == "move-dynamic-content"]
+    (action,) = [a for a in data["actions"] if a["kind"] == "canonical-order"]
     assert "end of its message" in action["description"]
     truth = hit_rate(cli, write(tmp_path, "good", good))
     assert abs(action["hit_rate_after"] - truth) <= TOLERANCE, (action["hit_rate_after"], truth)

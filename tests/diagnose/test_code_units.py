@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from advisor.prescribe.moves import UnitSort
 from tests.diagnose import zoo
 from tests.diagnose.test_canonical import apply, requests
 from tests.diagnose.test_regressions_12c import TOLERANCE, _prescribe
@@ -65,26 +64,6 @@ def test_functions_in_another_order_are_sorted_whole(tmp_path: Path, cli, kind: 
     assert abs(data["hit_rate_after"] - truth) <= TOLERANCE, (data["hit_rate_after"], truth, data["actions"])
 
 
-def test_the_paragraph_sort_moves_each_function_with_its_docstring_and_keeps_the_fence() -> None:
-    rng = random.Random(7)
-    units = [_unit(*f) for f in FUNCS[:5]]
-    # Cores as the alignment gives them: pieces of runs, two of them inside one signature.
-    cores = ["record_peal(tower: str, method: str, changes:", "al(tower: str, method: str, changes: int,",
-             "find_ringers(method: str", "send_notice(tower: str", "book_peal(tower: str, method",
-             "check_tower(tower: str)"]
-    sort = UnitSort(cores, "\n\n")
-    outs = set()
-    for _ in range(6):
-        text = "Intro.\n\n" + _fence(rng.sample(units, len(units))) + "\n\nOutro."
-        got = sort.sort_text(text)
-        if got is None:  # already in the sort's order
-            got = text
-        assert got.startswith("Intro.\n\n```python\ndef ") and got.endswith('"""\n```\n\nOutro.'), got
-        assert all(u in got for u in units)  # each function whole, its docstring with it
-        outs.add(got)
-    assert len(outs) == 1  # one order, whatever order came in
-
-
 TABLES = {"alerts": ["id bigserial PRIMARY KEY", "rule text", "fired_at timestamptz", "resolved boolean"],
           "oncall": ["id bigserial PRIMARY KEY", "engineer text", "rota text", "starts_at timestamptz"],
           "quotas": ["id bigserial PRIMARY KEY", "team text", "cpu_cores numeric", "updated_at timestamptz"],
@@ -115,10 +94,6 @@ def test_statements_behind_a_lead_in_line_sort_inside_their_fence(tmp_path: Path
     assert [f["code"] for f in data["findings"]] == ["TR201"], [(f["code"], f["example"][:60]) for f in data["findings"]]
     truth = zoo.truth(w)
     assert abs(data["hit_rate_after"] - truth) <= TOLERANCE, (data["hit_rate_after"], truth, data["actions"])
-    # The sort the measure rests on moves statements whole and leaves the sections be.
-    sort = UnitSort([f"CREATE TABLE {n} (" for n in names], "\n\n")
-    got = sort.sort_text(records[0]["prompt"]) or records[0]["prompt"]
-    assert all(_ddl(n) in got for n in names) and got.index("#### Section 0") > got.index("```\n\n#### Section 0")
 
 
 @pytest.mark.parametrize("kind", ["messages", "prompt"])

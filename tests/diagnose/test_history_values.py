@@ -23,7 +23,6 @@ import pytest
 from advisor.diagnose.align import Aligner
 from advisor.ingest.ids import pack
 from advisor.ingest.traffic import parse_record
-from advisor.prescribe.moves import Anchor, HistoryMove, value_shape
 from tests.diagnose import zoo
 from tests.diagnose.test_regressions_12c import TOLERANCE, _prescribe
 
@@ -81,40 +80,6 @@ def test_a_growing_conversation_and_a_repeated_question_are_not_history_edits() 
 
 def _request(messages: list[dict]) -> object:
     return parse_record({"messages": messages}, "t", 1)
-
-
-def test_history_move_cuts_every_copy_and_states_the_values_last() -> None:
-    move = HistoryMove(Anchor("(answered ", " min ago)", False, ""))
-    req = _request([{"role": "user", "content": "q1"}, {"role": "assistant", "content": "(answered 12 min ago) a1"},
-                    {"role": "user", "content": "q2"}, {"role": "assistant", "content": "(answered 3 min ago) a2"},
-                    {"role": "user", "content": "q3"}])
-    got = move(req)
-    assert got is not None
-    assert [m["content"] for m in got.messages] == ["q1", "(answered  min ago) a1", "q2", "(answered  min ago) a2",
-                                                    "q3\n\n12; 3"]
-    # A request without the value is left alone.
-    assert move(_request([{"role": "user", "content": "q1"}])) is None
-
-
-def test_history_move_on_a_prompt_puts_the_values_before_the_answer_cue() -> None:
-    move = HistoryMove(Anchor("Reading: ", "", True, ""))
-    req = parse_record({"prompt": "Reading: 21.4 C\nq1\n### Assistant\na1\n### User\nq2\n\nAgent:"}, "t", 1)
-    got = move(req)
-    # (The label stays where it was, without its value: the history reads the same at every turn.)
-    assert got is not None and got.prompt == "Reading: \nq1\n### Assistant\na1\n### User\nq2\n\n21.4 C\nAgent:"
-
-
-def test_history_move_with_bracket_sides_cuts_only_copies_shaped_like_the_value() -> None:
-    # '(' and ')' alone would take every aside in the history: the observed values' shape
-    # ('0 min ago') says which bracket holds the value.
-    move = HistoryMove(Anchor("(", ")", False, ""), shapes=frozenset({value_shape("3 min ago")}))
-    req = _request([{"role": "user", "content": "Is the cellar (north wing) open?"},
-                    {"role": "assistant", "content": "(14 min ago) Yes (until six)."},
-                    {"role": "user", "content": "Thanks"}])
-    got = move(req)
-    assert got is not None
-    assert [m["content"] for m in got.messages] == ["Is the cellar (north wing) open?", "() Yes (until six).",
-                                                    "Thanks\n\n14 min ago"]
 
 
 # --- through the CLI, against the truth --------------------------------------------------------

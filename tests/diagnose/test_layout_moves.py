@@ -151,16 +151,6 @@ def test_abstracts_ahead_of_the_instructions_move_whole(tmp_path, cli, engines, 
     assert abs(data["hit_rate_after"] - truth) <= TOLERANCE, (data["hit_rate_after"], truth)
 
 
-def test_no_anchor_starts_after_punctuation_alone() -> None:
-    # A pair that shares the first abstract sees the span start after its stop: '.\n\n' is
-    # how every paragraph ends, so as a left side it finds a span after any of them.
-    from advisor.prescribe.moves import anchors
-    cands = anchors([(".\n\nEP2486999A1: ", "Quote the claim exactly",
-                      ".\n\nYou are PriorArtFinder, the search assistant.")])
-    assert cands and all(any(ch.isalnum() for ch in a.left) or not a.left for a in cands), cands
-    assert any(a.left == "" and a.right.startswith(".\n\nYou are") for a in cands)
-
-
 def _rules(seed: str) -> str:
     return "\n\n".join(zoo.sections(seed, 6, "markdown"))
 

@@ -108,21 +108,3 @@ def _request(messages: list[dict[str, Any]]):
     from advisor.ingest.traffic import Request
 
     return Request("t.jsonl", 1, "messages", messages=tuple(messages))
-
-
-def test_the_edge_moves_never_put_text_in_the_models_turn_nor_empty_a_turn() -> None:
-    from advisor.prescribe.moves import HeadSwap, TailLift, static_edges
-
-    rules = _instructions("edges-unit", 4)
-    greeting = {"role": "assistant", "content": f"{rules}\n\nHow can I help?"}
-    reqs = [_request([{"role": "system", "content": f"Customer profile: id {k}"}, greeting,
-                      {"role": "user", "content": f"Question {k}"}]) for k in range(6)]
-    heads, _ = static_edges(reqs)
-    assert heads == ()  # the static head of an assistant turn is not a user turn's
-    assert HeadSwap((rules,))(reqs[0]) is None
-    # A user turn that is only the appended instructions stays as it is.
-    only = _request([{"role": "user", "content": f"\n\n{rules}"}])
-    assert TailLift((rules,))(only) is None
-    moved = TailLift((rules,))(_request([{"role": "user", "content": f"Which pass?\n\n{rules}"}]))
-    assert moved is not None and [m["content"] for m in moved.messages] == [rules, "Which pass?"]
-    assert [m["role"] for m in moved.messages] == ["system", "user"]

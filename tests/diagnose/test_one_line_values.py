@@ -14,7 +14,6 @@ import pytest
 
 from tests.oracle import after_fix_matches
 
-from advisor.prescribe.moves import Anchor, _widen, shared_marker
 from tests.diagnose import zoo
 from tests.diagnose.test_regressions_12c import TOLERANCE, _prescribe
 
@@ -81,26 +80,3 @@ def test_a_line_of_values_that_change_together_is_one_span_and_moves_whole(
         assert abs(spans[0]["token_offset"] - at) <= 16
     truth = zoo.truth(w)
     assert after_fix_matches(data, truth, TOLERANCE), (data["hit_rate_after"], truth, data["actions"])
-
-
-def test_a_span_that_ends_its_line_leaves_the_next_line_alone() -> None:
-    text = 'Rules.\n\nConfiguration:\n{"a": 1}\n\n## Store\nSell things.'
-    start = text.index("{")
-    end = text.index("## Store")  # a right side that starts at the heading: the span holds the line break
-    lo, hi = _widen(text, start, end)
-    assert text[lo:hi].strip() == '{"a": 1}'
-    # A span ending inside its line still takes a short rest of that line.
-    lo, hi = _widen("Plan: gold tier, renewed.\nNext line", 6, 10)
-    assert "Plan: gold tier, renewed." == "Plan: gold tier, renewed.\nNext line"[lo:hi]
-
-
-def test_the_shared_marker_is_found_once_where_endings_repeat() -> None:
-    rng = random.Random(3)
-    book = "\n\n".join(_handbook(rng, 5))
-    texts = [f"Intro.\n\nValue: v{i}\n\n{book}\n\nQuestion {i} about things?" for i in range(6)]
-    a = Anchor("Intro.\n\nValue: ", "\n\n## Part 1", False, "")
-    marker = shared_marker(texts, a)
-    rest = texts[0].replace("Value: v0\n\n", "")
-    assert marker and rest.count(marker) == 1
-    # It ends the content every request shares: right before the question.
-    assert rest.index(marker) + len(marker) == rest.index("\n\nQuestion")

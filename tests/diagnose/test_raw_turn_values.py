@@ -76,25 +76,3 @@ PROMPTS = [
     ("<|START_OF_TURN_TOKEN|><|USER_TOKEN|>", "q", "<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>"),
     ("Context.\n\nQuestion: is a > b", "?", "\nAnswer:"),
 ]
-
-
-@pytest.mark.parametrize("head,turn,closer", PROMPTS)
-def test_moved_text_goes_before_the_markup_that_closes_the_user_turn(head: str, turn: str, closer: str) -> None:
-    from advisor.prescribe.moves import _prompt_end
-
-    text = head + turn + closer
-    assert text[:_prompt_end(text)].rstrip() == head + turn
-
-
-def test_the_words_every_span_opens_with_join_a_left_side_but_are_no_anchor_alone() -> None:
-    from advisor.prescribe.moves import anchors
-
-    # Spans that differ after their first word ("Sample GC-9095-S4", "Sample GC-5438-S2"),
-    # behind the last sentences of sections sent in another order.
-    contexts = [("wet coffee moulds in the container.\n\n", "Sample GC-9095-S4", "\n\nClosing rules:\n- The lab"),
-                ("a figure you cannot check.\n\n", "Sample GC-5438-S2", "\n\nClosing rules:\n- The lab")]
-    lefts = {a.left for a in anchors(contexts)}
-    # With the word: the sentence before it and the word, never the word alone (a heading
-    # "Sample intake" elsewhere opens with it).
-    assert "container.\n\nSample " in {x[-len("container.\n\nSample "):] for x in lefts}
-    assert "Sample " not in lefts

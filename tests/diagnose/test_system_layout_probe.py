@@ -82,8 +82,9 @@ def test_agent_steps_that_lose_the_system_text_get_the_move_at_the_point_they_pa
     cached, total = oracle(mistral.ids(r) for r in _agent_loops(seed, system_in_first_user=True))
     assert abs(data["hit_rate_after"] - cached / total) <= TOLERANCE, (data["hit_rate_after"], cached / total)
     assert data["hit_rate_after"] - data["hit_rate_before"] > 0.01
-    move = [a for a in data["actions"] if a["kind"] == "move-dynamic-content"]
-    assert move and move[0]["to"] == "first-user-turn" and "first user turn" in move[0]["description"]
+    move = [a for a in data["actions"] if a["kind"] == "canonical-order"]
+    assert move and move[0]["first_user"] and "first user turn" in move[0]["description"]
+    assert move[0]["code"] == "TR102" and data["findings"][move[0]["finding"]] == placed[0]
 
 
 def test_a_layout_that_prints_the_system_prompt_first_gets_no_such_finding(tmp_path, cli) -> None:
