@@ -105,8 +105,7 @@ class Prescription:
 @dataclass(frozen=True)
 class Plan:
     """One fix: what it is and the ways to carry it out (``variants``: description, fix,
-    details), the first the default. ``stage`` orders fixes applied together: moves of
-    varying content first, then orderings of what is left."""
+    details), the first the default. ``stage`` orders fixes applied together."""
 
     kind: str
     code: str
@@ -219,16 +218,6 @@ class Measurer:
             except AdvisorError:
                 self.editable.append(None)
 
-    def sample_texts(self, limit: int = 64) -> list[list[str]]:
-        """Per editable request of up to ``limit`` spread over the log, its message
-        contents, prompt and tool definitions: where a fix's anchors are tried."""
-        reqs = [r for r in self.editable if r is not None]
-        step = max(1, len(reqs) // limit)
-        out: list[list[str]] = []
-        for r in reqs[::step][:limit]:
-            out.append(self._texts(r))
-        return out
-
     def _texts(self, r: Request) -> list[str]:
         """What a fix can edit in ``r``: the prompt, the message texts (content-part lists
         joined as the engine joins them) and the tool definitions in the layouts a chat
@@ -238,7 +227,7 @@ class Measurer:
             content = text_of(msg.get("content"), self.joiner)
             if content is not None:
                 texts.append(content)
-        # Laid out as the tool moves lay them out, from their memo: requests repeat a few tools.
+        # Laid out as chat templates print them, from their memo: requests repeat a few tools.
         layouts = [tool_texts(json.dumps(t, ensure_ascii=False)) for t in r.tools or ()]
         for k in range(len(TOOL_INDENTS)):
             texts.extend(layout[k] for layout in layouts)
@@ -339,7 +328,7 @@ class Measurer:
         """Cached tokens of ``seqs``: the analyze definition, or through the pool. With
         ``own_rate`` (a rewrite that sends more than was logged: the system prompt in every
         step of an agent loop whose template printed it in the first only), in tokens of
-        the traffic as logged at the rewritten traffic's own hit rate. (Other moves keep
+        the traffic as logged at the rewritten traffic's own hit rate. (Other fixes keep
         what is sent; the few tokens their re-tokenizing shifts are not rescaled.)"""
         if self.capacity is None or unlimited:
             analyzer = Analyzer(self.page_size)
@@ -462,7 +451,7 @@ class _Search:
 
 @dataclass
 class _Chosen:
-    """The moves carried out: the search they were chosen in, the choice, what it caches
+    """The pins carried out: the search they were chosen in, the choice, what it caches
     and changes, the traffic it makes, and the diagnosis it answers."""
 
     search: _Search
@@ -487,23 +476,20 @@ Canonical = tuple[int, int, list[Sequence], str, dict[str, Any], Callable[[], "C
 
 
 def _canonical_pick(c: _Chosen, alone: Callable[[], CanonicalTop]) -> tuple[Canonical | None, bool]:
-    """The canonical order on top of the chosen moves, and whether it stands alone instead.
+    """The canonical order on top of the chosen pins, and whether it stands alone instead.
 
     Where the diagnosis named no cause it runs on the traffic as logged, every placement the
     traffic gives a variant of its own measured: a cause the diagnosis misses may still be
-    one. On top of moves it may keep less than alone: a move may cut a unit the order would
-    have sorted whole, or put a value where the order would not (the end of the last user
-    turn, behind a question, where after the turn's static opening the values' shared
-    digits stay shared). So where moves were chosen it is measured alone too (one more count
-    of the log), and the better kept. ``alone``: the search of the canonical order alone
+    one. Where pins were chosen it is measured on top of them and alone (one more count of
+    the log), and the better kept. ``alone``: the search of the canonical order alone
     (``canonical_search``), perhaps run in a helper meanwhile."""
     m, findings = c.search.m, c.diagnosis.findings
     chosen = c.search.fixes_of(c.choice) if c.search.plans else []
-    # Against the chosen moves, the better fix; with no move to weigh it against, a gain worth
+    # Against the chosen pins, the better fix; with no pin to weigh it against, a gain worth
     # rewriting every request for.
     moved = any(v is not None for v in c.choice)
     # (A cause the diagnosis found, of a kind the canonical form changes, is as good a reason
-    # to rewrite as a move chosen: weighed at the same edge.)
+    # to rewrite as a pin chosen: weighed at the same edge.)
     found = any(f.code in CANONICAL_CAUSES for f in findings)
     share = CANONICAL_EDGE if moved or found else CANONICAL_GAIN
     canon = _canonical_order(m, chosen, c.after, share, findings, found=None if moved else alone())
@@ -511,7 +497,7 @@ def _canonical_pick(c: _Chosen, alone: Callable[[], CanonicalTop]) -> tuple[Cano
         # A finding only the canonical form answers: its spelling alone (one spelling per
         # unit, nothing reordered or moved), at any gain.
         canon = _canonical_order(m, chosen, c.after, 0.0, findings, keep=frozenset({ORDER, PLACEMENT}))
-    # (The memos of the pure steps are kept: most texts on top of the moves are the log's.)
+    # (The memos of the pure steps are kept: most texts on top of the pins are the log's.)
     if not moved:
         return canon, False
     instead = _canonical_order(m, [], max(c.after, canon[0] if canon is not None else 0), CANONICAL_EDGE, findings,
@@ -582,7 +568,7 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     of the loss, and pinning the system prompt is one more action. ``alone``: the result of
     ``canonical_search`` on this traffic (a Measurer of the same sequences, renderer, page
     size and capacity) where the caller computes it beside; else it is computed here, by a
-    helper while the moves are weighed where a core is idle (``advisor.beside``)."""
+    helper while the pins are weighed where a core is idle (``advisor.beside``)."""
     m = Measurer(seqs, renderer, page_size, capacity)
     if alone is not None:
         return _prescribed(m, diagnosis, alone)
@@ -613,7 +599,7 @@ def _prescribed(m: Measurer, diagnosis: Diagnosis, alone: Callable[[], Canonical
         after_unlimited = search.measure(c.choice, unlimited=True)[0] if used else before_unlimited
     else:
         after_unlimited = after
-    # (Superseded moves are no action to take with the canonical order: "all" is that alone.)
+    # (Superseded pins are no action to take with the canonical order: "all" is that alone.)
     count = 0 if superseded else len(plans)
     named: list[dict[str, Any]] = []
     if canon is not None:
@@ -670,7 +656,7 @@ def _prescribed(m: Measurer, diagnosis: Diagnosis, alone: Callable[[], Canonical
 
 def _dynamic_gain(search: _Search, choice: list[int | None], used: list[int], alone: bool,
                   named: list[dict[str, Any]], before_unlimited: int, after_unlimited: int) -> int:
-    """What the moves of varying content (TR101, TR102) recover, for the attribution."""
+    """What the fixes of varying content (TR101, TR102) recover, for the attribution."""
     if alone:
         # The canonical order alone: what varies is moved by its placement change (the
         # tokens it loses with that change left out).
@@ -687,11 +673,11 @@ def _layout_findings(m: Measurer, diagnosis: Diagnosis, before: int, prompt: int
     last user turn (Mistral's) sends it behind the history, and where a conversation ends
     on a tool result (an agent's later steps) not at all, so each turn parts from the one
     before where the system text was. No span or order shows that: the messages are the
-    same, only where the template prints static text varies. So the move is measured:
+    same, only where the template prints static text varies. So the fix is measured:
     where sending the system prompt as the first user turn's opening gains, it is a TR102
     finding at the token where the layout parts the requests."""
     if any(f.code == "TR102" for f in diagnosis.findings):
-        return []  # that finding's plan tries the same move
+        return []  # (the canonical order's first-user-turn variant is measured for it)
     if not _system_printed_late(m):
         return []  # (a system message the client sends late is a span the diagnosis reads)
     fixed, changed = m.rewritten([system_into_first_user])
@@ -929,18 +915,17 @@ def _then(done: dict[int, Request | None], last: Fix, apply: Callable[[Fix, Requ
 SYSTEM_LAYOUT = "system-prompt-in-last-user-turn"
 HIDDEN_REQUESTS = 3   # a layout finding shows in at least this many requests ...
 HIDDEN_SHARE = 0.01   # ... and costs at least this share of the prompt tokens
-# The canonical order rewrites every request: where no move was chosen to weigh it against
+# The canonical order rewrites every request: where no pin was chosen to weigh it against
 # and the diagnosis found no cause it changes, it is prescribed where it recovers this share
 # of the prompt tokens (clean traffic gains up to ~1.3% by reordering what it shares: passages
 # retrieved per request, a pasted document). Less is not worth asking a client to resend everything.
 CANONICAL_GAIN = 0.03
-# Where moves were chosen (or a cause found), the canonical order is weighed against them: it is prescribed
-# where it recovers this share more (it places what varies after the static opening of the last
-# user turn, where no move puts it, and orders what a move leaves in place).
+# Where pins were chosen (or a cause found), the canonical order is weighed against them: it is
+# prescribed where it recovers this share more.
 CANONICAL_EDGE = 0.005
 # The codes of the causes the canonical form changes (spelling, order, placement).
 CANONICAL_CAUSES = frozenset(code for codes in REPORTED_AS.values() for code in codes)
-# Findings whose one fix is the canonical form (content spelled otherwise: no move answers
+# Findings whose one fix is the canonical form (content spelled otherwise: nothing moves to answer
 # it): where the diagnosis reports one, its spelling change alone is kept at any gain.
 CANONICAL_ONLY = frozenset({"TR104"})
 
