@@ -35,7 +35,7 @@ from advisor.diagnose.detect import Diagnoser
 from advisor.errors import AdvisorError
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import Sequence, sequences
-from advisor.prescribe.actions import CanonicalTop, Prescription, canonical_search, prescribe
+from advisor.prescribe.actions import Prescription, prescribe
 from advisor.simulate.inputs import to_jobs
 from advisor.simulate.jobs import JobStore
 from advisor.simulate.runner import (
@@ -354,10 +354,10 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
         caps = sweep_points(jobs, has_time, pools, opts.page_size, geos)
         arrivals = arrivals_label(assumed)
 
-        def prescribed(alone: Callable[[], CanonicalTop]) -> tuple[Prescription, Rewrite | None, dict[str, Any] | None]:
+        def prescribed() -> tuple[Prescription, Rewrite | None, dict[str, Any] | None]:
             # The prescription, the rewrite the decision stands on (the best of those measured
             # beside it), and that one simulated as today's traffic is.
-            presc = prescribe(seqs, renderer, m["diagnosis"], opts.page_size, alone=alone)
+            presc = prescribe(seqs, renderer, m["diagnosis"], opts.page_size)
             alternatives = [(alt, list(sequences(check_paths([alt.path]), renderer, skips,
                                                  block_size=opts.block_size, memo=memo)))
                             for alt in opts.alternatives]
@@ -385,12 +385,10 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
                 "architecture": measure_architecture(seqs, geos) if geos else None,
             }
 
-        # One helper (advisor.beside) searches the canonical order of the traffic as logged
-        # (what the prescription asks for once it has weighed its moves), then computes
-        # today's figures; the prescription waits for the first only.
-        with Beside(lambda: canonical_search(seqs, renderer, opts.page_size), today) as helper:
-            presc, fix, after_fix = prescribed(lambda: helper.result(0))
-            side = helper.result(1)
+        # One helper (advisor.beside) computes today's figures while the prescription runs here.
+        with Beside(today) as helper:
+            presc, fix, after_fix = prescribed()
+            side = helper.result(0)
         m["prescription"] = presc
         facts["lint"] = side["lint"]
         facts["traffic"] = {

@@ -19,7 +19,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from advisor.beside import Beside
 from advisor.index.analyze import Analyzer
 from advisor.diagnose.detect import Attribution, Diagnosis, Finding
 from advisor.diagnose.capacity import cached_with_capacity, pin_candidate
@@ -203,6 +202,9 @@ class Measurer:
         # Where a prompt's turns are: the tokenizer's special tokens, roles from a probe.
         self.markup = markup_of(renderer)
         self._blobs: list[tuple[str, str]] | None = None
+        # The canonical order's search on the traffic as logged, where it ran here: its start
+        # and best variant, which the prescription then takes without counting again.
+        self.searched: tuple[_Start, Top, Pool | None, int] | None = None
         # The search measures many choices that share most of their fixes: a request goes
         # through the same fix from the same state again and again. What each fix made of
         # each request, and the ids of each rewritten request, are kept for the Measurer's
@@ -567,13 +569,10 @@ def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, pa
     ``capacity``, hit rates are those of a pool of that many tokens, eviction gets its share
     of the loss, and pinning the system prompt is one more action. ``alone``: the result of
     ``canonical_search`` on this traffic (a Measurer of the same sequences, renderer, page
-    size and capacity) where the caller computes it beside; else it is computed here, by a
-    helper while the pins are weighed where a core is idle (``advisor.beside``)."""
+    size and capacity) where the caller computes it elsewhere; else it is computed here, once,
+    and its start and best variant are those the prescription keeps."""
     m = Measurer(seqs, renderer, page_size, capacity)
-    if alone is not None:
-        return _prescribed(m, diagnosis, alone)
-    with Beside(lambda: _search_alone(m)) as side:
-        return _prescribed(m, diagnosis, side.result)
+    return _prescribed(m, diagnosis, alone if alone is not None else lambda: _search_alone(m))
 
 
 def _prescribed(m: Measurer, diagnosis: Diagnosis, alone: Callable[[], CanonicalTop]) -> Prescription:
@@ -795,7 +794,10 @@ def canonical_search(seqs: list[Sequence], renderer: Renderer, page_size: int = 
 
 def _search_alone(m: Measurer) -> CanonicalTop:
     # (``_canonical_order`` with no fixes before it, short of its threshold and findings.)
-    top, pool, base = _canonical_top(m, _canonical_start(m, [], frozenset()), frozenset())
+    if m.searched is None:
+        begun = _canonical_start(m, [], frozenset())
+        m.searched = (begun, *_canonical_top(m, begun, frozenset()))
+    _, top, pool, base = m.searched
     return CanonicalTop(top[0], base, pool is not None)
 
 
@@ -810,9 +812,13 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
     ``found``: what ``canonical_search`` found for these fixes (none), already measured."""
     if found is not None and found.cached - after < max(1.0, share * m.prompt_tokens):
         return None
-    begun = _canonical_start(m, chosen, keep)
+    if not chosen and not keep and found is not None and m.searched is not None:
+        # (The search ran here: its start and its best, measured already.)
+        begun, top, pool, _ = m.searched
+    else:
+        begun = _canonical_start(m, chosen, keep)
+        top, pool, _ = _canonical_top(m, begun, keep, found)
     rounds, start, done, variants_of = begun
-    top, pool, _ = _canonical_top(m, begun, keep, found)
     # (A finding only the canonical form answers takes it at any gain: ``share`` 0.)
     if top[0] - after < max(1.0, share * m.prompt_tokens):
         return None
