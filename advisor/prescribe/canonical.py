@@ -54,6 +54,7 @@ from advisor.prescribe.markup import (PLAIN, REASONING_FIELDS, SYSTEM_ROLES, TOO
                                       prompt_turns)
 from advisor.prescribe.opening import system_into_first_user
 from advisor.prescribe.pins import pin_template_values
+from advisor.prescribe.slots import EDGE, SAMPLE, align
 from yaml.nodes import MappingNode, SequenceNode
 
 Fix = Callable[[Request], "Request | None"]
@@ -818,6 +819,9 @@ class Counts:
 
 # The kinds of a text that is one unit whichever of them it stands as.
 TEXT_KINDS = (TEXT, PARA, LINE)
+# The kinds of unit a value inside may be cut out of (``Canon.aligned``): prose. A JSON
+# member's or item's value is data, cut as a member.
+SLOTTED = (TEXT, PARA, LINE, SENTENCE)
 
 
 def _same_text(key: Key, seen: dict[Key, Any]) -> Key | None:
@@ -836,6 +840,7 @@ def _nodes(request: Request, markup: Markup) -> list[tuple[str, str]]:
         surface = json.dumps(tool, ensure_ascii=False)
         out.append((surface, TOOL))
         texts += _tool_texts(surface)  # (a value inside a tool's description is a unit too)
+        out += [(choice, ITEM) for choice in _choices(tool)]
     messages: tuple[dict[str, Any], ...] | list[dict[str, Any]] = request.messages or ()
     if request.kind == "prompt" and request.prompt:
         turns = prompt_turns(request.prompt, markup)
@@ -1019,8 +1024,20 @@ def _exchanges_in_order(messages: list[dict[str, Any]], canon: Canon) -> list[di
 
 @functools.lru_cache(maxsize=MEMO_TEXTS)
 def _tool_texts(surface: str) -> tuple[str, ...]:
-    """The strings of a tool definition that have units (its descriptions, not its names)."""
-    return tuple(text for text in _strings(json.loads(surface)) if split_text(text) is not None)
+    """The descriptions of a tool definition (not its names): a value inside one is a unit
+    of it, or its slot (``Canon.aligned``)."""
+    return tuple(_strings(json.loads(surface)))
+
+
+def _choices(value: Any, depth: int = 0) -> list[str]:
+    """The choices of a tool definition's enums, each as an array item's JSON text."""
+    if depth > MAX_DEPTH:
+        return []
+    if isinstance(value, dict):
+        return [text for key, item in value.items() for text in
+                ([json.dumps(c, ensure_ascii=False) for c in item if isinstance(c, str)]
+                 if key == "enum" and isinstance(item, list) else _choices(item, depth + 1))]
+    return [text for item in value for text in _choices(item, depth + 1)] if isinstance(value, list) else []
 
 
 def _strings(value: Any, depth: int = 0) -> list[str]:
@@ -1035,20 +1052,28 @@ def _strings(value: Any, depth: int = 0) -> list[str]:
     return [text for item in value for text in _strings(item, depth + 1)] if isinstance(value, list) else []
 
 
-def _cut_strings(value: Any, canon: Canon, moved: list[str], depth: int = 0) -> Any:
+def _cut_strings(value: Any, canon: Canon, moved: list[str], depth: int = 0, name: str = "") -> Any:
     """``value`` (a tool definition) with what varies in each of its descriptions cut out,
-    as ``Canon.split_out`` cuts a system message; the cut texts appended to ``moved``."""
+    as ``Canon.split_out`` cuts a system message, and the choices of an enum that vary
+    (a code of the day among fixed ones) named as ``name: choice``; the cut texts appended to
+    ``moved``. (``name``: the key the value is the schema of, a parameter's.)"""
     if depth > MAX_DEPTH:
         return value
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():
-            cut = canon.split_out(item) if key == "description" and isinstance(item, str) else None
+            cut: tuple[Any, str] | None = None
+            if key == "description" and isinstance(item, str):
+                # (A description of one unit stays, as the schema needs it: a value inside it
+                # leaves, where its copies in other requests share the rest.)
+                cut = canon.split_out(item) or canon.aligned_out(item)
+            if key == "enum" and isinstance(item, list):
+                cut = canon.cut_choices(item)
             if cut is not None:
-                moved.append(cut[1])
-            out[key] = cut[0] if cut is not None else _cut_strings(item, canon, moved, depth + 1)
+                moved.append(cut[1] if key == "description" else f"{name}: {cut[1]}")
+            out[key] = cut[0] if cut is not None else _cut_strings(item, canon, moved, depth + 1, key)
         return out
-    return [_cut_strings(item, canon, moved, depth + 1) for item in value] if isinstance(value, list) else value
+    return [_cut_strings(item, canon, moved, depth + 1, name) for item in value] if isinstance(value, list) else value
 
 
 def _is_text(part: Any) -> bool:
@@ -1129,6 +1154,11 @@ class Canon:
         self.co_held: dict[tuple[str, tuple[str, ...]], frozenset[str]] = {}
         # Per turn of tool definitions in a prompt: the turn cut, and the cut texts.
         self.turn_cuts: dict[str, tuple[str, tuple[str, ...]]] = {}
+        # Per kind (the text kinds as one): the keys by their first and by their last EDGE
+        # characters, in first-seen order, where a unit's copies are looked for (``aligned``).
+        self.families: dict[str, tuple[dict[str, list[Key]], dict[str, list[Key]]]] = {}
+        # Per frame (kind, head, tail): the sessions sending a unit of it, its first rank.
+        self.frames: dict[tuple[str, str, str], tuple[int, int]] = {}
 
     def drawn(self, kind: str, unit: str) -> bool:
         """Whether a unit no other session sends is still drawn from what others send: most
@@ -1475,6 +1505,82 @@ class Canon:
         cut = self._cut(split.kind, rows, strings)
         # (A member's values leave as a member of the same key: the object they join is JSON.)
         return None if cut is None else (split.join(cut[0]), split.join(cut[1], bare=kind != MEMBER))
+
+    def aligned(self, kind: str, text: str) -> tuple[str, str] | None:
+        """A unit that does not split, sent with a value inside text most sessions send (an
+        employee number inside a parameter's description): (the unit without the value, the
+        value), found by aligning the unit with its copies in other requests
+        (``slots.align``); None where it has no such copies or placement is left out."""
+        if PLACEMENT in self.keep or kind not in SLOTTED:
+            return None
+        span = self._frame_of(kind, text)[0]
+        if span is None:
+            return None
+        start, end = span
+        return text[:start] + text[end:], text[start:end].strip()
+
+    def aligned_out(self, text: str) -> tuple[str, str] | None:
+        """``aligned`` for a text of one unit that would move out (``split_out``'s class)."""
+        if self._movable(text) is not None or self.info((TEXT, normalized(text)))[0] < (
+                SHARED if self.shared_out else UNIQUE):
+            return None
+        return self.aligned(TEXT, text)
+
+    def _frame_of(self, kind: str, text: str) -> tuple[tuple[int, int] | None, int | None]:
+        """(The value's span in ``text``, the frame's first-seen rank) where the frame is
+        static; (None, None) otherwise."""
+        if len(text) <= EDGE or normalized(text) != text:
+            return None, None  # (aligned as its key: the text must be spelled as that)
+        group = TEXT if kind in TEXT_KINDS else kind
+        heads, tails = self._families(group)
+        span = None
+        for bucket in (heads.get(text[:EDGE], ()), tails.get(text[-EDGE:], ())):
+            span = align(text, itertools.islice((other for _, other in bucket if other != text), SAMPLE))
+            if span is not None:
+                break
+        if span is None:
+            return None, None
+        head, tail = text[:span[0]], text[span[1]:]
+        frame = (group, head, tail)
+        if frame not in self.frames:
+            bucket = heads.get(head[:EDGE], []) if len(head) >= EDGE else tails.get(tail[-EDGE:], [])
+            held: set[Hashable] = set()
+            rank = len(self.counts.rank)
+            for key in bucket:
+                other = key[1]
+                if len(other) > len(head) + len(tail) and other.startswith(head) and other.endswith(tail):
+                    held |= self.counts.sessions.get(key, set())
+                    rank = min(rank, self.counts.rank.get(key, rank))
+            if len(self.frames) >= MEMO_TEXTS:
+                self.frames.clear()
+            self.frames[frame] = (len(held), rank)
+        n, rank = self.frames[frame]
+        return (span, rank) if n >= 2 and n >= STATIC_SHARE * self.counts.total else (None, None)
+
+    def _families(self, group: str) -> tuple[dict[str, list[Key]], dict[str, list[Key]]]:
+        if group not in self.families:
+            heads: dict[str, list[Key]] = {}
+            tails: dict[str, list[Key]] = {}
+            for key in self.counts.rank:
+                kind, text = key
+                if (TEXT if kind in TEXT_KINDS else kind) == group and len(text) > EDGE:
+                    heads.setdefault(text[:EDGE], []).append(key)
+                    tails.setdefault(text[-EDGE:], []).append(key)
+            self.families[group] = (heads, tails)
+        return self.families[group]
+
+    def cut_choices(self, choices: list[Any]) -> tuple[list[Any], str] | None:
+        """An enum's choices without those that vary where most of them are fixed (a code
+        of the day among fixed price bands), and those as one text; None otherwise. The
+        choice is then named in the request's newest turn, not offered by the schema."""
+        if PLACEMENT in self.keep or not 1 < len(choices) <= MAX_ITEMS or not all(isinstance(c, str) for c in choices):
+            return None
+        out = SHARED if self.shared_out else UNIQUE
+        classes = [self.info((ITEM, normalized(json.dumps(c, ensure_ascii=False))))[0] for c in choices]
+        moved = [c for c, cls in zip(choices, classes) if cls >= out]
+        if not moved or 2 * classes.count(STATIC) <= len(classes):
+            return None
+        return [c for c, cls in zip(choices, classes) if cls < out], ", ".join(moved)
 
     def _pooled(self, kind: str, units: list[str]) -> list[str]:
         """Units moved out together, those several sessions share in one order (first-seen
