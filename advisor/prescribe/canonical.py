@@ -63,6 +63,9 @@ POOLED = "pooled-"  # a memo key's kind, for a form with what several sessions s
 
 # A key in this share of the sessions is part of the traffic's fixed prompt.
 STATIC_SHARE = 0.9
+# A unit's frame (what its copies share around a value) is fixed where this many times the
+# sessions holding the unit whole send it.
+FRAME_LEAD = 2
 # The most varying tools read as one pool (a larger set of tools, linked pairwise, is a
 # catalogue, not a list to send whole).
 MAX_POOL = 64
@@ -79,6 +82,7 @@ ROUNDS = 3
 # (one without a newline) and a paragraph a paragraph's (one without a blank line).
 TEXT, PARA, LINE, SENTENCE, MEMBER, ITEM, TOOL = "text", "paragraph", "line", "sentence", "member", "item", "tool"
 ENTRY = "entry"  # a YAML mapping's entry: its key line and the lines nested under it
+TOOL_NAME = "tool-name"  # a tool's name: the tool, whatever its texts say
 EXCHANGE = "exchange"  # a user turn up to the assistant's reply to it, ahead of the last user turn
 STEP = "step"  # a tool call and its results, one of a run of such look-ups ahead of the last user turn
 STATIC, SHARED, UNIQUE = 0, 1, 2  # volatility classes, in canonical order
@@ -839,6 +843,7 @@ def _nodes(request: Request, markup: Markup) -> list[tuple[str, str]]:
     for tool in request.tools or ():
         surface = json.dumps(tool, ensure_ascii=False)
         out.append((surface, TOOL))
+        out.append((_tool_name(tool), TOOL_NAME))
         texts += _tool_texts(surface)  # (a value inside a tool's description is a unit too)
         out += [(choice, ITEM) for choice in _choices(tool)]
     messages: tuple[dict[str, Any], ...] | list[dict[str, Any]] = request.messages or ()
@@ -1035,7 +1040,7 @@ def _choices(value: Any, depth: int = 0) -> list[str]:
         return []
     if isinstance(value, dict):
         return [text for key, item in value.items() for text in
-                ([json.dumps(c, ensure_ascii=False) for c in item if isinstance(c, str)]
+                ([json.dumps(c, ensure_ascii=False) for c in item if not isinstance(c, (dict, list))]
                  if key == "enum" and isinstance(item, list) else _choices(item, depth + 1))]
     return [text for item in value for text in _choices(item, depth + 1)] if isinstance(value, list) else []
 
@@ -1070,7 +1075,9 @@ def _cut_strings(value: Any, canon: Canon, moved: list[str], depth: int = 0, nam
             if key == "enum" and isinstance(item, list):
                 cut = canon.cut_choices(item)
             if cut is not None:
-                moved.append(cut[1] if key == "description" else f"{name}: {cut[1]}")
+                moved.append(cut[1] if key == "description" else f"{name}: one of {cut[1]}")
+                if cut[0] is None:
+                    continue
             out[key] = cut[0] if cut is not None else _cut_strings(item, canon, moved, depth + 1, key)
         return out
     return [_cut_strings(item, canon, moved, depth + 1, name) for item in value] if isinstance(value, list) else value
@@ -1327,14 +1334,20 @@ class Canon:
         self.co_held[(kind, shared)] = out
         return out
 
-    def tools(self, tools: tuple[Any, ...]) -> tuple[Any, ...]:
+    def tools(self, tools: tuple[Any, ...], cutting: bool = False) -> tuple[Any, ...]:
         """The tool list by volatility, ties by name: a per-request subset of one pool then
-        shares the longest prefix; each tool in its most common key order."""
+        shares the longest prefix; each tool in its most common key order. ``cutting``: the
+        values in the tools' texts are cut out (``cut_tools``), so a tool every session
+        sends whose values are cut is as fixed as its name (a value in a description does
+        not send the tool behind the others)."""
         rows = []
         for k, tool in enumerate(tools):
             surface = json.dumps(tool, ensure_ascii=False)
             key = (TOOL, normalized(surface))
             cls, n, _ = self.info(key)
+            if cls != STATIC and cutting and self.cut_tools((tool,))[1]:
+                named = self.info((TOOL_NAME, _tool_name(tool)))
+                cls, n = (STATIC, named[1]) if named[0] == STATIC else (cls, n)
             name = _tool_name(tool) if cls != STATIC or ORDER not in self.keep else ""
             rows.append(((cls, -n if cls == SHARED else 0, name, k), (key, surface), cls))
         placed = _placed(rows, PLACEMENT not in self.keep)
@@ -1555,7 +1568,11 @@ class Canon:
                 self.frames.clear()
             self.frames[frame] = (len(held), rank)
         n, rank = self.frames[frame]
-        return (span, rank) if n >= 2 and n >= STATIC_SHARE * self.counts.total else (None, None)
+        # The frame is what recurs: at least FRAME_LEAD times the sessions the unit has whole
+        # (a code of the day among three days, a number per request); not only ``STATIC``:
+        # one application's prompt in traffic shared with another is a frame too.
+        own = len(self.counts.sessions.get((kind, normalized(text)), ()))
+        return (span, rank) if n >= 2 and n >= FRAME_LEAD * max(1, own) else (None, None)
 
     def _families(self, group: str) -> tuple[dict[str, list[Key]], dict[str, list[Key]]]:
         if group not in self.families:
@@ -1569,18 +1586,22 @@ class Canon:
             self.families[group] = (heads, tails)
         return self.families[group]
 
-    def cut_choices(self, choices: list[Any]) -> tuple[list[Any], str] | None:
-        """An enum's choices without those that vary where most of them are fixed (a code
-        of the day among fixed price bands), and those as one text; None otherwise. The
-        choice is then named in the request's newest turn, not offered by the schema."""
-        if PLACEMENT in self.keep or not 1 < len(choices) <= MAX_ITEMS or not all(isinstance(c, str) for c in choices):
+    def cut_choices(self, choices: list[Any]) -> tuple[list[Any] | None, str] | None:
+        """An enum's choices without those that vary (a code of the day among fixed price
+        bands, the open slots of the hour), and those as one JSON text; None where none
+        varies. The choices are then named in the request's newest turn, not offered by the
+        schema; an enum left with none goes (None: the key is dropped, no schema allows an
+        empty one)."""
+        if PLACEMENT in self.keep or not 0 < len(choices) <= MAX_ITEMS or any(isinstance(c, (dict, list)) for c in choices):
             return None
         out = SHARED if self.shared_out else UNIQUE
-        classes = [self.info((ITEM, normalized(json.dumps(c, ensure_ascii=False))))[0] for c in choices]
+        texts = [json.dumps(c, ensure_ascii=False) for c in choices]
+        classes = [self.info((ITEM, normalized(text)))[0] for text in texts]
         moved = [c for c, cls in zip(choices, classes) if cls >= out]
-        if not moved or 2 * classes.count(STATIC) <= len(classes):
+        if not moved:
             return None
-        return [c for c, cls in zip(choices, classes) if cls < out], ", ".join(moved)
+        kept = [c for c, cls in zip(choices, classes) if cls < out]
+        return kept or None, json.dumps(moved, ensure_ascii=False)
 
     def _pooled(self, kind: str, units: list[str]) -> list[str]:
         """Units moved out together, those several sessions share in one order (first-seen
@@ -1799,6 +1820,8 @@ def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, jo
     # (Values cut out of data go to a user turn only: appended to a tool's JSON result, they
     # would make it no JSON.)
     into_user = user >= 0 and messages[user].get("role") == "user"
+    if not into_user and user >= 0 and _is_json(messages[user].get("content")):
+        return  # (a tool's JSON result takes no text: nothing has a place to go)
     found = moving_out(messages, canon, whole)
     moved = list(from_tools or ())
     if found is not None:
@@ -1843,6 +1866,16 @@ def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, jo
         messages[user] = dict(messages[user], content=_insert(messages[user].get("content"), moved, to == LAST_USER_START, joiner, canon))
 
 
+def _is_json(content: Any) -> bool:
+    if not isinstance(content, str) or content.lstrip()[:1] not in ("{", "["):
+        return False
+    try:
+        json.loads(content)
+    except ValueError:
+        return False
+    return True
+
+
 def _calls_cut(calls: Any, canon: Canon | Rounds, moved: list[str], context: int = 0) -> Any:
     """Tool calls with the values only one request sends cut out of their arguments (where
     the rest of them, and ``context`` characters of static results, is fixed), the cut texts
@@ -1882,7 +1915,8 @@ def _cut_of(content: Any, canon: Canon | Rounds, whole: bool = True) -> tuple[li
     if not texts:
         return None
     if len(texts) == 1:
-        cut = canon.split_out(texts[0])
+        # (A text of one unit with a value inside it: the value leaves, its frame stays.)
+        cut = canon.split_out(texts[0]) or canon.aligned_out(texts[0])
         if cut is None and whole and texts[0].strip() and canon.moves_whole(texts[0]):
             # (The message stays, empty: without one, a template may print a default of its own.)
             return [""], [texts[0]]
@@ -1931,7 +1965,8 @@ def _prompt(req: Request, prompt: str, canon: Canon | Rounds, to: str, joiner: s
             out = kept[:at] + "\n\n" + moved + kept[at:]
     else:
         sent = [{"role": role, "content": prompt[a:b]} for a, b, role in turns]
-        messages = [dict(m, content=canon.content(m["content"])) for m in in_order(sent, canon, roles_kept=True)]
+        messages = [dict(m, content=canon.content(m["content"]))
+                    for m in in_order(sent, canon, roles_kept=True, moving=to != KEPT)]
         if to != KEPT:
             from_tools: list[str] = []
             if any(m["role"] == "user" for m in messages):  # (where the cut can go)
@@ -1963,9 +1998,11 @@ def rewrite(req: Request, canon: Canon | Rounds, to: str = KEPT, joiner: str = "
     markup = canon.markup
     keep = canon.last.keep if isinstance(canon, Rounds) else canon.keep
     pinned = None if PLACEMENT in keep else pin_template_values(req, markup.reads_date, markup.reads_clock)
-    tools = canon.tools(req.tools) if req.tools else req.tools
+    # (Cut where a variant moves what varies, to a user turn: ``_move_out``.)
+    cutting = to != KEPT and any(m.get("role") == "user" for m in req.messages)
+    tools = canon.tools(req.tools, cutting) if req.tools else req.tools
     messages = [m if m.get("content") is None else dict(m, content=canon.content(m.get("content")))
-                for m in in_order(list(req.messages), canon)]
+                for m in in_order(list(req.messages), canon, moving=to != KEPT)]
     messages = [dict(m, tool_calls=calls(m["tool_calls"], canon)) if m.get("tool_calls") else m for m in messages]
     messages = _renamed(messages, req.messages, canon)
     if PLACEMENT not in keep:
@@ -2014,17 +2051,20 @@ def _late_instructions(messages: list[dict[str, Any]], canon: Canon | Rounds) ->
     return [{"role": "system", "content": lead}] + out
 
 
-def in_order(messages: list[dict[str, Any]], canon: Canon | Rounds, roles_kept: bool = False) -> list[dict[str, Any]]:
+def in_order(messages: list[dict[str, Any]], canon: Canon | Rounds, roles_kept: bool = False,
+             moving: bool = False) -> list[dict[str, Any]]:
     """The messages in canonical order (each as sent): exchanges, then the opening;
     ``roles_kept``: as sent where that would change the sequence of roles (a prompt's turns
-    change places only where the markup between them stays where it is)."""
-    out = opening(_exchanges_in_order(messages, canon.canons[0] if isinstance(canon, Rounds) else canon), canon)
+    change places only where the markup between them stays where it is); ``moving``: the
+    variant moves what varies out of the system message (``opening``)."""
+    out = opening(_exchanges_in_order(messages, canon.canons[0] if isinstance(canon, Rounds) else canon), canon,
+                  moving)
     if roles_kept and [m.get("role") for m in out] != [m.get("role") for m in messages]:
         return messages
     return out
 
 
-def opening(messages: list[dict[str, Any]], canon: Canon | Rounds) -> list[dict[str, Any]]:
+def opening(messages: list[dict[str, Any]], canon: Canon | Rounds, moving: bool = False) -> list[dict[str, Any]]:
     """The messages ahead of the first assistant turn (what every request of a conversation
     opens with) in canonical order: the system messages of each role among themselves as
     units (static ones first, by first-seen rank; then those several sessions send, a
@@ -2034,7 +2074,10 @@ def opening(messages: list[dict[str, Any]], canon: Canon | Rounds) -> list[dict[
     roles move (a chat template may require them first), and a role only among its own
     messages (a layout may print the first system message alone as the system prompt), so
     the next request of the conversation still extends this one (unless its client sends
-    the system message only from a later request on)."""
+    the system message only from a later request on). ``moving``: a system message whose
+    varying units the variant moves out (``split_out``) ranks as what it keeps, static where
+    all it keeps is (instructions under a request time, sent behind passages of the request's
+    own: the passages go behind them)."""
     last = canon.last if isinstance(canon, Rounds) else canon
     logged = canon.canons[0] if isinstance(canon, Rounds) else canon
     if PLACEMENT in last.keep:
@@ -2053,6 +2096,10 @@ def opening(messages: list[dict[str, Any]], canon: Canon | Rounds) -> list[dict[
         if not infos:
             return (UNIQUE, k)
         cls = max(info[0] for info in infos)
+        if cls != STATIC and moving and isinstance(content, str) and (cut := canon.split_out(content)) is not None:
+            head, rest = canon.static_lead(cut[0])
+            if head and not rest.strip():
+                return (STATIC, len(logged.counts.rank) + k)  # (behind the messages static as sent)
         return (STATIC, infos[0][2]) if cls == STATIC else (cls, k)
 
     # A static system message the client sends behind the history (ahead of the newest turn)
@@ -2122,11 +2169,27 @@ class Rounds:
         self._tools: dict[tuple[str, ...], tuple[str, ...] | None] = tools if tools is not None else {}
 
     def _through(self, value: Any, step: Callable[[Canon, Any], Any]) -> Any:
-        if _same(step(self.last, value), value):
+        # A value the last round counted and leaves as it is is settled (the rewrite's own
+        # output: so the fix is idempotent). One it never counted goes through every round in
+        # order: the first may change it, a text the first round rewrote before the last
+        # counted the traffic.
+        if self._counted(value) and _same(step(self.last, value), value):
             return value
         for canon in self.canons:
             value = step(canon, value)
         return value
+
+    def _counted(self, value: Any) -> bool:
+        """Whether the last round counted the value (each text of a content, each tool)."""
+        sessions = self.last.counts.sessions
+        if isinstance(value, str):
+            key = normalized(value)
+            return any((kind, key) in sessions for kind in TEXT_KINDS)
+        if isinstance(value, tuple):  # (tools)
+            return all((TOOL, normalized(json.dumps(tool, ensure_ascii=False))) in sessions for tool in value)
+        if isinstance(value, list):  # (a content's parts)
+            return all(self._counted(p["text"]) for p in value if _is_text(p))
+        return True
 
     def text(self, text: str) -> str:
         return str(self._through(text, Canon.text))
@@ -2134,12 +2197,12 @@ class Rounds:
     def whole(self, text: str) -> str:
         return str(self._through(text, Canon.whole))
 
-    def tools(self, tools: tuple[Any, ...]) -> tuple[Any, ...]:
-        surfaces = tuple(json.dumps(tool, ensure_ascii=False) for tool in tools)
+    def tools(self, tools: tuple[Any, ...], cutting: bool = False) -> tuple[Any, ...]:
+        surfaces = tuple(json.dumps(tool, ensure_ascii=False) for tool in tools) + (str(cutting),)
         if surfaces not in self._tools:
             if len(self._tools) >= MEMO_TEXTS:
                 self._tools.clear()
-            out = self._through(tools, Canon.tools)
+            out = self._through(tools, lambda canon, value: Canon.tools(canon, value, cutting))
             self._tools[surfaces] = None if out is tools else tuple(json.dumps(t, ensure_ascii=False) for t in out)
         forms = self._tools[surfaces]
         # Parsed anew, as a rewrite has always returned them: no two requests share a tool.
@@ -2147,6 +2210,9 @@ class Rounds:
 
     def content(self, content: Any) -> Any:
         return self._through(content, Canon.content)
+
+    def aligned_out(self, text: str) -> tuple[str, str] | None:
+        return self.last.aligned_out(text)
 
     def split_out(self, text: str) -> tuple[str, str] | None:
         return self.last.split_out(text, self.canons[0])

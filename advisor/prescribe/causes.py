@@ -193,9 +193,9 @@ def _request(req: Request, canon: Canon, seen: dict[tuple[str, str], str], moved
     elif req.kind != "messages":
         return
     if req.tools:
-        _tools(req.tools, canon, seen)
         turn = any(m.get("role") == "user" for m in messages)  # (where the rewrite can put the cut)
-        cut = canon.cut_tools(canon.tools(req.tools))[1] if moved_out and turn else []
+        _tools(req.tools, canon, seen, moved_out and turn)
+        cut = canon.cut_tools(canon.tools(req.tools, True))[1] if moved_out and turn else []
         if cut:
             seen.setdefault((PLACEMENT, "tool-content"), cut[0])
     opened = in_order(list(messages), canon, roles_kept=req.kind != "messages")
@@ -245,7 +245,7 @@ def _content_text(message: dict[str, Any]) -> str:
     return content if isinstance(content, str) else " ".join(text_parts(content) or [])
 
 
-def _tools(tools: tuple[Any, ...], canon: Canon, seen: dict[tuple[str, str], str]) -> None:
+def _tools(tools: tuple[Any, ...], canon: Canon, seen: dict[tuple[str, str], str], cutting: bool) -> None:
     infos = []
     for tool in tools:
         surface = json.dumps(tool, ensure_ascii=False)
@@ -255,7 +255,7 @@ def _tools(tools: tuple[Any, ...], canon: Canon, seen: dict[tuple[str, str], str
             seen.setdefault((SPELLING, spelling_kind(surface, chosen)), surface)
         infos.append((canon.info(key), surface))
     # Compared by key: a tool that only changes its spelling is not a tool out of order.
-    if [normalized(s) for _, s in infos] == [normalized(json.dumps(t, ensure_ascii=False)) for t in canon.tools(tools)]:
+    if [normalized(s) for _, s in infos] == [normalized(json.dumps(t, ensure_ascii=False)) for t in canon.tools(tools, cutting)]:
         return
     varying = next((surface for (info, surface) in infos if info[0] != STATIC), None)
     if varying is not None:

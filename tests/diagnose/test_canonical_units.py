@@ -215,7 +215,7 @@ def test_a_few_shot_turn_sent_once_keeps_its_example() -> None:
         assert after.messages is not None and after.messages[1] == before["messages"][1]
 
 
-def test_only_a_tools_descriptions_are_cut_and_a_deep_schema_is_kept_whole() -> None:
+def test_only_a_tools_descriptions_and_choices_are_cut_and_a_deep_schema_is_kept_whole() -> None:
     deep: dict[str, Any] = {"description": "Leaf. Session: x."}
     for _ in range(600):
         deep = {"a": deep}
@@ -228,8 +228,12 @@ def test_only_a_tools_descriptions_are_cut_and_a_deep_schema_is_kept_whole() -> 
     for k, after in enumerate(variant(requests(records), LAST_USER)):
         assert after.tools is not None and after.messages is not None
         method = after.tools[0]["function"]["parameters"]["properties"]["method"]
-        assert method["enum"] == ["Standard. Five days.", f"Express. Code {k}."]
-        assert after.messages[-1]["content"].endswith(f"Session: {k}ab{k}.")
+        # An enum's choices are kept whole (never cut as prose); the one that varies leaves
+        # the schema for the newest turn, named with its parameter, the fixed one stays.
+        assert method["enum"] == ["Standard. Five days."]
+        assert f'method: one of ["Express. Code {k}."]' in after.messages[-1]["content"]
+        assert f"Session: {k}ab{k}." in after.messages[-1]["content"]
+        assert after.tools[0]["function"]["parameters"]["deep"] == deep
 
 
 def test_system_and_developer_messages_keep_their_order() -> None:

@@ -261,14 +261,15 @@ def test_a_late_system_prompt_in_raw_prompts_opens_the_first_user_turn() -> None
 
 def _tool_records(n: int = 24) -> list[dict[str, Any]]:
     """Requests whose second tool's description ends on who is on duty at the request's own
-    desk, a fixed system prompt and a question of their own."""
+    desk, a fixed system prompt and a question of their own. (The tools are named in sorted
+    order: the messages form sorts tools by name, a prompt's tools turn keeps its order.)"""
     fixed = "Flag a client file for the manager, with the reason (Lieferung, facture, zamówienie)."
     names = ["Bram Lutz", "Nell Aziz", "Đức Anh"]
     out = []
     for i in range(n):
         tools = [{"type": "function", "function": {"name": "lookup", "description": "Find a lot by its number.",
                                                    "parameters": {"type": "object", "properties": {"lot": {"type": "integer"}}}}},
-                 {"type": "function", "function": {"name": "flag", "description": f"{fixed} Walk-ins at desk {i} go to {names[i % 3]}.",
+                 {"type": "function", "function": {"name": "report", "description": f"{fixed} Walk-ins at desk {i} go to {names[i % 3]}.",
                                                    "parameters": {"type": "object", "properties": {"why": {"type": "string"}}}}}]
         out.append({"tools": tools, "messages": [{"role": "system", "content": "Answer briefly.\n\nCite the manual."},
                                                  {"role": "user", "content": f"Question {i}: {WORDS[i % len(WORDS)]}?"}]})
