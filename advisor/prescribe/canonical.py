@@ -302,13 +302,45 @@ def split_text(text: str) -> Split | None:
     opening = re.search(r"\n[{\[]", body)
     brace = opening.start() if opening else -1
     label = _JSON_LABEL.match(body)
-    return (_json_split(body, lead, trail)
+    return (_json_split(body, lead, trail) or _documents_split(body, lead, trail)
             or (_json_split(body[brace + 1:], lead + body[:brace + 1], trail)
                 if brace > 0 and not _PARAGRAPH_BREAK.search(body, 0, brace + 1) else None)
             or (_labelled_json(body, label.end(), lead, trail) if label else None)
             or (_yaml_split(body, lead, trail) if _YAML_TEXT.match(body) else None)
             or _paragraph_split(body, lead, trail) or _line_split(body, lead, trail)
             or _sentence_split(body, lead, trail) or _list_split(body, lead, trail))
+
+
+def _documents_split(body: str, lead: str, trail: str) -> Split | None:
+    """JSON documents one after another, parted by whitespace (a tool's result of a record
+    line and a body, JSON Lines): each document is a unit (a line, or a paragraph where one
+    spans lines or a blank line parts them). None for one document or any other text
+    between them."""
+    if body[:1] not in ("{", "["):
+        return None
+    decoder = json.JSONDecoder()
+    units: list[str] = []
+    gaps: list[str] = []
+    at = 0
+    while at < len(body):
+        try:
+            value, end = decoder.raw_decode(body, at)
+        except ValueError:
+            return None
+        if not isinstance(value, (dict, list)):
+            return None
+        units.append(body[at:end])
+        rest = body[end:]
+        gap = rest[:len(rest) - len(rest.lstrip())]
+        if "\n" not in gap and end + len(gap) < len(body):
+            return None  # (documents share a line: no layout of lines to keep)
+        gaps.append(gap)
+        at = end + len(gap)
+    if len(units) < 2:
+        return None
+    # (Lines where each document is one; else paragraphs: a line's key holds no newline.)
+    kind = LINE if not any("\n" in unit or "\n" in gap.replace("\n", "", 1) for unit, gap in zip(units, gaps)) else PARA
+    return Split(kind, tuple(units), (lead,) + tuple(gaps[:-1]) + (trail,))
 
 
 def _labelled_json(body: str, start: int, lead: str, trail: str) -> Split | None:
@@ -1034,15 +1066,23 @@ def _tool_texts(surface: str) -> tuple[str, ...]:
     return tuple(_strings(json.loads(surface)))
 
 
-def _choices(value: Any, depth: int = 0) -> list[str]:
-    """The choices of a tool definition's enums, each as an array item's JSON text."""
+# JSON Schema keywords whose values are instances of the schema, not prose (JSON Schema
+# Validation, draft 2020-12: 6.1.2 ``enum``, 6.1.3 ``const``, 9.2 ``default``, 9.5 ``examples``):
+# one that varies is a value the request names, not the tool's definition.
+SCHEMA_VALUES = frozenset({"enum", "const", "default", "examples"})
+
+
+def _choices(value: Any, depth: int = 0, name: str = "") -> list[str]:
+    """The instances in a tool definition's schemas (``SCHEMA_VALUES``), each as an array
+    item's JSON text."""
     if depth > MAX_DEPTH:
         return []
     if isinstance(value, dict):
         return [text for key, item in value.items() for text in
-                ([json.dumps(c, ensure_ascii=False) for c in item if not isinstance(c, (dict, list))]
-                 if key == "enum" and isinstance(item, list) else _choices(item, depth + 1))]
-    return [text for item in value for text in _choices(item, depth + 1)] if isinstance(value, list) else []
+                ([json.dumps(c, ensure_ascii=False) for c in (item if isinstance(item, list) else [item])
+                  if not isinstance(c, (dict, list))]
+                 if key in SCHEMA_VALUES and name != "properties" else _choices(item, depth + 1, key))]
+    return [text for item in value for text in _choices(item, depth + 1, name)] if isinstance(value, list) else []
 
 
 def _strings(value: Any, depth: int = 0) -> list[str]:
@@ -1072,10 +1112,13 @@ def _cut_strings(value: Any, canon: Canon, moved: list[str], depth: int = 0, nam
                 # (A description of one unit stays, as the schema needs it: a value inside it
                 # leaves, where its copies in other requests share the rest.)
                 cut = canon.split_out(item) or canon.aligned_out(item)
-            if key == "enum" and isinstance(item, list):
-                cut = canon.cut_choices(item)
+            if key in SCHEMA_VALUES and name != "properties":
+                # (A list of instances, or one: ``default``, ``const``.)
+                cut = canon.cut_choices(item if isinstance(item, list) else [item])
+                if cut is not None and not isinstance(item, list):
+                    cut = None if cut[0] else (None, cut[1])
             if cut is not None:
-                moved.append(cut[1] if key == "description" else f"{name}: one of {cut[1]}")
+                moved.append(cut[1] if key == "description" else f"{name} ({key}): {cut[1]}")
                 if cut[0] is None:
                     continue
             out[key] = cut[0] if cut is not None else _cut_strings(item, canon, moved, depth + 1, key)
@@ -1335,8 +1378,8 @@ class Canon:
         return out
 
     def tools(self, tools: tuple[Any, ...], cutting: bool = False) -> tuple[Any, ...]:
-        """The tool list by volatility, ties by name: a per-request subset of one pool then
-        shares the longest prefix; each tool in its most common key order. ``cutting``: the
+        """The tool list by volatility, ties by name (several sessions': by first-seen rank): a
+        per-request subset of one pool then shares the longest prefix; each tool in its most common key order. ``cutting``: the
         values in the tools' texts are cut out (``cut_tools``), so a tool every session
         sends whose values are cut is as fixed as its name (a value in a description does
         not send the tool behind the others)."""
@@ -1344,12 +1387,14 @@ class Canon:
         for k, tool in enumerate(tools):
             surface = json.dumps(tool, ensure_ascii=False)
             key = (TOOL, normalized(surface))
-            cls, n, _ = self.info(key)
+            cls, n, rank = self.info(key)
             if cls != STATIC and cutting and self.cut_tools((tool,))[1]:
                 named = self.info((TOOL_NAME, _tool_name(tool)))
                 cls, n = (STATIC, named[1]) if named[0] == STATIC else (cls, n)
             name = _tool_name(tool) if cls != STATIC or ORDER not in self.keep else ""
-            rows.append(((cls, -n if cls == SHARED else 0, name, k), (key, surface), cls))
+            # (Tools several sessions send, ties in first-seen order: any subset of a pool is
+            # then in one order, and a tenant's own tools keep the order they are sent in.)
+            rows.append(((cls, -n if cls == SHARED else 0, rank if cls == SHARED else name, k), (key, surface), cls))
         placed = _placed(rows, PLACEMENT not in self.keep)
         return tuple(json.loads(self.surface(key, surface)) for _, (key, surface), _ in placed)
 
