@@ -180,6 +180,20 @@ def _pin_plan(k: int, f: Finding, has_tools: bool, ordered: bool) -> Plan:
     return Plan("pin-template-value", f.code, k, tuple(pins))
 
 
+def _answering(f: Finding) -> str:
+    """What the canonical order does about the finding it answers, in the finding's words
+    (the advisory's action opens with it)."""
+    if f.code == "TR101":
+        before = f.details.get("context_before", "")
+        where = before.strip().splitlines()[-1] if before.strip() else "its line"
+        return (f"Move the {f.kind} value at token {f.token_offset} (after '{_short(where)}', e.g. "
+                f"'{_short(f.example)}') out of the shared prefix. ")
+    if f.code == "TR102" and f.example:
+        return (f"Put the shared content first: the per-request content at token {f.token_offset} "
+                f"(e.g. '{_short(f.example)}') goes after it. ")
+    return ""
+
+
 def _short(text: str, width: int = 40) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 3] + "..."
@@ -613,7 +627,11 @@ def _prescribed(m: Measurer, diagnosis: Diagnosis, alone: Callable[[], Canonical
         if cause_at is None and details.get("first_user"):
             # (Or the layout finding its first-user-turn opening answers.)
             cause_at = next((k for k, f in enumerate(diagnosis.findings) if f.details.get("layout")), None)
-        code = named[0]["code"] if named else diagnosis.findings[cause_at].code if cause_at is not None else ""
+        # (Its code is that finding's: a value the diagnosis reports as TR101 is answered as
+        # TR101, though the change that answers it is a placement.)
+        code = (diagnosis.findings[cause_at].code if cause_at is not None else named[0]["code"] if named else "")
+        if cause_at is not None:
+            description = _answering(diagnosis.findings[cause_at]) + description
         actions.append(Action("canonical-order", description, code, rate(cached),
                               cached - after, changed_all, cause_at, details))
         after, count = cached, count + 1

@@ -111,6 +111,9 @@ _ENUMERATOR = re.compile(r"(?:\d{1,3}|[A-Za-z]|[ivxlcdm]{2,6}|[IVXLCDM]{2,6})\.[
 # A list's separator, and an item: a few words, no sentence or clause inside it ("and", a
 # full stop, a semicolon say it is prose).
 _LIST_BREAK = re.compile(r",[ \t]*")
+# A line with one bracketed list, and an item of it: short, nothing nested.
+_BRACKETED = re.compile(r"([^()\n]*\()([^()\n]*)(\)[^()\n]*)")
+_BRACKET_ITEM = re.compile(r"[^\s,()][^,()]{0,38}(?<!\s)")
 _LIST_ITEM = re.compile(r"(?!(?:and|or) )[^\s.;:!?,][^.;:!?,]{0,38}(?<![.;:!?\s])")
 _QUOTES_OR_BRACKETS = re.compile(r"[\"()\[\]{}]")
 # What ends a piece that is no sentence: an abbreviation ("Dr.", "e.g.", "No."), a word of
@@ -308,7 +311,8 @@ def split_text(text: str) -> Split | None:
             or (_labelled_json(body, label.end(), lead, trail) if label else None)
             or (_yaml_split(body, lead, trail) if _YAML_TEXT.match(body) else None)
             or _paragraph_split(body, lead, trail) or _line_split(body, lead, trail)
-            or _sentence_split(body, lead, trail) or _list_split(body, lead, trail))
+            or _sentence_split(body, lead, trail) or _list_split(body, lead, trail)
+            or _bracket_split(body, lead, trail))
 
 
 def _documents_split(body: str, lead: str, trail: str) -> Split | None:
@@ -473,11 +477,16 @@ def _definitions(pattern: re.Pattern[str]) -> Callable[[str, str, str], Split | 
     """A fenced block of top-level definitions (tool stubs, interfaces), each a unit: in
     another order the same declarations, where no definition's own line names another (a
     class deriving from one defined here must come after it: refused). Items (ITEM units):
-    never cut further, put in one order only where every session sends each of them."""
+    never cut further, put in one order only where every session sends each of them. A
+    block of one definition gives its signature's parameters (``_bracket_split``)."""
 
     def split(body: str, lead: str, trail: str) -> Split | None:
         units = _TOP_LEVEL.split(body)
         found = [pattern.match(unit) for unit in units]
+        if len(units) == 1 and found[0] is not None:
+            # One definition: its signature's parameters (a set printed in another order).
+            line, newline, rest = body.partition("\n")
+            return _bracket_split(line, lead, newline + rest + trail)
         if len(units) < 2 or not all(found):
             return None
         names = {m.group(1) for m in found if m is not None}
@@ -708,6 +717,22 @@ def _list_split(body: str, lead: str, trail: str) -> Split | None:
     if len(items) < 3 or len(set(breaks)) != 1 or not all(_LIST_ITEM.fullmatch(item) for item in items):
         return None
     return Split(ITEM, tuple(items), (lead + label.group(0),) + tuple(breaks) + (trail,))
+
+
+def _bracket_split(body: str, lead: str, trail: str) -> Split | None:
+    """A line's one bracketed list ("def reserve(aos: str, antenna: str, los: str) -> ..."):
+    three or more short items, one separator between them all, nothing nested. A signature a
+    template prints from a set sends its parameters in another order per request; items are
+    put in one order only where every session sends each (ITEM units)."""
+    match = _BRACKETED.fullmatch(body)
+    if match is None:
+        return None
+    inner = match.group(2)
+    breaks = _LIST_BREAK.findall(inner)
+    items = _LIST_BREAK.split(inner)
+    if len(items) < 3 or len(set(breaks)) != 1 or not all(_BRACKET_ITEM.fullmatch(item) for item in items):
+        return None
+    return Split(ITEM, tuple(items), (lead + match.group(1),) + tuple(breaks) + (match.group(3) + trail,))
 
 
 def _sentence_split(body: str, lead: str, trail: str) -> Split | None:

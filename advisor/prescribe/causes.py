@@ -163,7 +163,9 @@ def findings(found: list[Cause], worth: Callable[[str], int], offset_of: Callabl
         fresh = [c for c in mine if c.kind in UNREPORTED_KINDS or not REPORTED_AS[code] & codes
                  or (code == SPELLING and c.kind not in spelled)]
         if not fresh:
-            answers[code] = next((f for f in known if f.code in REPORTED_AS[code]), None)
+            # (Of the diagnosis's findings of this change, the one worth most.)
+            answers[code] = max((f for f in known if f.code in REPORTED_AS[code]), key=lambda f: f.tokens_lost,
+                                default=None)
             continue
         top = fresh[0]  # (most requests first)
         kinds = "; ".join(f"{WHAT[c.kind]} ({c.requests:,} requests)" for c in fresh)
