@@ -85,6 +85,12 @@ class PrescribeResult(Result):
         return prescription_html(self.data)
 
 
+
+def _tool_name(tool: object) -> str:
+    function = tool.get("function") if isinstance(tool, dict) else None
+    name = function.get("name") if isinstance(function, dict) else None
+    return name if isinstance(name, str) else ""
+
 def _held(seq: Sequence) -> int:
     """The pool tokens a request holds: its prompt, in whole blocks for block hashes."""
     return len(seq.ids) * seq.unit if seq.unit != 1 else seq.prompt_tokens
@@ -153,6 +159,24 @@ def prescribe(
         pins = [a.finding for a in result.actions if a.kind == "pin-template-value" and a.finding is not None]
         sorts = [a.finding for a in result.actions if a.kind == "sort-tool-definitions" and a.finding is not None]
         by_text = [a.finding for a in result.actions if a.details.get("sorted") and a.finding is not None]
+        canon = next((a for a in result.actions if a.kind == "canonical-order"), None)
+        if canon is not None:
+            # The canonical order answers every finding of the diagnosis it changes: tools in
+            # one order, sections in one order, values where the variant measured best put them.
+            # (Whether it sends some request's tools in another order: the diagnosis may read
+            # them as blocks of content, "content-order", where the chat template prints them.)
+            names = [[_tool_name(t) for t in (seq.request.tools or ())] for seq in seqs]
+            resorted = any(names[k] != [_tool_name(t) for t in (seq.request.tools or ())]
+                           for k, seq in enumerate(result.rewritten or ()))
+            for k, f in enumerate(result.findings):
+                if f.code == "TR201" and (f.kind == "tool-order" or resorted and not sorts):
+                    sorts.append(k)  # (named by the canonical order or not: a loop sorts them)
+                if f.details.get("from") == "canonical-order" or f.details.get("layout") or k in sorts:
+                    continue
+                if f.code == "TR201":
+                    (sorts if f.kind == "tool-order" else by_text).append(k)
+                elif f.code in ("TR101", "TR102") and "to" in canon.details:
+                    destinations.setdefault(k, canon.details["to"])
         # (The findings prescribe measured, the ones a second look found after the first fixes
         # among them: the actions' finding numbers count in that list.)
         measured = dataclasses.replace(diagnosis, findings=result.findings)

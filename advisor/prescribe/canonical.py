@@ -705,7 +705,7 @@ def _consecutive(values: list[int]) -> bool:
 
 
 def _list_split(body: str, lead: str, trail: str) -> Split | None:
-    """A labelled line's comma-separated list ("Open issue tags: ranked, store, ..."): three
+    """A labelled line's comma-separated list ("Open issue tags: ranked, store, ..."): two
     or more short items, one separator between them all, none a sentence or a clause. Items
     are put in one order only where every session sends each (ITEM units)."""
     label = _INLINE_LABEL.match(body)
@@ -714,7 +714,7 @@ def _list_split(body: str, lead: str, trail: str) -> Split | None:
     rest = body[label.end():]
     breaks = _LIST_BREAK.findall(rest)
     items = _LIST_BREAK.split(rest)
-    if len(items) < 3 or len(set(breaks)) != 1 or not all(_LIST_ITEM.fullmatch(item) for item in items):
+    if len(items) < 2 or len(set(breaks)) != 1 or not all(_LIST_ITEM.fullmatch(item) for item in items):
         return None
     return Split(ITEM, tuple(items), (lead + label.group(0),) + tuple(breaks) + (trail,))
 

@@ -67,7 +67,7 @@ def template_diffs(folder: Path | None, diagnosis: Diagnosis, destinations: dict
     sorted_text = set(text_sorts)
     out: list[TemplateDiff] = []
     for k, f in enumerate(diagnosis.findings):
-        if f.details.get("from") == "canonical-order":
+        if f.details.get("from") == "canonical-order" and k not in sorted_tools:
             continue  # a cause the canonical order names: its rewrite is the fix, no template's block
         if f.details.get("layout"):
             # Where the chat template prints the system prompt: the requests change (the

@@ -231,7 +231,7 @@ def test_only_a_tools_descriptions_and_choices_are_cut_and_a_deep_schema_is_kept
         # An enum's choices are kept whole (never cut as prose); the one that varies leaves
         # the schema for the newest turn, named with its parameter, the fixed one stays.
         assert method["enum"] == ["Standard. Five days."]
-        assert f'method: one of ["Express. Code {k}."]' in after.messages[-1]["content"]
+        assert f'method (enum): ["Express. Code {k}."]' in after.messages[-1]["content"]
         assert f"Session: {k}ab{k}." in after.messages[-1]["content"]
         assert after.tools[0]["function"]["parameters"]["deep"] == deep
 
