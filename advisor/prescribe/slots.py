@@ -59,6 +59,12 @@ def align(text: str, copies: Iterable[str]) -> tuple[int, int] | None:
             continue
         a = len(os.path.commonprefix([text, other]))
         b = _common_tail(text, other, min(len(text), len(other)) - a)
+        # (Where the run shared at either end stops inside a word of either copy, the word
+        # is the value's: "desk 0" and "desk 10" share the "0", which is no frame.)
+        while a > 0 and any(_word(t[a - 1]) and a < len(t) and _word(t[a]) for t in (text, other)):
+            a -= 1
+        while b > 0 and any(_word(t[-b]) and len(t) > b and _word(t[-b - 1]) for t in (text, other)):
+            b -= 1
         if a + b < FRAME_SHARE * max(len(text), len(other)):
             continue
         head = a if head < 0 else min(head, a)
