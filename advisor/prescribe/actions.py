@@ -40,11 +40,11 @@ from advisor.prescribe.moves import (AFTER_SHARED, AFTER_STATIC, CHAT_MARKUP, DE
 from advisor.prescribe.canonical import (CHANGES, KEPT, ORDER, PLACEMENT, Rounds, canonical_fix, canonical_fixes,
                                          canonical_rounds, forget_units, tool_pool, Pool)
 from advisor.prescribe.causes import PLACEMENT as PLACEMENT_CODE
-from advisor.prescribe.causes import REPORTED_AS
+from advisor.prescribe.causes import HISTORY_CHANGE, REPORTED_AS, history_causes
 from advisor.prescribe.causes import causes
 from advisor.prescribe.causes import findings as cause_findings
 from advisor.prescribe.history import as_first_sent
-from advisor.prescribe.markup import markup_of
+from advisor.prescribe.markup import markup_of, prompt_turns
 from advisor.prescribe.pins import pin_template_values
 from advisor.prescribe.rewrite import (LAST_USER, MESSAGE_END, editable, reorder_blocks,
                                        sort_tools, sort_tools_and_keys)
@@ -1108,7 +1108,7 @@ def _canonical_start(m: Measurer, chosen: list[Fix], keep: frozenset[str]) -> _S
     # Each conversation's history as first sent: what a client re-rendered in an earlier
     # turn is no unit to order but a change to undo (advisor.prescribe.history); turns
     # compared in their canonical forms.
-    start = as_first_sent(start, rounds.content)
+    start = as_first_sent(start, rounds.content, lambda prompt: prompt_turns(prompt, m.markup))
     done = {id(r): s for r, s in zip(m.editable, start) if r is not None}
     return rounds, start, done, canonical_fixes(start, m.joiner, rounds, m.markup.system_late)
 
@@ -1180,8 +1180,16 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
     kept = rounds.sharing_out() if best[4].get("shared_out") else rounds
 
 
+    # The requests as the chosen fixes leave them, before their history is as first sent.
+    resent = [_applied(chosen, r, m.apply) if r is not None else None for r in m.editable]
+    logged = {id(r): s for r, s in zip(m.editable, resent) if r is not None}
+
     def worth(change: str) -> int:
-        # What the canonical form loses with one of its changes left out.
+        # What the canonical form loses with one of its changes left out (the history as
+        # first sent: the same form on the requests as sent).
+        if change == HISTORY_CHANGE:
+            fix = canonical_fix(kept, to, m.joiner, pool, first_user)
+            return cached - m.cached(m.rewritten([_then(logged, fix, m.apply)])[0], own_rate=True)
         fix = canonical_fix(kept.keeping(keep | {change}), to, m.joiner, pool, first_user)
         return cached - m.cached(m.rewritten([_then(done, fix, m.apply)])[0], own_rate=True)
 
@@ -1189,11 +1197,12 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
         # Where the request as logged first differs from its canonical form with only this
         # cause's change made: the cause itself, not an earlier change of another kind
         # (static tools put in name order ahead of the per-request tool that is the cause).
-        logged = pack(m.seqs[index].ids)
-        fix = canonical_fix(kept.keeping(keep | (CHANGES - {change})), to, m.joiner, pool, first_user)
+        ids_logged = pack(m.seqs[index].ids)
+        fix = (canonical_fix(kept.keeping(keep | (CHANGES - {change})), to, m.joiner, pool, first_user)
+               if change != HISTORY_CHANGE else _unchanged)
         for ids in (m.one(_then(done, fix, m.apply), index), best[2][index].ids):
             if ids is not None and ids != m.seqs[index].ids:
-                return common_bytes(logged, 0, pack(ids), 0) // ITEM
+                return common_bytes(ids_logged, 0, pack(ids), 0) // ITEM
         return 0
 
     # The memos of the forms measured hold every text of this traffic; worth and named (for
@@ -1203,10 +1212,14 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
     def named() -> CauseFindings:
         # Named under the counts of the traffic as the chosen fixes leave it (the first
         # round's); only for the form the prescription keeps, as each cause costs a measure.
-        found = causes(start, kept.canons[0], moved_out=to != KEPT)
+        found = causes(start, kept.canons[0], moved_out=to != KEPT) + history_causes(resent, start)
         return cause_findings(found, worth, offset_of, m.prompt_tokens, known)
 
     return (*best, named)
+
+
+def _unchanged(req: Request) -> Request | None:
+    return None
 
 
 def _with_pool(m: Measurer, rounds: Rounds, variants_of: list[tuple[str, Fix, dict[str, Any]]], top: Top,
@@ -1322,7 +1335,7 @@ def section_order(diagnosis: Diagnosis, last: str | None = "user") -> list[str]:
         if f.code == "TR102":
             order.insert(1, "content most requests share, before any per-request content")
         if f.code == "TR101":
-            before = f.details["context_before"].strip().splitlines()
+            before = f.details.get("context_before", "").strip().splitlines()
             order.append(f"per-request {f.kind} ({before[-1] if before else f.example})")
     order.append(LAST_TURN.get(last, LAST_TURN["user"]))
     return order

@@ -1708,10 +1708,13 @@ def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, jo
         role, content = messages[k].get("role"), messages[k].get("content")
         turn = role in ("user", "assistant", "tool")
         # (A reply of the assistant's, then a fixed user turn: a script every session sends, and
-        # the fixed turn does not answer the value, as a reply to a user turn answers that turn.)
-        after = messages[k + 1].get("content")
-        scripted = (role == "assistant" and messages[k + 1].get("role") == "user" and isinstance(after, str)
-                    and canon.is_static(after))
+        # the fixed turn does not answer the value, as a reply to a user turn answers that turn.
+        # So is a reply to a fixed user turn, an example's answer: its question fixed, a value
+        # in it answers nothing that varies; it is a stamp on the example.)
+        after, asked = messages[k + 1].get("content"), messages[k - 1].get("content") if k else None
+        scripted = role == "assistant" and (
+            messages[k + 1].get("role") == "user" and isinstance(after, str) and canon.is_static(after)
+            or bool(k) and messages[k - 1].get("role") == "user" and isinstance(asked, str) and canon.is_static(asked))
         cut = (canon.split_restamped(content, role == "tool", into_user, role == "tool", scripted=scripted)
                if turn and isinstance(content, str) else None)
         if cut is not None:

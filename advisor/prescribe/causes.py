@@ -39,9 +39,15 @@ from advisor.prescribe.canonical import (
     text_parts,
 )
 
-SPELLING, ORDER, PLACEMENT = "TR104", "TR201", "TR102"
+SPELLING, ORDER, PLACEMENT, HISTORY = "TR104", "TR201", "TR102", "TR101"
+# What the history as first sent changes (``advisor.prescribe.history``): not the canonical
+# form's, measured apart by the caller.
+HISTORY_CHANGE = "history"
 # The change of the canonical form each code's causes are undone by, to measure them.
-CHANGE = {SPELLING: canonical.SPELLING, ORDER: canonical.ORDER, PLACEMENT: canonical.PLACEMENT}
+CHANGE = {SPELLING: canonical.SPELLING, ORDER: canonical.ORDER, PLACEMENT: canonical.PLACEMENT,
+          HISTORY: HISTORY_CHANGE}
+# (A diagnosis's finding of a value in the history, ``in_history``, is that cause's.)
+IN_HISTORY = "in-history"
 # A cause whose leaving out costs the canonical form less than this share of the prompt
 # tokens is not named: it is not why the rewrite is worth asking for.
 CAUSE_SHARE = 0.01
@@ -49,7 +55,8 @@ CAUSE_SHARE = 0.01
 # (the varying span, the units out of order) and the canonical form is that finding's fix,
 # so the cause is not named twice. It never reports a tool list cut to a per-request subset
 # as such (it sees the tools part where the subsets differ).
-REPORTED_AS = {SPELLING: frozenset({"TR104"}), ORDER: frozenset({"TR201"}), PLACEMENT: frozenset({"TR101", "TR102"})}
+REPORTED_AS = {SPELLING: frozenset({"TR104"}), ORDER: frozenset({"TR201"}), PLACEMENT: frozenset({"TR101", "TR102"}),
+               HISTORY: frozenset({IN_HISTORY})}
 UNREPORTED_KINDS = frozenset({"tool-subset"})
 WHAT = SPELLED | {
     "tool-order": "the same tool definitions in another order",
@@ -66,6 +73,8 @@ WHAT = SPELLED | {
     "tool-content": "content of its own inside a tool definition, ahead of the conversation",
     "message-order": "the same system messages, or example exchanges, in another order",
     "message-ahead": "a message of its own (a note, a summary, passages) ahead of the system messages every request sends",
+    "history-value": ("an earlier turn of a conversation sent again otherwise than its previous request sent it (a "
+                      "reply's age, a reading restamped at each request)"),
 }
 EXAMPLE_CHARS = 80  # of a unit's text, in a cause's example
 # The order kind of units of each split kind.
@@ -103,6 +112,28 @@ def causes(requests: Iterable[Request | None], canon: Canon, moved_out: bool = F
     return sorted(found.values(), key=lambda c: (-c.requests, c.code, c.kind))
 
 
+def history_causes(sent: list[Request | None], first_sent: list[Request | None]) -> list[Cause]:
+    """The requests whose history ``as_first_sent`` changed (``first_sent``, against the
+    requests as ``sent``): one cause, its example the first turn sent otherwise."""
+    cause: Cause | None = None
+    for index, (old, new) in enumerate(zip(sent, first_sent)):
+        if old is None or new is None or old is new:
+            continue
+        if cause is None:
+            cause = Cause(HISTORY, "history-value", first=old, index=index, example=_excerpt(_resent(old, new)))
+        cause.requests += 1
+    return [cause] if cause is not None else []
+
+
+def _resent(old: Request, new: Request) -> str:
+    """The first text of ``old`` that ``new`` sends otherwise."""
+    if old.kind == "prompt":
+        a, b = old.prompt or "", new.prompt or ""
+        at = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+        return a[at:]
+    return next((_content_text(x) for x, y in zip(old.messages or (), new.messages or ()) if x != y), "")
+
+
 def findings(found: list[Cause], worth: Callable[[str], int], offset_of: Callable[[int, str], int], prompt_tokens: int,
              known: list[Finding]) -> tuple[list[Finding], list[dict[str, Any]], Finding | None]:
     """The causes worth naming, by code: each code's kinds by the requests that show them,
@@ -115,12 +146,12 @@ def findings(found: list[Cause], worth: Callable[[str], int], offset_of: Callabl
     every named cause as the action lists it (code, kind, requests, tokens; the most
     requested kind of each code), worth most first; and the finding that answers the first
     of them, its own or the diagnosis's."""
-    codes = {f.code for f in known}
+    codes = {f.code for f in known} | ({IN_HISTORY} if any(f.details.get("in_history") for f in known) else set())
     spelled = {f.kind for f in known if f.code in REPORTED_AS[SPELLING]}
     new: list[Finding] = []
     named: list[dict[str, Any]] = []
     answers: dict[str, Finding | None] = {}
-    for code in (SPELLING, ORDER, PLACEMENT):
+    for code in (SPELLING, ORDER, PLACEMENT, HISTORY):
         mine = [c for c in found if c.code == code]
         if not mine:
             continue

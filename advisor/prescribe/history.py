@@ -69,19 +69,45 @@ def _continues(earlier: tuple[list[str], list[str], list[Any]], messages: tuple[
     return all(c == d or _restamped(a, b) for a, b, c, d in zip(old_logged, logged, old_formed, formed))
 
 
-def as_first_sent(requests: list[Request | None], form: Form | None = None) -> list[Request | None]:
+Turns = Callable[[str], "tuple[tuple[int, int, str], ...] | None"]  # a prompt's turns (``markup.prompt_turns``)
+
+
+def _messages(req: Request, turns: Turns | None) -> tuple[dict[str, Any], ...] | None:
+    """A request's messages: its own, or a raw prompt's turns read as messages."""
+    if req.kind == "messages":
+        return req.messages or None
+    if req.kind == "prompt" and req.prompt and turns is not None:
+        found = turns(req.prompt)
+        return tuple({"role": role, "content": req.prompt[a:b]} for a, b, role in found) if found else None
+    return None
+
+
+def _with(req: Request, messages: tuple[dict[str, Any], ...], turns: Turns | None) -> Request:
+    """``req`` sending ``messages``: a raw prompt with each turn's body replaced, its markup kept."""
+    if req.kind == "messages" or req.prompt is None or turns is None:
+        return dataclasses.replace(req, messages=messages)
+    prompt, found = req.prompt, turns(req.prompt) or ()
+    for (a, b, _), message in reversed(list(zip(found, messages))):
+        prompt = prompt[:a] + message["content"] + prompt[b:]
+    return dataclasses.replace(req, prompt=prompt)
+
+
+def as_first_sent(requests: list[Request | None], form: Form | None = None,
+                  turns: Turns | None = None) -> list[Request | None]:
     """The traffic with each conversation's earlier turns as its previous request sent them
     (the same objects where nothing changes). ``form``: the form turns are compared in (the
-    canonical one, where a client also sends each turn's units in an order of its own)."""
+    canonical one, where a client also sends each turn's units in an order of its own);
+    ``turns``: how a raw prompt's turns are read (a prompt's conversation is its turns)."""
     # Per opening: ((surfaces as logged, in form, roles), messages as first sent) of its
     # requests so far.
     seen: dict[str, list[tuple[tuple[list[str], list[str], list[Any]], tuple[dict[str, Any], ...]]]] = {}
     out: list[Request | None] = []
     for req in requests:
-        if req is None or req.kind != "messages" or not req.messages:
+        messages_or_none = _messages(req, turns) if req is not None else None
+        if req is None or messages_or_none is None:
             out.append(req)
             continue
-        messages = req.messages
+        messages = messages_or_none
         logged = [_surface(m, None) for m in messages]
         formed = [_surface(m, form) for m in messages] if form is not None else logged
         group = seen.setdefault(_opening(messages, formed), [])
@@ -90,7 +116,7 @@ def as_first_sent(requests: list[Request | None], form: Form | None = None) -> l
         fixed = messages
         if previous is not None and any(a != b for a, b in zip(previous, messages)):
             fixed = tuple(previous) + messages[len(previous):]
-            req = dataclasses.replace(req, messages=fixed)
+            req = _with(req, fixed, turns)
         group.append(((logged, formed, [m.get("role") for m in messages]), fixed))
         del group[:-LINK_BACK]  # (only the latest are looked at)
         out.append(req)

@@ -30,8 +30,13 @@ _CANDIDATE = re.compile(CHAT_MARKER.pattern + r"|\[/?[A-Za-z][A-Za-z0-9_]{0,40}\
 _ROLE_WORD = r"(system|developer|user|assistant|model|chatbot|tool|ipython)"
 _ROLE_IN_MARK = re.compile(rf"(?i)(?<![a-z]){_ROLE_WORD}(?![a-z])")
 _ROLE_LINE = re.compile(rf"{_ROLE_WORD}(\n|$)")
+# A raw prompt's turns in plain text: a line that is a role's name and nothing else, as a
+# markdown heading, in bold or with a colon ("### User", "**Assistant**", "Human:"), where the
+# tokenizer knows no chat markup.
+_ROLE_HEADING = re.compile(r"(?im)^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*)?(system|user|assistant|human|ai|model)(?:\*\*)?"
+                           r"[ \t]*:?[ \t]*(?:\*\*)?[ \t]*$\n?")
 # The layouts' names for the assistant and for a tool's result.
-_ROLES = {"model": "assistant", "chatbot": "assistant", "ipython": "tool"}
+_ROLES = {"model": "assistant", "chatbot": "assistant", "ipython": "tool", "human": "user", "ai": "assistant"}
 # Roles that hold a prompt's instructions: what the placement variants move out of.
 SYSTEM_ROLES = ("system", "developer")
 # The role of a turn holding the tool definitions, where a layout prints them in one of their own.
@@ -162,7 +167,7 @@ def prompt_turns(prompt: str, markup: Markup = PLAIN) -> tuple[tuple[int, int, s
     first), the markup and the role line around it left out."""
     marks = markup.marks(prompt)
     if len(marks) < 2:
-        return None
+        return _heading_turns(prompt)
     out: list[tuple[int, int, str]] = []
     role: str | None = None
     body: tuple[int, int] | None = None
@@ -189,6 +194,25 @@ def prompt_turns(prompt: str, markup: Markup = PLAIN) -> tuple[tuple[int, int, s
         # (The layout's own break before the body, Llama 3's blank line, stays markup.)
         body = (start + len(prompt[start:end]) - len(prompt[start:end].lstrip("\n")), end)
     close()
+    return tuple(out) or None
+
+
+def _heading_turns(prompt: str) -> tuple[tuple[int, int, str], ...] | None:
+    """The turns of a prompt that names its roles on lines of their own (``_ROLE_HEADING``),
+    two roles at least: each body the text after its heading, up to the next one (the blank
+    lines between them are layout); text ahead of the first heading is a preamble's."""
+    heads = list(_ROLE_HEADING.finditer(prompt))
+    if len(heads) < 2 or len({h.group(1).lower() for h in heads}) < 2:
+        return None
+    out: list[tuple[int, int, str]] = []
+    spans = [(0, heads[0].start(), "system")] + [(h.end(), heads[k + 1].start() if k + 1 < len(heads) else len(prompt),
+                                                  h.group(1).lower()) for k, h in enumerate(heads)]
+    for start, end, role in spans:
+        body = prompt[start:end]
+        if not body.strip():
+            continue
+        lead = len(body) - len(body.lstrip("\n"))
+        out.append((start + lead, start + len(body.rstrip()), _ROLES.get(role, role)))
     return tuple(out) or None
 
 

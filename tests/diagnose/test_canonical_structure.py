@@ -1046,3 +1046,35 @@ def test_a_stamp_line_over_the_instructions_in_the_first_user_turn_leaves_the_hi
         if k % 4:
             before = out[k - 1].messages
             assert before is not None and list(req.messages[:len(before) - 1]) == list(before[:-1])
+
+
+def test_a_stamp_on_an_example_s_answer_leaves_it_and_a_reply_to_a_session_s_own_question_keeps_its_value() -> None:
+    """Few-shot examples whose first canned answer opens with the catalogue's date ("Stand:
+    Montag, 30. November 2026."), one per day: the example's question is fixed, so the date
+    answers nothing that varies; it goes to the newest user turn and every request sends the
+    same examples. A conversation's reply to a question of its own keeps its value."""
+    days = ["Montag, 30. November 2026", "Dienstag, 1. Dezember 2026", "Mittwoch, 2. Dezember 2026"]
+    shots = [("List the ceramics of the bequest.", "Always cite the bequest. Rule applied: cite it."),
+             ("Who made the clock?", "Always cite the maker. Rule applied: cite the maker.")]
+    records = []
+    for k in range(12):
+        messages = [{"role": "system", "content": "You answer collection questions."}]
+        for j, (q, a) in enumerate(shots):
+            messages += [{"role": "user", "content": q},
+                         {"role": "assistant", "content": (f"Stand: {days[k // 4]}. " if j == 0 else "") + a}]
+        records.append({"messages": messages + [{"role": "user", "content": f"Question {k} about object {k}?"}]})
+    out = variant(requests(records), LAST_USER)
+    examples = {json.dumps(r.messages[1:-1]) for r in out if r.messages}
+    assert len(examples) == 1 and not any(day.split(", ")[1] in next(iter(examples)) for day in days)
+    for k, r in enumerate(out):
+        assert r.messages is not None and days[k // 4] in r.messages[-1]["content"]
+    chats = []
+    for s_ in range(4):
+        for turn in range(3):
+            history = [m for t in range(turn) for m in (
+                {"role": "user", "content": f"Session {s_} asks about case {t}?"},
+                {"role": "assistant", "content": f"Case {t} closes on {days[s_ % 3]}. Always cite the rule." if t == 0
+                 else "Noted. Always cite the rule."})]
+            chats.append({"messages": [{"role": "system", "content": "You answer case questions."}] + history
+                          + [{"role": "user", "content": f"Session {s_} question {turn}?"}]})
+    _history_stays(chats)

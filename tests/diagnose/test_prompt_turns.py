@@ -93,6 +93,28 @@ def test_a_prompt_without_markup_is_one_text() -> None:
     assert prompt_turns(text, _markup(LAYOUTS[6])) == ((6, 29, "user"),)
 
 
+@settings(max_examples=30, deadline=None)
+@given(head=st.sampled_from(["### {}", "**{}**", "{}:", "## {}:"]), case=st.sampled_from([str.title, str.upper]),
+       bodies=st.lists(st.text("abc xyz.\n", min_size=1, max_size=30).filter(lambda t: t.strip()), min_size=2,
+                       max_size=6))
+def test_a_plain_prompt_that_names_its_roles_on_lines_of_their_own_gives_its_turns(
+        head: str, case: Any, bodies: list[str]) -> None:
+    """A raw prompt in plain text whose roles head their turns ("### User", "**Assistant**",
+    "Human:"): each body is a turn of the role above it, in order, the headings and the blank
+    lines between turns its layout; a conversation so written keeps its turns in order."""
+    roles = ["user" if k % 2 == 0 else "assistant" for k in range(len(bodies))]
+    bodies = [b.strip("\n") or "x" for b in bodies]
+    prompt = "Be brief.\n\n" + "\n\n".join(head.format(case(r)) + "\n" + b for r, b in zip(roles, bodies)) \
+        + "\n\n" + head.format(case("assistant")) + "\n"
+    turns = prompt_turns(prompt)
+    assert turns is not None
+    assert [(prompt[a:b], role) for a, b, role in turns] == [("Be brief.", "system")] + [
+        (b.lstrip("\n").rstrip(), r) for b, r in zip(bodies, roles)]
+    # One heading, or headings of one role, are no conversation: the text is one.
+    assert prompt_turns("### User\nSummarize the report.") is None
+    assert prompt_turns("User:\nfirst\n\nUser:\nsecond") is None
+
+
 @settings(max_examples=15, deadline=None)
 @given(layout=st.sampled_from([layout for layout in LAYOUTS if layout[1] is None or "gemma" not in layout[1].name]),
        system=CONTENT, question=CONTENT, result=CONTENT)
