@@ -389,20 +389,24 @@ def test_a_closing_cue_stays_last() -> None:
 
 
 def test_a_raw_prompt_ends_with_its_cue_whatever_moves_ahead_of_it() -> None:
-    """A prompt without chat markup (plain "### Role" labels, one text): its last unit, static
-    behind per-request text, is where the model answers; the per-request passages go after the
-    instructions, the question and the cue stay last, every word kept."""
+    """A prompt without chat markup (plain "### Section" labels, one text): its last unit,
+    static behind per-request text, is where the model answers; the per-request passages go
+    after the instructions, the question and the cue stay last, every word kept. Written with
+    role headings ("### User"), the prompt is turns: the passages go to the user's, and the
+    assistant's heading still ends the prompt."""
     pool = [f"[doc {k}] fact number {k} about the product." for k in range(8)]
     rules = "Answer from the passages only.\n\nCite the passage number."
-    records = []
-    for k in range(10):
-        docs = "\n\n".join([pool[k % 8], pool[(3 * k + 1) % 8]])
-        records.append({"prompt": f"### System\n{docs}\n\n{rules}\n\n### User\nQuestion {k}?\n\n### Assistant\n"})
-    for variant in range(4):
-        for k, r in enumerate(apply(variant, requests(records))):
-            assert r.prompt is not None and r.prompt.endswith(f"### User\nQuestion {k}?\n\n### Assistant\n"), r.prompt
-            assert r.prompt.index("Cite the passage number.") < r.prompt.index("[doc ")
-            assert words(r) == words(requests([records[k]])[0])  # type: ignore[arg-type]
+    for system, user, cue in (("Instructions", "Question", "Answer"), ("System", "User", "Assistant")):
+        records = []
+        for k in range(10):
+            docs = "\n\n".join([pool[k % 8], pool[(3 * k + 1) % 8]])
+            records.append({"prompt": f"### {system}\n{docs}\n\n{rules}\n\n### {user}\nQuestion {k}?\n\n### {cue}\n"})
+        for variant in range(4):
+            for k, r in enumerate(apply(variant, requests(records))):
+                end = f"### {user}\nQuestion {k}?\n\n### {cue}\n" if cue == "Answer" else f"\n\n### {cue}\n"
+                assert r.prompt is not None and r.prompt.endswith(end), r.prompt
+                assert r.prompt.index("Cite the passage number.") < r.prompt.index("[doc ")
+                assert words(r) == words(requests([records[k]])[0])  # type: ignore[arg-type]
     # A static last unit that is no cue is ordered like any other: static sections in
     # another order per session come out in one.
     rotated = [{"prompt": "\n\n".join(["Alpha rules.", "Beta rules.", "Gamma rules."][k % 3:]
