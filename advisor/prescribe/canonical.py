@@ -1812,7 +1812,7 @@ def _prompt(req: Request, prompt: str, canon: Canon | Rounds, to: str, joiner: s
     turns = prompt_turns(prompt, canon.markup)
     if turns is None:
         out = canon.whole(prompt)
-        cut = canon.split_out(out) if to != KEPT else None
+        cut = canon.split_out(out) if to == LAST_USER else None
         if cut is not None:
             # No turn to move to: what varies goes to the end of the text, ahead of the cue
             # the model answers after ("Assistant:"), which stays last.

@@ -1078,34 +1078,3 @@ def test_a_stamp_on_an_example_s_answer_leaves_it_and_a_reply_to_a_session_s_own
             chats.append({"messages": [{"role": "system", "content": "You answer case questions."}] + history
                           + [{"role": "user", "content": f"Session {s_} question {turn}?"}]})
     _history_stays(chats)
-
-
-def test_in_a_plain_prompt_a_sentence_several_tenants_share_leaves_a_tool_catalog_for_its_end() -> None:
-    """A raw prompt (no chat markup) with a compact JSON tool catalog, one tool's description
-    ending in a tenant's allowlist (a few tenants, several requests each): the variant that
-    moves what not every session sends cuts the sentence out and puts it at the end, ahead of
-    the cue; the catalog left is the same in every request and still parses."""
-    tools = [{"type": "function", "function": {"name": n, "description": f"Do {n} for the member."}}
-             for n in ("open_case", "book_engineer", "renew_loans")]
-    allowlists = ["10.0.1.0/24", "10.0.2.0/26, 10.0.9.0/28", "172.16.4.0/24"]
-    records = []
-    for k in range(12):
-        mine = json.loads(json.dumps(tools))
-        mine[1]["function"]["description"] += f" Engineers may only connect from {allowlists[k % 3]}."
-        catalog = json.dumps(mine, separators=(",", ":"))
-        records.append({"prompt": f"You help members.\n\nTools (JSON):\n{catalog}\n\nBe brief and kind.\n\n"
-                                  f"Member: question {k}?\nAdviser:"})
-    reqs = requests(records)
-    fixes = canonical_fixes(reqs, "")
-    fix = next(f for _, f, d in fixes if d.get("shared_out"))
-    heads = set()
-    for k, req in enumerate(reqs):
-        assert req is not None
-        out = (fix(req) or req).prompt
-        assert out is not None and out.endswith(f"Member: question {k}?\nAdviser:")
-        head = out[:out.index("Engineers may only")]
-        heads.add(head)
-        catalog = next(p for p in out.split("\n\n") if p.startswith("Tools (JSON):\n")).split("\n", 1)[1]
-        assert json.loads(catalog) == tools
-        assert allowlists[k % 3] in out[len(head):]
-    assert len(heads) == 1
