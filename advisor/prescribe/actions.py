@@ -757,9 +757,11 @@ class CanonicalTop:
 
 
 # Where the traffic stands before the canonical order's variants are measured: the rounds of
-# forms, each request as the chosen fixes left it (in log order; and by the identity of the
-# request as logged), and the variants.
-_Start = tuple[Rounds, list["Request | None"], dict[int, "Request | None"], list[tuple[str, Fix, dict[str, Any]]]]
+# forms, each request as the chosen fixes left it with its history as first sent (in log
+# order; and by the identity of the request as logged), the variants, and each request as the
+# chosen fixes left it before its history was restored (in log order).
+_Start = tuple[Rounds, list["Request | None"], dict[int, "Request | None"], list[tuple[str, Fix, dict[str, Any]]],
+               list["Request | None"]]
 
 
 def _canonical_start(m: Measurer, chosen: list[Fix], keep: frozenset[str]) -> _Start:
@@ -770,9 +772,10 @@ def _canonical_start(m: Measurer, chosen: list[Fix], keep: frozenset[str]) -> _S
     # Each conversation's history as first sent: what a client re-rendered in an earlier
     # turn is no unit to order but a change to undo (advisor.prescribe.history); turns
     # compared in their canonical forms.
-    start = as_first_sent(start, rounds.content, lambda prompt: prompt_turns(prompt, m.markup))
+    sent = start
+    start = as_first_sent(sent, rounds.content, lambda prompt: prompt_turns(prompt, m.markup))
     done = {id(r): s for r, s in zip(m.editable, start) if r is not None}
-    return rounds, start, done, canonical_fixes(start, m.joiner, rounds, m.markup.system_late)
+    return rounds, start, done, canonical_fixes(start, m.joiner, rounds, m.markup.system_late), sent
 
 
 def _canonical_top(m: Measurer, begun: _Start, keep: frozenset[str],
@@ -780,7 +783,7 @@ def _canonical_top(m: Measurer, begun: _Start, keep: frozenset[str],
     """The best variant measured (``found``: the one a search elsewhere found, measured
     again for its traffic), the tool pool where it sends one, and the variant it extends
     then (else its own)."""
-    rounds, start, done, variants_of = begun
+    rounds, start, done, variants_of, _ = begun
     # (cached, variant, its traffic, requests changed): the best so far, whose traffic is
     # kept (one more than the one measured at a time).
     top: Top | None = None
@@ -836,7 +839,7 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
     else:
         begun = _canonical_start(m, chosen, keep)
         top, pool, _ = _canonical_top(m, begun, keep, found)
-    rounds, start, done, variants_of = begun
+    rounds, start, done, variants_of, resent = begun
     # (A finding only the canonical form answers takes it at any gain: ``share`` 0.)
     if top[0] - after < max(1.0, share * m.prompt_tokens):
         return None
@@ -847,10 +850,7 @@ def _canonical_order(m: Measurer, chosen: list[Fix], after: int, share: float, k
     best = (top[0], top[3], top[2], description, dict(details))
     cached, to, first_user = best[0], best[4]["to"], bool(best[4].get("first_user"))
     kept = rounds.sharing_out() if best[4].get("shared_out") else rounds
-
-
     # The requests as the chosen fixes leave them, before their history is as first sent.
-    resent = [_applied(chosen, r, m.apply) if r is not None else None for r in m.editable]
     logged = {id(r): s for r, s in zip(m.editable, resent) if r is not None}
 
     def worth(change: str) -> int:

@@ -26,6 +26,7 @@ A request counts once per kind. The caller measures what each cause is worth.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -128,9 +129,8 @@ def history_causes(sent: list[Request | None], first_sent: list[Request | None])
 def _resent(old: Request, new: Request) -> str:
     """The first text of ``old`` that ``new`` sends otherwise."""
     if old.kind == "prompt":
-        a, b = old.prompt or "", new.prompt or ""
-        at = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-        return a[at:]
+        a = old.prompt or ""
+        return a[len(os.path.commonprefix([a, new.prompt or ""])):]
     return next((_content_text(x) for x, y in zip(old.messages or (), new.messages or ()) if x != y), "")
 
 
