@@ -1894,6 +1894,19 @@ def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, jo
         return  # (a tool's JSON result takes no text: nothing has a place to go)
     found = moving_out(messages, canon, whole)
     moved = list(from_tools or ())
+    if into_user and not any(m.get("role") == "assistant" for m in messages):
+        # A single exchange (no history to extend) whose opening holds a user turn of its own
+        # ahead of a system turn every session sends (notes sent as a turn before the
+        # instructions): its text goes to the newest turn; the turn stays, empty (a template
+        # or a prompt's markup keeps its roles in order).
+        for k in range(user):
+            content = messages[k].get("content")
+            if (messages[k].get("role") == "user" and isinstance(content, str) and content.strip()
+                    and canon.moves_whole(content) and any(
+                        m.get("role") in SYSTEM_ROLES and isinstance(m.get("content"), str)
+                        and canon.is_static(m["content"]) for m in messages[k + 1:user])):
+                messages[k] = dict(messages[k], content="")
+                moved.append(content)
     if found is not None:
         system, (kept, out) = found
         content = messages[system].get("content")

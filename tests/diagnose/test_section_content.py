@@ -136,10 +136,6 @@ def test_a_value_opening_a_section_behind_the_templates_text_stays_tr101(
     assert abs(data["hit_rate_after"] - zoo.truth(w)) <= TOLERANCE
 
 
-@pytest.mark.xfail(strict=True, reason="without the move library (issue 33) the canonical order reads chat markup "
-                   "spelled as text in a vocabulary without its special tokens as one text, and moves no user turn "
-                   "of its own that opens a prompt ahead of the system turn: a shape to cover by reading such "
-                   "markup as turns")
 def test_a_short_user_turn_ahead_of_the_system_turn_in_markup_spelled_as_text_is_tr102(tmp_path: Path, cli) -> None:
     # A raw ChatML prompt under a vocabulary without its special tokens: only the markup's
     # text says that the notes are a user turn of their own, ahead of the static system turn.
