@@ -168,9 +168,12 @@ def prescribe(
             names = [[_tool_name(t) for t in (seq.request.tools or ())] for seq in seqs]
             resorted = any(names[k] != [_tool_name(t) for t in (seq.request.tools or ())]
                            for k, seq in enumerate(result.rewritten or ()))
+            ordered = [k for k, f in enumerate(result.findings) if f.code == "TR201"]
+            tools = [k for k in ordered if result.findings[k].kind == "tool-order"]
+            # (Named by the canonical order or not: a loop sorts them. Where no finding is of
+            # the tools' order, the first order finding is, if the tools were sorted.)
+            sorts.extend(tools or (ordered[:1] if resorted else []))
             for k, f in enumerate(result.findings):
-                if f.code == "TR201" and (f.kind == "tool-order" or resorted and not sorts):
-                    sorts.append(k)  # (named by the canonical order or not: a loop sorts them)
                 if f.details.get("from") == "canonical-order" or f.details.get("layout") or k in sorts:
                     continue
                 if f.code == "TR201":

@@ -1403,8 +1403,8 @@ class Canon:
         return out
 
     def tools(self, tools: tuple[Any, ...], cutting: bool = False) -> tuple[Any, ...]:
-        """The tool list by volatility, ties by name (several sessions': by first-seen rank): a
-        per-request subset of one pool then shares the longest prefix; each tool in its most common key order. ``cutting``: the
+        """The tool list by volatility, ties by name: a per-request subset of one pool then
+        shares the longest prefix; each tool in its most common key order. ``cutting``: the
         values in the tools' texts are cut out (``cut_tools``), so a tool every session
         sends whose values are cut is as fixed as its name (a value in a description does
         not send the tool behind the others)."""
@@ -1412,14 +1412,12 @@ class Canon:
         for k, tool in enumerate(tools):
             surface = json.dumps(tool, ensure_ascii=False)
             key = (TOOL, normalized(surface))
-            cls, n, rank = self.info(key)
+            cls, n, _ = self.info(key)
             if cls != STATIC and cutting and self.cut_tools((tool,))[1]:
                 named = self.info((TOOL_NAME, _tool_name(tool)))
                 cls, n = (STATIC, named[1]) if named[0] == STATIC else (cls, n)
             name = _tool_name(tool) if cls != STATIC or ORDER not in self.keep else ""
-            # (Tools several sessions send, ties in first-seen order: any subset of a pool is
-            # then in one order, and a tenant's own tools keep the order they are sent in.)
-            rows.append(((cls, -n if cls == SHARED else 0, rank if cls == SHARED else name, k), (key, surface), cls))
+            rows.append(((cls, -n if cls == SHARED else 0, name, k), (key, surface), cls))
         placed = _placed(rows, PLACEMENT not in self.keep)
         return tuple(json.loads(self.surface(key, surface)) for _, (key, surface), _ in placed)
 
@@ -1890,8 +1888,6 @@ def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, jo
     # (Values cut out of data go to a user turn only: appended to a tool's JSON result, they
     # would make it no JSON.)
     into_user = user >= 0 and messages[user].get("role") == "user"
-    if not into_user and user >= 0 and _is_json(messages[user].get("content")):
-        return  # (a tool's JSON result takes no text: nothing has a place to go)
     found = moving_out(messages, canon, whole)
     moved = list(from_tools or ())
     if into_user and not any(m.get("role") == "assistant" for m in messages):
@@ -1947,16 +1943,6 @@ def _move_out(messages: list[dict[str, Any]], canon: Canon | Rounds, to: str, jo
         moved.insert(0, own[1])
     if moved and user >= 0:
         messages[user] = dict(messages[user], content=_insert(messages[user].get("content"), moved, to == LAST_USER_START, joiner, canon))
-
-
-def _is_json(content: Any) -> bool:
-    if not isinstance(content, str) or content.lstrip()[:1] not in ("{", "["):
-        return False
-    try:
-        json.loads(content)
-    except ValueError:
-        return False
-    return True
 
 
 def _calls_cut(calls: Any, canon: Canon | Rounds, moved: list[str], context: int = 0) -> Any:

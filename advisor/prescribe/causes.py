@@ -259,7 +259,11 @@ def _tools(tools: tuple[Any, ...], canon: Canon, seen: dict[tuple[str, str], str
     # Compared by key: a tool that only changes its spelling is not a tool out of order.
     if [normalized(s) for _, s in infos] == [normalized(json.dumps(t, ensure_ascii=False)) for t in canon.tools(tools, cutting)]:
         return
-    varying = next((surface for (info, surface) in infos if info[0] != STATIC), None)
+    # A subset: a tool not every session sends ahead of one every session does (a tenant's
+    # own tools, none of them static, only in another order: an order).
+    static = [k for k, (info, _) in enumerate(infos) if info[0] == STATIC]
+    varying = next((surface for k, (info, surface) in enumerate(infos) if info[0] != STATIC and static
+                    and k < static[-1]), None)
     if varying is not None:
         seen.setdefault((PLACEMENT, "tool-subset"), varying)
     else:

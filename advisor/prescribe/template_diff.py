@@ -82,8 +82,6 @@ def template_diffs(folder: Path | None, diagnosis: Diagnosis, destinations: dict
             out.extend(_tool_order_diffs(base, chat_files, f, k))
         elif folder is None:
             continue
-        elif f.code == "TR201" and k in sorted_text:
-            out.extend(_loop_sort_diffs(folder, files, f, k))
         elif f.code in ("TR101", "TR102"):
             out.extend(_dynamic_diffs(folder, files, f, k, (destinations or {}).get(k, LAST_USER)))
         elif f.code == "TR201":
@@ -91,7 +89,13 @@ def template_diffs(folder: Path | None, diagnosis: Diagnosis, destinations: dict
             for order in diagnosis.orders:
                 if order.labels == f.details["canonical_order"]:
                     sizes = {label: len(unit) for label, unit in zip(order.labels, order.units)}
-            out.extend(_order_diffs(folder, files, f, k, sizes))
+            # (Sorted by text: the loop that writes the units gets a sort filter; where no
+            # loop writes them, the template's own sections are put in the canonical order.)
+            diffs = _loop_sort_diffs(folder, files, f, k) if k in sorted_text else []
+            if not any(d.diff for d in diffs):
+                sections = _order_diffs(folder, files, f, k, sizes)
+                diffs = sections if any(d.diff for d in sections) or not diffs else diffs
+            out.extend(diffs)
     return out
 
 
