@@ -1354,7 +1354,7 @@ class Canon:
         infos = [self.info((kind, key)) for key in keys]
         # Units that one set of sessions sends together (a product's or a tenant's own prompt,
         # static among the sessions that send it) take one order as static units do.
-        tenant = self._co_held(kind, keys, infos) if sort_static else frozenset()
+        tenant = self.held_together(kind, keys, infos) if sort_static else frozenset()
         rows = []
         for k, unit in enumerate(units):
             cls, n, rank = infos[k]
@@ -1381,7 +1381,7 @@ class Canon:
         static = [info[2] for info in infos if info[0] == STATIC]
         return min(static) if static and 2 * len(static) >= len(infos) else None
 
-    def _co_held(self, kind: str, keys: list[str], infos: list[tuple[int, int, int]]) -> frozenset[str]:
+    def held_together(self, kind: str, keys: list[str], infos: list[tuple[int, int, int]]) -> frozenset[str]:
         """The keys of the shared units that nearly every session sending the most sent of
         them sends too, where two or more are: a prompt of its own that part of the traffic
         sends whole. Units drawn from a pool (examples, passages) are held by sessions apart.

@@ -36,7 +36,7 @@ from advisor.ingest.traffic import Request
 from advisor.prescribe import canonical
 from advisor.diagnose.spelling import SPELLED, normalized, spelling_kind
 from advisor.prescribe.canonical import (
-    ENTRY, ITEM, LINE, MEMBER, PARA, SENTENCE, STATIC, TEXT, TOOL, UNIQUE, Canon, calls, in_order, moving_out, prompt_messages,
+    ENTRY, ITEM, LINE, MEMBER, PARA, SENTENCE, SHARED, STATIC, TEXT, TOOL, UNIQUE, Canon, calls, in_order, moving_out, prompt_messages,
     text_parts,
 )
 
@@ -259,11 +259,13 @@ def _tools(tools: tuple[Any, ...], canon: Canon, seen: dict[tuple[str, str], str
     # Compared by key: a tool that only changes its spelling is not a tool out of order.
     if [normalized(s) for _, s in infos] == [normalized(json.dumps(t, ensure_ascii=False)) for t in canon.tools(tools, cutting)]:
         return
-    # A subset: a tool not every session sends ahead of one every session does (a tenant's
-    # own tools, none of them static, only in another order: an order).
+    # A subset: a tool not every session sends ahead of one every session does, or drawn with
+    # others from a pool (not sent together by one set of sessions: a tenant's own tools,
+    # always sent together, only in another order are an order).
     static = [k for k, (info, _) in enumerate(infos) if info[0] == STATIC]
-    varying = next((surface for k, (info, surface) in enumerate(infos) if info[0] != STATIC and static
-                    and k < static[-1]), None)
+    together = canon.held_together(TOOL, [normalized(s) for _, s in infos], [info for info, _ in infos])
+    varying = next((surface for k, (info, surface) in enumerate(infos) if info[0] != STATIC and (
+        static and k < static[-1] or info[0] == SHARED and normalized(surface) not in together)), None)
     if varying is not None:
         seen.setdefault((PLACEMENT, "tool-subset"), varying)
     else:
