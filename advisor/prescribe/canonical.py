@@ -111,9 +111,10 @@ _ENUMERATOR = re.compile(r"(?:\d{1,3}|[A-Za-z]|[ivxlcdm]{2,6}|[IVXLCDM]{2,6})\.[
 # A list's separator, and an item: a few words, no sentence or clause inside it ("and", a
 # full stop, a semicolon say it is prose).
 _LIST_BREAK = re.compile(r",[ \t]*")
-# A line with one bracketed list, and an item of it: short, nothing nested.
+# A line with one bracketed list, and an item of it: short, nothing nested (no bracket or
+# quote inside, whose commas are not the list's; no "*" or "/" marker, whose place is meaning).
 _BRACKETED = re.compile(r"([^()\n]*\()([^()\n]*)(\)[^()\n]*)")
-_BRACKET_ITEM = re.compile(r"[^\s,()][^,()]{0,38}(?<!\s)")
+_BRACKET_ITEM = re.compile(r"[^\s,()\[\]{}<>\"'*/][^,()\[\]{}<>\"']{0,38}(?<!\s)")
 _LIST_ITEM = re.compile(r"(?!(?:and|or) )[^\s.;:!?,][^.;:!?,]{0,38}(?<![.;:!?\s])")
 _QUOTES_OR_BRACKETS = re.compile(r"[\"()\[\]{}]")
 # What ends a piece that is no sentence: an abbreviation ("Dr.", "e.g.", "No."), a word of
@@ -1092,9 +1093,12 @@ def _tool_texts(surface: str) -> tuple[str, ...]:
 
 
 # JSON Schema keywords whose values are instances of the schema, not prose (JSON Schema
-# Validation, draft 2020-12: 6.1.2 ``enum``, 6.1.3 ``const``, 9.2 ``default``, 9.5 ``examples``):
-# one that varies is a value the request names, not the tool's definition.
-SCHEMA_VALUES = frozenset({"enum", "const", "default", "examples"})
+# Validation, draft 2020-12: 6.1.2 ``enum``, 9.2 ``default``, 9.5 ``examples``): one that varies
+# is a value the request names, not the tool's definition. (Not 6.1.3 ``const``: a schema of
+# one value, inside ``oneOf`` a branch; cut, the branch would take any value.)
+SCHEMA_VALUES = frozenset({"enum", "default", "examples"})
+# Of those, the ones whose value is a list of instances (a ``default`` is one, list or not).
+SCHEMA_LISTS = frozenset({"enum", "examples"})
 
 
 def _choices(value: Any, depth: int = 0, name: str = "") -> list[str]:
@@ -1104,7 +1108,8 @@ def _choices(value: Any, depth: int = 0, name: str = "") -> list[str]:
         return []
     if isinstance(value, dict):
         return [text for key, item in value.items() for text in
-                ([json.dumps(c, ensure_ascii=False) for c in (item if isinstance(item, list) else [item])
+                ([json.dumps(c, ensure_ascii=False) for c in (item if key in SCHEMA_LISTS and isinstance(item, list)
+                                                              else [item])
                   if not isinstance(c, (dict, list))]
                  if key in SCHEMA_VALUES and name != "properties" else _choices(item, depth + 1, key))]
     return [text for item in value for text in _choices(item, depth + 1, name)] if isinstance(value, list) else []
@@ -1122,11 +1127,13 @@ def _strings(value: Any, depth: int = 0) -> list[str]:
     return [text for item in value for text in _strings(item, depth + 1)] if isinstance(value, list) else []
 
 
-def _cut_strings(value: Any, canon: Canon, moved: list[str], depth: int = 0, name: str = "") -> Any:
+def _cut_strings(value: Any, canon: Canon, moved: list[str], depth: int = 0, name: str = "",
+                 holders: int = 0) -> Any:
     """``value`` (a tool definition) with what varies in each of its descriptions cut out,
     as ``Canon.split_out`` cuts a system message, and the choices of an enum that vary
     (a code of the day among fixed ones) named as ``name: choice``; the cut texts appended to
-    ``moved``. (``name``: the key the value is the schema of, a parameter's.)"""
+    ``moved``. (``name``: the key the value is the schema of, a parameter's; ``holders``: the
+    sessions sending the tool, by its name.)"""
     if depth > MAX_DEPTH:
         return value
     if isinstance(value, dict):
@@ -1138,17 +1145,19 @@ def _cut_strings(value: Any, canon: Canon, moved: list[str], depth: int = 0, nam
                 # leaves, where its copies in other requests share the rest.)
                 cut = canon.split_out(item) or canon.aligned_out(item)
             if key in SCHEMA_VALUES and name != "properties":
-                # (A list of instances, or one: ``default``, ``const``.)
-                cut = canon.cut_choices(item if isinstance(item, list) else [item])
-                if cut is not None and not isinstance(item, list):
-                    cut = None if cut[0] else (None, cut[1])
+                # (A list of instances, or one: a ``default``, a list or not.)
+                listed = key in SCHEMA_LISTS and isinstance(item, list)
+                cut = canon.cut_choices(item if listed else [item], holders)
+                if cut is not None and not listed:
+                    cut = None if cut[0] else (None, json.dumps(item, ensure_ascii=False))
             if cut is not None:
                 moved.append(cut[1] if key == "description" else f"{name} ({key}): {cut[1]}")
                 if cut[0] is None:
                     continue
-            out[key] = cut[0] if cut is not None else _cut_strings(item, canon, moved, depth + 1, key)
+            out[key] = cut[0] if cut is not None else _cut_strings(item, canon, moved, depth + 1, key, holders)
         return out
-    return [_cut_strings(item, canon, moved, depth + 1, name) for item in value] if isinstance(value, list) else value
+    return ([_cut_strings(item, canon, moved, depth + 1, name, holders) for item in value] if isinstance(value, list)
+            else value)
 
 
 def _is_text(part: Any) -> bool:
@@ -1638,9 +1647,10 @@ class Canon:
         n, rank = self.frames[frame]
         # The frame is what recurs: at least FRAME_LEAD times the sessions the unit has whole
         # (a code of the day among three days, a number per request); not only ``STATIC``:
-        # one application's prompt in traffic shared with another is a frame too.
+        # one application's prompt in traffic shared with another is a frame too. A text the
+        # counts never saw (what a cut left: the fix applied to its own output) has none.
         own = len(self.counts.sessions.get((kind, normalized(text)), ()))
-        return (span, rank) if n >= 2 and n >= FRAME_LEAD * max(1, own) else (None, None)
+        return (span, rank) if own and n >= FRAME_LEAD * own else (None, None)
 
     def _families(self, group: str) -> tuple[dict[str, list[Key]], dict[str, list[Key]]]:
         if group not in self.families:
@@ -1654,7 +1664,7 @@ class Canon:
             self.families[group] = (heads, tails)
         return self.families[group]
 
-    def cut_choices(self, choices: list[Any]) -> tuple[list[Any] | None, str] | None:
+    def cut_choices(self, choices: list[Any], holders: int) -> tuple[list[Any] | None, str] | None:
         """An enum's choices without those that vary (a code of the day among fixed price
         bands, the open slots of the hour), and those as one JSON text; None where none
         varies. The choices are then named in the request's newest turn, not offered by the
@@ -1664,7 +1674,10 @@ class Canon:
             return None
         out = SHARED if self.shared_out else UNIQUE
         texts = [json.dumps(c, ensure_ascii=False) for c in choices]
-        classes = [self.info((ITEM, normalized(text)))[0] for text in texts]
+        infos = [self.info((ITEM, normalized(text))) for text in texts]
+        # A choice varies where fewer sessions send it than send its tool (``holders``): one
+        # every session of the tool sends is the tool's, however few send the tool.
+        classes = [cls if n < STATIC_SHARE * holders else STATIC for cls, n, _ in infos]
         moved = [c for c, cls in zip(choices, classes) if cls >= out]
         if not moved:
             return None
@@ -1741,7 +1754,7 @@ class Canon:
                 if len(self.cuts) >= MEMO_TEXTS:
                     self.cuts.clear()
                 texts: list[str] = []
-                cut = _cut_strings(tool, self, texts)
+                cut = _cut_strings(tool, self, texts, holders=self.info((TOOL_NAME, _tool_name(tool)))[1])
                 self.cuts[surface] = (json.dumps(cut, ensure_ascii=False), tuple(texts)) if texts else None
             got = self.cuts[surface]
             out.append(tool if got is None else json.loads(got[0]))

@@ -42,6 +42,13 @@ def _stop(text: str, k: int) -> bool:
     return text[k] in ".!?" and (k + 1 == len(text) or text[k + 1].isspace())
 
 
+def _inside(text: str, k: int) -> bool:
+    """Whether ``k`` falls inside a word of ``text`` (a full stop that ends a sentence ends
+    the word before it)."""
+    return (0 < k < len(text) and _word(text[k - 1]) and _word(text[k]) and not _stop(text, k - 1)
+            and not _stop(text, k))
+
+
 def _common_tail(a: str, b: str, limit: int) -> int:
     n = 0
     while n < limit and a[-1 - n] == b[-1 - n]:
@@ -61,9 +68,9 @@ def align(text: str, copies: Iterable[str]) -> tuple[int, int] | None:
         b = _common_tail(text, other, min(len(text), len(other)) - a)
         # (Where the run shared at either end stops inside a word of either copy, the word
         # is the value's: "desk 0" and "desk 10" share the "0", which is no frame.)
-        while a > 0 and any(_word(t[a - 1]) and a < len(t) and _word(t[a]) for t in (text, other)):
+        while a > 0 and any(_inside(t, a) for t in (text, other)):
             a -= 1
-        while b > 0 and any(_word(t[-b]) and len(t) > b and _word(t[-b - 1]) for t in (text, other)):
+        while b > 0 and any(_inside(t, len(t) - b) for t in (text, other)):
             b -= 1
         if a + b < FRAME_SHARE * max(len(text), len(other)):
             continue
@@ -80,6 +87,8 @@ def align(text: str, copies: Iterable[str]) -> tuple[int, int] | None:
         start, end = start - 1, end + 1  # "(E-304214)": the brackets go with what they hold
         while start > 0 and text[start - 1] in " \t":
             start -= 1
+    if 0 < start < end and text[start - 1] == " " and (end == len(text) or text[end] in ".,;:!?"):
+        start -= 1  # ("employee E-304214." leaves "employee.", not "employee .")
     if end <= start or start + len(text) - end < FRAME_SHARE * len(text):
         return None
     return start, end

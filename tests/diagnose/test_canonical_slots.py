@@ -13,7 +13,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from advisor.prescribe.canonical import LAST_USER, split_text
+from advisor.prescribe.canonical import LAST_USER, canonical_fixes, split_text
 from advisor.prescribe.slots import FRAME_SHARE, align
 from tests.diagnose.test_canonical import requests
 from tests.diagnose.test_canonical_units import variant, words
@@ -104,11 +104,21 @@ def test_a_choice_and_a_default_of_the_request_leave_the_schema() -> None:
     assert all(p["band"]["enum"] == ["standard", "member", "student"] and "default" not in p["pnr"] for p in props)
     for k, r in enumerate(after):
         last = r.messages[-1]["content"]  # type: ignore[index]
-        assert f'band (enum): ["XMAS-{k}"]' in last and f'pnr (default): ["PNR{k:04d}"]' in last
+        assert f'band (enum): ["XMAS-{k}"]' in last and f'pnr (default): "PNR{k:04d}"' in last
     # A fixed enum, a fixed default: the tool is kept as it is.
     fixed = [{"tools": [_tool("Employee number.", {"band": {"type": "string", "enum": ["a", "b"], "default": "a"}})],
               "messages": [{"role": "user", "content": f"Question {k}?"}]} for k in range(10)]
     assert all(r.tools == tuple(fixed[0]["tools"]) for r in variant(requests(fixed), LAST_USER))
+    # A tool only some sessions send keeps the choices all of them send: they are the tool's.
+    some = [{"tools": [_tool("Employee number.", {"unit": {"type": "string", "enum": ["celsius", "fahrenheit"],
+                                                           "default": "celsius"}})] if k % 2 else [],
+             "messages": [{"role": "user", "content": f"Question {k}?"}]} for k in range(10)]
+    for fixes in canonical_fixes(requests(some), ""):
+        assert all((fixes[1](r) or r).tools == r.tools for r in requests(some) if r is not None)
+    # A const is a schema of one value (a branch of a oneOf): never cut.
+    branches = [{"tools": [_tool("Employee number.", {"op": {"oneOf": [{"const": "open"}, {"const": f"c{k}"}]}})],
+                 "messages": [{"role": "user", "content": f"Question {k}?"}]} for k in range(10)]
+    assert all(r.tools == req.tools for r, req in zip(variant(requests(branches), LAST_USER), requests(branches)))
 
 
 def test_json_documents_one_after_another_are_units() -> None:
@@ -120,3 +130,12 @@ def test_json_documents_one_after_another_are_units() -> None:
     split = split_text(lines)
     assert split is not None and split.kind == "line" and len(split.units) == 3
     assert split_text(head + " " + body) is None or split_text(head + " " + body).units != (head, body)  # type: ignore[union-attr]
+
+
+def test_a_signature_s_parameters_are_items_unless_a_bracket_or_a_marker_is_inside() -> None:
+    split = split_text("def reserve(aos: str, antenna: str, los: str) -> List[Dict]:")
+    assert split is not None and split.kind == "item" and split.units == ("aos: str", "antenna: str", "los: str")
+    for line in ("def g(a: Dict[str, int], b: str, c: int)", "def g(a: int, *, b: int, c: int)",
+                 'def g(a: str = "x, y", b: int, c: int)'):
+        got = split_text(line)
+        assert got is None or got.kind != "item", (line, got)
