@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from advisor.diagnose import blocks as blk
-from advisor.prescribe.rewrite import cut_span, move_dynamic, reorder_text, sort_tools
+from advisor.prescribe.rewrite import cut_span, sort_tools
 from advisor.ingest.traffic import parse_record
 
 SECTION_A = "## Alpha\n\nAlpha section text that is long enough to count as a block."
@@ -38,30 +38,6 @@ def test_cut_span_moves_the_line_up_to_the_static_text() -> None:
     assert cut_span(text, "Current date and time: ", "You are Juniper") == (
         "You are Juniper.\n\nMore rules.", "Current date and time: 2026-11-02 14:00:01 UTC")
     assert cut_span(text, "Not there: ", "You are") is None
-
-
-def test_move_dynamic_into_last_user_turn() -> None:
-    req = parse_record({"messages": [
-        {"role": "system", "content": "Head text.\n\nName: Marta Kowalski\nPlan: Growth\n\nTail text stays."},
-        {"role": "user", "content": "First question?"}, {"role": "assistant", "content": "Answer."},
-        {"role": "user", "content": "Second question?"}]}, "t", 1)
-    out = move_dynamic(req, "Name: ", "Tail text")
-    assert out is not None
-    assert out.messages[0]["content"] == "Head text.\n\nTail text stays."
-    assert out.messages[3]["content"] == "Second question?\n\nName: Marta Kowalski\nPlan: Growth"
-    assert out.messages[1] == req.messages[1]
-    # Already at the end of the last user turn: nothing to move.
-    assert move_dynamic(out, "Name: ", "Tail text") is None
-
-
-def test_reorder_text_puts_units_in_canonical_order() -> None:
-    text = f"Intro paragraph that is long enough here.\n\n{SECTION_B}\n\n{SECTION_A}\n\nQuestion at the end, unique text?"
-    found = blk.split(text)
-    beta = [b.hash for b in found[1:4]]
-    alpha = [b.hash for b in found[4:6]]
-    out = reorder_text(text, [alpha, beta])
-    assert out == f"Intro paragraph that is long enough here.\n\n{SECTION_A}\n\n{SECTION_B}\n\nQuestion at the end, unique text?"
-    assert reorder_text(out, [alpha, beta]) is None  # already canonical
 
 
 def test_sort_tools_by_name() -> None:
