@@ -20,6 +20,7 @@ from advisor.ingest.preprocess import DEFAULT_ENGINE, engine_spec
 from advisor.ingest.source import make_renderer, open_traffic, resolve_tokenizer
 from advisor.ingest.tokenizers import load_tokenizer
 from advisor.prescribe.actions import Prescription, prescribe as prescribe_actions
+from advisor.prescribe.canonical import tool_name
 from advisor.prescribe.template_diff import template_diffs
 from advisor.simulate.runner import Largest, check_capacity
 from advisor.report import prescription as render
@@ -85,11 +86,6 @@ class PrescribeResult(Result):
         return prescription_html(self.data)
 
 
-
-def _tool_name(tool: object) -> str:
-    function = tool.get("function") if isinstance(tool, dict) else None
-    name = function.get("name") if isinstance(function, dict) else None
-    return name if isinstance(name, str) else ""
 
 def _held(seq: Sequence) -> int:
     """The pool tokens a request holds: its prompt, in whole blocks for block hashes."""
@@ -165,8 +161,8 @@ def prescribe(
             # one order, sections in one order, values where the variant measured best put them.
             # (Whether it sends some request's tools in another order: the diagnosis may read
             # them as blocks of content, "content-order", where the chat template prints them.)
-            names = [[_tool_name(t) for t in (seq.request.tools or ())] for seq in seqs]
-            resorted = any(names[k] != [_tool_name(t) for t in (seq.request.tools or ())]
+            names = [[tool_name(t) for t in (seq.request.tools or ())] for seq in seqs]
+            resorted = any(names[k] != [tool_name(t) for t in (seq.request.tools or ())]
                            for k, seq in enumerate(result.rewritten or ()))
             ordered = [k for k, f in enumerate(result.findings) if f.code == "TR201"]
             tools = [k for k in ordered if result.findings[k].kind == "tool-order"]

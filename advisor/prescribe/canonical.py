@@ -817,7 +817,7 @@ def _header_rows(lines: list[str]) -> int:
     return 0
 
 
-def _tool_name(tool: Any) -> str:
+def tool_name(tool: Any) -> str:
     if not isinstance(tool, dict):
         return ""
     function = tool.get("function")
@@ -901,7 +901,7 @@ def _nodes(request: Request, markup: Markup) -> list[tuple[str, str]]:
     for tool in request.tools or ():
         surface = json.dumps(tool, ensure_ascii=False)
         out.append((surface, TOOL))
-        out.append((_tool_name(tool), TOOL_NAME))
+        out.append((tool_name(tool), TOOL_NAME))
         texts += _tool_texts(surface)  # (a value inside a tool's description is a unit too)
         out += [(choice, ITEM) for choice in _choices(tool)]
     messages: tuple[dict[str, Any], ...] | list[dict[str, Any]] = request.messages or ()
@@ -1423,9 +1423,9 @@ class Canon:
             key = (TOOL, normalized(surface))
             cls, n, _ = self.info(key)
             if cls != STATIC and cutting and self.cut_tools((tool,))[1]:
-                named = self.info((TOOL_NAME, _tool_name(tool)))
+                named = self.info((TOOL_NAME, tool_name(tool)))
                 cls, n = (STATIC, named[1]) if named[0] == STATIC else (cls, n)
-            name = _tool_name(tool) if cls != STATIC or ORDER not in self.keep else ""
+            name = tool_name(tool) if cls != STATIC or ORDER not in self.keep else ""
             rows.append(((cls, -n if cls == SHARED else 0, name, k), (key, surface), cls))
         placed = _placed(rows, PLACEMENT not in self.keep)
         return tuple(json.loads(self.surface(key, surface)) for _, (key, surface), _ in placed)
@@ -1754,7 +1754,7 @@ class Canon:
                 if len(self.cuts) >= MEMO_TEXTS:
                     self.cuts.clear()
                 texts: list[str] = []
-                cut = _cut_strings(tool, self, texts, holders=self.info((TOOL_NAME, _tool_name(tool)))[1])
+                cut = _cut_strings(tool, self, texts, holders=self.info((TOOL_NAME, tool_name(tool)))[1])
                 self.cuts[surface] = (json.dumps(cut, ensure_ascii=False), tuple(texts)) if texts else None
             got = self.cuts[surface]
             out.append(tool if got is None else json.loads(got[0]))
@@ -2403,7 +2403,7 @@ def canonical_fix(canon: Canon | Rounds, to: str, joiner: str, pool: Pool | None
     varying units go; ``pool``: tools added where missing to every request that sends one of
     the pool's varying tools; ``first_user``: the system prompt then sent as the opening of
     the first user turn, ``opening.system_into_first_user``)."""
-    varying = {_tool_name(tool) for tool in pool[1]} if pool else set()
+    varying = {tool_name(tool) for tool in pool[1]} if pool else set()
     if first_user:
         inner = canonical_fix(canon, to, joiner, pool)
 
@@ -2417,9 +2417,9 @@ def canonical_fix(canon: Canon | Rounds, to: str, joiner: str, pool: Pool | None
     def fix(req: Request) -> Request | None:
         # Only a request that draws from the pool gets the rest of it (another app's request,
         # or one whose tools are text in a prompt, is no subset of it).
-        names = {_tool_name(tool) for tool in req.tools or ()}
+        names = {tool_name(tool) for tool in req.tools or ()}
         if pool and req.kind == "messages" and names & varying:
-            missing = tuple(tool for tool in pool[0] if _tool_name(tool) not in names)
+            missing = tuple(tool for tool in pool[0] if tool_name(tool) not in names)
             if missing:
                 widened = dataclasses.replace(req, tools=tuple(req.tools or ()) + missing)
                 return rewrite(widened, canon, to, joiner) or widened
@@ -2439,7 +2439,7 @@ def tool_pool(canon: Canon | Rounds) -> Pool | None:
     forms: dict[str, list[Key]] = {}
     for key in counts.rank:  # (first-seen order)
         if key[0] == TOOL:
-            forms.setdefault(_tool_name(json.loads(first.surface(key, key[1]))), []).append(key)
+            forms.setdefault(tool_name(json.loads(first.surface(key, key[1]))), []).append(key)
     pool = [keys[0] for name, keys in forms.items() if name and len(keys) == 1 and first.info(keys[0])[0] != UNIQUE]
     varying = [key for key in pool if first.info(key)[0] != STATIC]
     if len(varying) < 2 or len(varying) > MAX_POOL or not _linked([counts.sessions[key] for key in varying]):
