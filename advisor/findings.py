@@ -45,6 +45,65 @@ def is_traffic_code(code: str) -> bool:
     return code.startswith("TR")
 
 
+# What the diagnosis knows of a finding beyond its figures, typed: the prescription and the
+# template diffs read these fields, the JSON shape shows them as the finding's own keys
+# (``Finding.to_dict``), so no stage reads another's facts by a string key.
+
+@dataclass(frozen=True)
+class SpanFacts:
+    """A span of the prompt where requests part (TR101, TR102, TR104): decoded examples of
+    what varies there, the decoded text just before and after it, its typical length in
+    tokens, whether it is re-rendered into the conversation's history at every turn, and,
+    for a span the chat template's layout makes (no request sends it), that ``layout``."""
+
+    examples: tuple[str, ...] = ()
+    context_before: str = ""
+    context_after: str = ""
+    span_tokens: int = 0
+    in_history: bool = False
+    layout: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"layout": self.layout} if self.layout else {}
+        out.update(examples=list(self.examples), context_before=self.context_before,
+                   context_after=self.context_after, span_tokens=self.span_tokens)
+        if self.in_history:
+            out["in_history"] = True
+        return out
+
+
+@dataclass(frozen=True)
+class OrderFacts:
+    """Blocks that recur in several orders (TR201): their labels, the most common orders with
+    their requests (``shown``: at most ten, as the JSON lists them), how many orders there
+    are, the one order to send and how many requests send another. ``cores``: each block's
+    text without its label, which a template diff finds its section by (no JSON)."""
+
+    blocks: tuple[str, ...]
+    orders: tuple[dict[str, Any], ...]
+    distinct_orders: int
+    canonical_order: tuple[str, ...]
+    requests_off_canonical: int
+    cores: tuple[str, ...] = field(default=(), repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"blocks": list(self.blocks), "orders": [dict(o) for o in self.orders],
+                "distinct_orders": self.distinct_orders, "canonical_order": list(self.canonical_order),
+                "requests_off_canonical": self.requests_off_canonical}
+
+
+@dataclass(frozen=True)
+class CauseFacts:
+    """A cause only the canonical form names (``advisor.prescribe.causes``): the requests of
+    each kind of it, and an example of each kind."""
+
+    kinds: tuple[tuple[str, int], ...]
+    examples: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kinds": dict(self.kinds), "examples": list(self.examples), "from": "canonical-order"}
+
+
 @dataclass(order=True)
 class Finding:
     """One finding. Field order is lint's sort order: path, then position, then code.
@@ -74,10 +133,13 @@ class Finding:
     requests: int = 0
     tokens_lost: int = 0
     example: str = ""
-    # More fields of the JSON shape, after the common ones (examples, orders, hit rates).
+    # The facts of a span, an order or a cause the canonical form names (one at most).
+    span: SpanFacts | None = field(default=None, compare=False)
+    order: OrderFacts | None = field(default=None, compare=False)
+    cause: CauseFacts | None = field(default=None, compare=False)
+    # More fields of the JSON shape that no other stage reads (a run finding's figures, the
+    # tools layout's replay), after the common ones and the facts above.
     details: dict[str, Any] = field(default_factory=dict, compare=False)
-    # What the rewrite needs and the JSON does not show (decoded contexts, unit texts).
-    hidden: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.code:
@@ -102,5 +164,17 @@ class Finding:
             return out
         out.update({"token_offset": self.token_offset, "kind": self.kind, "requests": self.requests,
                     "tokens_lost": self.tokens_lost, "example": self.example, "message": self.message})
+        for facts in (self.span, self.order, self.cause):
+            if facts is not None:
+                out.update(facts.to_dict())
         out.update(self.details)
         return out
+
+    @property
+    def from_layout(self) -> bool:
+        """Whether the chat template's layout, not what the requests send, makes the finding."""
+        return self.span is not None and bool(self.span.layout)
+
+    @property
+    def in_history(self) -> bool:
+        return self.span is not None and self.span.in_history

@@ -170,7 +170,7 @@ def prescribe(
             # the tools' order, the first order finding is, if the tools were sorted.)
             sorts.extend(tools or (ordered[:1] if resorted else []))
             for k, f in enumerate(result.findings):
-                if f.details.get("from") == "canonical-order" or f.details.get("layout") or k in sorts:
+                if f.cause is not None or f.from_layout or k in sorts:
                     continue
                 if f.code == "TR201":
                     (sorts if f.kind == "tool-order" else by_text).append(k)

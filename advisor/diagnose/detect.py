@@ -23,7 +23,7 @@ from advisor.diagnose.layout import (SAMPLE, LayoutSample, ToolsLayout, TruthTes
 from advisor.diagnose.order import OrderDetector, OrderFinding
 from advisor.diagnose.spelling import SPELLED
 from advisor.diagnose.structure import SpanFinding, Structure, SwapFinding
-from advisor.findings import Finding
+from advisor.findings import Finding, OrderFacts, SpanFacts
 from advisor.ingest.ids import pack, unpack_array
 from advisor.ingest.pipeline import Sequence
 from advisor.ingest.tokenizers import Tokenizer
@@ -408,7 +408,7 @@ class Diagnoser:
                          swaps=swaps)
 
 
-# A TR103 finding's ``details["placement"]``: where the template prints the tools.
+# A TR103 finding's ``placement`` (in its JSON): where the template prints the tools.
 TOOLS_LATE = "tools-before-last-user-turn"
 
 
@@ -486,9 +486,7 @@ def _dynamic_finding(f: SpanFinding) -> Finding:
     return Finding(
         code=f.code, token_offset=f.token_offset, kind=f.kind, requests=f.requests,
         tokens_lost=f.tokens_lost, example=f.examples[0] if f.examples else "", message=message,
-        details={"examples": f.examples, "context_before": f.label, "context_after": f.right,
-                 "span_tokens": f.span_tokens} | ({"in_history": True} if f.in_history else {}),
-        hidden={"contexts": f.contexts},
+        span=SpanFacts(tuple(f.examples), f.label, f.right, f.span_tokens, f.in_history),
     )
 
 
@@ -515,10 +513,8 @@ def _swap_finding(f: SwapFinding) -> Finding:
     return Finding(
         code="TR201", token_offset=f.token_offset, kind="content-order", requests=f.requests,
         tokens_lost=f.tokens_lost, example=first_divergence(f.orders), message=message,
-        details={"blocks": f.labels, "orders": shown, "distinct_orders": len(f.orders),
-                 "canonical_order": f.labels, "requests_off_canonical": max(0, f.requests - f.orders[0][1]),
-},
-        hidden={"cores": f.cores},
+        order=OrderFacts(tuple(f.labels), tuple(shown), len(f.orders), tuple(f.labels),
+                         max(0, f.requests - f.orders[0][1]), cores=tuple(f.cores)),
     )
 
 
@@ -531,7 +527,6 @@ def _order_finding(f: OrderFinding, cores: list[str] | None = None) -> Finding:
     return Finding(
         code="TR201", token_offset=f.token_offset, kind=f.kind, requests=f.requests,
         tokens_lost=f.tokens_lost, example=first_divergence(f.orders), message=message,
-        details={"blocks": f.labels, "orders": shown, "distinct_orders": len(f.orders),
-                 "canonical_order": f.labels, "requests_off_canonical": f.requests_off_canonical},
-        hidden={"cores": cores or []},
+        order=OrderFacts(tuple(f.labels), tuple(shown), len(f.orders), tuple(f.labels), f.requests_off_canonical,
+                         cores=tuple(cores or ())),
     )

@@ -23,6 +23,7 @@ from advisor.index.analyze import Analyzer
 from advisor.diagnose.detect import Attribution, Diagnosis, Finding
 from advisor.diagnose.capacity import cached_with_capacity, pin_candidate
 from advisor.errors import AdvisorError
+from advisor.findings import SpanFacts
 from advisor.ingest.ids import ITEM, common_bytes, pack
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.tokenizers import Tokenizer
@@ -148,14 +149,14 @@ def plans_for(diagnosis: Diagnosis, holds: Callable[[str], bool] | None = None, 
     requests send is put in place by the canonical order."""
     ordered = any(f.code == "TR201" for f in diagnosis.findings)
     return [_pin_plan(k, f, has_tools, ordered) for k, f in enumerate(diagnosis.findings)
-            if f.code in ("TR101", "TR102") and not f.details.get("layout") and _injected(f, holds)]
+            if f.code in ("TR101", "TR102") and not f.from_layout and _injected(f, holds)]
 
 
 def _injected(f: Finding, holds: Callable[[str], bool] | None) -> bool:
     """Whether a varying value is in no message, tool or call of the requests: the chat
     template injects it (decoded through tojson, across JSON members or across chat markup,
     the value is still looked for as the request holds it)."""
-    examples = [e for e in map(_longest_whole, f.details.get("examples", [])) if len(e.strip()) >= 4]
+    examples = [e for e in map(_longest_whole, f.span.examples if f.span else ()) if len(e.strip()) >= 4]
     return (f.code == "TR101" and holds is not None and bool(examples)
             and not any(holds(e) or holds(json_unescaped(e) or e) or _held_string(e, holds)
                         or _held_piece(e, holds) for e in examples))
@@ -184,7 +185,7 @@ def _answering(f: Finding) -> str:
     """What the canonical order does about the finding it answers, in the finding's words
     (the advisory's action opens with it)."""
     if f.code == "TR101":
-        before = f.details.get("context_before", "")
+        before = f.span.context_before if f.span else ""
         where = before.strip().splitlines()[-1] if before.strip() else "its line"
         return (f"Move the {f.kind} value at token {f.token_offset} (after '{_short(where)}', e.g. "
                 f"'{_short(f.example)}') out of the shared prefix. ")
@@ -626,7 +627,7 @@ def _prescribed(m: Measurer, diagnosis: Diagnosis, alone: Callable[[], Canonical
         cause_at = next((k for k, f in enumerate(diagnosis.findings) if f is answer), None)
         if cause_at is None and details.get("first_user"):
             # (Or the layout finding its first-user-turn opening answers.)
-            cause_at = next((k for k, f in enumerate(diagnosis.findings) if f.details.get("layout")), None)
+            cause_at = next((k for k, f in enumerate(diagnosis.findings) if f.from_layout), None)
         # (Its code is that finding's: a value the diagnosis reports as TR101 is answered as
         # TR101, though the change that answers it is a placement.)
         code = (diagnosis.findings[cause_at].code if cause_at is not None else named[0]["code"] if named else "")
@@ -714,8 +715,7 @@ def _layout_findings(m: Measurer, diagnosis: Diagnosis, before: int, prompt: int
                  f"user turn, or not at all in a step that ends on a tool result): from token {offset} on, "
                  f"{changed:,} requests stop sharing what their conversation sent before, about {gain:,} "
                  "cacheable tokens. Send the system prompt as the opening of the first user turn."),
-        details={"layout": SYSTEM_LAYOUT, "examples": [], "context_before": "", "context_after": "",
-                 "span_tokens": 0})]
+        span=SpanFacts(layout=SYSTEM_LAYOUT))]
 
 
 def _system_printed_late(m: Measurer, sample: int = 16) -> bool:
@@ -948,7 +948,7 @@ def _then(done: dict[int, Request | None], last: Fix, apply: Callable[[Fix, Requ
     return fix
 
 
-# The layout finding's mark (``Finding.details["layout"]``).
+# The layout finding's mark (``SpanFacts.layout``).
 SYSTEM_LAYOUT = "system-prompt-in-last-user-turn"
 HIDDEN_REQUESTS = 3   # a layout finding shows in at least this many requests ...
 HIDDEN_SHARE = 0.01   # ... and costs at least this share of the prompt tokens
@@ -986,18 +986,18 @@ def section_order(diagnosis: Diagnosis, last: str | None = "user") -> list[str]:
     values and, last, what the requests end with (``last``: its role)."""
     order = ["system prompt (static)"]
     for f in diagnosis.findings:
-        if f.code == "TR201" and f.kind == "tool-order" and f.details.get("from") != "canonical-order":
-            order.append("tool definitions, sorted by name: " + ", ".join(b.removeprefix("tool ") for b in f.details["blocks"]))
+        if f.code == "TR201" and f.kind == "tool-order" and f.order is not None:
+            order.append("tool definitions, sorted by name: " + ", ".join(b.removeprefix("tool ") for b in f.order.blocks))
     for f in diagnosis.findings:
         # (A cause the canonical order names has no blocks of its own: that order is its layout.)
-        if f.code == "TR201" and f.kind != "tool-order" and f.details.get("from") != "canonical-order":
-            order.extend(f.details["canonical_order"])
+        if f.code == "TR201" and f.kind != "tool-order" and f.order is not None:
+            order.extend(f.order.canonical_order)
     order.append("retrieval context and conversation history")
     for f in diagnosis.findings:
         if f.code == "TR102":
             order.insert(1, "content most requests share, before any per-request content")
         if f.code == "TR101":
-            before = f.details.get("context_before", "").strip().splitlines()
+            before = (f.span.context_before if f.span else "").strip().splitlines()
             order.append(f"per-request {f.kind} ({before[-1] if before else f.example})")
     order.append(LAST_TURN.get(last, LAST_TURN["user"]))
     return order

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from advisor.findings import Finding
+from advisor.findings import CauseFacts, Finding
 from advisor.ingest.traffic import Request
 from advisor.prescribe import canonical
 from advisor.diagnose.spelling import SPELLED, normalized, spelling_kind
@@ -146,7 +146,7 @@ def findings(found: list[Cause], worth: Callable[[str], int], offset_of: Callabl
     every named cause as the action lists it (code, kind, requests, tokens; the most
     requested kind of each code), worth most first; and the finding that answers the first
     of them, its own or the diagnosis's."""
-    codes = {f.code for f in known} | ({IN_HISTORY} if any(f.details.get("in_history") for f in known) else set())
+    codes = {f.code for f in known} | ({IN_HISTORY} if any(f.in_history for f in known) else set())
     spelled = {f.kind for f in known if f.code in REPORTED_AS[SPELLING]}
     new: list[Finding] = []
     named: list[dict[str, Any]] = []
@@ -175,8 +175,7 @@ def findings(found: list[Cause], worth: Callable[[str], int], offset_of: Callabl
             example=top.example,
             message=(f"{kinds}: the canonical form recovers about {tokens:,} cacheable tokens of it "
                      f"(measured by leaving this change out). Example: {top.example!r}"),
-            details={"kinds": {c.kind: c.requests for c in fresh}, "examples": [c.example for c in fresh],
-                     "from": "canonical-order"}))
+            cause=CauseFacts(tuple({c.kind: c.requests for c in fresh}.items()), tuple(c.example for c in fresh))))
         answers[code] = new[-1]
     # The cause worth most first: the one the action answers.
     named.sort(key=lambda c: -c["tokens"])

@@ -67,9 +67,9 @@ def template_diffs(folder: Path | None, diagnosis: Diagnosis, destinations: dict
     sorted_text = set(text_sorts)
     out: list[TemplateDiff] = []
     for k, f in enumerate(diagnosis.findings):
-        if f.details.get("from") == "canonical-order" and k not in sorted_tools:
+        if f.cause is not None and k not in sorted_tools:
             continue  # a cause the canonical order names: its rewrite is the fix, no template's block
-        if f.details.get("layout"):
+        if f.from_layout:
             # Where the chat template prints the system prompt: the requests change (the
             # system text sent in the first user turn), no prompt template does.
             out.append(TemplateDiff("", f.code, k, "", "no template diff: send the system prompt as the opening "
@@ -86,8 +86,9 @@ def template_diffs(folder: Path | None, diagnosis: Diagnosis, destinations: dict
             out.extend(_dynamic_diffs(folder, files, f, k, (destinations or {}).get(k, LAST_USER)))
         elif f.code == "TR201":
             sizes = {}
+            canonical = list(f.order.canonical_order) if f.order is not None else None
             for order in diagnosis.orders:
-                if order.labels == f.details["canonical_order"]:
+                if order.labels == canonical:
                     sizes = {label: len(unit) for label, unit in zip(order.labels, order.units)}
             # (Sorted by text: the loop that writes the units gets a sort filter; where no
             # loop writes them, the template's own sections are put in the canonical order.)
@@ -163,10 +164,10 @@ def _rel(path: Path, base: Path) -> str:
 
 def _dynamic_diffs(folder: Path, files: list[tuple[Path, str]], f: Finding, k: int,
                    to: str) -> list[TemplateDiff]:
-    before = f.details["context_before"]
+    before = f.span.context_before if f.span is not None else ""
     # In the template the value is an expression, so only the static text is searched for.
     label = before.strip().splitlines()[-1] if before.strip() else ""
-    after = f.details["context_after"][:24]
+    after = f.span.context_after[:24] if f.span is not None else ""
     out = []
     for path, text in files:
         if not label or label not in text:
@@ -261,7 +262,7 @@ def _insert_last_user(path: Path, text: str, moved: str) -> str:
 
 def _order_diffs(folder: Path, files: list[tuple[Path, str]], f: Finding, k: int,
                  sizes: dict[str, int]) -> list[TemplateDiff]:
-    labels = f.details["canonical_order"]
+    labels = list(f.order.canonical_order) if f.order is not None else []
     out = []
     for path, text in files:
         lines = text.split("\n")
@@ -310,7 +311,7 @@ def _loop_sort_diffs(folder: Path, files: list[tuple[Path, str]], f: Finding, k:
     writes them: a loop whose body puts the same static text before each item as the
     units show gets ``|sort(case_sensitive=true)`` (by the attribute it writes first), the
     order Python's sort of the units' texts gives."""
-    cores = [c.strip() for c in f.hidden.get("cores", []) if c.strip()]
+    cores = [c.strip() for c in (f.order.cores if f.order is not None else ()) if c.strip()]
 
     def sort(m: re.Match[str]) -> str:
         iterable, lead, attr = m.group(3), m.group(5).strip(), m.group(6)
