@@ -47,7 +47,6 @@ Fix = Callable[[Request], "Request | None"]
 # A variant's details key: the action kind when that variant is the one measured best.
 AS = "action"
 EARLIEST = 64  # requests: the earliest ones, whose texts the finding's examples come from
-OPENING = 48  # tokens: a span this near the start of the prompt may be a message of its own
 # Bytes (about) of rewritten requests and their ids a Measurer keeps to answer the search's
 # repeated rewrites; a larger log is measured with the work redone past it. The count is of
 # payloads, not of the Python objects around them (about twice as much): at 8 MB `plan`
