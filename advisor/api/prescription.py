@@ -154,7 +154,7 @@ def prescribe(
                         if a.finding is not None and "to" in a.details}
         pins = [a.finding for a in result.actions if a.kind == "pin-template-value" and a.finding is not None]
         sorts = [a.finding for a in result.actions if a.kind == "sort-tool-definitions" and a.finding is not None]
-        by_text = [a.finding for a in result.actions if a.details.get("sorted") and a.finding is not None]
+        by_text: list[int] = []  # order findings whose units a template loop writes: sorted by text
         canon = next((a for a in result.actions if a.kind == "canonical-order"), None)
         if canon is not None:
             # The canonical order answers every finding of the diagnosis it changes: tools in
