@@ -213,9 +213,12 @@ class Split:
             value: Any = [json.loads(u) for u in units] if self.kind == ITEM else dict(json.loads(u) for u in units)
             return head + json.dumps(value, indent=indent, separators=separators, ensure_ascii=ascii_only) + tail
         pieces = [head]
+        # (More units than slots, a value cut out of a unit as a unit of its own: the last
+        # separator between units parts the rest.)
+        last = len(self.fixed) - 2
         for k, unit in enumerate(units):
             pieces.append(unit)
-            gap = self.plain if bare and self.plain is not None else self.fixed[k + 1]
+            gap = self.plain if bare and self.plain is not None else self.fixed[min(k + 1, max(last, 1))]
             pieces.append(gap if k + 1 < len(units) else "")
         return "".join(pieces) + tail
 
@@ -1256,12 +1259,24 @@ class Canon:
         return 2 * held > sum(1 for u in split.units if u.strip())
 
     def info(self, key: Key) -> tuple[int, int, int]:
-        """(class, session count, first-seen rank) of a key."""
-        n = len(self.counts.sessions.get(key, ()))
+        """(class, session count, first-seen rank) of a key (a text the counts saw as a
+        whole text, a paragraph or a line is that one unit as any of them: ``_same_text``)."""
+        held = self.counts.sessions.get(key)
+        if held is None and (same := _same_text(key, self.counts.sessions)) is not None:
+            key = same
+            held = self.counts.sessions[key]
+        n = len(held) if held is not None else 0
         rank = self.counts.rank.get(key, len(self.counts.rank))
         if n >= 2 and n >= STATIC_SHARE * self.counts.total:
             return STATIC, n, rank
         return (SHARED if n >= 2 else UNIQUE), n, rank
+
+    def rank_of(self, key: Key) -> int | None:
+        """The first-seen rank of a key, as ``info`` finds it (None: never seen)."""
+        rank = self.counts.rank.get(key)
+        if rank is None and (same := _same_text(key, self.counts.rank)) is not None:
+            rank = self.counts.rank[same]
+        return rank
 
     def split(self, text: str, kind: str = TEXT) -> Split | None:
         """``split_text``, but a line's sentences only where it opens with a static one and
@@ -1325,7 +1340,7 @@ class Canon:
             split = None  # (an array with an item of its own keeps its order, as a member's does)
         if split is not None and split.encoded is None:
             # (A JSON string's text keeps its order: it may be code, a query, a file.)
-            out = self._under_label(split, self.ordered(split.kind, split.units, pooled))
+            out = self._under_label(split, self.ordered(split.kind, split.units, pooled, cut=True))
         self.memo[(POOLED + kind if pooled else kind, text)] = out
         return out
 
@@ -1346,10 +1361,12 @@ class Canon:
         units[n] = label + units[n]
         return dataclasses.replace(split, fixed=(lead[:len(lead) - len(label)],) + split.fixed[1:]).join(units)
 
-    def ordered(self, kind: str, units: tuple[str, ...] | list[str], pooled: bool = False) -> list[tuple[str, int]]:
+    def ordered(self, kind: str, units: tuple[str, ...] | list[str], pooled: bool = False,
+                cut: bool = False) -> list[tuple[str, int]]:
         """The units, each in canonical form, in canonical order, with their class;
         ``pooled``: those several sessions share in one order (first-seen rank) too, as
-        ``_pooled`` orders what it moves out."""
+        ``_pooled`` orders what it moves out; ``cut``: a value inside a unit of fixed text
+        (``_slots``) is a row of its own, so there may be more rows than units."""
         # A JSON object's members, a YAML mapping's entries, in another order are its
         # spelling, not its layout.
         sort_static = (SPELLING if kind in (MEMBER, ENTRY) else ORDER) not in self.keep
@@ -1376,8 +1393,20 @@ class Canon:
             # (Ranked units ahead of the others of their class: a product's own prompt ahead of
             # a value a few of its sessions share, which keeps its place after them.)
             ranked = (cls == STATIC and sort_static) or (cls == SHARED and (pooled or keys[k] in tenant))
-            order = (cls, cls == UNIQUE and self.once((kind, normalized(unit))), own, not ranked, rank if ranked else k)
-            rows.append((order, self.text(unit, kind), cls))
+            once = cls == UNIQUE and self.once((kind, normalized(unit)))
+            # A value one request sends inside text most of which every session sends (a
+            # clock line over the persona, in one paragraph): the fixed text keeps its
+            # place among the static units, the value goes where values go.
+            # (Prose only: a JSON member or a YAML entry cut in two would be two of one key.)
+            slots = (self._slots(kind, unit) if cut and once and sort_static and kind in SLOTTED
+                     and PLACEMENT not in self.keep else None)
+            if slots is not None:
+                fixed_rank = self._slot_rank(kind, unit)
+                rows.append(((STATIC, False, False, False, fixed_rank if fixed_rank is not None else rank),
+                             slots[0], STATIC))
+                unit = slots[1]
+            order = (cls, once, own, not ranked, rank if ranked else k)
+            rows.append((order, self.text(unit, kind) if slots is None else unit, cls))
         return [(unit, cls) for _, unit, cls in _placed(rows, PLACEMENT not in self.keep)]
 
     def _slot_rank(self, kind: str, unit: str) -> int | None:
@@ -1504,7 +1533,7 @@ class Canon:
         for unit in split.units:
             key = (split.kind, normalized(unit))
             cls = self.info(key)[0]
-            ranks.append((logged or self).counts.rank.get(key) if cls == STATIC else None)
+            ranks.append((logged or self).rank_of(key) if cls == STATIC else None)
             # (``shared_out``: in data, a value several requests send moves too, an hour
             # stamped on a canned call.)
             # (``scripted``: so does one of the values several sessions send, a field's
@@ -1569,7 +1598,7 @@ class Canon:
             elif cls >= out:
                 moved.append(unit)
             elif cls == STATIC or kind == ITEM:
-                last = (logged or self).counts.rank.get((kind, normalized(unit)), last)
+                last = got if (got := (logged or self).rank_of((kind, normalized(unit)))) is not None else last
                 fixed.append((last, unit))
             else:
                 kept.append(unit)

@@ -13,7 +13,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from advisor.prescribe.canonical import LAST_USER, canonical_fixes, split_text
+from advisor.prescribe.canonical import KEPT, LAST_USER, canonical_fixes, split_text
 from advisor.prescribe.slots import FRAME_SHARE, align
 from tests.diagnose.test_canonical import requests
 from tests.diagnose.test_canonical_units import variant, words
@@ -139,3 +139,27 @@ def test_a_signature_s_parameters_are_items_unless_a_bracket_or_a_marker_is_insi
                  'def g(a: str = "x, y", b: int, c: int)'):
         got = split_text(line)
         assert got is None or got.kind != "item", (line, got)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["Desk clock {}", "[sent {}]", "Stand: {}"]), st.booleans())
+def test_a_value_on_a_line_over_fixed_text_leaves_its_paragraph_alone(seed: int, stamp: str, above: bool) -> None:
+    """A value one request sends on a line of its own inside a paragraph of fixed text (a
+    clock over the persona, joined by one newline): the order that keeps what varies in its
+    message moves only the value behind the fixed text, the fixed line keeps its place ahead
+    of the fixed sections (every request then shares them), and every word is still sent."""
+    rng = random.Random(seed)
+    persona = "You are the night-desk assistant of the observatory. Answer briefly."
+    manual = "## Dome\nClose it above 85% humidity.\n\n## Frames\nTake flats at dusk."
+    records = []
+    for k in range(12):
+        line = stamp.format(f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{k:02d}")
+        head = f"{line}\n{persona}" if above else f"{persona}\n{line}"
+        records.append({"messages": [{"role": "user", "content": f"{head}\n\n{manual}\n\nQuestion {k}: may I open?"}]})
+    reqs = requests(records)
+    for req, new in zip(reqs, variant(reqs, KEPT)):
+        assert new.messages is not None
+        sent = "\n\n".join(m["content"] for m in new.messages)
+        assert sent.startswith(f"{persona}\n\n{manual}\n\n"), sent
+        assert stamp.split("{}")[0] in sent[len(persona) + len(manual) + 4:], sent
+        assert words(new) == words(req)
