@@ -243,6 +243,9 @@ class Measurer:
             content = text_of(msg.get("content"), self.joiner)
             if content is not None:
                 texts.append(content)
+            elif isinstance(parts := msg.get("content"), list):
+                # (Beside an image, each text part is still text the request sends.)
+                texts.extend(p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str))
         # Laid out as chat templates print them, from their memo: requests repeat a few tools.
         layouts = [tool_texts(json.dumps(t, ensure_ascii=False)) for t in r.tools or ()]
         for k in range(len(TOOL_INDENTS)):

@@ -1461,15 +1461,24 @@ class Canon:
 
     def content(self, content: Any) -> Any:
         """A message content in canonical form: a text, or a list whose text parts are the
-        units (a list holding other parts keeps its order, each text part canonical)."""
+        units. A list holding other parts (an image, an audio clip) keeps them where they
+        are among the parts that vary, a caption still beside its image; only the text
+        parts every session sends (a checklist, instructions) go ahead of them, in
+        first-seen order."""
         if isinstance(content, str):
             return self.text(content)
         texts = text_parts(content)
         if texts is not None:
             return [{"type": "text", "text": text} for text, _ in self.ordered(TEXT, texts)]
-        if isinstance(content, list):
-            return [dict(p, text=self.text(p["text"])) if _is_text(p) else p for p in content]
-        return content
+        if not isinstance(content, list):
+            return content
+        parts = [dict(p, text=self.text(p["text"])) if _is_text(p) else p for p in content]
+        if ORDER in self.keep or PLACEMENT in self.keep:
+            return parts
+        infos = [self.info((TEXT, normalized(p["text"]))) if _is_text(p) else None for p in content]
+        fixed = sorted((info[2], k) for k, info in enumerate(infos) if info is not None and info[0] == STATIC)
+        ahead = [k for _, k in fixed]
+        return [parts[k] for k in ahead] + [p for k, p in enumerate(parts) if k not in ahead]
 
     def split_out(self, text: str, logged: Canon | None = None) -> tuple[str, str] | None:
         """The canonical text without its unique units (``shared_out``: without every unit
