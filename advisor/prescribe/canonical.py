@@ -213,14 +213,19 @@ class Split:
             value: Any = [json.loads(u) for u in units] if self.kind == ITEM else dict(json.loads(u) for u in units)
             return head + json.dumps(value, indent=indent, separators=separators, ensure_ascii=ascii_only) + tail
         pieces = [head]
-        # (More units than slots, a value cut out of a unit as a unit of its own: the last
-        # separator between units parts the rest.)
-        last = len(self.fixed) - 2
+        # (More units than slots, a value cut out of a unit as a unit of its own: what parts
+        # units of this kind parts the rest, never the text's tail or a rule repeated.)
+        extra = self.plain if self.plain is not None else _GAPS.get(self.kind, "\n\n")
         for k, unit in enumerate(units):
             pieces.append(unit)
-            gap = self.plain if bare and self.plain is not None else self.fixed[min(k + 1, max(last, 1))]
+            gap = (self.plain if bare and self.plain is not None
+                   else self.fixed[k + 1] if k + 1 < len(self.fixed) - 1 else extra)
             pieces.append(gap if k + 1 < len(units) else "")
         return "".join(pieces) + tail
+
+
+# What plainly parts two units of a kind (``Split.join``'s units past its slots).
+_GAPS = {PARA: "\n\n", LINE: "\n", SENTENCE: " "}
 
 
 def split_unit(text: str, kind: str) -> Split | None:
@@ -1398,8 +1403,10 @@ class Canon:
             # clock line over the persona, in one paragraph): the fixed text keeps its
             # place among the static units, the value goes where values go.
             # (Prose only: a JSON member or a YAML entry cut in two would be two of one key.)
-            slots = (self._slots(kind, unit) if cut and once and sort_static and kind in SLOTTED
-                     and PLACEMENT not in self.keep else None)
+            # (Cut as a variant that moves only what one request sends does: the forms' memo
+            # is shared with the variant that moves more, ``sharing_out``.)
+            slots = (self._slots(kind, unit, out=UNIQUE) if cut and once and sort_static and kind in SLOTTED
+                     and PLACEMENT not in self.keep and self._distinct(kind, unit) else None)
             if slots is not None:
                 fixed_rank = self._slot_rank(kind, unit)
                 rows.append(((STATIC, False, False, False, fixed_rank if fixed_rank is not None else rank),
@@ -1408,6 +1415,14 @@ class Canon:
             order = (cls, once, own, not ranked, rank if ranked else k)
             rows.append((order, self.text(unit, kind) if slots is None else unit, cls))
         return [(unit, cls) for _, unit, cls in _placed(rows, PLACEMENT not in self.keep)]
+
+    def _distinct(self, kind: str, unit: str) -> bool:
+        """Whether a unit's own units are each there once (a unit that repeats one, a label
+        over the same value twice, is kept whole: as ``ordered`` keeps such a container's
+        order, so the cut gives the same form again when it meets its own output)."""
+        split = self.split(unit, kind)
+        keys = [normalized(u) for u in split.units] if split is not None else []
+        return len(set(keys)) == len(keys)
 
     def _slot_rank(self, kind: str, unit: str) -> int | None:
         """The first-seen rank of the fixed text of a unit that holds a value in it (half or
@@ -1461,24 +1476,16 @@ class Canon:
 
     def content(self, content: Any) -> Any:
         """A message content in canonical form: a text, or a list whose text parts are the
-        units. A list holding other parts (an image, an audio clip) keeps them where they
-        are among the parts that vary, a caption still beside its image; only the text
-        parts every session sends (a checklist, instructions) go ahead of them, in
-        first-seen order."""
+        units (a list holding other parts keeps its order, each text part canonical: a
+        label, a caption or an instruction may belong to the image beside it)."""
         if isinstance(content, str):
             return self.text(content)
         texts = text_parts(content)
         if texts is not None:
             return [{"type": "text", "text": text} for text, _ in self.ordered(TEXT, texts)]
-        if not isinstance(content, list):
-            return content
-        parts = [dict(p, text=self.text(p["text"])) if _is_text(p) else p for p in content]
-        if ORDER in self.keep or PLACEMENT in self.keep:
-            return parts
-        infos = [self.info((TEXT, normalized(p["text"]))) if _is_text(p) else None for p in content]
-        fixed = sorted((info[2], k) for k, info in enumerate(infos) if info is not None and info[0] == STATIC)
-        ahead = [k for _, k in fixed]
-        return [parts[k] for k in ahead] + [p for k, p in enumerate(parts) if k not in ahead]
+        if isinstance(content, list):
+            return [dict(p, text=self.text(p["text"])) if _is_text(p) else p for p in content]
+        return content
 
     def split_out(self, text: str, logged: Canon | None = None) -> tuple[str, str] | None:
         """The canonical text without its unique units (``shared_out``: without every unit
@@ -1588,10 +1595,12 @@ class Canon:
         return split_unit(surface, TEXT) if prose else self.split(surface)
 
     def _cut(self, kind: str, rows: list[tuple[str, int]], strings: bool = True,
-             logged: Canon | None = None) -> tuple[list[str], list[str]] | None:
+             logged: Canon | None = None, out: int | None = None) -> tuple[list[str], list[str]] | None:
         """Units (with their class) as (kept, moved out), the moved pool in one order where
-        ``shared_out``; None when nothing moves or nothing would be left."""
-        out = SHARED if self.shared_out else UNIQUE
+        ``shared_out``; None when nothing moves or nothing would be left. ``out``: the
+        class from which units move (else as ``shared_out`` says)."""
+        pool = out is None and self.shared_out
+        out = out if out is not None else SHARED if self.shared_out else UNIQUE
         # Static units, and those whose values moved out (with their first-seen rank: the
         # fixed text left of a unit that held a value in it goes back to its fixed text's
         # place among the static units, which ordered it last while it varied).
@@ -1600,7 +1609,7 @@ class Canon:
         moved: list[str] = []
         last = -1  # (a static unit in a form the counts never saw stays behind the one before it)
         for unit, cls in rows:
-            slots = self._slots(kind, unit, strings) if cls >= out else None
+            slots = self._slots(kind, unit, strings, out=None if pool else out) if cls >= out else None
             if slots is not None:
                 fixed.append(((logged or self)._slot_rank(kind, unit) or 0, slots[0]))
                 moved.append(slots[1])
@@ -1616,9 +1625,9 @@ class Canon:
         kept = [unit for _, unit in fixed] + kept
         if not kept or not moved:
             return None
-        return kept, self._pooled(kind, moved) if self.shared_out and ORDER not in self.keep else moved
+        return kept, self._pooled(kind, moved) if pool and ORDER not in self.keep else moved
 
-    def _slots(self, kind: str, unit: str, strings: bool = True) -> tuple[str, str] | None:
+    def _slots(self, kind: str, unit: str, strings: bool = True, out: int | None = None) -> tuple[str, str] | None:
         """A unique unit most of whose own units are static (a value inside fixed text: a
         timestamp among a config's keys, a sentence naming the session) as (the unit without
         its unique parts, those parts): only the values move, its fixed text stays where it is
@@ -1630,7 +1639,7 @@ class Canon:
                 [(self.text(u, ITEM), self.info((ITEM, normalized(u)))[0]) for u in split.units])
         if 2 * sum(cls == STATIC for _, cls in rows) < len(rows):
             return None
-        cut = self._cut(split.kind, rows, strings)
+        cut = self._cut(split.kind, rows, strings, out=out)
         # (A member's values leave as a member of the same key: the object they join is JSON.)
         return None if cut is None else (split.join(cut[0]), split.join(cut[1], bare=kind != MEMBER))
 

@@ -163,3 +163,48 @@ def test_a_value_on_a_line_over_fixed_text_leaves_its_paragraph_alone(seed: int,
         assert sent.startswith(f"{persona}\n\n{manual}\n\n"), sent
         assert stamp.split("{}")[0] in sent[len(persona) + len(manual) + 4:], sent
         assert words(new) == words(req)
+
+
+def _contents(reqs: list[Any], to: str) -> list[tuple[Any, Any]]:
+    return list(zip(reqs, variant(reqs, to)))
+
+
+@given(st.sampled_from([
+    "You are the desk assistant. Be brief. The clock reads 22:{k:02d}.\nAnswer:",
+    "Context:\nYou are the desk assistant. Be brief. The clock reads 22:{k:02d}.",
+    "Desk clock 22:{k:02d}:14\nYou are the desk assistant.\nAnswer briefly.\n\n---\n\nQuestion {k}: may I open the dome?",
+    "Desk clock 22:{k:02d}:14\nYou are the desk assistant.\n\n## Dome\nClose it when wet.\n\n---\n\n## Frames\nFlats at dusk.",
+]), st.sampled_from(["system", "user"]), st.sampled_from([KEPT, LAST_USER]))
+@settings(max_examples=30, deadline=None)
+def test_a_value_cut_out_of_fixed_text_never_repeats_a_cue_a_label_or_a_rule(shape: str, role: str, to: str) -> None:
+    """The value's row is parted from the rest as units of its kind are: the text's tail
+    (a cue), the label it opens with and a rule between sections are written once, and
+    every word is still sent (a rule is layout: it may go with the units it parted when
+    they move out of a system message)."""
+    records = [{"messages": [{"role": role, "content": shape.format(k=k)}]
+                + ([{"role": "user", "content": f"Question {k}?"}] if role == "system" else [])} for k in range(12)]
+    reqs = requests(records)
+    for req, new in _contents(reqs, to):
+        assert {w: n for w, n in words(new).items() if w != "---"} == {w: n for w, n in words(req).items() if w != "---"}
+        sent = "\n".join(m["content"] for m in new.messages)
+        for mark in ("Answer:", "Context:"):
+            assert sent.count(mark) == shape.count(mark), sent
+        assert sent.count("---") <= shape.count("---"), sent
+
+
+def test_a_list_with_an_image_keeps_its_order() -> None:
+    """Labels, captions and instructions beside images keep their places: a text part may
+    belong to the image before or after it ("Describe the image above.")."""
+    records = []
+    for k in range(12):
+        image = {"type": "image_url", "image_url": {"url": f"https://x.example/{k}.jpg"}}
+        example = {"type": "image_url", "image_url": {"url": "https://x.example/cat.jpg"}}
+        records.append({"messages": [{"role": "user", "content": [
+            {"type": "text", "text": "Example photo:"}, example, {"type": "text", "text": "Label: cat"},
+            {"type": "text", "text": "Now this photo:"}, image, {"type": "text", "text": "Describe the image above."},
+            {"type": "text", "text": f"Ticket {k}"}]}]})
+    reqs = requests(records)
+    for to in (KEPT, LAST_USER):
+        for req, new in _contents(reqs, to):
+            kinds = lambda m: [p.get("text", p["type"]) for p in m["content"]]  # noqa: E731
+            assert kinds(new.messages[0]) == kinds(req.messages[0])
