@@ -1406,7 +1406,7 @@ class Canon:
             # (Cut as a variant that moves only what one request sends does: the forms' memo
             # is shared with the variant that moves more, ``sharing_out``.)
             slots = (self._slots(kind, unit, out=UNIQUE) if cut and once and sort_static and kind in SLOTTED
-                     and PLACEMENT not in self.keep and self._distinct(kind, unit) else None)
+                     and PLACEMENT not in self.keep and self._cuttable(kind, unit) else None)
             if slots is not None:
                 fixed_rank = self._slot_rank(kind, unit)
                 rows.append(((STATIC, False, False, False, fixed_rank if fixed_rank is not None else rank),
@@ -1416,13 +1416,19 @@ class Canon:
             rows.append((order, self.text(unit, kind) if slots is None else unit, cls))
         return [(unit, cls) for _, unit, cls in _placed(rows, PLACEMENT not in self.keep)]
 
-    def _distinct(self, kind: str, unit: str) -> bool:
-        """Whether a unit's own units are each there once (a unit that repeats one, a label
-        over the same value twice, is kept whole: as ``ordered`` keeps such a container's
-        order, so the cut gives the same form again when it meets its own output)."""
+    def _cuttable(self, kind: str, unit: str) -> bool:
+        """Whether ``ordered`` may cut a unit's value out of its fixed text: its own units are
+        each there once (a unit that repeats one, a label over the same value twice, is kept
+        whole, as ``ordered`` keeps such a container's order, so the cut gives the same form
+        again when it meets its own output), and each is fixed or the request's own (what
+        several sessions share, a name among twenty, would stay in the text left behind), as
+        is the text around them (a greeting's "Hello, Olu:" ahead of the sentences is no unit:
+        it would stay)."""
         split = self.split(unit, kind)
-        keys = [normalized(u) for u in split.units] if split is not None else []
-        return len(set(keys)) == len(keys)
+        if split is None or split.fixed[0].strip() or split.fixed[-1].strip():
+            return False
+        keys = [normalized(u) for u in split.units]
+        return len(set(keys)) == len(keys) and all(self.info((split.kind, key))[0] != SHARED for key in keys)
 
     def _slot_rank(self, kind: str, unit: str) -> int | None:
         """The first-seen rank of the fixed text of a unit that holds a value in it (half or
