@@ -31,7 +31,7 @@ from advisor.cost import (
     DEFAULT_BANDWIDTH_UTIL, DEFAULT_MFU, CostEstimate, EngineTimings, GpuSpec, ModelSpec, check_tp, engine_timings,
     estimate_cost, not_fitting_message, resolve_gpu, resolve_model, smallest_fitting_tp,
 )
-from advisor.diagnose.detect import Diagnoser
+from advisor.diagnose.detect import Diagnosis, diagnose
 from advisor.errors import AdvisorError
 from advisor.ingest.memo import MemoEncoder
 from advisor.ingest.pipeline import Sequence, sequences
@@ -96,23 +96,20 @@ class ReportOptions:
 
 # --- measurement ---------------------------------------------------------------------------
 
-def _measure_traffic(seqs: list[Sequence], opts: ReportOptions, renderer, decode) -> dict[str, Any]:
-    """The analysis and the diagnosis of the traffic (the prescription comes after)."""
+def _measure_traffic(seqs: list[Sequence], opts: ReportOptions, decode) -> dict[str, Any]:
+    """The analysis of the traffic (its diagnosis runs beside the prescription's search)."""
     page = opts.page_size
     overall = Analyzer(page)
     per_file: dict[str, Analyzer] = {}
-    diagnoser = Diagnoser(renderer.tokenizer)
     engine_cached = 0
     repeated = 0
     bills = TrafficBills.for_traffic(seqs)  # each provider's billed tokens, in the same pass
-    for seq in diagnoser.watch(seqs):
+    for seq in seqs:
         cached = bills.add(overall, seq)
         per_file.setdefault(seq.request.source, Analyzer(page)).add(seq)
         engine_cached += served(cached, seq.prompt_tokens, page)
         repeated += cached * 2 >= seq.prompt_tokens
     res = overall.result
-    diagnosis = diagnoser.finish(res.cached_tokens)
-    del diagnoser  # its alignment index of every request: prescribe makes its own
     branches = top_branches(res, decode, 3)
     files = []
     for source in sorted(per_file):
@@ -121,7 +118,6 @@ def _measure_traffic(seqs: list[Sequence], opts: ReportOptions, renderer, decode
                       "hit_rate": round(r.hit_rate, 6)})
     return {
         "analysis": res,
-        "diagnosis": diagnosis,
         "branches": branches,
         "files": files,
         "engine_hit_rate": engine_cached / res.prompt_tokens if res.prompt_tokens else 0.0,
@@ -340,7 +336,7 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
         has_time = assumed["arrivals"] != "at_once"  # timestamps or --rate: the serve loop's times
         if not seqs:
             raise AdvisorError("no usable requests in the traffic")
-        m = _measure_traffic(seqs, opts, renderer, renderer.tokenizer.decode)
+        m = _measure_traffic(seqs, opts, renderer.tokenizer.decode)
         res = m["analysis"]
         hot = max(m["branches"], key=lambda b: (b.requests, b.prefix_tokens), default=None)
         hot_prefix = hot.prefix_tokens if hot else 0
@@ -354,10 +350,11 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
         caps = sweep_points(jobs, has_time, pools, opts.page_size, geos)
         arrivals = arrivals_label(assumed)
 
-        def prescribed() -> tuple[Prescription, Rewrite | None, dict[str, Any] | None]:
+        def prescribed(diagnosis: Callable[[], Diagnosis]) -> tuple[Prescription, Rewrite | None,
+                                                                      dict[str, Any] | None]:
             # The prescription, the rewrite the decision stands on (the best of those measured
             # beside it), and that one simulated as today's traffic is.
-            presc = prescribe(seqs, renderer, m["diagnosis"], opts.page_size)
+            presc = prescribe(seqs, renderer, diagnosis, opts.page_size)
             alternatives = [(alt, list(sequences(check_paths([alt.path]), renderer, skips,
                                                  block_size=opts.block_size, memo=memo)))
                             for alt in opts.alternatives]
@@ -385,10 +382,16 @@ def build(templates: list[str], traffic: list[Path], opts: ReportOptions, skips:
                 "architecture": measure_architecture(seqs, geos) if geos else None,
             }
 
-        # One helper (advisor.beside) computes today's figures while the prescription runs here.
-        with Beside(today) as helper:
-            presc, fix, after_fix = prescribed()
-            side = helper.result(0)
+        def diagnosed() -> Diagnosis:
+            return diagnose(seqs, renderer.tokenizer, res.cached_tokens)
+
+        # One helper (advisor.beside) diagnoses the traffic while the prescription searches
+        # the canonical order here (the search needs no diagnosis), then computes today's
+        # figures while the prescription goes on.
+        with Beside(diagnosed, today) as helper:
+            presc, fix, after_fix = prescribed(lambda: helper.result(0))
+            m["diagnosis"] = helper.result(0)
+            side = helper.result(1)
         m["prescription"] = presc
         facts["lint"] = side["lint"]
         facts["traffic"] = {

@@ -11,7 +11,8 @@ from advisor.api.checks import checked
 from advisor.api.bounds import check_options
 from advisor.api.sources import Progress, Result, SkipCollector, SkipHook, Traffic, passthrough, shown_names, \
     traffic_sources, with_skips
-from advisor.diagnose.detect import Diagnoser
+from advisor.beside import Beside
+from advisor.diagnose.detect import diagnose
 from advisor.errors import AdvisorError
 from advisor.findings import Finding
 from advisor.ingest.memo import MemoEncoder
@@ -133,11 +134,7 @@ def prescribe(
     tok = load_tokenizer(tokenizer)
     seqs_iter = open_traffic(sources, tokenizer, chat, folder, block_size, skips, MemoEncoder(tok),
                              input_format=input_format, engine=engine, model_dir=model_folder, timezone=timezone)
-    diagnoser = Diagnoser(tok)
-    seqs = []
-    for seq in (progress or passthrough)(seqs_iter, "prescribe"):
-        diagnoser.add(seq)
-        seqs.append(seq)
+    seqs = list((progress or passthrough)(seqs_iter, "prescribe"))
     if not seqs:
         raise AdvisorError("no usable requests in the traffic")
     if capacity_tokens is not None:  # measured in arrival order: no decode reserve
@@ -147,8 +144,11 @@ def prescribe(
     # Rewritten requests render through the same settings as the logged ones.
     renderer = make_renderer(tokenizer, chat, folder, sources, engine=engine, model_dir=model_folder,
                              timezone=timezone)
-    diagnosis = diagnoser.finish()
-    result = prescribe_actions(seqs, renderer, diagnosis, page_size, capacity_tokens)
+    # A helper (advisor.beside) diagnoses the traffic while the prescription searches the
+    # canonical order, which needs no diagnosis.
+    with Beside(lambda: diagnose(seqs, tok)) as helper:
+        result = prescribe_actions(seqs, renderer, lambda: helper.result(0), page_size, capacity_tokens)
+        diagnosis = helper.result(0)
     if folder is not None or chat is not None:
         destinations = {a.finding: a.details["to"] for a in result.actions
                         if a.finding is not None and "to" in a.details}

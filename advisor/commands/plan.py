@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from pathlib import Path
 
 import typer
@@ -56,20 +57,21 @@ def plan_command(
     if no_go_below > go_above:
         raise AdvisorError("--no-go-below must not exceed --go-above")
     from advisor.report import advisory as render
+    from advisor.report.plot import Painter
     from advisor.spec import report as plan_render
     from advisor.spec.plan import Thresholds, plan
 
-    data = plan(spec_from(spec, example, requests, seed), Thresholds(go_above, no_go_below),
-                output_len=output_len, rate=rate, gpu_hour_price=gpu_hour_price)
-    to_stdout = is_stdout(output)
-    picture = None
-    sim = data.get("simulation")
-    if sim is not None and regular_destination(output) and format == "markdown":
-        from advisor.report.plot import advisory_png
-
-        png = output.with_suffix(".png")
-        emit_bytes(advisory_png(data), png)
-        picture = png.name
-        data["picture"] = picture
+    # The picture goes beside a regular file only; its drawing loads while the plan runs.
+    painter = Painter() if regular_destination(output) and format == "markdown" else None
+    with painter or nullcontext():
+        data = plan(spec_from(spec, example, requests, seed), Thresholds(go_above, no_go_below),
+                    output_len=output_len, rate=rate, gpu_hour_price=gpu_hour_price)
+        to_stdout = is_stdout(output)
+        picture = None
+        if data.get("simulation") is not None and painter is not None:
+            png = output.with_suffix(".png")
+            emit_bytes(painter.png(data), png)
+            picture = png.name
+            data["picture"] = picture
     text = render.to_json(data) if format == "json" else plan_render.to_markdown(data, picture)
     emit(text, None if to_stdout else output)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from contextlib import nullcontext
 from pathlib import Path
 from typing import List, Optional
 
@@ -21,7 +22,7 @@ from advisor.errors import AdvisorError
 from advisor.ingest.preprocess import ENGINE_VERSION_HELP
 from advisor.ingest.source import MODEL_DIR_HELP, TIMEZONE_HELP
 from advisor.report import advisory as render
-from advisor.report.plot import advisory_png
+from advisor.report.plot import Painter
 
 DEFAULT_OUTPUT = Path("outputs/skill-radix-scheduler-advisor.md")
 
@@ -85,36 +86,42 @@ def report_command(
     check_output(output, [*(templates or []), *traffic, *model_inputs(model, model_dir)])
     check_templates(list(templates or []))
     skips = SkipLog()  # the first skipped lines on stderr as they happen
-    result = report(traffic or None, templates=list(templates or []), model=model, gpu=gpu, tp=tp, kv_dtype=kv_dtype,
-                    weight_dtype=weight_dtype, mfu=mfu, bandwidth_util=bandwidth_util, page_size=page_size,
-                    tokenizer=tokenizer, chat_template=chat_template, model_dir=model_dir, engine=engine,
-                    engine_version=engine_version, timezone=timezone, record_templates=record_templates,
-                    go_above=go_above, no_go_below=no_go_below, controlled=not uncontrolled,
-                    views=format == "html", output_len=output_len, rate=rate,
-                    gpu_hour_price=gpu_hour_price, on_skip=skips, progress=with_progress)
-    skips.summary()
-    data = result.data
-    if format == "html":
-        # The page alone: its capacity curves are drawn in the page, not as a PNG beside it.
-        from advisor.report.html import to_html
-
-        page_to = output if output is not None else _default(DEFAULT_OUTPUT.with_suffix(".html"))
-        emit(to_html(data, "report"), None if str(page_to) == "-" else page_to, escape=False)
-        if result.skipped_count:
-            raise typer.Exit(1)
-        return
     # --format json: the JSON on stdout; the markdown only where --output names it.
     # (`--format json --output -` is the JSON on stdout alone, as before.)
-    markdown_to = output if (output is not None or format == "json") else _default(DEFAULT_OUTPUT)
+    # (The default's folder is made once the advisory is computed: not for a failed run.)
+    markdown_to = output if (output is not None or format == "json") else DEFAULT_OUTPUT
     if format == "json" and markdown_to is not None and str(markdown_to) == "-":
         markdown_to = None
-    to_stdout = markdown_to is not None and str(markdown_to) == "-"
-    sim = data.get("simulation")
-    # The picture goes beside a regular file only (report -o /dev/null writes no /dev/null.png).
-    if markdown_to is not None and sim is not None and regular_destination(markdown_to):
-        png = markdown_to.with_suffix(".png")
-        emit_bytes(advisory_png(data), png)
-        data["picture"] = png.name
+    # The picture goes beside a regular file only (report -o /dev/null writes no
+    # /dev/null.png), where there is traffic to simulate: its drawing loads meanwhile.
+    drawn = format != "html" and bool(traffic) and markdown_to is not None and regular_destination(markdown_to)
+    with Painter() if drawn else nullcontext() as painter:
+        result = report(traffic or None, templates=list(templates or []), model=model, gpu=gpu, tp=tp, kv_dtype=kv_dtype,
+                        weight_dtype=weight_dtype, mfu=mfu, bandwidth_util=bandwidth_util, page_size=page_size,
+                        tokenizer=tokenizer, chat_template=chat_template, model_dir=model_dir, engine=engine,
+                        engine_version=engine_version, timezone=timezone, record_templates=record_templates,
+                        go_above=go_above, no_go_below=no_go_below, controlled=not uncontrolled,
+                        views=format == "html", output_len=output_len, rate=rate,
+                        gpu_hour_price=gpu_hour_price, on_skip=skips, progress=with_progress)
+        skips.summary()
+        data = result.data
+        if format == "html":
+            # The page alone: its capacity curves are drawn in the page, not as a PNG beside it.
+            from advisor.report.html import to_html
+
+            page_to = output if output is not None else _default(DEFAULT_OUTPUT.with_suffix(".html"))
+            emit(to_html(data, "report"), None if str(page_to) == "-" else page_to, escape=False)
+            if result.skipped_count:
+                raise typer.Exit(1)
+            return
+        if markdown_to is DEFAULT_OUTPUT:
+            markdown_to = _default(DEFAULT_OUTPUT)
+        to_stdout = markdown_to is not None and str(markdown_to) == "-"
+        if painter is not None and data.get("simulation") is not None:
+            assert markdown_to is not None
+            png = markdown_to.with_suffix(".png")
+            emit_bytes(painter.png(data), png)
+            data["picture"] = png.name
     if markdown_to is not None:
         emit(render.to_markdown(data, data.get("picture")), None if to_stdout else markdown_to)
     if format == "json":

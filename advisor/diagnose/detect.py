@@ -412,6 +412,15 @@ class Diagnoser:
 TOOLS_LATE = "tools-before-last-user-turn"
 
 
+def diagnose(seqs: Iterable[Sequence], tokenizer: Tokenizer, cached_tokens: int | None = None) -> Diagnosis:
+    """The diagnosis of ``seqs`` in one pass (``Diagnoser``; ``cached_tokens`` from the
+    analysis where known). Its alignment index of every request goes with it."""
+    diagnoser = Diagnoser(tokenizer)
+    for seq in seqs:
+        diagnoser.add(seq)
+    return diagnoser.finish(cached_tokens)
+
+
 def _indexed(labels: list[str], orders: list[tuple[list[str], int]]) -> list[list[int]]:
     at = {label: k for k, label in enumerate(labels)}
     return [[at[x] for x in order if x in at] for order, _ in orders]

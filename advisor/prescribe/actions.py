@@ -580,15 +580,22 @@ def _pin_action(m: Measurer, c: _Chosen, used: list[int], before: int, after: in
     return action, after
 
 
-def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis, page_size: int = 1,
-              capacity: int | None = None, alone: Callable[[], CanonicalTop] | None = None) -> Prescription:
+def prescribe(seqs: list[Sequence], renderer: Renderer, diagnosis: Diagnosis | Callable[[], Diagnosis],
+              page_size: int = 1, capacity: int | None = None,
+              alone: Callable[[], CanonicalTop] | None = None) -> Prescription:
     """The actions for the findings, measured together (all, then each left out); with
     ``capacity``, hit rates are those of a pool of that many tokens, eviction gets its share
     of the loss, and pinning the system prompt is one more action. ``alone``: the result of
     ``canonical_search`` on this traffic (a Measurer of the same sequences, renderer, page
     size and capacity) where the caller computes it elsewhere; else it is computed here, once,
-    and its start and best variant are those the prescription keeps."""
+    and its start and best variant are those the prescription keeps. ``diagnosis`` may be a
+    function that waits for it (a helper diagnosing meanwhile): the search, which every
+    prescription runs and which needs no diagnosis, then runs first."""
     m = Measurer(seqs, renderer, page_size, capacity)
+    if not isinstance(diagnosis, Diagnosis):
+        if alone is None:
+            _search_alone(m)  # (memoized in ``m``: the prescription takes it from there)
+        diagnosis = diagnosis()
     return _prescribed(m, diagnosis, alone if alone is not None else lambda: _search_alone(m))
 
 

@@ -3,17 +3,163 @@ offline optimal bound above both."""
 
 from __future__ import annotations
 
+import os
+import pickle
+from types import TracebackType
 from typing import Any
+
+from advisor.cores import become_helper, idle_cores
+
+IDLE_ENOUGH = 0.5  # cores (as ``advisor.beside``'s helpers)
 
 
 def advisory_png(data: dict[str, Any]) -> bytes:
     """The advisory's capacity plot: today's curves and, when the report measured a fix,
     the rewritten traffic's cache-aware curve beside them."""
+    return capacity_curve_png(*_curve_args(data))
+
+
+def _curve_args(data: dict[str, Any]) -> tuple[Any, ...]:
     sim = data["simulation"]
     fix = (data.get("after_fix") or {}).get("simulation")
-    return capacity_curve_png(sim["curve"], data["cost"]["kv_pool_tokens"], data["cost"]["gpu"],
-                              sim["unlimited_hit_rate"], fix["curve"] if fix else None,
-                              fix["unlimited_hit_rate"] if fix else None)
+    return (sim["curve"], data["cost"]["kv_pool_tokens"], data["cost"]["gpu"], sim["unlimited_hit_rate"],
+            fix["curve"] if fix else None, fix["unlimited_hit_rate"] if fix else None)
+
+
+class Painter:
+    """``advisory_png`` drawn by a child forked when the command starts: loading matplotlib
+    and its fonts is most of a drawing's cost (about half a second), and the child does it
+    on the idle core while the parent computes the advisory; ``png(data)`` then sends it the
+    figures and waits for the bytes. The bytes are the same either way: where no core is
+    idle, there is no ``fork``, or the child fails, ``png`` draws here. The child is not a
+    helper of ``advisor.cores``: once loaded it sleeps until the figures come, and the
+    advisory's own helpers take the core meanwhile. A context manager: leaving it ends a
+    child never asked."""
+
+    def __init__(self) -> None:
+        self._pid: int | None = None
+        self._send = self._receive = -1
+        if not hasattr(os, "fork") or idle_cores() < IDLE_ENOUGH:
+            return
+        try:
+            into_r, into_w = os.pipe()
+        except OSError:
+            return
+        try:
+            back_r, back_w = os.pipe()
+        except OSError:
+            os.close(into_r)
+            os.close(into_w)
+            return
+        try:
+            pid = os.fork()
+        except OSError:
+            for fd in (into_r, into_w, back_r, back_w):
+                os.close(fd)
+            return
+        if pid == 0:  # the child: load, wait for the figures, draw, and leave without the parent's exit code
+            become_helper()
+            status = 1
+            try:
+                os.close(into_w)
+                os.close(back_r)
+                _warm()
+                # (Length first: a helper the parent forks later holds a copy of the
+                # write end, so the end of the figures is no end of file.)
+                size = int.from_bytes(_read_exactly(into_r, 8), "big")
+                got = _read_exactly(into_r, size)
+                if got:
+                    _write_all(back_w, capacity_curve_png(*pickle.loads(got)))
+                    status = 0
+            except BaseException:
+                pass
+            finally:
+                os._exit(status)
+        os.close(into_r)
+        os.close(back_w)
+        self._pid, self._send, self._receive = pid, into_w, back_r
+
+    def png(self, data: dict[str, Any]) -> bytes:
+        """``advisory_png(data)``: the child's drawing, or one made here."""
+        args = _curve_args(data)
+        got = b""
+        if self._pid is not None:
+            try:
+                sent = pickle.dumps(args, protocol=pickle.HIGHEST_PROTOCOL)
+                _write_all(self._send, len(sent).to_bytes(8, "big") + sent)
+                os.close(self._send)
+                self._send = -1
+                got = _read_all(self._receive)
+            except OSError:
+                got = b""
+            # (Exit status 0: the child sent the whole drawing, not a part of one.)
+            if self._reap() != 0:
+                got = b""
+        return got or capacity_curve_png(*args)
+
+    def _reap(self, kill: bool = False) -> int:
+        pid, self._pid = self._pid, None
+        for fd in (self._send, self._receive):
+            if fd >= 0:
+                os.close(fd)
+        self._send = self._receive = -1
+        if pid is None:
+            return -1
+        try:
+            if kill:
+                import signal
+
+                os.kill(pid, signal.SIGKILL)
+            return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        except OSError:
+            return -1
+
+    def close(self) -> None:
+        """End a child never asked for a drawing (the command failed, or drew none)."""
+        self._reap(kill=True)
+
+    def __enter__(self) -> Painter:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.close()
+
+
+def _warm() -> None:
+    """matplotlib loaded, and its fonts and Agg renderer, by drawing one empty figure."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, _ = plt.subplots(figsize=(1, 1), dpi=10)
+    fig.savefig(io.BytesIO(), format="png")
+    plt.close(fig)
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 16):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    """``size`` bytes, or fewer where the other end closed first."""
+    chunks = []
+    while size > 0 and (chunk := os.read(fd, min(size, 1 << 16))):
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def capacity_curve_png(curve: list[dict[str, Any]], pool_tokens: int, gpu: str, unlimited: float,

@@ -226,3 +226,50 @@ def test_the_canonical_search_is_counted_once_and_prescribes_the_same(monkeypatc
         monkeypatch.undo()
         assert counts
         assert json.dumps(again.data, default=str) == json.dumps(kept.data, default=str)
+
+
+def test_a_diagnosis_still_coming_waits_for_the_search_and_prescribes_the_same(monkeypatch) -> None:
+    # Where the diagnosis is computed beside the prescription (a helper), prescribe takes a
+    # function that waits for it: the canonical search, which needs none, runs first, and
+    # the prescription is the same, byte for byte, as with the diagnosis at hand.
+    import advisor.api.prescription as api
+    import advisor.prescribe.actions as actions
+
+    records = tool_subset(random.Random(7))[0]
+    monkeypatch.setattr(api, "Beside", lambda *theres: _Here(*theres))  # (no helper: the order is this process's)
+    kept = api.prescribe(records)
+    events: list[str] = []
+    real_search, real_prescribe = actions._search_alone, api.prescribe_actions
+
+    def search(m: Any) -> Any:
+        events.append("search")
+        return real_search(m)
+
+    def deferred(seqs: Any, renderer: Any, diagnosis: Any, *args: Any) -> Any:
+        assert callable(diagnosis)
+        return real_prescribe(seqs, renderer, lambda: events.append("diagnosis") or diagnosis(), *args)
+
+    monkeypatch.setattr(actions, "_search_alone", search)
+    monkeypatch.setattr(api, "prescribe_actions", deferred)
+    again = api.prescribe(records)
+    assert events[:2] == ["search", "diagnosis"] and events.count("diagnosis") == 1
+    assert json.dumps(again.data, default=str) == json.dumps(kept.data, default=str)
+    assert "canonical-order" in [a["kind"] for a in again.actions]
+
+
+class _Here:
+    """``advisor.beside.Beside`` computing each result here, when first asked."""
+
+    def __init__(self, *theres: Callable[[], Any]) -> None:
+        self.theres, self.results = theres, {}
+
+    def result(self, k: int = 0) -> Any:
+        if k not in self.results:
+            self.results[k] = self.theres[k]()
+        return self.results[k]
+
+    def __enter__(self) -> _Here:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        pass
