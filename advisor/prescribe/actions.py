@@ -215,7 +215,8 @@ class Measurer:
         self.joiner = part_joiner(renderer)
         # Where a prompt's turns are: the tokenizer's special tokens, roles from a probe.
         self.markup = markup_of(renderer)
-        self._blobs: list[tuple[str, str]] | None = None
+        self._blobs: list[str] | None = None
+        self._squeezed: list[str] | None = None  # (the same, whitespace removed: made when first needed)
         # The canonical order's search on the traffic as logged, where it ran here: its start
         # and best variant, which the prescription then takes without counting again.
         self.searched: tuple[_Start, Top, Pool | None, int] | None = None
@@ -258,20 +259,23 @@ class Measurer:
     def holds(self, text: str) -> bool:
         """Whether any editable request carries ``text`` in what a fix can edit; the
         whitespace aside, so that JSON laid out otherwise than the texts tried still holds it."""
-        bare = _WHITESPACE.sub("", text)
         if self._blobs is None:
             # A sample spread over the log: a value the requests carry is in most of them,
             # one the chat template renders is in none.
             reqs = [r for r in self.editable if r is not None]
             step = max(1, len(reqs) // 512)
-            self._blobs = []
             # The earliest requests too: a finding's examples come from them, and a value
             # unique to each request is in no other one.
             picked = sorted(set(range(0, len(reqs), step)) | set(range(min(len(reqs), EARLIEST))))
-            for r in (reqs[k] for k in picked):
-                blob = "\x00".join(self._texts(r))
-                self._blobs.append((blob, _WHITESPACE.sub("", blob)))
-        return any(text in blob or (bare and bare in squeezed) for blob, squeezed in self._blobs)
+            self._blobs = ["\x00".join(self._texts(reqs[k])) for k in picked]
+        if any(text in blob for blob in self._blobs):
+            return True
+        bare = _WHITESPACE.sub("", text)
+        if not bare:
+            return False
+        if self._squeezed is None:
+            self._squeezed = [_WHITESPACE.sub("", blob) for blob in self._blobs]
+        return any(bare in squeezed for squeezed in self._squeezed)
 
     @property
     def not_rewritable(self) -> int:
