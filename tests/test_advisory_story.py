@@ -191,8 +191,9 @@ def test_one_helper_at_a_time(monkeypatch) -> None:
 def test_report_is_the_same_with_its_helpers_forked(monkeypatch) -> None:
     # Byte for byte (key order included), and with every helper's result actually used: on
     # an idle machine (the load patched, advisor.cores's own rules in force) the advisory
-    # forks today's figures beside the prescription, and the after-fix curve beside that
-    # traffic's engines and tiers if the first helper is done by then (timing: one or two).
+    # forks the diagnosis and today's figures beside the prescription, and the after-fix
+    # curve beside that traffic's engines and tiers if the first helper is done by then
+    # (timing: two results or three).
     import json
     import os
 
@@ -213,8 +214,8 @@ def test_report_is_the_same_with_its_helpers_forked(monkeypatch) -> None:
     monkeypatch.setattr(beside.Beside, "_loaded", lambda self, k: received.append(loaded(self, k)) or received[-1])
     forked = report(path).data
     assert "simulation" in serial["after_fix"]
-    # Today's figures from the first helper; the after-fix curve from a second if the first
-    # is done by then.
-    assert 1 <= len(received) <= 2 and all(r is not None for r in received)
+    # The diagnosis and today's figures from the first helper; the after-fix curve from a
+    # second if the first is done by then.
+    assert 2 <= len(received) <= 3 and all(r is not None for r in received)
     assert json.dumps(forked, default=str) == json.dumps(serial, default=str)
     assert not cores._helpers  # every helper waited for
