@@ -90,3 +90,41 @@ def test_a_child_never_asked_is_ended(idle: None) -> None:
         pid = painter._pid  # noqa: SLF001
         raise ValueError("the advisory failed")
     assert pid is not None and gone(pid)
+
+
+CHILD_WITHOUT_A_HOME = """
+import json, os, sys
+import advisor.cores as cores
+cores.os.getloadavg = lambda: (0.0, 0.0, 0.0)
+cores.os.cpu_count = lambda: 2
+import advisor.report.plot as plot
+data = json.loads(sys.argv[1])
+with plot.Painter() as painter:
+    assert painter._pid is not None
+    drawn = painter.png(data)
+with plot.Painter() as unasked:  # (told there is nothing to draw, once it has loaded)
+    assert unasked._pid is not None
+assert "matplotlib" not in sys.modules  # (drawn in the child)
+sys.stdout.write(str(len(drawn)))
+"""
+
+
+def test_matplotlib_s_own_temporary_folder_goes_with_the_child(tmp_path) -> None:
+    # Without a writable home, matplotlib makes a temporary folder for its font cache and
+    # removes it at exit; the child leaves without running exit hooks, so it removes the
+    # folder itself. (Also a child told there is nothing to draw.)
+    import json
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    home.write_text("a file: no folder can be made in it, whoever runs the test")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")}
+    env.update(HOME=str(home), TMPDIR=str(temp))
+    ran = subprocess.run([sys.executable, "-c", CHILD_WITHOUT_A_HOME, json.dumps(advisory(True))],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    assert int(ran.stdout) > 1000
+    assert not list(temp.iterdir())

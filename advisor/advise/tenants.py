@@ -43,7 +43,7 @@ from typing import Any
 
 from advisor.advise.after_fix import engine_hit_rate
 from advisor.advise.decide import Thresholds, hit_rule, measured_moves
-from advisor.diagnose.detect import Diagnoser
+from advisor.diagnose.detect import diagnose
 from advisor.index.analyze import Analyzer, served
 from advisor.ingest.pipeline import Renderer, Sequence
 from advisor.prescribe.actions import Prescription, prescribe
@@ -123,13 +123,9 @@ def reasons_to_pick(one: TenantTraffic, total_prompt: int, others: float | None,
 
 
 def prescribe_alone(one: TenantTraffic, renderer: Renderer, page_size: int) -> Prescription:
-    """The diagnosis and prescription of the whole traffic (``facts._measure_traffic``'s
-    calls), on this tenant's requests alone."""
-    diagnoser = Diagnoser(renderer.tokenizer)
-    for _ in diagnoser.watch(one.seqs):
-        pass  # the diagnoser reads each request on the way; the cached tokens are known
-    diagnosis = diagnoser.finish(one.cached_tokens)
-    return prescribe(one.seqs, renderer, diagnosis, page_size)
+    """The diagnosis and prescription of the whole traffic (``facts.build``'s calls), on
+    this tenant's requests alone."""
+    return prescribe(one.seqs, renderer, diagnose(one.seqs, renderer.tokenizer, one.cached_tokens), page_size)
 
 
 def _prescribed(presc: Prescription, t: Thresholds, page_size: int) -> dict[str, Any]:

@@ -60,6 +60,7 @@ class Painter:
         if pid == 0:  # the child: load, wait for the figures, draw, and leave without the parent's exit code
             become_helper()
             status = 1
+            config = os.environ.get("MPLCONFIGDIR")
             try:
                 os.close(into_w)
                 os.close(back_r)
@@ -74,6 +75,13 @@ class Painter:
             except BaseException:
                 pass
             finally:
+                made = os.environ.get("MPLCONFIGDIR")
+                if made and made != config:
+                    # matplotlib's temporary folder (no writable home): its exit hook,
+                    # which removes it, does not run on ``os._exit``.
+                    import shutil
+
+                    shutil.rmtree(made, ignore_errors=True)
                 os._exit(status)
         os.close(into_r)
         os.close(back_w)
@@ -97,7 +105,7 @@ class Painter:
                 got = b""
         return got or capacity_curve_png(*args)
 
-    def _reap(self, kill: bool = False) -> int:
+    def _reap(self) -> int:
         pid, self._pid = self._pid, None
         for fd in (self._send, self._receive):
             if fd >= 0:
@@ -106,17 +114,20 @@ class Painter:
         if pid is None:
             return -1
         try:
-            if kill:
-                import signal
-
-                os.kill(pid, signal.SIGKILL)
             return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
         except OSError:
             return -1
 
     def close(self) -> None:
-        """End a child never asked for a drawing (the command failed, or drew none)."""
-        self._reap(kill=True)
+        """End a child never asked for a drawing (the command failed, or drew none): it is
+        told there is nothing to draw and waited for, not killed (killed while it writes
+        matplotlib's font cache, it would leave the cache's lock behind)."""
+        if self._pid is not None and self._send >= 0:
+            try:
+                _write_all(self._send, bytes(8))  # (length 0: nothing to draw)
+            except OSError:  # (gone already: an interrupt reached it too)
+                pass
+        self._reap()
 
     def __enter__(self) -> Painter:
         return self
