@@ -31,6 +31,15 @@ class CliResult:
 
 
 @pytest.fixture
+def idle(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine whose cores are idle, as ``advisor.cores`` reads it: forked helpers start."""
+    import advisor.cores as cores
+
+    monkeypatch.setattr(cores.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    monkeypatch.setattr(cores.os, "cpu_count", lambda: 2)
+
+
+@pytest.fixture
 def cli(capsys):
     """Run ``advisor ARGS`` in-process; return exit code, stdout and stderr."""
     from advisor.cli import main

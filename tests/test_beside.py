@@ -14,12 +14,6 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or not hasattr(os, "wait
                                 reason="helpers need fork and os.waitid")
 
 
-@pytest.fixture
-def idle(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cores.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
-    monkeypatch.setattr(cores.os, "cpu_count", lambda: 2)
-
-
 def test_each_result_comes_as_soon_as_the_helper_has_it(idle: None) -> None:
     # The second computation waits until the parent holds the first: had the parent waited
     # for the helper to finish, neither would ever end.

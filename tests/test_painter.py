@@ -9,17 +9,10 @@ from typing import Any
 
 import pytest
 
-import advisor.cores as cores
 import advisor.report.plot as plot
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or not hasattr(os, "waitid"),
                                 reason="the painter needs fork")
-
-
-@pytest.fixture
-def idle(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cores.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
-    monkeypatch.setattr(cores.os, "cpu_count", lambda: 2)
 
 
 def advisory(after: bool) -> dict[str, Any]:
