@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import os
 import pickle
+import sys
 from types import TracebackType
 from typing import Any
 
+from advisor.beside import IDLE_ENOUGH
 from advisor.cores import become_helper, idle_cores
-
-IDLE_ENOUGH = 0.5  # cores (as ``advisor.beside``'s helpers)
 
 
 def advisory_png(data: dict[str, Any]) -> bytes:
@@ -97,7 +97,7 @@ class Painter:
                 _write_all(self._send, len(sent).to_bytes(8, "big") + sent)
                 os.close(self._send)
                 self._send = -1
-                got = _read_all(self._receive)
+                got = _read_exactly(self._receive, sys.maxsize)  # (to the child's end)
             except OSError:
                 got = b""
             # (Exit status 0: the child sent the whole drawing, not a part of one.)
@@ -149,13 +149,6 @@ def _warm() -> None:
     fig, _ = plt.subplots(figsize=(1, 1), dpi=10)
     fig.savefig(io.BytesIO(), format="png")
     plt.close(fig)
-
-
-def _read_all(fd: int) -> bytes:
-    chunks = []
-    while chunk := os.read(fd, 1 << 16):
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def _read_exactly(fd: int, size: int) -> bytes:
